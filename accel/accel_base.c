@@ -1,0 +1,530 @@
+/*
+ * accel base: the component table, selection, memory-type lookup and the
+ * dispatch of every operation to the component that owns the memory.
+ *
+ * Lookup order for a pointer: the memtab (every fake allocation, every cuda
+ * allocation seen before), then the classify hook of each active device
+ * component that has one (cuda asks the driver), else host.  With no device
+ * component active, accel_memory_type() in accel.h answers HOST inline.
+ */
+#include "accel/accel_internal.h"
+#include "base/param.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int accel_any_device_active = 0;
+int accel_verbose = 0;
+static const char *accel_setting;       /* parameter accel */
+
+static const accel_component_t *const accel_components[] = {
+    &accel_host_component,
+    &accel_fake_component,
+#ifdef RAIL_HAVE_CUDA
+    &accel_cuda_component,
+#endif
+};
+#define NCOMP ((int)RAIL_ARRAY_SIZE(accel_components))
+
+static bool accel_active[ACCEL_MAX_COMPONENTS];
+static int accel_classifiers[ACCEL_MAX_COMPONENTS];   /* active components with classify */
+static int accel_nclassifiers;
+static int accel_refcount;
+static pthread_mutex_t accel_init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct accel_stream {
+    void *queue[ACCEL_MAX_COMPONENTS];      /* each component's own stream, lazily */
+};
+
+struct accel_event {
+    void *ev[ACCEL_MAX_COMPONENTS];
+};
+
+/* ------------------------------------------------------------ parameters */
+
+static const char accel_default[] = "host,cuda";
+
+/* Also called by the info tool; registering again keeps the values. */
+int accel_register_params(void)
+{
+    rail_param_register_string("accel", accel_default, NULL,
+                               "Accelerator components allowed (comma-separated; host is always "
+                               "on; fake emulates a device for tests; ^name excludes from the "
+                               "default)", RAIL_PARAM_LEVEL_USER, &accel_setting);
+    rail_param_register_int("accel_verbose", 0,
+                            "Verbosity of accel: 1 = which components are active and why not",
+                            RAIL_PARAM_LEVEL_USER, &accel_verbose);
+    for (int i = 0; i < NCOMP; i++)
+        if (accel_components[i]->register_params != NULL)
+            accel_components[i]->register_params();
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ components */
+
+int accel_component_count(void)
+{
+    return NCOMP;
+}
+
+const char *accel_component_name(int component)
+{
+    return component >= 0 && component < NCOMP ? accel_components[component]->name : "?";
+}
+
+bool accel_component_active(int component)
+{
+    return component >= 0 && component < NCOMP && accel_active[component];
+}
+
+int accel_component_index(const char *name)
+{
+    for (int i = 0; i < NCOMP; i++)
+        if (strcmp(accel_components[i]->name, name) == 0)
+            return i;
+    return -1;
+}
+
+int accel_base_index(const char *name)
+{
+    int i = accel_component_index(name);
+    return i >= 0 && accel_active[i] ? i : -1;
+}
+
+/* Is `name` in the comma-separated list? */
+static bool list_has(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = list; *p != '\0';) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma != NULL ? (size_t)(comma - p) : strlen(p);
+        if (n == len && strncmp(p, name, n) == 0)
+            return true;
+        p += n + (comma != NULL);
+    }
+    return false;
+}
+
+/* Warn about names in the user's list that are not components here. */
+static void check_list(const char *list, bool exclusions)
+{
+    char buf[64];
+    for (const char *p = list; *p != '\0';) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma != NULL ? (size_t)(comma - p) : strlen(p);
+        snprintf(buf, sizeof(buf), "%.*s", (int)n, p);
+        if (n > 0 && accel_component_index(buf) < 0) {
+            if (strcmp(buf, "cuda") == 0 && !exclusions)
+                rail_warn("accel: component cuda was requested but is not built (configure "
+                          "found no CUDA toolkit)");
+            else if (strcmp(buf, "cuda") != 0)
+                rail_warn("accel: unknown component '%s' in RAIL_ACCEL (known: host, fake, cuda)",
+                          buf);
+        }
+        p += n + (comma != NULL);
+    }
+}
+
+/* Does the accel parameter allow the component?  *explicit_: the user named it. */
+static bool accel_allowed(const char *setting, bool user_set, const char *name, bool *explicit_)
+{
+    *explicit_ = false;
+    if (strcmp(name, "host") == 0)
+        return true;        /* always there */
+    if (setting[0] == '^')  /* exclusions apply to the default set */
+        return list_has(accel_default, name) && !list_has(setting + 1, name);
+    *explicit_ = user_set && list_has(setting, name);
+    return list_has(setting, name);
+}
+
+static void accel_select(void)
+{
+    accel_register_params();
+    const char *setting = accel_setting != NULL ? accel_setting : accel_default;
+    const rail_param_t *p = rail_param_find("accel");
+    bool user_set = p != NULL && p->source != RAIL_PARAM_SRC_DEFAULT;
+    if (user_set)
+        check_list(setting[0] == '^' ? setting + 1 : setting, setting[0] == '^');
+    accel_nclassifiers = 0;
+    int ndevice = 0;
+    for (int i = 0; i < NCOMP; i++) {
+        const accel_component_t *c = accel_components[i];
+        bool explicit_;
+        accel_active[i] = false;
+        if (!accel_allowed(setting, user_set, c->name, &explicit_)) {
+            ACCEL_VERBOSE(2, "component %s not selected (RAIL_ACCEL=%s)", c->name, setting);
+            continue;
+        }
+        const char *why = "unknown reason";
+        if (c->query(i, &why) != MPI_SUCCESS) {
+            if (explicit_)
+                rail_warn("accel: component %s was requested but is not available: %s", c->name,
+                          why);
+            else
+                ACCEL_VERBOSE(1, "component %s not available: %s", c->name, why);
+            continue;
+        }
+        accel_active[i] = true;
+        ndevice += c->is_device;
+        if (c->classify != NULL)
+            accel_classifiers[accel_nclassifiers++] = i;
+        ACCEL_VERBOSE(1, "component %s active", c->name);
+    }
+    __atomic_store_n(&accel_any_device_active, ndevice > 0, __ATOMIC_RELEASE);
+}
+
+static void accel_atfork_prepare(void)
+{
+    accel_memtab_atfork_prepare();
+}
+
+static void accel_atfork_parent(void)
+{
+    accel_memtab_atfork_parent();
+}
+
+static void accel_atfork_child(void)
+{
+    accel_memtab_atfork_child();
+}
+
+static void accel_register_atfork(void)
+{
+    pthread_atfork(accel_atfork_prepare, accel_atfork_parent, accel_atfork_child);
+}
+
+int accel_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, accel_register_atfork);
+    pthread_mutex_lock(&accel_init_lock);
+    if (accel_refcount++ == 0)
+        accel_select();
+    pthread_mutex_unlock(&accel_init_lock);
+    return MPI_SUCCESS;
+}
+
+int accel_base_ensure_init(void)
+{
+    if (__atomic_load_n(&accel_refcount, __ATOMIC_ACQUIRE) > 0)
+        return MPI_SUCCESS;
+    pthread_mutex_lock(&accel_init_lock);
+    bool need = accel_refcount == 0;
+    pthread_mutex_unlock(&accel_init_lock);
+    return need ? accel_init() : MPI_SUCCESS;
+}
+
+int accel_finalize(void)
+{
+    pthread_mutex_lock(&accel_init_lock);
+    if (accel_refcount > 0 && --accel_refcount == 0) {
+        __atomic_store_n(&accel_any_device_active, 0, __ATOMIC_RELEASE);
+        for (int i = NCOMP - 1; i >= 0; i--) {
+            if (accel_active[i] && accel_components[i]->finalize != NULL)
+                accel_components[i]->finalize();
+            accel_active[i] = false;
+        }
+        accel_nclassifiers = 0;
+        accel_memtab_fini();
+    }
+    pthread_mutex_unlock(&accel_init_lock);
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ lookup */
+
+/* The memtab entry or classification of ptr; false for unknown (host) memory. */
+static bool accel_lookup(const void *ptr, accel_range_t *r)
+{
+    if (accel_memtab_find((uintptr_t)ptr, r))
+        return true;
+    for (int k = 0; k < accel_nclassifiers; k++) {
+        const accel_component_t *c = accel_components[accel_classifiers[k]];
+        if (c->classify(ptr, r))
+            return true;
+    }
+    return false;
+}
+
+/* Like accel_lookup, but true only for device (or managed) memory. */
+static inline bool accel_lookup_device(const void *ptr, accel_range_t *r)
+{
+    if (RAIL_LIKELY(!accel_any_device_active))
+        return false;
+    return accel_lookup(ptr, r) && r->type != ACCEL_MEM_HOST;
+}
+
+accel_mem_type_t accel_memory_type_lookup(const void *ptr)
+{
+    accel_range_t r;
+    return accel_lookup(ptr, &r) ? (accel_mem_type_t)r.type : ACCEL_MEM_HOST;
+}
+
+int accel_memory_info(const void *ptr, accel_mem_info_t *info)
+{
+    accel_range_t r;
+    if (!accel_any_device_active || !accel_lookup(ptr, &r)) {
+        *info = (accel_mem_info_t){ .type = ACCEL_MEM_HOST, .component = 0, .device = -1 };
+        return MPI_SUCCESS;
+    }
+    const accel_component_t *c = accel_components[r.component];
+    if (c->revalidate != NULL) {
+        int rc = c->revalidate(ptr, &r);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    *info = (accel_mem_info_t){ .type = (accel_mem_type_t)r.type, .component = r.component,
+                                .device = r.device, .base = (void *)r.base, .size = r.size,
+                                .id = r.id };
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+/* The component's own queue for `stream` (NULL stream: NULL, synchronous). */
+static int stream_queue(accel_stream_t *stream, int comp, void **queue)
+{
+    *queue = NULL;
+    if (stream == NULL)
+        return MPI_SUCCESS;
+    if (stream->queue[comp] == NULL) {
+        int rc = accel_components[comp]->stream_create(&stream->queue[comp]);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    *queue = stream->queue[comp];
+    return MPI_SUCCESS;
+}
+
+/* The single device component that owns the device operands; -1 on a mix. */
+static int owner(bool da, const accel_range_t *a, bool db, const accel_range_t *b)
+{
+    if (da && db && a->component != b->component) {
+        rail_warn_once("accel-mix", "accel: an operation between memory of %s and %s is not "
+                       "supported", accel_component_name(a->component),
+                       accel_component_name(b->component));
+        return -1;
+    }
+    return da ? a->component : b->component;
+}
+
+int accel_copy(void *dst, const void *src, size_t len, accel_stream_t *stream)
+{
+    accel_range_t dr, sr;
+    if (len == 0)
+        return MPI_SUCCESS;
+    bool dd = accel_lookup_device(dst, &dr);
+    bool sd = accel_lookup_device(src, &sr);
+    if (RAIL_LIKELY(!dd && !sd)) {
+        memcpy(dst, src, len);
+        return MPI_SUCCESS;
+    }
+    int comp = owner(dd, &dr, sd, &sr);
+    if (comp < 0)
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    void *q;
+    int rc = stream_queue(stream, comp, &q);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return accel_components[comp]->copy(dst, dd ? &dr : NULL, src, sd ? &sr : NULL, len, q);
+}
+
+int accel_reduce(rail_op_t op, rail_typekind_t tk, const void *in, void *inout, size_t count,
+                 accel_stream_t *stream)
+{
+    accel_range_t ir, orr;
+    bool id = accel_lookup_device(in, &ir);
+    bool od = accel_lookup_device(inout, &orr);
+    if (RAIL_LIKELY(!id && !od))
+        return rail_op_reduce(op, tk, in, inout, count);
+    int comp = owner(id, &ir, od, &orr);
+    if (comp < 0)
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    void *q;
+    int rc = stream_queue(stream, comp, &q);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return accel_components[comp]->reduce(op, tk, in, id ? &ir : NULL, inout, od ? &orr : NULL,
+                                          count, q);
+}
+
+/* ------------------------------------------------------------ memory */
+
+void *accel_alloc_host_pinned(size_t len)
+{
+    for (int i = NCOMP - 1; i > 0 && accel_any_device_active; i--) {
+        if (accel_active[i] && accel_components[i]->alloc_host_pinned != NULL) {
+            void *p = accel_components[i]->alloc_host_pinned(len);
+            if (p != NULL)
+                return p;
+        }
+    }
+    return malloc(len);
+}
+
+void accel_free_host_pinned(void *ptr)
+{
+    accel_range_t r;
+    if (ptr != NULL && accel_any_device_active && accel_memtab_find((uintptr_t)ptr, &r) &&
+        r.base == (uintptr_t)ptr && r.type == ACCEL_MEM_HOST) {
+        accel_components[r.component]->free(ptr, &r);
+        return;
+    }
+    free(ptr);
+}
+
+/* The highest-priority active device component. */
+static int first_device_component(void)
+{
+    int best = -1;
+    for (int i = 0; i < NCOMP; i++)
+        if (accel_active[i] && accel_components[i]->is_device &&
+            (best < 0 || accel_components[i]->priority > accel_components[best]->priority))
+            best = i;
+    return best;
+}
+
+void *accel_alloc_device(size_t len, const void *like)
+{
+    accel_range_t r;
+    bool known = like != NULL && accel_lookup_device(like, &r);
+    int comp = known ? r.component : first_device_component();
+    if (comp < 0)
+        return NULL;
+    return accel_components[comp]->alloc(len, known ? &r : NULL);
+}
+
+void accel_free_device(void *ptr)
+{
+    accel_range_t r;
+    if (ptr == NULL)
+        return;
+    if (!accel_lookup_device(ptr, &r) || r.base != (uintptr_t)ptr) {
+        rail_warn("accel: accel_free_device(%p): not the start of a device allocation", ptr);
+        return;
+    }
+    accel_components[r.component]->free(ptr, &r);
+}
+
+/* ------------------------------------------------------------ ipc */
+
+int accel_ipc_handle_get(const void *ptr, accel_ipc_handle_t *handle, size_t *offset)
+{
+    accel_range_t r;
+    if (!accel_lookup_device(ptr, &r))
+        return MPI_ERR_ARG;
+    const accel_component_t *c = accel_components[r.component];
+    if (c->ipc_get == NULL)
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    memset(handle, 0, sizeof(*handle));
+    memcpy(handle->bytes, c->tag, sizeof(c->tag));
+    return c->ipc_get(ptr, &r, handle, offset);
+}
+
+int accel_ipc_handle_open(const accel_ipc_handle_t *handle, void **base)
+{
+    for (int i = 0; i < NCOMP; i++) {
+        const accel_component_t *c = accel_components[i];
+        if (c->ipc_open != NULL && memcmp(handle->bytes, c->tag, sizeof(c->tag)) == 0) {
+            if (!accel_active[i]) {
+                rail_warn("accel: IPC handle of component %s, which is not active here", c->name);
+                return MPI_ERR_UNSUPPORTED_OPERATION;
+            }
+            return c->ipc_open(handle, base);
+        }
+    }
+    return MPI_ERR_ARG;
+}
+
+int accel_ipc_handle_close(void *base)
+{
+    accel_range_t r;
+    if (!accel_lookup_device(base, &r) || r.base != (uintptr_t)base)
+        return MPI_ERR_ARG;
+    return accel_components[r.component]->ipc_close(base, &r);
+}
+
+/* ------------------------------------------------------------ streams */
+
+int accel_stream_create(accel_stream_t **stream)
+{
+    *stream = calloc(1, sizeof(**stream));
+    return *stream != NULL ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+int accel_stream_destroy(accel_stream_t *stream)
+{
+    int rc = MPI_SUCCESS;
+    if (stream == NULL)
+        return MPI_SUCCESS;
+    for (int i = 0; i < NCOMP; i++)
+        if (stream->queue[i] != NULL) {
+            int rc2 = accel_components[i]->stream_destroy(stream->queue[i]);
+            rc = rc != MPI_SUCCESS ? rc : rc2;
+        }
+    free(stream);
+    return rc;
+}
+
+int accel_stream_sync(accel_stream_t *stream)
+{
+    if (stream == NULL)
+        return MPI_SUCCESS;
+    for (int i = 0; i < NCOMP; i++)
+        if (stream->queue[i] != NULL) {
+            int rc = accel_components[i]->stream_sync(stream->queue[i]);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+    return MPI_SUCCESS;
+}
+
+int accel_event_record(accel_event_t **event, accel_stream_t *stream)
+{
+    int rc = MPI_SUCCESS;
+    accel_event_t *e = calloc(1, sizeof(*e));
+    RAIL_CHECK_ALLOC(e);
+    for (int i = 0; stream != NULL && i < NCOMP; i++)
+        if (stream->queue[i] != NULL)
+            RAIL_CHECK(accel_components[i]->event_record(&e->ev[i], stream->queue[i]));
+    *event = e;
+    return MPI_SUCCESS;
+fail:
+    if (e != NULL)
+        accel_event_destroy(e);
+    *event = NULL;
+    return rc;
+}
+
+int accel_event_query(accel_event_t *event)
+{
+    for (int i = 0; i < NCOMP; i++)
+        if (event->ev[i] != NULL) {
+            int rc = accel_components[i]->event_query(event->ev[i]);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+    return MPI_SUCCESS;
+}
+
+int accel_event_destroy(accel_event_t *event)
+{
+    if (event == NULL)
+        return MPI_SUCCESS;
+    for (int i = 0; i < NCOMP; i++)
+        if (event->ev[i] != NULL)
+            accel_components[i]->event_destroy(event->ev[i]);
+    free(event);
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ MPIX */
+
+RAIL_EXPORT int MPIX_Query_cuda_support(void)
+{
+    if (accel_base_ensure_init() != MPI_SUCCESS)
+        return 0;
+    return accel_base_index("cuda") >= 0;
+}

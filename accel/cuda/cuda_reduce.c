@@ -1,0 +1,176 @@
+/*
+ * accel cuda reductions: the kernels of cuda_reduce_kernels.cu, embedded as
+ * a fatbin (SASS for each of NVCC_ARCHS plus PTX of the newest), loaded
+ * with cuModuleLoadData in a context the first time it reduces, and
+ * launched with cuLaunchKernel on the work's queue.
+ *
+ * Placement: inout on the device: the kernel runs there; a host `in` is
+ * first staged into stream-ordered device memory.  inout on the host: `in`
+ * is copied to the host and the base/op kernel runs there, where the result
+ * lives.  Both operands on the device must be on the same device.
+ */
+#include "accel/cuda/accel_cuda.h"
+#include "accel/cuda/cuda_reduce_table.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef ACCEL_CUDA_ARCHS
+#define ACCEL_CUDA_ARCHS "?"
+#endif
+
+#define CUDA_REDUCE_BLOCK 256u
+#define CUDA_REDUCE_MAX_GRID 65536u     /* kernels loop over the rest */
+
+static const char *const cuda_kernel_names[RAIL_OP_COUNT][RAIL_TK_COUNT] = {
+#define ACCEL_CUDA_NAME(OP, op, TK, tk) [RAIL_OP_##OP][RAIL_TK_##TK] = "rail_reduce_" #op "_" #tk,
+    ACCEL_CUDA_REDUCE_LIST(ACCEL_CUDA_NAME)
+#undef ACCEL_CUDA_NAME
+};
+
+static pthread_mutex_t cuda_reduce_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const char *accel_cuda_kernel_name(rail_op_t op, rail_typekind_t tk)
+{
+    if ((unsigned)op >= RAIL_OP_COUNT || (unsigned)tk >= RAIL_TK_COUNT)
+        return NULL;
+    return cuda_kernel_names[op][tk];
+}
+
+/* The kernel for (op, tk) in cx, loading the module on first use (cx current). */
+static int cuda_kernel(accel_cuda_ctx_t *cx, rail_op_t op, rail_typekind_t tk, CUfunction *fn)
+{
+    char buf[96];
+    int rc = MPI_SUCCESS;
+    pthread_mutex_lock(&cuda_reduce_lock);
+    if (cx->module == NULL && cx->module_rc == MPI_SUCCESS) {
+        CUresult crc = CU(cuModuleLoadData)(&cx->module, accel_cuda_fatbin);
+        if (crc != CUDA_SUCCESS) {
+            cx->module = NULL;
+            cx->module_rc = MPI_ERR_UNSUPPORTED_OPERATION;
+            rail_warn("accel: cuda: cannot load the device reduction kernels: %s (built for "
+                      "sm_{%s} and PTX of the newest, CUDA %d.%d; rebuild with this GPU in "
+                      "NVCC_ARCHS or update the driver)", accel_cuda_strerror(crc, buf, sizeof(buf)),
+                      ACCEL_CUDA_ARCHS, CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
+        }
+    }
+    rc = cx->module_rc;
+    if (rc == MPI_SUCCESS && cx->fn[op][tk] == NULL) {
+        CUresult crc = CU(cuModuleGetFunction)(&cx->fn[op][tk], cx->module,
+                                               cuda_kernel_names[op][tk]);
+        if (crc != CUDA_SUCCESS)
+            rc = accel_cuda_error(cuda_kernel_names[op][tk], crc);
+    }
+    *fn = cx->fn[op][tk];
+    pthread_mutex_unlock(&cuda_reduce_lock);
+    return rc;
+}
+
+void accel_cuda_reduce_ctx_fini(accel_cuda_ctx_t *cx)
+{
+    if (cx->module != NULL)
+        CU(cuModuleUnload)(cx->module);
+    cx->module = NULL;
+    cx->module_rc = MPI_SUCCESS;
+    memset(cx->fn, 0, sizeof(cx->fn));
+}
+
+static int cuda_launch(CUfunction fn, CUdeviceptr in, CUdeviceptr inout, size_t count, CUstream q)
+{
+    size_t blocks = (count + CUDA_REDUCE_BLOCK - 1) / CUDA_REDUCE_BLOCK;
+    void *args[] = { &in, &inout, &count };
+    blocks = RAIL_MIN(blocks, (size_t)CUDA_REDUCE_MAX_GRID);
+    CUresult crc = CU(cuLaunchKernel)(fn, (unsigned)blocks, 1, 1, CUDA_REDUCE_BLOCK, 1, 1, 0, q,
+                                      args, NULL);
+    return crc == CUDA_SUCCESS ? MPI_SUCCESS : accel_cuda_error("cuLaunchKernel", crc);
+}
+
+/* inout on the device (cx current). */
+static int reduce_on_device(accel_cuda_ctx_t *cx, rail_op_t op, rail_typekind_t tk,
+                            const void *in, bool in_host, void *inout, size_t count, size_t len,
+                            accel_cuda_stream_t *stream)
+{
+    int rc;
+    CUfunction fn;
+    CUstream q = NULL;
+    CUdeviceptr staged = 0;
+    bool pooled = true, sync = false;
+    RAIL_CHECK(cuda_kernel(cx, op, tk, &fn));
+    RAIL_CHECK(accel_cuda_queue(stream, cx, &q));
+    sync = stream == NULL || q != stream->stream;
+    CUdeviceptr din = (CUdeviceptr)in;
+    if (in_host) {
+        CUresult crc = CU(cuMemAllocAsync)(&staged, len, q);
+        if (crc == CUDA_ERROR_NOT_SUPPORTED) {      /* no memory pools on this device */
+            pooled = false;
+            sync = true;
+            ACCEL_CUDA_CALL(cuStreamSynchronize, (q));
+            crc = CU(cuMemAlloc)(&staged, len);
+        }
+        if (crc != CUDA_SUCCESS) {
+            staged = 0;
+            rc = accel_cuda_error("cuMemAllocAsync", crc);
+            goto fail;
+        }
+        ACCEL_CUDA_CALL(cuMemcpyAsync, (staged, din, len, q));
+        din = staged;
+    }
+    RAIL_CHECK(cuda_launch(fn, din, (CUdeviceptr)inout, count, q));
+    rc = MPI_SUCCESS;
+fail:
+    if (staged != 0 && pooled)
+        CU(cuMemFreeAsync)(staged, q);
+    if (sync) {
+        CUresult crc = CU(cuStreamSynchronize)(q);
+        if (rc == MPI_SUCCESS && crc != CUDA_SUCCESS)
+            rc = accel_cuda_error("cuStreamSynchronize", crc);
+    }
+    if (staged != 0 && !pooled)
+        CU(cuMemFree)(staged);
+    return rc;
+}
+
+/* inout on the host: the result lives there, so the host kernel runs there. */
+static int reduce_into_host(rail_op_t op, rail_typekind_t tk, const void *in,
+                            const accel_range_t *ir, void *inout, size_t count, size_t len,
+                            void *stream)
+{
+    void *tmp = malloc(len);
+    if (tmp == NULL)
+        return MPI_ERR_NO_MEM;
+    int rc = accel_cuda_copy(tmp, NULL, in, ir, len, stream);
+    if (rc == MPI_SUCCESS && stream != NULL && ((accel_cuda_stream_t *)stream)->stream != NULL) {
+        CUresult crc = CU(cuStreamSynchronize)(((accel_cuda_stream_t *)stream)->stream);
+        if (crc != CUDA_SUCCESS)
+            rc = accel_cuda_error("cuStreamSynchronize", crc);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = rail_op_reduce(op, tk, tmp, inout, count);
+    free(tmp);
+    return rc;
+}
+
+int accel_cuda_reduce(rail_op_t op, rail_typekind_t tk, const void *in, const accel_range_t *ir,
+                      void *inout, const accel_range_t *or_, size_t count, void *stream)
+{
+    if (op == RAIL_OP_NO_OP)
+        return MPI_SUCCESS;
+    if (accel_cuda_kernel_name(op, tk) == NULL) {
+        ACCEL_VERBOSE(2, "cuda: no device kernel for %s on %s", rail_op_name(op),
+                      rail_typekind_name(tk));
+        return MPI_ERR_OP;
+    }
+    size_t len = count * rail_typekind_size(tk);
+    if (count == 0)
+        return MPI_SUCCESS;
+    if (or_ == NULL)
+        return reduce_into_host(op, tk, in, ir, inout, count, len, stream);
+    accel_cuda_ctx_t *cx;
+    int rc = accel_cuda_enter(or_, &cx);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = reduce_on_device(cx, op, tk, in, ir == NULL, inout, count, len, stream);
+    accel_cuda_leave();
+    return rc;
+}

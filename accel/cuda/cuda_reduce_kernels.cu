@@ -1,0 +1,147 @@
+/*
+ * Device reduction kernels: inout[i] = in[i] op inout[i], the same operand
+ * order and the same element rules as the host kernels of base/op.h (MINLOC /
+ * MAXLOC ties keep the smaller index; logical results are 0 or 1).  One
+ * kernel per (op, kind) of cuda_reduce_table.h, each a grid-stride loop, so
+ * any grid covers any count.  Compiled by nvcc into a fatbin that is embedded
+ * in the library and loaded with cuModuleLoadData (accel/cuda/cuda_reduce.c).
+ */
+#include <cuda_fp16.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include "accel/cuda/cuda_reduce_table.h"
+
+/* Element types, named after the kinds. */
+typedef int8_t rk_int8;
+typedef uint8_t rk_uint8;
+typedef int16_t rk_int16;
+typedef uint16_t rk_uint16;
+typedef int32_t rk_int32;
+typedef uint32_t rk_uint32;
+typedef int64_t rk_int64;
+typedef uint64_t rk_uint64;
+typedef __half rk_float16;
+typedef float rk_float;
+typedef double rk_double;
+typedef float2 rk_c_float_complex;
+typedef double2 rk_c_double_complex;
+typedef bool rk_c_bool;
+struct rk_logical1 { int8_t v; };       /* distinct from the integers: other rules */
+struct rk_logical2 { int16_t v; };
+struct rk_logical4 { int32_t v; };
+struct rk_logical8 { int64_t v; };
+struct rk_byte { uint8_t v; };
+template <typename V, typename I> struct rk_pair { V v; I i; };
+typedef rk_pair<float, int> rk_float_int;
+typedef rk_pair<double, int> rk_double_int;
+typedef rk_pair<long, int> rk_long_int;
+typedef rk_pair<int, int> rk_2int;
+typedef rk_pair<short, int> rk_short_int;
+typedef rk_pair<float, float> rk_2float;
+typedef rk_pair<double, double> rk_2double;
+typedef rk_pair<int64_t, int64_t> rk_2int64;
+
+/* ---------------------------------------------------------------- arithmetic */
+
+template <typename T> __device__ __forceinline__ T rk_op_sum(T a, T b) { return (T)(a + b); }
+template <typename T> __device__ __forceinline__ T rk_op_prod(T a, T b) { return (T)(a * b); }
+template <typename T> __device__ __forceinline__ T rk_op_max(T a, T b) { return a > b ? a : b; }
+template <typename T> __device__ __forceinline__ T rk_op_min(T a, T b) { return a < b ? a : b; }
+
+/* Half precision: computed in float and rounded once, which for one
+ * operation gives the correctly rounded half result, as on the host. */
+template <> __device__ __forceinline__ __half rk_op_sum(__half a, __half b)
+{
+    return __float2half(__half2float(a) + __half2float(b));
+}
+template <> __device__ __forceinline__ __half rk_op_prod(__half a, __half b)
+{
+    return __float2half(__half2float(a) * __half2float(b));
+}
+template <> __device__ __forceinline__ __half rk_op_max(__half a, __half b)
+{
+    return __half2float(a) > __half2float(b) ? a : b;
+}
+template <> __device__ __forceinline__ __half rk_op_min(__half a, __half b)
+{
+    return __half2float(a) < __half2float(b) ? a : b;
+}
+
+/* Complex: (re, im) pairs; the textbook product (no Annex G inf/nan recovery). */
+template <> __device__ __forceinline__ float2 rk_op_sum(float2 a, float2 b)
+{
+    return make_float2(a.x + b.x, a.y + b.y);
+}
+template <> __device__ __forceinline__ float2 rk_op_prod(float2 a, float2 b)
+{
+    return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+template <> __device__ __forceinline__ double2 rk_op_sum(double2 a, double2 b)
+{
+    return make_double2(a.x + b.x, a.y + b.y);
+}
+template <> __device__ __forceinline__ double2 rk_op_prod(double2 a, double2 b)
+{
+    return make_double2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+/* ---------------------------------------------------------------- logical, bitwise */
+
+template <typename T> __device__ __forceinline__ T rk_op_land(T a, T b) { return (T)(a && b); }
+template <typename T> __device__ __forceinline__ T rk_op_lor(T a, T b) { return (T)(a || b); }
+template <typename T> __device__ __forceinline__ T rk_op_lxor(T a, T b) { return (T)(!a != !b); }
+template <typename T> __device__ __forceinline__ T rk_op_band(T a, T b) { return (T)(a & b); }
+template <typename T> __device__ __forceinline__ T rk_op_bor(T a, T b) { return (T)(a | b); }
+template <typename T> __device__ __forceinline__ T rk_op_bxor(T a, T b) { return (T)(a ^ b); }
+
+/* Wrapped kinds (Fortran logicals, bytes): apply the op to the value. */
+#define RK_WRAPPED(W, op)                                                                          \
+    template <> __device__ __forceinline__ W rk_op_##op(W a, W b)                                  \
+    {                                                                                              \
+        W r;                                                                                       \
+        r.v = rk_op_##op(a.v, b.v);                                                                \
+        return r;                                                                                  \
+    }
+#define RK_LOGICAL_OPS(W) RK_WRAPPED(W, land) RK_WRAPPED(W, lor) RK_WRAPPED(W, lxor)
+RK_LOGICAL_OPS(rk_logical1)
+RK_LOGICAL_OPS(rk_logical2)
+RK_LOGICAL_OPS(rk_logical4)
+RK_LOGICAL_OPS(rk_logical8)
+RK_WRAPPED(rk_byte, band)
+RK_WRAPPED(rk_byte, bor)
+RK_WRAPPED(rk_byte, bxor)
+
+/* ---------------------------------------------------------------- pairs, replace */
+
+/* MAXLOC / MINLOC: the better value wins; on a tie the smaller index. */
+template <typename T> __device__ __forceinline__ T rk_op_maxloc(T a, T b)
+{
+    if (a.v > b.v)
+        return a;
+    if (a.v == b.v && a.i < b.i)
+        b.i = a.i;
+    return b;
+}
+template <typename T> __device__ __forceinline__ T rk_op_minloc(T a, T b)
+{
+    if (a.v < b.v)
+        return a;
+    if (a.v == b.v && a.i < b.i)
+        b.i = a.i;
+    return b;
+}
+template <typename T> __device__ __forceinline__ T rk_op_replace(T a, T b) { return a; }
+
+/* ---------------------------------------------------------------- kernels */
+
+#define RK_KERNEL(OP, op, TK, tk)                                                                  \
+    extern "C" __global__ void rail_reduce_##op##_##tk(const rk_##tk *__restrict__ in,             \
+                                                       rk_##tk *__restrict__ inout, size_t n)      \
+    {                                                                                              \
+        size_t stride = (size_t)gridDim.x * blockDim.x;                                            \
+        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)         \
+            inout[i] = rk_op_##op(in[i], inout[i]);                                                \
+    }
+
+ACCEL_CUDA_REDUCE_LIST(RK_KERNEL)

@@ -1,0 +1,5 @@
+#!/bin/sh
+# Regenerate the build system (configure, Makefile.in) from configure.ac and Makefile.am.
+set -e
+cd "$(dirname "$0")"
+autoreconf --install --force --warnings=no-portability

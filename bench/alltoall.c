@@ -1,0 +1,42 @@
+/* MPI_Alltoall: every rank sends a block of SIZE bytes to every rank
+ * (np * SIZE bytes out and in per rank).  Time per call. */
+#include "bench_common.h"
+
+typedef struct {
+    char *in, *out;
+} blocks;
+
+static void prepare(bench *b, size_t size, int seed)
+{
+    blocks *p = b->data;
+    for (int r = 0; r < b->np; r++)
+        bench_fill(p->in + size * (size_t)r, size, bench_key(b->rank, r, seed));
+    memset(p->out, 0, size * (size_t)b->np);
+}
+
+static void iterate(bench *b, size_t size, int iters)
+{
+    blocks *p = b->data;
+    for (int i = 0; i < iters; i++)
+        MPI_Alltoall(p->in, (int)size, MPI_BYTE, p->out, (int)size, MPI_BYTE, b->comm);
+}
+
+static void check(bench *b, size_t size, int seed)
+{
+    blocks *p = b->data;
+    for (int r = 0; r < b->np; r++)
+        bench_expect(b, size, p->out + size * (size_t)r, size, bench_key(r, b->rank, seed),
+                     "block received");
+}
+
+int main(int argc, char **argv)
+{
+    bench b = { .metric = BENCH_LATENCY, .prepare = prepare, .iterate = iterate,
+                .check = check };
+    bench_init(&b, "alltoall", &argc, &argv);
+    size_t all = b.opt.max_size * (size_t)b.np;
+    blocks p = { bench_alloc(&b, all), bench_alloc(&b, all) };
+    b.data = &p;
+    bench_run(&b);
+    return bench_finalize(&b);
+}

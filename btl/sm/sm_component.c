@@ -1,0 +1,264 @@
+/* btl sm: parameters, init (segment + business card), finalize. */
+#include "btl/sm/sm.h"
+#include "btl/sm/sm_fastbox.h"
+#include "btl/sm/sm_fifo.h"
+#include "base/log.h"
+#include "base/param.h"
+#include "runtime/rte.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Rings of one process when btl_sm_fbox_size is left at its default. */
+#define BTL_SM_FBOX_AUTO_TOTAL ((size_t)1 << 20)
+
+btl_sm_params_t btl_sm_params;
+btl_sm_module_t btl_sm_module;
+
+static int btl_sm_register_params(void)
+{
+    btl_sm_params_t *p = &btl_sm_params;
+    const int T = RAIL_PARAM_LEVEL_TUNER;
+    int rc = MPI_SUCCESS;
+
+    RAIL_CHECK(rail_param_register_int("btl_sm_priority", 50,
+        "Priority of btl sm among the btls that reach a peer (higher wins)", T, &p->priority));
+    RAIL_CHECK(rail_param_register_size("btl_sm_eager_limit", 4096,
+        "Largest message (payload bytes) the pml sends eagerly through btl sm", T,
+        &p->eager_limit));
+    RAIL_CHECK(rail_param_register_size("btl_sm_max_send_size", 32768 - BTL_SM_FRAG_HDR,
+        "Largest header + payload of one send: the size of a FIFO buffer less its "
+        "128-byte header", T, &p->max_send_size));
+    RAIL_CHECK(rail_param_register_size("btl_sm_fbox_size", 16384,
+        "Bytes of the fast-box ring for each local sender (a power of two >= 1024; "
+        "0 turns fast boxes off).  Left at its default, it shrinks past 64 local "
+        "processes so that a process's rings take at most 1 MiB", T, &p->fbox_size));
+    RAIL_CHECK(rail_param_register_size("btl_sm_fbox_max", 0,
+        "Largest header + payload sent through a fast box (0: eager_limit + 64; at most "
+        "half a ring)", T, &p->fbox_max));
+    RAIL_CHECK(rail_param_register_int("btl_sm_frag_count", 32,
+        "FIFO buffers of max_send_size bytes each process owns for sending", T,
+        &p->frag_count));
+    RAIL_CHECK(rail_param_register_string("btl_sm_single_copy", "cma", "cma|none",
+        "Single copy for get/put: cma (process_vm_readv/writev), or none (get/put "
+        "off: the pml copies large messages in and out through sends)",
+        RAIL_PARAM_LEVEL_USER, &p->single_copy));
+    RAIL_CHECK(rail_param_register_bool("btl_sm_prefault", true,
+        "Pre-fault the whole segment at init (else only headers and fast boxes)", T,
+        &p->prefault));
+    RAIL_CHECK(rail_param_register_int("btl_sm_verbose", 0,
+        "Verbosity of btl sm (the larger of this and btl_verbose)", RAIL_PARAM_LEVEL_DEV,
+        &p->verbose));
+fail:
+    return rc;
+}
+
+static size_t btl_sm_pow2_up(size_t v)
+{
+    size_t p = 1;
+    while (p < v)
+        p <<= 1;
+    return p;
+}
+
+static size_t btl_sm_pow2_down(size_t v)
+{
+    size_t p = btl_sm_pow2_up(v);
+    return p > v ? p / 2 : p;
+}
+
+/* Bring parameters into range, saying what changed. */
+static void btl_sm_check_sizes(void)
+{
+    btl_sm_params_t *p = &btl_sm_params;
+    size_t v;
+
+    if (p->max_send_size < 1024 || p->max_send_size > (1u << 30)) {
+        v = RAIL_MIN(RAIL_MAX(p->max_send_size, (size_t)1024), (size_t)1 << 30);
+        rail_warn("btl_sm_max_send_size %zu out of range, using %zu", p->max_send_size, v);
+        p->max_send_size = v;
+    }
+    if (p->eager_limit + BTL_SM_HDR_MAX > p->max_send_size) {
+        v = p->max_send_size - BTL_SM_HDR_MAX;
+        rail_warn("btl_sm_eager_limit %zu exceeds max_send_size, using %zu", p->eager_limit, v);
+        p->eager_limit = v;
+    }
+    if (p->frag_count < 1) {
+        rail_warn("btl_sm_frag_count %d < 1, using 1", p->frag_count);
+        p->frag_count = 1;
+    }
+}
+
+/* Ring size (a power of two, or 0) and the largest entry put in a ring. */
+static void btl_sm_check_fbox(btl_sm_module_t *m)
+{
+    btl_sm_params_t *p = &btl_sm_params;
+    const rail_param_t *fp = rail_param_find("btl_sm_fbox_size");
+    size_t v;
+
+    if (p->fbox_size && (p->fbox_size < BTL_SM_FBOX_MIN || p->fbox_size > (1u << 24) ||
+                         (p->fbox_size & (p->fbox_size - 1)))) {
+        v = RAIL_MIN(RAIL_MAX(p->fbox_size, (size_t)BTL_SM_FBOX_MIN), (size_t)1 << 24);
+        v = btl_sm_pow2_up(v);
+        rail_warn("btl_sm_fbox_size %zu is not a power of two in [1k, 16M], using %zu",
+                  p->fbox_size, v);
+        p->fbox_size = v;
+    }
+    if (fp && fp->source == RAIL_PARAM_SRC_DEFAULT && m->n_local > 65)
+        p->fbox_size = RAIL_MAX(btl_sm_pow2_down(BTL_SM_FBOX_AUTO_TOTAL / (size_t)(m->n_local - 1)),
+                                (size_t)BTL_SM_FBOX_MIN);
+    size_t fmax = p->fbox_max ? p->fbox_max : p->eager_limit + BTL_SM_HDR_MAX;
+    m->fbox_entry_max = p->fbox_size ? RAIL_MIN(btl_sm_fbox_entry_size(0, fmax), p->fbox_size / 2)
+                                     : 0;
+}
+
+static uint64_t btl_sm_new_cookie(void)
+{
+    uint64_t c = 0;
+    if (getrandom(&c, sizeof(c), GRND_NONBLOCK) != (ssize_t)sizeof(c)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        c = ((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 16);
+    }
+    return c | 1;
+}
+
+/* Decide whether get/put can be offered: parameter, then CMA on ourselves.
+ * Peers are probed in add_procs.  Under Yama ptrace_scope 1, let our peers
+ * (same user, anyway) read us. */
+static void btl_sm_cma_init(btl_sm_module_t *m)
+{
+    m->cma = true;
+    if (strcmp(btl_sm_params.single_copy, "none") == 0) {
+        m->cma = false;
+        m->super.flags &= ~(uint32_t)(BTL_FLAG_GET | BTL_FLAG_PUT | BTL_FLAG_IOV);
+        RAIL_VERBOSE(btl_sm_verbosity(), 1, "btl sm: single copy off (btl_sm_single_copy=none)");
+    } else if (!btl_sm_cma_probe_self()) {
+        btl_sm_cma_disable(m, rte_info.rank, errno);
+    }
+#ifdef PR_SET_PTRACER
+    if (m->cma)
+        prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+#endif
+}
+
+static int btl_sm_finalize(btl_module_t *base);
+
+static const btl_module_t btl_sm_template = {
+    .name = "sm",
+    .flags = BTL_FLAG_SEND | BTL_FLAG_PUT | BTL_FLAG_GET | BTL_FLAG_IOV,
+    .add_procs = btl_sm_add_procs,
+    .del_procs = btl_sm_del_procs,
+    .send = btl_sm_send,
+    .register_mem = btl_sm_register_mem,
+    .deregister_mem = btl_sm_deregister_mem,
+    .get = btl_sm_get,
+    .put = btl_sm_put,
+    .progress = btl_sm_progress,
+    .wait_fd = -1,
+    .sleep_prepare = btl_sm_sleep_prepare,
+    .sleep_block = btl_sm_sleep_block,
+    .sleep_finish = btl_sm_sleep_finish,
+    .finalize = btl_sm_finalize,
+    .sleep_wake = btl_sm_sleep_wake,
+};
+
+static int btl_sm_my_index(void)
+{
+    for (int i = 0; i < rte_info.local_size; i++)
+        if (rte_info.local_peers[i] == rte_info.rank)
+            return i;
+    return -1;
+}
+
+static int btl_sm_module_alloc(btl_sm_module_t *m)
+{
+    int n = m->n_local;
+    m->bases = calloc((size_t)n, sizeof(*m->bases));
+    m->eps = calloc((size_t)n, sizeof(*m->eps));
+    m->peers = calloc((size_t)n, sizeof(*m->peers));
+    m->free_frags = calloc((size_t)btl_sm_params.frag_count, sizeof(*m->free_frags));
+    return m->bases && m->eps && m->peers && m->free_frags ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+static void btl_sm_module_free(btl_sm_module_t *m)
+{
+    free(m->bases);
+    free(m->eps);
+    free(m->peers);
+    free(m->free_frags);
+    memset(m, 0, sizeof(*m));
+}
+
+static int btl_sm_publish(btl_sm_module_t *m)
+{
+    btl_sm_card_t card = {.version = BTL_SM_VERSION, .pid = (int32_t)getpid(),
+                          .cookie = m->cookie, .size = m->seg_size,
+                          .probe_addr = (uint64_t)(uintptr_t)&btl_sm_module.cookie};
+    snprintf(card.name, sizeof(card.name), "%s", m->name);
+    return rte_modex_put(BTL_SM_MODEX_KEY, &card, sizeof(card));
+}
+
+static int btl_sm_init(btl_module_t **mods, int *n)
+{
+    btl_sm_module_t *m = &btl_sm_module;
+    int rc = MPI_SUCCESS, max = *n;
+
+    *n = 0;
+    if (max < 1 || rte_info.local_size < 2 || btl_sm_my_index() < 0) {
+        RAIL_VERBOSE(btl_sm_verbosity(), 1, "btl sm: no other process of the job on this node");
+        return MPI_SUCCESS;
+    }
+    memset(m, 0, sizeof(*m));
+    m->super = btl_sm_template;
+    m->my_index = btl_sm_my_index();
+    m->n_local = rte_info.local_size;
+    m->cookie = btl_sm_new_cookie();
+    btl_sm_check_sizes();
+    btl_sm_check_fbox(m);
+    m->super.priority = btl_sm_params.priority;
+    m->super.eager_limit = btl_sm_params.eager_limit;
+    m->super.max_send_size = btl_sm_params.max_send_size;
+    btl_sm_cma_init(m);
+    RAIL_CHECK(btl_sm_module_alloc(m));
+    RAIL_CHECK(btl_sm_segment_create(m));
+    btl_sm_fifo_init(m);
+    RAIL_CHECK(btl_sm_publish(m));
+    RAIL_VERBOSE(btl_sm_verbosity(), 2,
+                 "btl sm: segment /dev/shm%s, %zu bytes, %d local peers, single copy %s",
+                 m->name, m->seg_size, m->n_local - 1, m->cma ? "cma" : "none");
+    mods[0] = &m->super;
+    *n = 1;
+    return MPI_SUCCESS;
+fail:
+    rail_warn("btl sm: disabled on this process (see the message above)");
+    btl_sm_segment_destroy(m);
+    btl_sm_module_free(m);
+    return MPI_SUCCESS;
+}
+
+static int btl_sm_finalize(btl_module_t *base)
+{
+    btl_sm_module_t *m = &btl_sm_module;
+    int held = btl_sm_params.frag_count - m->n_free;
+
+    if (held > 0 && m->seg)
+        RAIL_VERBOSE(btl_sm_verbosity(), 3, "btl sm: %d frags still out at finalize", held);
+    btl_sm_segment_destroy(m);
+    btl_sm_module_free(m);
+    return MPI_SUCCESS;
+}
+
+const btl_component_t btl_sm_component = {
+    .name = "sm",
+    .priority = 50,
+    .register_params = btl_sm_register_params,
+    .init = btl_sm_init,
+};

@@ -1,0 +1,144 @@
+/*
+ * Fast boxes: one single-producer/single-consumer ring per ordered pair of
+ * local processes, in the receiver's segment.
+ *
+ * Ring entries are packed on 8-byte boundaries:
+ *     u64 word   payload_len | hdr_len << 32 | tag << 40 | type << 48
+ *     hdr        hdr_len bytes, padded to 8
+ *     payload    payload_len bytes, padded to 8
+ * A word of 0 means "nothing here yet"; type SKIP means "the rest of the
+ * ring is unused, continue at offset 0".  An entry never wraps.  (Packing,
+ * rather than starting each entry on a cache line, keeps a small entry and
+ * its terminator in one line: one line transfer per message instead of two;
+ * measured about 10-15% lower latency and a higher message rate.)
+ *
+ * Publishing (sender): write a 0 word where the *next* entry will start
+ * (the terminator), then the hdr and payload, then store the entry's word
+ * with release semantics.  The receiver therefore never reads a stale word
+ * from an earlier lap: the word it polls is either the terminator or a
+ * complete entry.  When the entry must go to offset 0, it is written there
+ * first and the SKIP word at the old position is published last.
+ *
+ * Consuming (receiver): acquire-load the word at its tail; run the callback
+ * on the bytes in place; advance the tail; store the tail (release) in its
+ * control line for the sender at least every half ring and at the end of a
+ * poll.  The sender re-reads that line only when its cached limit says the
+ * ring is full, so the steady state has no shared writes besides the
+ * entries themselves.  Space check: head + skip + size + 8 (terminator)
+ * <= consumed + ring size.
+ *
+ * On x86 both release and acquire are plain moves: a send is a few stores,
+ * a poll of an empty box one load of a line the receiver owns.
+ */
+#ifndef BTL_SM_SM_FASTBOX_H
+#define BTL_SM_SM_FASTBOX_H
+
+#include "btl/sm/sm.h"
+
+#include <string.h>
+
+#define BTL_SM_FBOX_MSG 1ULL
+#define BTL_SM_FBOX_SKIP 2ULL
+#define BTL_SM_FBOX_ALIGN 8
+#define BTL_SM_FBOX_MIN 1024
+
+static inline size_t btl_sm_fbox_entry_size(size_t hdr_len, size_t payload_len)
+{
+    return RAIL_ALIGN_UP(8 + RAIL_ALIGN_UP(hdr_len, 8) + payload_len, BTL_SM_FBOX_ALIGN);
+}
+
+/* Copy or pack the payload into dst. */
+static inline int btl_sm_copy_payload(void *dst, const btl_payload_t *payload)
+{
+    if (!payload || payload->len == 0)
+        return MPI_SUCCESS;
+    if (payload->data) {
+        memcpy(dst, payload->data, payload->len);
+        return MPI_SUCCESS;
+    }
+    return payload->pack(payload->ctx, dst, payload->len);
+}
+
+/* Put one message in ep's fast box; RAIL_AGAIN when it does not fit now. */
+static inline int btl_sm_fbox_send(btl_endpoint_t *ep, uint8_t tag, const void *hdr,
+                                   size_t hdr_len, const btl_payload_t *payload, size_t len)
+{
+    size_t size = btl_sm_fbox_entry_size(hdr_len, len);
+    size_t ring = ep->out_mask + 1, pos = ep->out_head & ep->out_mask;
+    size_t skip = pos + size > ring ? ring - pos : 0;
+    uint64_t end = ep->out_head + skip + size;
+
+    if (RAIL_UNLIKELY(end + 8 > ep->out_limit)) {
+        ep->out_limit = rail_atomic_load_acquire(ep->out_consumed) + ring;
+        if (end + 8 > ep->out_limit)
+            return RAIL_AGAIN;
+    }
+    size_t at = skip ? 0 : pos;
+    uint8_t *e = ep->fbox_out + at;
+    *(uint64_t *)(ep->fbox_out + ((at + size) & ep->out_mask)) = 0;
+    if (hdr_len)
+        memcpy(e + 8, hdr, hdr_len);
+    int rc = btl_sm_copy_payload(e + 8 + RAIL_ALIGN_UP(hdr_len, 8), payload);
+    if (RAIL_UNLIKELY(rc != MPI_SUCCESS))
+        return rc;
+    uint64_t word = (uint64_t)len | (uint64_t)hdr_len << 32 | (uint64_t)tag << 40 |
+                    BTL_SM_FBOX_MSG << 48;
+    rail_atomic_store_release((uint64_t *)e, word);
+    if (skip)
+        rail_atomic_store_release((uint64_t *)(ep->fbox_out + pos), BTL_SM_FBOX_SKIP << 48);
+    ep->out_head = end;
+    btl_sm_wake(ep->hdr);
+    return MPI_SUCCESS;
+}
+
+static inline void btl_sm_fbox_publish(btl_endpoint_t *ep, uint64_t tail)
+{
+    ep->in_published = tail;
+    rail_atomic_store_release(ep->in_consumed, tail);
+}
+
+/* Deliver everything ep has put in our ring; returns the number of messages. */
+static inline int btl_sm_fbox_poll(btl_sm_module_t *m, btl_endpoint_t *ep)
+{
+    uint8_t *ring = ep->fbox_in;
+    uint64_t tail = ep->in_tail;
+    size_t half = (ep->in_mask + 1) / 2;
+    int n = 0;
+
+    if (!ring)
+        return 0;
+    for (;;) {
+        size_t pos = tail & ep->in_mask;
+        uint64_t word = rail_atomic_load_acquire((uint64_t *)(ring + pos));
+        if (word == 0)
+            break;
+        if (RAIL_UNLIKELY((word >> 48) == BTL_SM_FBOX_SKIP)) {
+            tail += ep->in_mask + 1 - pos;
+            continue;
+        }
+        size_t len = (uint32_t)word, hdr_len = (word >> 32) & 0xff;
+        const uint8_t *h = ring + pos + 8;
+        btl_sm_deliver(m, ep, (uint8_t)(word >> 40), h, hdr_len, h + RAIL_ALIGN_UP(hdr_len, 8),
+                       len);
+        tail += btl_sm_fbox_entry_size(hdr_len, len);
+        n++;
+        if (tail - ep->in_published >= half)
+            btl_sm_fbox_publish(ep, tail);
+    }
+    ep->in_tail = tail;
+    if (n)
+        btl_sm_fbox_publish(ep, tail);
+    return n;
+}
+
+static inline bool btl_sm_fbox_pending(const btl_endpoint_t *ep)
+{
+    return ep->fbox_in &&
+           rail_atomic_load_acquire((uint64_t *)(ep->fbox_in + (ep->in_tail & ep->in_mask))) != 0;
+}
+
+/* sm_fastbox.c */
+void btl_sm_fbox_setup(btl_sm_module_t *m, btl_endpoint_t *ep);
+size_t btl_sm_fbox_slot(int sender, int receiver);
+
+#endif

@@ -1,0 +1,373 @@
+/*
+ * btl tcp: connection life cycle.
+ *
+ *   initiator: btl_tcp_ep_connect -> CONNECTING -> (writable) hs_start -> WAIT2 -> WAIT4
+ *   acceptor:  btl_tcp_accept -> WAIT1 -> WAIT3
+ *   both:      -> ESTABLISHED -> DEAD (closed; freed by btl_tcp_conn_reap at the end
+ *                                      of progress, so callbacks never see freed memory)
+ *
+ * An endpoint tries the peer's addresses in order (btl_tcp_if_order_peer);
+ * an attempt that fails (refused, timed out, failed authentication) moves
+ * on to the next address, and the endpoint fails when none is left.  A lost
+ * connection fails its endpoint for good: sends to it return an error the
+ * pml reports (a peer that said goodbye - finalize - is not an error until
+ * something is sent to it).
+ */
+#include "btl/tcp/tcp.h"
+#include "base/log.h"
+#include "runtime/rte.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static void conn_set_deadline(btl_tcp_conn_t *c)
+{
+    if (!c->timed) {
+        c->timed = true;
+        btl_tcp_module.n_timed++;
+    }
+    c->deadline = btl_tcp_now_ms() + (uint64_t)btl_tcp_params.handshake_timeout_ms;
+}
+
+static void conn_clear_deadline(btl_tcp_conn_t *c)
+{
+    if (c->timed) {
+        c->timed = false;
+        btl_tcp_module.n_timed--;
+    }
+}
+
+btl_tcp_conn_t *btl_tcp_conn_new(btl_tcp_module_t *m, int fd, const struct sockaddr_in *peer)
+{
+    btl_tcp_conn_t *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    c->kind = BTL_TCP_KIND_CONN;
+    c->fd = fd;
+    c->peer = *peer;
+    struct epoll_event ev = {.events = 0, .data.ptr = c};
+    if (epoll_ctl(m->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        free(c);
+        return NULL;
+    }
+    c->next = m->conns;
+    if (m->conns)
+        m->conns->prev = c;
+    m->conns = c;
+    return c;
+}
+
+void btl_tcp_conn_set_events(btl_tcp_conn_t *c, uint32_t events)
+{
+    if (c->events == events || c->fd < 0)
+        return;
+    struct epoll_event ev = {.events = events, .data.ptr = c};
+    epoll_ctl(btl_tcp_module.epfd, EPOLL_CTL_MOD, c->fd, &ev);
+    c->events = events;
+}
+
+void btl_tcp_conn_update_events(btl_tcp_conn_t *c)
+{
+    if (c->state == BTL_TCP_DEAD)
+        return;
+    if (c->state == BTL_TCP_CONNECTING) {
+        btl_tcp_conn_set_events(c, EPOLLOUT);
+        return;
+    }
+    btl_tcp_conn_set_events(c, EPOLLIN | ((c->qhead || c->want_write) ? EPOLLOUT : 0));
+}
+
+static void handshake_slot_free(btl_tcp_conn_t *c)
+{
+    btl_tcp_module_t *m = &btl_tcp_module;
+    if (!c->counted)
+        return;
+    c->counted = false;
+    m->n_handshakes--;
+    if (!m->listening && !m->finalizing && m->n_handshakes < btl_tcp_params.max_handshakes)
+        btl_tcp_listen_enable(m, true);
+}
+
+void btl_tcp_conn_close(btl_tcp_conn_t *c)
+{
+    btl_tcp_module_t *m = &btl_tcp_module;
+    if (c->state == BTL_TCP_DEAD)
+        return;
+    conn_clear_deadline(c);
+    handshake_slot_free(c);
+    epoll_ctl(m->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
+    c->fd = -1;
+    c->state = BTL_TCP_DEAD;
+    btl_tcp_queue_free(c);
+    if (c->ep && c->ep->conn == c)
+        c->ep->conn = NULL;
+    if (c->ep && c->ep->out == c)
+        c->ep->out = NULL;
+    m->n_dead++;
+}
+
+void btl_tcp_conn_reap(btl_tcp_module_t *m)
+{
+    btl_tcp_conn_t *c = m->conns, *next;
+    for (; c && m->n_dead > 0; c = next) {
+        next = c->next;
+        if (c->state != BTL_TCP_DEAD)
+            continue;
+        if (c->prev)
+            c->prev->next = c->next;
+        else
+            m->conns = c->next;
+        if (c->next)
+            c->next->prev = c->prev;
+        free(c->rbuf);
+        free(c->big);
+        free(c);
+        m->n_dead--;
+    }
+}
+
+/* An incoming connection proved it is ep's peer. */
+void btl_tcp_conn_authenticated(btl_tcp_conn_t *c)
+{
+    conn_clear_deadline(c);
+    handshake_slot_free(c);
+}
+
+void btl_tcp_conn_established(btl_tcp_conn_t *c)
+{
+    btl_endpoint_t *ep = c->ep;
+    conn_clear_deadline(c);
+    if (ep->state == BTL_TCP_EP_WAIT_PEER)
+        btl_tcp_module.n_timed--;
+    if (ep->out == c)
+        ep->out = NULL;
+    c->state = BTL_TCP_ESTABLISHED;
+    ep->conn = c;
+    ep->state = BTL_TCP_EP_CONNECTED;
+    ep->why[0] = '\0';
+    btl_tcp_conn_update_events(c);
+}
+
+void btl_tcp_ep_wait_peer(btl_endpoint_t *ep)
+{
+    ep->state = BTL_TCP_EP_WAIT_PEER;
+    ep->wait_deadline = btl_tcp_now_ms() + (uint64_t)btl_tcp_params.handshake_timeout_ms;
+    btl_tcp_module.n_timed++;
+}
+
+/* ------------------------------------------------------------ failures */
+
+void btl_tcp_ep_fail(btl_endpoint_t *ep, const char *fmt, ...)
+{
+    va_list ap;
+    char msg[512];
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (ep->state == BTL_TCP_EP_WAIT_PEER)
+        btl_tcp_module.n_timed--;
+    ep->state = BTL_TCP_EP_FAILED;
+    if (ep->out)
+        btl_tcp_conn_close(ep->out);
+    if (ep->conn)
+        btl_tcp_conn_close(ep->conn);
+    if (!ep->reported && !btl_tcp_module.finalizing)
+        rail_error("btl tcp: rank %d (%s): %s", ep->rank, rte_hostname_of(ep->rank), msg);
+    ep->reported = true;
+}
+
+/* An established connection broke (why NULL: the peer closed it after
+ * saying goodbye). */
+void btl_tcp_conn_lost(btl_tcp_conn_t *c, const char *why)
+{
+    btl_endpoint_t *ep = c->ep;
+    size_t dropped = c->queued;
+    bool quiet = c->bye && dropped == 0;
+    btl_tcp_conn_close(c);
+    if (ep->conn || ep->state != BTL_TCP_EP_CONNECTED)
+        return;
+    if (quiet) {
+        ep->state = BTL_TCP_EP_FAILED;
+        ep->reported = true;
+        snprintf(ep->why, sizeof(ep->why), "it has finalized");
+        return;
+    }
+    btl_tcp_ep_fail(ep, "connection lost: %s%s", why ? why : "closed by the peer",
+                    dropped ? " (bytes still queued for it are dropped)" : "");
+}
+
+static void add_why(btl_endpoint_t *ep, const btl_tcp_conn_t *c, const char *why)
+{
+    char addr[64];
+    size_t len = strlen(ep->why);
+    if (len + 8 < sizeof(ep->why))
+        snprintf(ep->why + len, sizeof(ep->why) - len, "%s%s: %s", len ? "; " : "",
+                 btl_tcp_addr_str(&c->peer, addr, sizeof(addr)), why);
+}
+
+/* Our connection attempt failed: try the next address of the peer. */
+void btl_tcp_attempt_failed(btl_tcp_conn_t *c, const char *why)
+{
+    btl_endpoint_t *ep = c->ep;
+    bool abandoned = c->abandoned;
+    char addr[64];
+    RAIL_VERBOSE(btl_tcp_verbosity(), 1, "btl tcp: connecting to rank %d at %s: %s", ep->rank,
+                 btl_tcp_addr_str(&c->peer, addr, sizeof(addr)), why);
+    if (!abandoned)
+        add_why(ep, c, why);
+    btl_tcp_conn_close(c);
+    if (abandoned || ep->state != BTL_TCP_EP_CONNECTING)
+        return;
+    btl_tcp_ep_connect(ep);
+}
+
+void btl_tcp_conn_error(btl_tcp_conn_t *c, const char *why)
+{
+    if (c->state == BTL_TCP_DEAD)
+        return;
+    if (c->state == BTL_TCP_ESTABLISHED)
+        btl_tcp_conn_lost(c, why);
+    else if (c->outgoing)
+        btl_tcp_attempt_failed(c, why);
+    else
+        btl_tcp_reject(c, "%s during the handshake", why);
+}
+
+/* ------------------------------------------------------------ making connections */
+
+/* Start a connection to the next address of ep; fails ep when none is left. */
+int btl_tcp_ep_connect(btl_endpoint_t *ep)
+{
+    btl_tcp_module_t *m = &btl_tcp_module;
+    while (ep->next_addr < ep->n_addrs) {
+        const struct sockaddr_in *a = &ep->addrs[ep->next_addr++];
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+            btl_tcp_ep_fail(ep, "socket: %s", strerror(errno));
+            return MPI_ERR_OTHER;
+        }
+        btl_tcp_sockopts(fd);
+        if (connect(fd, (const struct sockaddr *)a, sizeof(*a)) != 0 && errno != EINPROGRESS) {
+            btl_tcp_conn_t tmp = {.peer = *a};
+            add_why(ep, &tmp, strerror(errno));
+            close(fd);
+            continue;
+        }
+        btl_tcp_conn_t *c = btl_tcp_conn_new(m, fd, a);
+        if (!c) {
+            close(fd);
+            btl_tcp_ep_fail(ep, "out of memory");
+            return MPI_ERR_NO_MEM;
+        }
+        c->outgoing = true;
+        c->ep = ep;
+        c->addr_index = ep->next_addr - 1;
+        c->state = BTL_TCP_CONNECTING;
+        conn_set_deadline(c);
+        btl_tcp_conn_update_events(c);
+        ep->out = c;
+        if (ep->state == BTL_TCP_EP_WAIT_PEER)
+            m->n_timed--;
+        ep->state = BTL_TCP_EP_CONNECTING;
+        return MPI_SUCCESS;
+    }
+    btl_tcp_ep_fail(ep, "cannot connect: %s", ep->why[0] ? ep->why : "no usable address");
+    return MPI_ERR_OTHER;
+}
+
+void btl_tcp_accept(btl_tcp_module_t *m, btl_tcp_listener_t *l)
+{
+    while (m->n_handshakes < btl_tcp_params.max_handshakes) {
+        struct sockaddr_in a;
+        socklen_t len = sizeof(a);
+        int fd = accept4(l->fd, (struct sockaddr *)&a, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if (errno == EMFILE || errno == ENFILE)
+                rail_warn_once("btl_tcp_accept", "btl tcp: cannot accept connections: %s",
+                               strerror(errno));
+            return;
+        }
+        btl_tcp_sockopts(fd);
+        btl_tcp_conn_t *c = btl_tcp_conn_new(m, fd, &a);
+        if (!c) {
+            close(fd);
+            return;
+        }
+        c->counted = true;
+        m->n_handshakes++;
+        conn_set_deadline(c);
+        btl_tcp_hs_accepted(c);
+        btl_tcp_conn_update_events(c);
+    }
+    btl_tcp_listen_enable(m, false);   /* the rest waits in the backlog */
+}
+
+/* ------------------------------------------------------------ events */
+
+static void conn_connected(btl_tcp_conn_t *c)
+{
+    int err = 0;
+    socklen_t len = sizeof(err);
+    if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+        err = errno;
+    if (err) {
+        btl_tcp_attempt_failed(c, strerror(err));
+        return;
+    }
+    btl_tcp_hs_start(c);
+}
+
+void btl_tcp_conn_event(btl_tcp_conn_t *c, uint32_t events)
+{
+    if (c->state == BTL_TCP_CONNECTING) {
+        if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
+            conn_connected(c);
+        return;
+    }
+    if (events & EPOLLOUT) {
+        c->want_write = false;
+        c->full = false;
+        if (c->qhead)
+            btl_tcp_flush(c);
+        else
+            btl_tcp_conn_update_events(c);
+    }
+    if (c->state == BTL_TCP_DEAD || !(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+        return;
+    if (c->state == BTL_TCP_ESTABLISHED)
+        btl_tcp_recv(c);
+    else
+        btl_tcp_hs_input(c);
+}
+
+void btl_tcp_check_deadlines(btl_tcp_module_t *m)
+{
+    uint64_t now = btl_tcp_now_ms();
+    for (btl_tcp_conn_t *c = m->conns; c; c = c->next) {
+        if (!c->timed || now < c->deadline)
+            continue;
+        if (c->outgoing)
+            btl_tcp_attempt_failed(c, "timed out");
+        else
+            btl_tcp_reject(c, "did not complete the handshake within %d ms",
+                           btl_tcp_params.handshake_timeout_ms);
+    }
+    for (int r = 0; r < m->nprocs && m->eps; r++) {
+        btl_endpoint_t *ep = m->eps[r];
+        if (ep && ep->state == BTL_TCP_EP_WAIT_PEER && now >= ep->wait_deadline) {
+            /* The peer's connection never came: try ours again. */
+            m->n_timed--;
+            ep->state = BTL_TCP_EP_IDLE;
+            ep->next_addr = 0;
+        }
+    }
+}

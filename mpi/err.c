@@ -1,0 +1,160 @@
+/* Raising errors through errhandlers (see mpi_err.h). */
+#include "mpi/mpi_err.h"
+#include "mpi/mpi_errhandler.h"
+#include "mpi/mpi_comm.h"
+#include "mpi/mpi_errcode.h"
+#include "mpi/mpi_env.h"
+#include "mpi/mpi_win.h"
+#include "mpi/mpi_file.h"
+#include "mpi/mpi_session.h"
+#include "runtime/rte.h"
+#include "base/log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+volatile int mpi_api_ready;
+
+static __thread char err_detail[1024];
+static __thread int err_detail_code;
+
+int mpi_errf(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err_detail, sizeof(err_detail), fmt, ap);
+    va_end(ap);
+    err_detail_code = code;
+    return code;
+}
+
+/* The detail message recorded for code, or the code's generic text. */
+static void take_message(int code, char *buf, size_t len)
+{
+    if (err_detail[0] && err_detail_code == code) {
+        snprintf(buf, len, "%s", err_detail);
+    } else {
+        int rlen;
+        mpi_errcode_string(code, buf, &rlen);
+    }
+    err_detail[0] = '\0';
+}
+
+RAIL_NORETURN static void die(mpi_errhandler_t *eh, int code, const char *fname,
+                              const char *what, const char *msg)
+{
+    int cls = mpi_errcode_class(code);
+    rail_error("%s: %s (%s)", fname, msg, mpi_errcode_class_name(cls));
+    rail_error("%s: %s, ending the job", what,
+               eh->kind == MPI_EH_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL");
+    rte_abort(cls > 0 && cls < 256 ? cls : 1, NULL);
+}
+
+/* Common part: fatal handlers end the job; RETURN returns; user
+ * handlers are called by the kind-specific wrappers. */
+static int raise_common(mpi_errhandler_t *eh, int code, const char *fname, const char *what,
+                        bool *call_user)
+{
+    char msg[1024];
+    take_message(code, msg, sizeof(msg));
+    *call_user = false;
+    switch (eh->kind) {
+    case MPI_EH_FATAL:
+    case MPI_EH_ABORT:
+        die(eh, code, fname, what, msg);
+    case MPI_EH_RETURN:
+        if (mpi_env.verbose_errors)
+            rail_warn("%s: %s (returned to the caller)", fname, msg);
+        return code;
+    case MPI_EH_USER:
+        *call_user = true;
+        return code;
+    }
+    return code;
+}
+
+int mpi_err_raise_comm(mpi_comm_t *comm, int code, const char *fname)
+{
+    if (!comm)
+        return mpi_err_raise_default(code, fname);
+    mpi_errhandler_t *eh = comm->errhandler ? comm->errhandler : &mpi_errhandler_fatal;
+    bool user;
+    code = raise_common(eh, code, fname, "communicator error", &user);
+    if (user) {
+        MPI_Comm h = mpi_comm_handle(comm);
+        eh->fn.comm_fn(&h, &code);
+    }
+    return code;
+}
+
+int mpi_err_raise_default(int code, const char *fname)
+{
+    /* MPI-4: errors not tied to an object go to MPI_COMM_SELF's handler;
+     * before MPI is ready (or after), the default is ERRORS_ARE_FATAL. */
+    if (mpi_api_ready && mpi_env.comm_self)
+        return mpi_err_raise_comm(mpi_env.comm_self, code, fname);
+    bool user;
+    return raise_common(&mpi_errhandler_fatal, code, fname, "error", &user);
+}
+
+int mpi_err_raise_session(mpi_session_t *session, int code, const char *fname)
+{
+    mpi_errhandler_t *eh = session ? mpi_session_errhandler(session) : NULL;
+    if (!eh)
+        return mpi_err_raise_default(code, fname);
+    bool user;
+    code = raise_common(eh, code, fname, "session error", &user);
+    if (user) {
+        MPI_Session h = mpi_session_handle(session);
+        eh->fn.session_fn(&h, &code);
+    }
+    return code;
+}
+
+int mpi_err_raise_win(mpi_win_t *win, int code, const char *fname)
+{
+    mpi_errhandler_t *eh = win ? mpi_win_errhandler(win) : NULL;
+    if (!eh)
+        return mpi_err_raise_default(code, fname);
+    bool user;
+    code = raise_common(eh, code, fname, "window error", &user);
+    if (user) {
+        MPI_Win h = mpi_win_handle(win);
+        eh->fn.win_fn(&h, &code);
+    }
+    return code;
+}
+
+int mpi_err_raise_file(mpi_file_t *file, int code, const char *fname)
+{
+    /* MPI_FILE_NULL's handler (default MPI_ERRORS_RETURN) applies to
+     * errors on files and to errors of MPI_File_open. */
+    mpi_errhandler_t *eh = file ? mpi_file_errhandler(file) : mpi_env.file_null_errhandler;
+    bool user;
+    code = raise_common(eh, code, fname, "file error", &user);
+    if (user) {
+        MPI_File h = file ? mpi_file_handle(file) : MPI_FILE_NULL;
+        eh->fn.file_fn(&h, &code);
+    }
+    return code;
+}
+
+int mpi_err_unsupported(const char *fname)
+{
+    return mpi_errf(MPI_ERR_UNSUPPORTED_OPERATION,
+                    "%s is not implemented in this version of Rail MPI", fname);
+}
+
+int mpi_err_not_ready(const char *fname)
+{
+    const char *when = mpi_env.finalized ? "after MPI_Finalize" : "before MPI_Init";
+    rail_error("%s called %s: the MPI library is not initialized (call MPI_Init, "
+               "MPI_Init_thread or MPI_Session_init first)", fname, when);
+    /* There is no errhandler to call: end the process, as the standard's
+     * default handler would. */
+    if (mpi_env.rte_up)
+        rte_abort(MPI_ERR_OTHER, NULL);
+    exit(1);
+}

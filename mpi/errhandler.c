@@ -1,0 +1,186 @@
+/* Errhandlers: the predefined ones and user handlers on communicators,
+ * windows, files and sessions. */
+#include "mpi/mpi_err.h"
+#include "mpi/mpi_errhandler.h"
+#include "mpi/mpi_comm.h"
+#include "mpi/mpi_win.h"
+#include "mpi/mpi_file.h"
+#include "mpi/mpi_session.h"
+#include "mpi/mpi_env.h"
+#include "base/atomic.h"
+
+#include <stdlib.h>
+
+mpi_errhandler_t mpi_errhandler_fatal = {.kind = MPI_EH_FATAL, .for_kind = MPI_EH_FOR_ANY};
+mpi_errhandler_t mpi_errhandler_return = {.kind = MPI_EH_RETURN, .for_kind = MPI_EH_FOR_ANY};
+mpi_errhandler_t mpi_errhandler_abort = {.kind = MPI_EH_ABORT, .for_kind = MPI_EH_FOR_ANY};
+
+int mpi_errhandler_init(void)
+{
+    mpi_obj_init_predef(&mpi_errhandler_fatal.obj, MPI_OBJ_ERRHANDLER, MPI_ERRORS_ARE_FATAL);
+    mpi_obj_init_predef(&mpi_errhandler_return.obj, MPI_OBJ_ERRHANDLER, MPI_ERRORS_RETURN);
+    mpi_obj_init_predef(&mpi_errhandler_abort.obj, MPI_OBJ_ERRHANDLER, MPI_ERRORS_ABORT);
+    if (!mpi_env.file_null_errhandler)
+        mpi_env.file_null_errhandler = &mpi_errhandler_return;
+    return MPI_SUCCESS;
+}
+
+static bool is_predef(const mpi_errhandler_t *eh)
+{
+    return eh == &mpi_errhandler_fatal || eh == &mpi_errhandler_return ||
+           eh == &mpi_errhandler_abort;
+}
+
+void mpi_errhandler_retain(mpi_errhandler_t *eh)
+{
+    if (eh && !is_predef(eh))
+        rail_atomic_add_fetch(&eh->obj.refcount, 1);
+}
+
+void mpi_errhandler_release(mpi_errhandler_t *eh)
+{
+    if (eh && !is_predef(eh) && rail_atomic_sub_fetch(&eh->obj.refcount, 1) == 0) {
+        eh->obj.kind = MPI_OBJ_FREED;
+        free(eh);
+    }
+}
+
+static int create(mpi_eh_for_t for_kind, void (*fn)(void), MPI_Errhandler *out)
+{
+    mpi_errhandler_t *eh = calloc(1, sizeof(*eh));
+    if (!eh)
+        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+    mpi_obj_init(&eh->obj, MPI_OBJ_ERRHANDLER);
+    eh->kind = MPI_EH_USER;
+    eh->for_kind = for_kind;
+    switch (for_kind) {
+    case MPI_EH_FOR_COMM: eh->fn.comm_fn = (MPI_Comm_errhandler_function *)fn; break;
+    case MPI_EH_FOR_WIN: eh->fn.win_fn = (MPI_Win_errhandler_function *)fn; break;
+    case MPI_EH_FOR_FILE: eh->fn.file_fn = (MPI_File_errhandler_function *)fn; break;
+    case MPI_EH_FOR_SESSION: eh->fn.session_fn = (MPI_Session_errhandler_function *)fn; break;
+    case MPI_EH_FOR_ANY: break;
+    }
+    *out = mpi_errhandler_handle(eh);
+    return MPI_SUCCESS;
+}
+
+int mpii_comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return create(MPI_EH_FOR_COMM, (void (*)(void))fn, errhandler);
+}
+
+int mpii_win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return create(MPI_EH_FOR_WIN, (void (*)(void))fn, errhandler);
+}
+
+int mpii_file_create_errhandler(MPI_File_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return create(MPI_EH_FOR_FILE, (void (*)(void))fn, errhandler);
+}
+
+int mpii_session_create_errhandler(MPI_Session_errhandler_function *fn,
+                                   MPI_Errhandler *errhandler)
+{
+    return create(MPI_EH_FOR_SESSION, (void (*)(void))fn, errhandler);
+}
+
+int mpii_errhandler_free(MPI_Errhandler *errhandler)
+{
+    mpi_errhandler_t *eh = NULL;
+    int rc = mpi_errhandler_lookup(*errhandler, &eh);
+    if (rc)
+        return rc;
+    mpi_errhandler_release(eh);
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}
+
+/* Attach eh to an object slot, checking it was made for that kind. */
+static int attach(mpi_errhandler_t **slot, mpi_errhandler_t *eh, mpi_eh_for_t want,
+                  const char *what)
+{
+    if (eh->for_kind != MPI_EH_FOR_ANY && eh->for_kind != want)
+        return mpi_errf(MPI_ERR_ARG, "errhandler was not created for a %s", what);
+    mpi_errhandler_retain(eh);
+    mpi_errhandler_t *old = *slot;
+    *slot = eh;
+    mpi_errhandler_release(old);
+    return MPI_SUCCESS;
+}
+
+static int get(mpi_errhandler_t *eh, MPI_Errhandler *out)
+{
+    if (!eh)
+        eh = &mpi_errhandler_fatal;
+    mpi_errhandler_retain(eh);
+    *out = mpi_errhandler_handle(eh);
+    return MPI_SUCCESS;
+}
+
+int mpii_comm_set_errhandler(mpi_comm_t *comm, mpi_errhandler_t *errhandler)
+{
+    return attach(&comm->errhandler, errhandler, MPI_EH_FOR_COMM, "communicator");
+}
+
+int mpii_comm_get_errhandler(mpi_comm_t *comm, MPI_Errhandler *errhandler)
+{
+    return get(comm->errhandler, errhandler);
+}
+
+int mpii_win_set_errhandler(mpi_win_t *win, mpi_errhandler_t *errhandler)
+{
+    return attach(&win->errhandler, errhandler, MPI_EH_FOR_WIN, "window");
+}
+
+int mpii_win_get_errhandler(mpi_win_t *win, MPI_Errhandler *errhandler)
+{
+    return get(win->errhandler, errhandler);
+}
+
+int mpii_session_set_errhandler(mpi_session_t *session, mpi_errhandler_t *errhandler)
+{
+    return attach(&session->errhandler, errhandler, MPI_EH_FOR_SESSION, "session");
+}
+
+int mpii_session_get_errhandler(mpi_session_t *session, MPI_Errhandler *errhandler)
+{
+    return get(session->errhandler, errhandler);
+}
+
+int mpii_file_set_errhandler(mpi_file_t *file, mpi_errhandler_t *errhandler)
+{
+    /* MPI_FILE_NULL is a valid target: it sets the default for file errors. */
+    mpi_errhandler_t **slot = file ? &file->errhandler : &mpi_env.file_null_errhandler;
+    return attach(slot, errhandler, MPI_EH_FOR_FILE, "file");
+}
+
+int mpii_file_get_errhandler(mpi_file_t *file, MPI_Errhandler *errhandler)
+{
+    return get(file ? file->errhandler : mpi_env.file_null_errhandler, errhandler);
+}
+
+/* MPI_*_call_errhandler: raise errorcode on the object as an MPI call would. */
+int mpii_comm_call_errhandler(mpi_comm_t *comm, int errorcode)
+{
+    mpi_err_raise_comm(comm, errorcode, "MPI_Comm_call_errhandler");
+    return MPI_SUCCESS;
+}
+
+int mpii_win_call_errhandler(mpi_win_t *win, int errorcode)
+{
+    mpi_err_raise_win(win, errorcode, "MPI_Win_call_errhandler");
+    return MPI_SUCCESS;
+}
+
+int mpii_file_call_errhandler(mpi_file_t *file, int errorcode)
+{
+    mpi_err_raise_file(file, errorcode, "MPI_File_call_errhandler");
+    return MPI_SUCCESS;
+}
+
+int mpii_session_call_errhandler(mpi_session_t *session, int errorcode)
+{
+    mpi_err_raise_session(session, errorcode, "MPI_Session_call_errhandler");
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,45 @@
+/*
+ * Errors at the API boundary.
+ *
+ * Internal functions return an MPI error class (MPI_SUCCESS == 0).  Code that
+ * detects an error records a message for the user with mpi_errf() and
+ * returns the class; the generated entry point then hands the class to the
+ * errhandler of the object the call was made on, which prints
+ * "MPI_Send: invalid rank 7 (communicator of size 4)" (ERRORS_ARE_FATAL,
+ * ERRORS_ABORT), calls the user's handler, or returns (ERRORS_RETURN).
+ * The detail message is thread-local and consumed by the next raise.
+ */
+#ifndef MPI_MPI_ERR_H
+#define MPI_MPI_ERR_H
+
+#include <mpi.h>
+#include "mpi/mpi_obj.h"
+
+/* Record a detail message for the coming error; returns code. */
+int mpi_errf(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Invoke the errhandler attached to an object (or the default one when the
+ * object is NULL, i.e. the handle itself was invalid: MPI_COMM_SELF's, as
+ * MPI-4 prescribes for errors not tied to an object).  fname is the API
+ * function's name.  Returns the error code for the caller to return when
+ * the handler returns. */
+int mpi_err_raise_comm(mpi_comm_t *comm, int code, const char *fname);
+int mpi_err_raise_win(mpi_win_t *win, int code, const char *fname);
+int mpi_err_raise_file(mpi_file_t *file, int code, const char *fname);
+int mpi_err_raise_session(mpi_session_t *session, int code, const char *fname);
+int mpi_err_raise_default(int code, const char *fname);
+
+/* The API function fname has no implementation yet. */
+int mpi_err_unsupported(const char *fname);
+
+/*
+ * Library state for the generated entry points.  mpi_api_ready is nonzero
+ * between MPI_Init (or the first MPI_Session_init) and MPI_Finalize (or the
+ * last session's finalize); functions that need MPI call
+ * mpi_err_not_ready(fname) otherwise, which prints a clear message and ends
+ * the process, as there is no errhandler to call yet.
+ */
+extern volatile int mpi_api_ready;
+int mpi_err_not_ready(const char *fname);
+
+#endif

@@ -1,0 +1,99 @@
+/* Probes and matched probes: MPI_(I)probe, MPI_(I)mprobe, MPI_(I)mrecv. */
+#include "mpi/p2p.h"
+
+int mpii_probe(int source, int tag, mpi_comm_t *comm, MPI_Status *status)
+{
+    mpi_req_status_t st;
+    int rc = pml_probe(source, tag, comm, 0, &st);
+    if (rc == MPI_SUCCESS)
+        mpi_status_write(status, &st, false);
+    return rc;
+}
+
+int mpii_iprobe(int source, int tag, mpi_comm_t *comm, int *flag, MPI_Status *status)
+{
+    mpi_req_status_t st;
+    int rc = pml_iprobe(source, tag, comm, 0, flag, &st);
+    if (rc == MPI_SUCCESS && *flag)
+        mpi_status_write(status, &st, false);
+    return rc;
+}
+
+static MPI_Message message_handle(mpi_message_t *msg)
+{
+    return msg ? (MPI_Message)msg : MPI_MESSAGE_NO_PROC;
+}
+
+int mpii_mprobe(int source, int tag, mpi_comm_t *comm, MPI_Message *message, MPI_Status *status)
+{
+    mpi_req_status_t st;
+    mpi_message_t *msg;
+    int rc = pml_mprobe(source, tag, comm, 0, &msg, &st);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *message = message_handle(msg);
+    mpi_status_write(status, &st, false);
+    return MPI_SUCCESS;
+}
+
+int mpii_improbe(int source, int tag, mpi_comm_t *comm, int *flag, MPI_Message *message,
+                 MPI_Status *status)
+{
+    mpi_req_status_t st;
+    mpi_message_t *msg;
+    int rc = pml_improbe(source, tag, comm, 0, flag, &msg, &st);
+    if (rc != MPI_SUCCESS || !*flag)
+        return rc;
+    *message = message_handle(msg);
+    mpi_status_write(status, &st, false);
+    return MPI_SUCCESS;
+}
+
+/* The message behind *handle (NULL for MPI_MESSAGE_NO_PROC). */
+static int message_take(MPI_Message *handle, mpi_message_t **msg)
+{
+    if (*handle == MPI_MESSAGE_NO_PROC) {
+        *msg = NULL;
+        return MPI_SUCCESS;
+    }
+    if (*handle == MPI_MESSAGE_NULL)
+        return mpi_errf(MPI_ERR_REQUEST, "MPI_MESSAGE_NULL is not a message to receive");
+    int rc = mpi_message_lookup(*handle, msg);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return MPI_SUCCESS;
+}
+
+int mpii_imrecv(void *buf, MPI_Count count, mpi_datatype_t *datatype, MPI_Message *message,
+                MPI_Request *request)
+{
+    mpi_message_t *msg = NULL;
+    int rc = message_take(message, &msg);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    mpi_request_t *req;
+    rc = pml_imrecv(buf, count, datatype, msg, &req);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *message = MPI_MESSAGE_NULL;
+    *request = (MPI_Request)req;
+    return MPI_SUCCESS;
+}
+
+int mpii_mrecv(void *buf, MPI_Count count, mpi_datatype_t *datatype, MPI_Message *message,
+               MPI_Status *status)
+{
+    mpi_message_t *msg = NULL;
+    int rc = message_take(message, &msg);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    mpi_request_t *req;
+    rc = pml_imrecv(buf, count, datatype, msg, &req);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *message = MPI_MESSAGE_NULL;
+    mpi_req_status_t st;
+    rc = pml_wait(req, &st);
+    mpi_status_write(status, &st, false);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : mpi_p2p_status_error(&st);
+}

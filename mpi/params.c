@@ -1,0 +1,31 @@
+/* Every framework's parameters, registered in one place so that MPI_Init
+ * and the info tool see the same list. */
+#include "mpi/mpi_env.h"
+#include "base/param.h"
+#include "pml/pml.h"
+#include "btl/btl.h"
+#include "accel/accel.h"
+
+static int mpi_register_params(void)
+{
+    return rail_param_register_bool(
+        "mpi_show_errors", false,
+        "Print every MPI error, also those returned to the caller (MPI_ERRORS_RETURN)",
+        RAIL_PARAM_LEVEL_USER, &mpi_env.verbose_errors);
+}
+
+int mpi_params_register_all(void)
+{
+    int (*const regs[])(void) = {
+        mpi_register_params,
+        accel_register_params,
+        btl_base_register_params,
+        pml_register_params,
+    };
+    for (size_t i = 0; i < RAIL_ARRAY_SIZE(regs); i++) {
+        int rc = regs[i]();
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,92 @@
+/*
+ * Generalized requests (MPI_Grequest_start / MPI_Grequest_complete).
+ *
+ * The user's query_fn fills the status when Wait/Test (or
+ * Request_get_status) report the request; free_fn runs when the request is
+ * released (after the report, or at completion when Request_free came
+ * first); cancel_fn runs on MPI_Cancel with complete = whether
+ * Grequest_complete was already called.
+ */
+#include "base/rail.h"
+#include "base/progress.h"
+#include "mpi/mpi_err.h"
+#include "mpi/mpi_request.h"
+
+#include <stdlib.h>
+
+typedef struct mpi_greq {
+    mpi_request_t req;
+    MPI_Grequest_query_function *query_fn;
+    MPI_Grequest_free_function *free_fn;
+    MPI_Grequest_cancel_function *cancel_fn;
+    void *extra_state;
+} mpi_greq_t;
+
+static void greq_release(mpi_request_t *req)
+{
+    mpi_greq_t *g = (mpi_greq_t *)req;
+    if (g->free_fn)
+        g->free_fn(g->extra_state);
+    req->obj.kind = MPI_OBJ_FREED;
+    free(g);
+}
+
+static int greq_cancel(mpi_request_t *req)
+{
+    mpi_greq_t *g = (mpi_greq_t *)req;
+    if (!g->cancel_fn)
+        return MPI_SUCCESS;
+    return g->cancel_fn(g->extra_state, mpi_request_is_complete(req));
+}
+
+static int greq_query(mpi_request_t *req)
+{
+    mpi_greq_t *g = (mpi_greq_t *)req;
+    if (!g->query_fn)
+        return MPI_SUCCESS;
+    MPI_Status st;
+    st.MPI_SOURCE = MPI_UNDEFINED;
+    st.MPI_TAG = MPI_UNDEFINED;
+    st.MPI_ERROR = MPI_SUCCESS;
+    mpi_status_set_bytes(&st, 0);
+    mpi_status_set_cancelled_flag(&st, 0);
+    int rc = g->query_fn(g->extra_state, &st);
+    mpi_status_read(&st, &req->status);
+    req->status.error = rc != MPI_SUCCESS ? rc : MPI_SUCCESS;
+    return rc;
+}
+
+static const mpi_request_ops_t greq_ops = {
+    .release = greq_release,
+    .cancel = greq_cancel,
+    .query = greq_query,
+};
+
+int mpii_grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                        MPI_Request *request)
+{
+    mpi_greq_t *g = malloc(sizeof(*g));
+    if (!g)
+        return mpi_errf(MPI_ERR_NO_MEM, "out of memory for a generalized request");
+    mpi_request_init(&g->req, MPI_REQ_GREQ, &greq_ops, NULL);
+    g->query_fn = query_fn;
+    g->free_fn = free_fn;
+    g->cancel_fn = cancel_fn;
+    g->extra_state = extra_state;
+    *request = (MPI_Request)&g->req;
+    return MPI_SUCCESS;
+}
+
+int mpii_grequest_complete(mpi_request_t *request)
+{
+    if (request->kind != MPI_REQ_GREQ)
+        return mpi_errf(MPI_ERR_REQUEST, "MPI_Grequest_complete needs a generalized request");
+    if (mpi_request_is_complete(request))
+        return mpi_errf(MPI_ERR_REQUEST, "generalized request completed twice");
+    RAIL_CS_ENTER();
+    mpi_request_complete(request);
+    RAIL_CS_EXIT();
+    rail_progress_wake();
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,129 @@
+/*
+ * pml: point-to-point messaging (matching, protocols, requests).
+ *
+ * Used by the MPI front end (mpi/p2p_*.c) and by collective components.
+ * Ranks are ranks of the communicator (of its remote group for an
+ * intercommunicator); counts are element counts of a committed datatype.
+ *
+ * CONTEXTS.  Every communicator has two matching contexts: its point-to-point
+ * context (comm->context_id) and its collective context
+ * PML_COLL_CONTEXT(comm->context_id) = context_id | PML_CONTEXT_COLL_BIT.
+ * Collectives pass PML_COLL in `flags` and never match user messages; their
+ * tags are private (any int >= 0; the MPI tag rules do not apply).  Context
+ * ids must be below PML_CONTEXT_COLL_BIT.
+ *
+ * PROTOCOLS (per peer, with the btl chosen for it: see btl_base.c)
+ *   eager     bytes <= the btl's eager_limit (and the peer's credits allow):
+ *             header + data in one btl send; a standard send completes at
+ *             once; a synchronous one when the receiver's ACK arrives.
+ *   rendezvous larger: an RTS describes the send buffer (btl registration and
+ *             iovecs); on match the receiver pulls the data with btl get
+ *             (CMA on sm: a single copy) and answers FIN.  When get cannot be
+ *             used (btl without get, device memory a btl cannot reach, too
+ *             many iovecs) the receiver answers CTS and the sender streams
+ *             the data in fragments through btl send (pipelined, staging
+ *             device data through host memory with accel_copy).
+ *
+ * FLOW CONTROL.  Each peer may have at most pml_eager_credits eager messages
+ * in flight towards us that we have not matched yet; credits come back in
+ * batches (CREDIT messages) as receives match them.  A sender without
+ * credits uses the rendezvous protocol, whose unexpected record is a small
+ * header and whose data stay in the sender's buffer.  So memory held for
+ * unexpected messages is at most
+ *     peers x pml_eager_credits x (eager_limit + ~100 bytes)
+ * plus one ~200-byte record per pending rendezvous send (bounded by the
+ * sender's own outstanding requests).
+ *
+ * THREADS.  Every entry point runs inside the progress critical section
+ * (base/progress.h: one recursive lock, taken only under
+ * MPI_THREAD_MULTIPLE), and btl callbacks run inside rail_progress, which
+ * holds it; btls therefore need no locks of their own.  Waits poll request
+ * flags outside the lock.
+ */
+#ifndef PML_PML_H
+#define PML_PML_H
+
+#include "base/rail.h"
+#include "mpi/mpi_comm.h"
+#include "mpi/mpi_datatype.h"
+#include "mpi/mpi_request.h"
+
+#define PML_CONTEXT_COLL_BIT 0x80000000u
+#define PML_COLL_CONTEXT(cid) ((uint32_t)(cid) | PML_CONTEXT_COLL_BIT)
+
+typedef enum pml_send_mode {
+    PML_SEND_STANDARD = 0,
+    PML_SEND_BUFFERED,   /* only the front end's Bsend machinery uses this name */
+    PML_SEND_SYNC,
+    PML_SEND_READY,
+} pml_send_mode_t;
+
+enum {
+    PML_COLL = 1 << 0,        /* use the communicator's collective context */
+    PML_PERSISTENT = 1 << 1,  /* *_init: create an inactive persistent request */
+};
+
+/* ------------------------------------------------------------ setup */
+
+int pml_register_params(void);
+/* After rte_init and accel_init: btls up, modex exchanged, peers wired. */
+int pml_init(int thread_level);
+int pml_finalize(void);
+int pml_comm_create(mpi_comm_t *comm);
+int pml_comm_destroy(mpi_comm_t *comm);
+
+/* ------------------------------------------------------------ requests */
+
+/* Create a send / receive request without starting it (nonpersistent
+ * ones are started with pml_start before anybody else sees them; callers
+ * may set req->on_complete in between). */
+int pml_send_create(const void *buf, MPI_Count count, mpi_datatype_t *dt, int dst, int tag,
+                    pml_send_mode_t mode, mpi_comm_t *comm, unsigned flags, mpi_request_t **req);
+int pml_recv_create(void *buf, MPI_Count count, mpi_datatype_t *dt, int src, int tag,
+                    mpi_comm_t *comm, unsigned flags, mpi_request_t **req);
+int pml_start(mpi_request_t *req);
+
+/* Nonblocking: create + start.  dst/src MPI_PROC_NULL gives a request that
+ * is complete at once. */
+int pml_isend(const void *buf, MPI_Count count, mpi_datatype_t *dt, int dst, int tag,
+              pml_send_mode_t mode, mpi_comm_t *comm, unsigned flags, mpi_request_t **req);
+int pml_irecv(void *buf, MPI_Count count, mpi_datatype_t *dt, int src, int tag, mpi_comm_t *comm,
+              unsigned flags, mpi_request_t **req);
+
+/* Blocking; errors (truncation) come back as the return value and in st. */
+int pml_send(const void *buf, MPI_Count count, mpi_datatype_t *dt, int dst, int tag,
+             pml_send_mode_t mode, mpi_comm_t *comm, unsigned flags);
+int pml_recv(void *buf, MPI_Count count, mpi_datatype_t *dt, int src, int tag, mpi_comm_t *comm,
+             unsigned flags, mpi_req_status_t *st);
+
+/* Probes.  *msg gets the dequeued message (improbe/mprobe) or NULL for
+ * MPI_PROC_NULL sources (the front end uses MPI_MESSAGE_NO_PROC). */
+int pml_iprobe(int src, int tag, mpi_comm_t *comm, unsigned flags, int *flag,
+               mpi_req_status_t *st);
+int pml_probe(int src, int tag, mpi_comm_t *comm, unsigned flags, mpi_req_status_t *st);
+int pml_improbe(int src, int tag, mpi_comm_t *comm, unsigned flags, int *flag,
+                mpi_message_t **msg, mpi_req_status_t *st);
+int pml_mprobe(int src, int tag, mpi_comm_t *comm, unsigned flags, mpi_message_t **msg,
+               mpi_req_status_t *st);
+/* Receive a matched message; msg is consumed. */
+int pml_imrecv(void *buf, MPI_Count count, mpi_datatype_t *dt, mpi_message_t *msg,
+               mpi_request_t **req);
+
+/* Wait for an internal (or any) request, report its status (st may be
+ * NULL) and release it; returns the request's error. */
+int pml_wait(mpi_request_t *req, mpi_req_status_t *st);
+int pml_waitall(int n, mpi_request_t **reqs);
+/* Release a request the caller no longer needs (completes in background). */
+void pml_request_free(mpi_request_t *req);
+
+/* Bytes of count elements (count * size) */
+static inline MPI_Count pml_bytes_of(const mpi_datatype_t *dt, MPI_Count count)
+{
+    return dt->size * count;
+}
+
+/* Parameters readable by others (tests, coll). */
+extern int pml_eager_credits;
+extern int pml_verbose;
+
+#endif

@@ -1,0 +1,131 @@
+/*
+ * pml requests as MPI requests: release, cancel, persistent start, and
+ * waiting for internal requests (collectives, the front end's helpers).
+ */
+#include "pml/pml_internal.h"
+
+static void pml_req_release(mpi_request_t *req)
+{
+    pml_request_t *r = (pml_request_t *)req;
+    pml_buf_fini(&r->buf);
+    if (!(r->rflags & PML_RF_STATIC))
+        pml_req_free(r);
+}
+
+static int pml_req_cancel(mpi_request_t *req)
+{
+    pml_request_t *r = (pml_request_t *)req;
+    RAIL_CS_ENTER();
+    if (r->state == PML_RS_POSTED || r->state == PML_RS_QUEUED) {
+        /* Not matched / nothing sent yet: take it back. */
+        rail_list_remove(&r->pend.item);
+        r->req.status.cancelled = 1;
+        r->req.status.count = 0;
+        pml_req_complete(r);
+    }
+    RAIL_CS_EXIT();
+    return MPI_SUCCESS;
+}
+
+static int pml_req_start(mpi_request_t *req)
+{
+    pml_request_t *r = (pml_request_t *)req;
+    int rc;
+    RAIL_CS_ENTER();
+    mpi_comm_t *comm = req->comm;
+    uint8_t flags = req->flags;
+    mpi_req_kind_t kind = (mpi_req_kind_t)req->kind;
+    const mpi_request_ops_t *ops = req->ops;
+    mpi_request_init(req, kind, ops, comm);
+    req->flags = flags | MPI_REQ_FLAG_ACTIVE;
+    r->state = PML_RS_INACTIVE;
+    r->offset = 0;
+    r->xfer = 0;
+    r->got = 0;
+    r->error = MPI_SUCCESS;
+    r->hdr_flags = 0;
+    r->desc_frag = NULL;
+    rc = kind == MPI_REQ_SEND ? pml_send_start(r) : pml_recv_start(r);
+    RAIL_CS_EXIT();
+    return rc;
+}
+
+const mpi_request_ops_t pml_send_ops = {
+    .release = pml_req_release,
+    .cancel = pml_req_cancel,
+    .start = pml_req_start,
+};
+
+const mpi_request_ops_t pml_recv_ops = {
+    .release = pml_req_release,
+    .cancel = pml_req_cancel,
+    .start = pml_req_start,
+};
+
+int pml_start(mpi_request_t *req)
+{
+    if (req->flags & MPI_REQ_FLAG_PERSISTENT)
+        return req->ops->start(req);
+    pml_request_t *r = (pml_request_t *)req;
+    RAIL_CS_ENTER();
+    int rc = req->kind == MPI_REQ_SEND ? pml_send_start(r) : pml_recv_start(r);
+    RAIL_CS_EXIT();
+    return rc;
+}
+
+int pml_wait(mpi_request_t *req, mpi_req_status_t *st)
+{
+    mpi_request_wait_complete(req);
+    if (req->ops->query)
+        req->ops->query(req);
+    int rc = req->status.error;
+    if (st)
+        *st = req->status;
+    RAIL_CS_ENTER();
+    if (req->flags & MPI_REQ_FLAG_PERSISTENT)
+        req->flags &= (uint8_t)~MPI_REQ_FLAG_ACTIVE;
+    else
+        req->ops->release(req);
+    RAIL_CS_EXIT();
+    return rc;
+}
+
+typedef struct waitall_arg {
+    int n;
+    mpi_request_t **reqs;
+} waitall_arg_t;
+
+static bool all_done(void *arg)
+{
+    waitall_arg_t *w = arg;
+    for (int i = 0; i < w->n; i++)
+        if (w->reqs[i] && !mpi_request_is_complete(w->reqs[i]))
+            return false;
+    return true;
+}
+
+int pml_waitall(int n, mpi_request_t **reqs)
+{
+    waitall_arg_t w = { n, reqs };
+    rail_progress_wait(all_done, &w);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        if (!reqs[i])
+            continue;
+        int e = pml_wait(reqs[i], NULL);
+        if (e != MPI_SUCCESS && rc == MPI_SUCCESS)
+            rc = e;
+        reqs[i] = NULL;
+    }
+    return rc;
+}
+
+void pml_request_free(mpi_request_t *req)
+{
+    RAIL_CS_ENTER();
+    if (mpi_request_is_complete(req))
+        req->ops->release(req);
+    else
+        req->flags |= MPI_REQ_FLAG_FREED;
+    RAIL_CS_EXIT();
+}

@@ -1,0 +1,336 @@
+/*
+ * Rendezvous: messages above the eager limit (or without credits).
+ *
+ *   sender                               receiver
+ *   RTS (+ get descriptor)   ------->    match
+ *                                        get(s) from the send buffer
+ *                            <-------    FIN          (single copy)
+ * or, when get cannot be used (no get in the btl, device memory the btl
+ * cannot reach, a layout with too many pieces, a failed first get):
+ *                            <-------    CTS(len)
+ *   FRAG, FRAG, ...          ------->    unpack at offset   (pipelined)
+ */
+#include "pml/pml_internal.h"
+
+#include <string.h>
+
+#define PML_GET_MAX_IOV 64
+
+/* ------------------------------------------------------------ sender */
+
+/* Describe the send buffer for the receiver's get; payload bytes or 0. */
+static size_t build_get_desc(pml_request_t *r, pml_peer_t *peer, pml_get_desc_t *d)
+{
+    if (peer->rts_max_iov == 0 || r->buf.bytes == 0 ||
+        (r->buf.device && !(peer->btl_flags & BTL_FLAG_DEVICE_MEM)))
+        return 0;
+    struct iovec iov[PML_RTS_MAX_IOV];
+    int n = 0;
+    size_t cov = pml_buf_iov(&r->buf, 0, iov, peer->rts_max_iov, r->buf.bytes, &n);
+    if (cov != r->buf.bytes || n == 0)
+        return 0;
+    if (!(r->rflags & PML_RF_REGISTERED)) {
+        memset(&r->reg, 0, sizeof(r->reg));
+        if (peer->btl->register_mem) {
+            uintptr_t lo = UINTPTR_MAX, hi = 0;
+            for (int i = 0; i < n; i++) {
+                uintptr_t b = (uintptr_t)iov[i].iov_base;
+                lo = RAIL_MIN(lo, b);
+                hi = RAIL_MAX(hi, b + iov[i].iov_len);
+            }
+            if (peer->btl->register_mem(peer->btl, (void *)lo, hi - lo, &r->reg) != MPI_SUCCESS)
+                return 0;
+        }
+        r->rflags |= PML_RF_REGISTERED;
+    }
+    d->reg = r->reg;
+    d->n_iov = (uint32_t)n;
+    d->pad = 0;
+    for (int i = 0; i < n; i++) {
+        d->iov[i].base = (uint64_t)(uintptr_t)iov[i].iov_base;
+        d->iov[i].len = iov[i].iov_len;
+    }
+    return sizeof(*d) + (size_t)n * sizeof(pml_iov64_t);
+}
+
+static void send_deregister(pml_request_t *r)
+{
+    if (!(r->rflags & PML_RF_REGISTERED))
+        return;
+    if (r->peer->btl->deregister_mem && r->reg.len)
+        r->peer->btl->deregister_mem(r->peer->btl, &r->reg);
+    r->rflags &= (uint8_t)~PML_RF_REGISTERED;
+}
+
+int pml_rndv_send_rts(pml_request_t *r, pml_src_t *s, pml_peer_t *peer)
+{
+    union {
+        pml_get_desc_t d;
+        uint8_t bytes[sizeof(pml_get_desc_t) + PML_RTS_MAX_IOV * sizeof(pml_iov64_t)];
+    } desc;
+    size_t dlen = build_get_desc(r, peer, &desc.d);
+    pml_rts_hdr_t h;
+    h.m.type = PML_HDR_RNDV;
+    h.m.flags = (uint8_t)((dlen ? PML_HF_GET : 0) | (r->mode == PML_SEND_SYNC ? PML_HF_SYNC : 0));
+    h.m.seq = s->send_seq;
+    h.m.src = r->ctx->my_rank;
+    h.m.tag = r->tag;
+    h.m.ctx = r->ctx->cid;
+    h.sreq = (uint64_t)(uintptr_t)r;
+    h.len = r->buf.bytes;
+    btl_payload_t pl = { dlen ? (const void *)&desc : "", dlen, NULL, NULL };
+    int rc = peer->btl->send(peer->btl, peer->ep, PML_TAG_MATCH, &h, sizeof(h), &pl);
+    if (rc == RAIL_AGAIN)
+        return RAIL_AGAIN;
+    if (RAIL_UNLIKELY(rc != MPI_SUCCESS)) {
+        send_deregister(r);
+        r->req.status.error = rc;
+        pml_req_complete(r);
+        return MPI_SUCCESS;
+    }
+    s->send_seq++;
+    r->hdr_flags = h.m.flags;
+    r->state = PML_RS_RNDV;
+    return MPI_SUCCESS;
+}
+
+void pml_cb_fin(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
+                const void *payload, size_t payload_len)
+{
+    const pml_ctl_hdr_t *h = hdr;
+    pml_request_t *r = (pml_request_t *)(uintptr_t)h->sreq;
+    send_deregister(r);
+    pml_req_complete(r);
+}
+
+int pml_stream_push(pml_request_t *r)
+{
+    pml_peer_t *peer = r->peer;
+    const bool direct = r->buf.contig && (!r->buf.device || (peer->btl_flags & BTL_FLAG_DEVICE_MEM));
+    while (r->offset < r->xfer) {
+        size_t off = r->offset;
+        size_t len = RAIL_MIN(peer->frag_size, r->xfer - off);
+        pml_frag_hdr_t h = { r->remote, off };
+        btl_payload_t pl = { NULL, len, pml_buf_pack_cb, r };
+        if (direct)
+            pl = (btl_payload_t){ r->buf.contig + off, len, NULL, NULL };
+        int rc = peer->btl->send(peer->btl, peer->ep, PML_TAG_FRAG, &h, sizeof(h), &pl);
+        r->offset = off;
+        if (rc == RAIL_AGAIN)
+            return RAIL_AGAIN;
+        if (RAIL_UNLIKELY(rc != MPI_SUCCESS)) {
+            r->req.status.error = rc;
+            break;
+        }
+        r->offset = off + len;
+    }
+    send_deregister(r);
+    pml_req_complete(r);
+    return MPI_SUCCESS;
+}
+
+void pml_cb_cts(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
+                const void *payload, size_t payload_len)
+{
+    const pml_ctl_hdr_t *h = hdr;
+    pml_request_t *r = (pml_request_t *)(uintptr_t)h->sreq;
+    pml_peer_t *peer = r->peer;
+    r->remote = h->rreq;
+    r->xfer = (size_t)h->len;
+    r->offset = 0;
+    r->state = PML_RS_STREAM;
+    if (rail_list_empty(&peer->pending) && pml_stream_push(r) != RAIL_AGAIN)
+        return;
+    r->pend.kind = PML_PEND_STREAM;
+    pml_peer_enqueue(peer, &r->pend);
+}
+
+/* ------------------------------------------------------------ receiver */
+
+static void recv_send_cts(pml_request_t *r)
+{
+    r->state = PML_RS_FRAGS;
+    r->got = 0;
+    pml_ctl_hdr_t c = { r->remote, (uint64_t)(uintptr_t)r, r->xfer };
+    pml_ctl_send(r->peer, PML_TAG_CTS, &c, sizeof(c));
+}
+
+static void get_finish(pml_request_t *r)
+{
+    if (r->desc_frag) {
+        pml_frag_free(r->desc_frag);
+        r->desc_frag = NULL;
+    }
+    pml_ctl_hdr_t c = { r->remote, 0, r->xfer };
+    pml_ctl_send(r->peer, PML_TAG_FIN, &c, sizeof(c));
+    if (r->error != MPI_SUCCESS)
+        r->req.status.error = r->error;
+    pml_req_complete(r);
+}
+
+static void get_done(void *cbdata, int status)
+{
+    pml_request_t *r = cbdata;
+    r->gets_pending--;
+    if (status != MPI_SUCCESS && r->error == MPI_SUCCESS)
+        r->error = status;
+    if (r->offset >= r->xfer && r->gets_pending == 0 && r->state == PML_RS_GET)
+        get_finish(r);
+}
+
+/* Remote pieces from the descriptor position covering at most max bytes. */
+static size_t remote_pieces(pml_request_t *r, const pml_get_desc_t *d, struct iovec *riov,
+                            int max_r, size_t max, int *nr, uint32_t *ri, size_t *roff)
+{
+    size_t sum = 0;
+    *nr = 0;
+    while (*nr < max_r && sum < max && *ri < d->n_iov) {
+        size_t avail = (size_t)d->iov[*ri].len - *roff;
+        size_t take = RAIL_MIN(avail, max - sum);
+        riov[*nr].iov_base = (void *)(uintptr_t)(d->iov[*ri].base + *roff);
+        riov[*nr].iov_len = take;
+        (*nr)++;
+        sum += take;
+        if (take == avail) {
+            (*ri)++;
+            *roff = 0;
+        } else {
+            *roff += take;
+        }
+    }
+    return sum;
+}
+
+/* Trim an iovec list to len bytes. */
+static int iov_trim(struct iovec *iov, int n, size_t len)
+{
+    size_t sum = 0;
+    for (int i = 0; i < n; i++) {
+        if (sum + iov[i].iov_len >= len) {
+            iov[i].iov_len = len - sum;
+            return i + 1;
+        }
+        sum += iov[i].iov_len;
+    }
+    return n;
+}
+
+int pml_get_push(pml_request_t *r)
+{
+    pml_peer_t *peer = r->peer;
+    btl_module_t *btl = peer->btl;
+    const pml_get_desc_t *d = (const pml_get_desc_t *)r->desc_frag->data;
+    const int max_iov = (peer->btl_flags & BTL_FLAG_IOV) ? PML_GET_MAX_IOV : 1;
+    struct iovec liov[PML_GET_MAX_IOV], riov[PML_GET_MAX_IOV];
+    while (r->offset < r->xfer) {
+        size_t lim = r->xfer - r->offset;
+        if (btl->get_limit)
+            lim = RAIL_MIN(lim, btl->get_limit);
+        int nl = 0, nr = 0;
+        size_t lsum = pml_buf_iov(&r->buf, r->offset, liov, max_iov, lim, &nl);
+        uint32_t ri = r->get_ri;
+        size_t roff = r->get_roff;
+        size_t rsum = remote_pieces(r, d, riov, max_iov, lsum, &nr, &ri, &roff);
+        if (rsum == 0) {
+            r->error = MPI_ERR_INTERN;
+            r->offset = r->xfer;
+            break;
+        }
+        if (rsum < lsum)
+            nl = iov_trim(liov, nl, rsum);
+        r->gets_pending++;
+        int rc = btl->get(btl, peer->ep, liov, nl, &d->reg, riov, nr, get_done, r);
+        if (rc == RAIL_AGAIN) {
+            r->gets_pending--;
+            return RAIL_AGAIN;
+        }
+        if (RAIL_UNLIKELY(rc != MPI_SUCCESS)) {
+            r->gets_pending--;
+            if (r->offset == 0 && r->gets_pending == 0) {
+                /* The first get failed: fall back to the pipelined protocol. */
+                RAIL_VERBOSE(pml_verbose, 1, "pml: get from rank %d failed (%d); pipelining",
+                             peer->world, rc);
+                pml_frag_free(r->desc_frag);
+                r->desc_frag = NULL;
+                recv_send_cts(r);
+                return MPI_SUCCESS;
+            }
+            r->error = rc;
+            r->offset = r->xfer;
+            break;
+        }
+        r->offset += rsum;
+        r->get_ri = ri;
+        r->get_roff = roff;
+    }
+    if (r->gets_pending == 0 && r->state == PML_RS_GET)
+        get_finish(r);
+    return MPI_SUCCESS;
+}
+
+void pml_rndv_matched(pml_request_t *r, const pml_inmsg_t *m)
+{
+    pml_peer_t *peer = m->peer;
+    r->remote = m->sreq;
+    r->xfer = RAIL_MIN(m->msg_len, r->buf.bytes);
+    r->req.status.count = (MPI_Count)r->xfer;
+    if (m->msg_len > r->buf.bytes)
+        r->req.status.error = MPI_ERR_TRUNCATE;
+    r->offset = 0;
+    bool can_get = (m->hdr->flags & PML_HF_GET) && (peer->btl_flags & BTL_FLAG_GET) &&
+                   (!r->buf.device || (peer->btl_flags & BTL_FLAG_DEVICE_MEM)) &&
+                   m->data_len >= sizeof(pml_get_desc_t) && r->xfer > 0;
+    if (!can_get || r->xfer == 0) {
+        if (m->frag)
+            pml_frag_free(m->frag);
+        if (r->xfer == 0) {
+            pml_ctl_hdr_t c = { r->remote, 0, 0 };
+            if (m->hdr->flags & PML_HF_GET) {
+                pml_ctl_send(peer, PML_TAG_FIN, &c, sizeof(c));
+            } else {
+                /* The sender waits for CTS: ask for nothing. */
+                pml_ctl_send(peer, PML_TAG_CTS, &c, sizeof(c));
+            }
+            pml_req_complete(r);
+            return;
+        }
+        recv_send_cts(r);
+        return;
+    }
+    r->desc_frag = m->frag ? m->frag : pml_frag_from_inmsg(m);
+    if (!r->desc_frag) {
+        recv_send_cts(r);
+        return;
+    }
+    r->get_ri = 0;
+    r->get_roff = 0;
+    r->gets_pending = 0;
+    r->error = MPI_SUCCESS;
+    r->state = PML_RS_GET;
+    if (!rail_list_empty(&peer->pending) || pml_get_push(r) == RAIL_AGAIN) {
+        r->pend.kind = PML_PEND_GET;
+        pml_peer_enqueue(peer, &r->pend);
+    }
+}
+
+void pml_cb_frag(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
+                 const void *payload, size_t payload_len)
+{
+    const pml_frag_hdr_t *h = hdr;
+    pml_request_t *r = (pml_request_t *)(uintptr_t)h->rreq;
+    size_t off = (size_t)h->offset;
+    size_t len = payload_len;
+    if (off + len > r->xfer)
+        len = off < r->xfer ? r->xfer - off : 0;
+    if (len) {
+        int rc = pml_buf_unpack(&r->buf, off, payload, len);
+        if (rc != MPI_SUCCESS && r->error == MPI_SUCCESS)
+            r->error = rc;
+    }
+    r->got += len;
+    if (r->got >= r->xfer) {
+        if (r->error != MPI_SUCCESS)
+            r->req.status.error = r->error;
+        pml_req_complete(r);
+    }
+}

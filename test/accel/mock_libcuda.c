@@ -1,0 +1,425 @@
+/*
+ * A stand-in for libcuda.so.1, built only for tests, so that the cuda accel
+ * component's host-side logic (selection, laziness, classification and its
+ * caches, copies, kernel loading and launching, IPC, streams) runs on a
+ * machine without a GPU.  "Device" memory is ordinary host memory from
+ * mmap; the driver is "initialised" only when cuInit is called (as an
+ * application would); every entry point counts its calls.
+ *
+ * Kernels: cuModuleLoadData checks the fatbin header; cuModuleGetFunction
+ * finds the kernel's name inside the image (so every kernel of the table
+ * must really be in the embedded fatbin); cuLaunchKernel records the launch
+ * and computes a few kernels (sum and replace on int32/double) on the host
+ * so data paths can be checked end to end.
+ *
+ * Test hooks (dlsym): mock_cuda_calls(name), mock_cuda_last_launch(...).
+ */
+#include "config.h"
+
+#include <cuda.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define MOCK_EXPORT __attribute__((visibility("default")))
+
+/* ------------------------------------------------------------ call counts */
+
+static const char *const mock_names[] = {
+    "cuInit", "cuDriverGetVersion", "cuPointerGetAttributes", "cuMemAlloc", "cuMemFree",
+    "cuMemcpyAsync", "cuLaunchKernel", "cuModuleLoadData", "cuModuleGetFunction",
+    "cuCtxPushCurrent", "cuMemAllocAsync", "cuIpcOpenMemHandle", "cuStreamCreate", "cuMemHostAlloc",
+    "other",
+};
+enum { C_INIT, C_VERSION, C_ATTRS, C_ALLOC, C_FREE, C_MEMCPY, C_LAUNCH, C_LOAD, C_GETFN, C_PUSH,
+       C_ALLOC_ASYNC, C_IPC_OPEN, C_STREAM, C_HOSTALLOC, C_OTHER, C_N };
+static long mock_count[C_N];
+
+MOCK_EXPORT long mock_cuda_calls(const char *name)
+{
+    for (int i = 0; i < C_N; i++)
+        if (strcmp(mock_names[i], name) == 0)
+            return mock_count[i];
+    return -1;
+}
+
+/* ------------------------------------------------------------ state */
+
+typedef struct mock_alloc {
+    uintptr_t base;
+    size_t size;
+    unsigned long long id;
+    int host;       /* pinned host memory */
+    int used;
+} mock_alloc_t;
+
+#define MOCK_MAX 256
+static mock_alloc_t allocs[MOCK_MAX];
+static unsigned long long next_id = 1000;
+static int initialized;
+static struct { int dummy; } the_ctx, the_stream_obj, the_module;
+static __thread CUcontext ctx_stack[16];
+static __thread int ctx_depth;
+
+static mock_alloc_t *find(uintptr_t p)
+{
+    for (int i = 0; i < MOCK_MAX; i++)
+        if (allocs[i].used && p - allocs[i].base < allocs[i].size)
+            return &allocs[i];
+    return NULL;
+}
+
+static void *new_alloc(size_t size, int host)
+{
+    for (int i = 0; i < MOCK_MAX; i++)
+        if (!allocs[i].used) {
+            void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (p == MAP_FAILED)
+                return NULL;
+            allocs[i] = (mock_alloc_t){ (uintptr_t)p, size, next_id++, host, 1 };
+            return p;
+        }
+    return NULL;
+}
+
+static CUresult drop_alloc(uintptr_t p)
+{
+    mock_alloc_t *a = find(p);
+    if (a == NULL || a->base != p)
+        return CUDA_ERROR_INVALID_VALUE;
+    munmap((void *)a->base, a->size);
+    a->used = 0;
+    return CUDA_SUCCESS;
+}
+
+#define NEED_INIT()                                                                                \
+    do {                                                                                           \
+        if (!initialized)                                                                          \
+            return CUDA_ERROR_NOT_INITIALIZED;                                                     \
+    } while (0)
+
+/* ------------------------------------------------------------ driver API */
+
+MOCK_EXPORT CUresult cuGetErrorName(CUresult error, const char **pStr)
+{
+    *pStr = error == CUDA_ERROR_INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE" : "CUDA_ERROR_MOCK";
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuDriverGetVersion(int *v)
+{
+    mock_count[C_VERSION]++;
+    *v = CUDA_VERSION;
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuInit(unsigned int flags)
+{
+    mock_count[C_INIT]++;
+    initialized = 1;
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuPointerGetAttributes(unsigned int n, CUpointer_attribute *attrs,
+                                            void **data, CUdeviceptr ptr)
+{
+    mock_count[C_ATTRS]++;
+    NEED_INIT();
+    mock_alloc_t *a = find((uintptr_t)ptr);
+    for (unsigned i = 0; i < n; i++) {
+        switch (attrs[i]) {
+        case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+            *(unsigned *)data[i] = a == NULL ? 0 : a->host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+            break;
+        case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(unsigned char *)data[i] = 0; break;
+        case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data[i] = a != NULL ? 0 : -2; break;
+        case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+            *(CUdeviceptr *)data[i] = a != NULL ? a->base : 0;
+            break;
+        case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data[i] = a != NULL ? a->size : 0; break;
+        case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+            *(unsigned long long *)data[i] = a != NULL ? a->id : 0;
+            break;
+        case CU_POINTER_ATTRIBUTE_CONTEXT:
+            *(CUcontext *)data[i] = a != NULL ? (CUcontext)&the_ctx : NULL;
+            break;
+        default: return CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuCtxGetCurrent(CUcontext *pctx)
+{
+    mock_count[C_OTHER]++;
+    NEED_INIT();
+    *pctx = ctx_depth > 0 ? ctx_stack[ctx_depth - 1] : NULL;
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuCtxPushCurrent(CUcontext ctx)
+{
+    mock_count[C_PUSH]++;
+    NEED_INIT();
+    if (ctx != (CUcontext)&the_ctx || ctx_depth == 16)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    ctx_stack[ctx_depth++] = ctx;
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuCtxPopCurrent(CUcontext *pctx)
+{
+    NEED_INIT();
+    if (ctx_depth == 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    *pctx = ctx_stack[--ctx_depth];
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuDeviceGet(CUdevice *dev, int ordinal)
+{
+    NEED_INIT();
+    if (ordinal != 0)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *dev = 0;
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+    NEED_INIT();
+    *pctx = (CUcontext)&the_ctx;
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
+{
+    NEED_INIT();
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuMemAlloc(CUdeviceptr *p, size_t size)
+{
+    mock_count[C_ALLOC]++;
+    NEED_INIT();
+    void *m = new_alloc(size, 0);
+    *p = (CUdeviceptr)m;
+    return m != NULL ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+MOCK_EXPORT CUresult cuMemFree(CUdeviceptr p)
+{
+    mock_count[C_FREE]++;
+    NEED_INIT();
+    return drop_alloc((uintptr_t)p);
+}
+
+MOCK_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *p, size_t size, CUstream s)
+{
+    mock_count[C_ALLOC_ASYNC]++;
+    return cuMemAlloc(p, size);
+}
+
+MOCK_EXPORT CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s)
+{
+    return cuMemFree(p);
+}
+
+MOCK_EXPORT CUresult cuMemHostAlloc(void **p, size_t size, unsigned int flags)
+{
+    mock_count[C_HOSTALLOC]++;
+    NEED_INIT();
+    *p = new_alloc(size, 1);
+    return *p != NULL ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+MOCK_EXPORT CUresult cuMemFreeHost(void *p)
+{
+    NEED_INIT();
+    return drop_alloc((uintptr_t)p);
+}
+
+MOCK_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
+{
+    mock_count[C_MEMCPY]++;
+    NEED_INIT();
+    if (ctx_depth == 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    memmove((void *)dst, (const void *)src, n);
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuStreamCreate(CUstream *s, unsigned int flags)
+{
+    mock_count[C_STREAM]++;
+    NEED_INIT();
+    if (ctx_depth == 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    *s = (CUstream)&the_stream_obj;
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuStreamDestroy(CUstream s)
+{
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuStreamSynchronize(CUstream s)
+{
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags)
+{
+    NEED_INIT();
+    *e = (CUevent)malloc(8);
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuEventRecord(CUevent e, CUstream s)
+{
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuEventQuery(CUevent e)
+{
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuEventDestroy(CUevent e)
+{
+    free(e);
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr p)
+{
+    NEED_INIT();
+    mock_alloc_t *a = find((uintptr_t)p);
+    if (a == NULL || a->base != (uintptr_t)p)
+        return CUDA_ERROR_INVALID_VALUE;
+    memset(h, 0, sizeof(*h));
+    memcpy(h->reserved, &a->base, sizeof(a->base));
+    return CUDA_SUCCESS;
+}
+
+/* Same process only: "maps" the allocation again under the same address. */
+MOCK_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *p, CUipcMemHandle h, unsigned int flags)
+{
+    mock_count[C_IPC_OPEN]++;
+    NEED_INIT();
+    uintptr_t base;
+    memcpy(&base, h.reserved, sizeof(base));
+    if (find(base) == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    *p = (CUdeviceptr)base;
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr p)
+{
+    return CUDA_SUCCESS;
+}
+
+/* ------------------------------------------------------------ modules, kernels */
+
+static const unsigned char *image;
+static size_t image_size;
+
+MOCK_EXPORT CUresult cuModuleLoadData(CUmodule *m, const void *img)
+{
+    mock_count[C_LOAD]++;
+    NEED_INIT();
+    const unsigned char *b = img;
+    uint32_t magic;
+    uint16_t hsize;
+    uint64_t fsize;
+    memcpy(&magic, b, 4);
+    memcpy(&hsize, b + 6, 2);
+    memcpy(&fsize, b + 8, 8);
+    if (magic != 0xBA55ED50u || ((uintptr_t)img & 7) != 0)
+        return CUDA_ERROR_INVALID_IMAGE;
+    image = b;
+    image_size = hsize + fsize;
+    *m = (CUmodule)&the_module;
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuModuleUnload(CUmodule m)
+{
+    return CUDA_SUCCESS;
+}
+
+/* A function handle is its name (kept until exit, like a module's functions). */
+static char fn_names[512][64];
+static int nfn;
+
+MOCK_EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
+{
+    mock_count[C_GETFN]++;
+    NEED_INIT();
+    size_t len = strlen(name);
+    for (const unsigned char *p = image; p != NULL && p + len + 1 < image + image_size; p++) {
+        p = memmem(p, (size_t)(image + image_size - p), name, len + 1);   /* with its NUL */
+        if (p == NULL)
+            break;
+        if ((p[-1] == '.' || p[-1] == '\0') && len < 64 && nfn < 512) {
+            snprintf(fn_names[nfn], sizeof(fn_names[nfn]), "%s", name);
+            *f = (CUfunction)fn_names[nfn++];
+            return CUDA_SUCCESS;
+        }
+    }
+    return CUDA_ERROR_NOT_FOUND;
+}
+
+static struct {
+    char name[64];
+    unsigned grid, block;
+    CUdeviceptr in, inout;
+    size_t count;
+} last;
+
+MOCK_EXPORT void mock_cuda_last_launch(char *name, unsigned *grid, unsigned *block,
+                                       void **in, void **inout, size_t *count)
+{
+    strcpy(name, last.name);
+    *grid = last.grid;
+    *block = last.block;
+    *in = (void *)last.in;
+    *inout = (void *)last.inout;
+    *count = last.count;
+}
+
+#define MOCK_KERNEL(kname, T, expr)                                                                \
+    if (strcmp(last.name, kname) == 0) {                                                           \
+        const T *a = (const T *)last.in;                                                           \
+        T *b = (T *)last.inout;                                                                    \
+        for (size_t i = 0; i < last.count; i++)                                                    \
+            b[i] = (expr);                                                                         \
+    }
+
+MOCK_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                                    unsigned bx, unsigned by, unsigned bz, unsigned shmem,
+                                    CUstream s, void **params, void **extra)
+{
+    mock_count[C_LAUNCH]++;
+    NEED_INIT();
+    if (ctx_depth == 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    snprintf(last.name, sizeof(last.name), "%s", (const char *)f);
+    last.grid = gx * gy * gz;
+    last.block = bx * by * bz;
+    last.in = *(CUdeviceptr *)params[0];
+    last.inout = *(CUdeviceptr *)params[1];
+    last.count = *(size_t *)params[2];
+    if ((uint64_t)last.grid * last.block < last.count && last.grid < 65536)
+        return CUDA_ERROR_INVALID_VALUE;    /* must cover the count, or loop */
+    if (find(last.in) == NULL || find(last.inout) == NULL)
+        return CUDA_ERROR_ILLEGAL_ADDRESS;  /* a kernel only reaches device memory */
+    MOCK_KERNEL("rail_reduce_sum_int32", int32_t, a[i] + b[i])
+    MOCK_KERNEL("rail_reduce_sum_double", double, a[i] + b[i])
+    MOCK_KERNEL("rail_reduce_replace_int32", int32_t, a[i])
+    return CUDA_SUCCESS;
+}

@@ -1,0 +1,430 @@
+/*
+ * The cuda component without a GPU.  Each case re-runs this program with its
+ * own environment (LD_LIBRARY_PATH is read by the loader at start-up only):
+ *   absent    no libcuda.so.1: not available, one verbose line, no crash;
+ *   broken    the toolkit's stub as libcuda.so.1 (every call answers
+ *             CUDA_ERROR_STUB_LIBRARY, 34): not available, one verbose line;
+ *   notbuilt  (build without CUDA) RAIL_ACCEL=host,cuda warns "not built";
+ *   hostonly  mock driver, RAIL_ACCEL=host: libcuda is never even loaded;
+ *   lazy      mock driver, cuda active, host buffers only: no cuInit, no
+ *             context, no allocation; host answers are not cached while the
+ *             driver is uninitialised;
+ *   device    mock driver initialised by the "application": classification
+ *             and both caches (counted driver calls), copies, every kernel
+ *             of the table loaded from the embedded fatbin and launched,
+ *             data checked for a few, MPI_ERR_OP outside the table, IPC,
+ *             streams, pinned memory, buffer-id revalidation;
+ *   nocache   as device, with RAIL_ACCEL_CUDA_HOST_CACHE=0.
+ */
+#include "config.h"
+#include "test/accel/accel_test.h"
+#include "mpi-ext.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#ifdef RAIL_HAVE_CUDA
+#include "accel/cuda/accel_cuda.h"
+#include <cuda.h>
+#endif
+
+static const char *self;
+static char tmpdir[256];
+
+/* Lines of `file` containing `what`. */
+static int count_lines(const char *file, const char *what)
+{
+    char line[1024];
+    int n = 0;
+    FILE *f = fopen(file, "r");
+    if (f == NULL)
+        return -1;
+    while (fgets(line, sizeof(line), f) != NULL)
+        n += strstr(line, what) != NULL;
+    fclose(f);
+    return n;
+}
+
+static void show(const char *file)
+{
+    char line[1024];
+    FILE *f = fopen(file, "r");
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+        printf("  | %s", line);
+    if (f != NULL)
+        fclose(f);
+}
+
+#ifdef RAIL_HAVE_CUDA
+/* The toolkit's stub libcuda.so (install layouts differ). */
+static const char *find_stub(void)
+{
+    static char path[512];
+    const char *where[] = { "lib64/stubs", "lib/stubs", "targets/x86_64-linux/lib/stubs",
+                            "targets/sbsa-linux/lib/stubs", "lib/x86_64-linux-gnu/stubs",
+                            "lib/aarch64-linux-gnu/stubs" };
+    for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s/libcuda.so", TEST_CUDA_PREFIX, where[i]);
+        if (access(path, R_OK) == 0)
+            return path;
+    }
+    return NULL;
+}
+#endif
+
+/* Checks common to every case where cuda must be unavailable. */
+static int expect_unavailable(void)
+{
+    CHECK_OK(accel_init());
+    int i = accel_component_index("cuda");
+    if (i >= 0 && accel_component_active(i))
+        return TEST_SKIP;       /* a real driver answered: not this machine's case */
+    CHECK(MPIX_Query_cuda_support() == 0);
+    CHECK(!accel_any_device_active);
+    char a[16] = "abc", b[16];
+    CHECK_OK(accel_copy(b, a, sizeof(a), NULL));
+    CHECK(strcmp(b, "abc") == 0);
+    CHECK(accel_memory_type(a) == ACCEL_MEM_HOST);
+    CHECK_OK(accel_finalize());
+    return 0;
+}
+
+#ifdef RAIL_HAVE_CUDA
+/* ------------------------------------------------------------ mock driver cases */
+
+static long (*mock_calls)(const char *);
+static void (*mock_last)(char *, unsigned *, unsigned *, void **, void **, size_t *);
+
+static void mock_hooks(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    CHECK(h != NULL);
+    mock_calls = (long (*)(const char *))dlsym(h, "mock_cuda_calls");
+    mock_last = (void (*)(char *, unsigned *, unsigned *, void **, void **, size_t *))dlsym(
+        h, "mock_cuda_last_launch");
+    if (mock_calls == NULL) {
+        printf("libcuda.so.1 here is not the test's mock\n");
+        exit(TEST_SKIP);
+    }
+}
+
+/* The application's own use of the driver, as the CUDA runtime would do it. */
+static void *app_sym(const char *name)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW);
+    CHECK(h != NULL);
+    void *f = dlsym(h, name);
+    CHECK(f != NULL);
+    return f;
+}
+
+static int case_hostonly(void)
+{
+    test_select("host");
+    CHECK_OK(accel_init());
+    char a[64] = "x", b[64];
+    CHECK(accel_memory_type(a) == ACCEL_MEM_HOST);
+    CHECK_OK(accel_copy(b, a, sizeof(a), NULL));
+    void *p = accel_alloc_host_pinned(100);
+    accel_free_host_pinned(p);
+    CHECK(MPIX_Query_cuda_support() == 0);
+    CHECK_OK(accel_finalize());
+    CHECK(dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD) == NULL);
+    printf("host-only run: libcuda never loaded\n");
+    return 0;
+}
+
+static int case_lazy(void)
+{
+    test_select(NULL);
+    CHECK_OK(accel_init());
+    mock_hooks();
+    CHECK(MPIX_Query_cuda_support() == 1);
+    CHECK(accel_any_device_active);
+    int32_t a[256], b[256];
+    for (int i = 0; i < 256; i++)
+        a[i] = i, b[i] = 1;
+    for (int round = 0; round < 3; round++) {
+        CHECK(accel_memory_type(a) == ACCEL_MEM_HOST);
+        CHECK(!accel_is_device(b + 7));
+    }
+    /* Uninitialised driver: asked every time, never cached. */
+    CHECK(mock_calls("cuPointerGetAttributes") == 6);
+    CHECK_OK(accel_copy(b, a, sizeof(a), NULL));
+    CHECK_OK(accel_reduce(RAIL_OP_SUM, RAIL_TK_INT32, a, b, 256, NULL));
+    CHECK(b[255] == 510);
+    void *p = accel_alloc_host_pinned(4096);
+    CHECK(p != NULL);
+    memset(p, 0, 4096);
+    accel_free_host_pinned(p);
+    accel_stream_t *s;
+    accel_event_t *e;
+    CHECK_OK(accel_stream_create(&s));
+    CHECK_OK(accel_copy(b, a, sizeof(a), s));
+    CHECK_OK(accel_event_record(&e, s));
+    CHECK_OK(accel_event_query(e));
+    CHECK_OK(accel_event_destroy(e));
+    CHECK_OK(accel_stream_destroy(s));
+    CHECK_OK(accel_finalize());
+    CHECK(mock_calls("cuInit") == 0);
+    CHECK(mock_calls("cuCtxPushCurrent") == 0);
+    CHECK(mock_calls("cuMemAlloc") == 0 && mock_calls("cuMemHostAlloc") == 0);
+    CHECK(mock_calls("cuMemcpyAsync") == 0 && mock_calls("cuStreamCreate") == 0);
+    printf("lazy: host-only work made no cuInit, context, stream or allocation\n");
+    return 0;
+}
+
+static void check_all_kernels(char *d1, char *d2)
+{
+    int n = 0;
+    for (int op = 1; op < RAIL_OP_COUNT; op++)
+        for (int tk = 1; tk < RAIL_TK_COUNT; tk++) {
+            const char *name = accel_cuda_kernel_name((rail_op_t)op, (rail_typekind_t)tk);
+            int rc = accel_reduce((rail_op_t)op, (rail_typekind_t)tk, d1, d2, 1000, NULL);
+            if (op == RAIL_OP_NO_OP) {
+                CHECK(rc == MPI_SUCCESS);
+                continue;
+            }
+            if (name == NULL) {
+                CHECK(rc == MPI_ERR_OP);
+                continue;
+            }
+            if (rc != MPI_SUCCESS) {
+                fprintf(stderr, "kernel %s: accel_reduce returned %d\n", name, rc);
+                exit(1);
+            }
+            char got[64];
+            unsigned grid, block;
+            void *in, *inout;
+            size_t count;
+            mock_last(got, &grid, &block, &in, &inout, &count);
+            CHECK(strcmp(got, name) == 0);
+            CHECK(in == d1 && inout == d2 && count == 1000 && (size_t)grid * block >= 1000);
+            n++;
+        }
+    CHECK(n > 100);
+    CHECK(mock_calls("cuModuleLoadData") == 1);       /* once per context */
+    printf("device: %d kernels found in the embedded fatbin and launched\n", n);
+}
+
+static void check_reductions(int32_t *d1, int32_t *d2)
+{
+    int32_t a[1000], b[1000], r[1000];
+    for (int i = 0; i < 1000; i++)
+        a[i] = i, b[i] = 3 * i;
+    /* device in, device inout */
+    CHECK_OK(accel_copy(d1, a, sizeof(a), NULL));
+    CHECK_OK(accel_copy(d2, b, sizeof(b), NULL));
+    CHECK_OK(accel_reduce(RAIL_OP_SUM, RAIL_TK_INT32, d1, d2, 1000, NULL));
+    CHECK_OK(accel_copy(r, d2, sizeof(r), NULL));
+    CHECK(r[0] == 0 && r[999] == 4 * 999);
+    /* host in, device inout: staged in device memory, reduced on the device */
+    long staged = mock_calls("cuMemAllocAsync");
+    CHECK_OK(accel_reduce(RAIL_OP_SUM, RAIL_TK_INT32, a, d2, 1000, NULL));
+    CHECK(mock_calls("cuMemAllocAsync") == staged + 1);
+    CHECK_OK(accel_copy(r, d2, sizeof(r), NULL));
+    CHECK(r[999] == 5 * 999);
+    /* device in, host inout: reduced on the host, where the result lives */
+    long launches = mock_calls("cuLaunchKernel");
+    memcpy(r, b, sizeof(b));
+    CHECK_OK(accel_reduce(RAIL_OP_SUM, RAIL_TK_INT32, d1, r, 1000, NULL));
+    CHECK(mock_calls("cuLaunchKernel") == launches);
+    CHECK(r[999] == 4 * 999);
+    /* on a stream */
+    accel_stream_t *s;
+    accel_event_t *e;
+    CHECK_OK(accel_stream_create(&s));
+    CHECK_OK(accel_copy(d2, b, sizeof(b), s));
+    CHECK_OK(accel_reduce(RAIL_OP_REPLACE, RAIL_TK_INT32, d1, d2, 1000, s));
+    CHECK_OK(accel_copy(r, d2, sizeof(r), s));
+    CHECK_OK(accel_event_record(&e, s));
+    CHECK_OK(accel_stream_sync(s));
+    CHECK_OK(accel_event_query(e));
+    CHECK_OK(accel_event_destroy(e));
+    CHECK_OK(accel_stream_destroy(s));
+    CHECK(memcmp(r, a, sizeof(a)) == 0);
+    CHECK_RC(accel_reduce(RAIL_OP_SUM, RAIL_TK_INT128, d1, d2, 4, NULL), MPI_ERR_OP);
+    CHECK_RC(accel_reduce(RAIL_OP_MAXLOC, RAIL_TK_INT32, d1, d2, 4, NULL), MPI_ERR_OP);
+}
+
+static void check_ipc_and_memory(char *d1, size_t size)
+{
+    accel_ipc_handle_t h;
+    size_t off;
+    void *base;
+    CHECK_OK(accel_ipc_handle_get(d1 + 100, &h, &off));
+    CHECK(off == 100 && memcmp(h.bytes, "CUDA", 4) == 0);
+    CHECK_OK(accel_ipc_handle_open(&h, &base));
+    CHECK(base == d1 && mock_calls("cuIpcOpenMemHandle") == 1);
+    CHECK_OK(accel_ipc_handle_close(base));
+    /* accel's own device and pinned memory */
+    void *d = accel_alloc_device(1 << 16, d1);
+    CHECK(d != NULL && accel_memory_type(d) == ACCEL_MEM_DEVICE);
+    accel_free_device(d);
+    CHECK(accel_memory_type(d) == ACCEL_MEM_HOST);
+    long hostallocs = mock_calls("cuMemHostAlloc");
+    void *p = accel_alloc_host_pinned(8192);
+    CHECK(p != NULL && mock_calls("cuMemHostAlloc") == hostallocs + 1);
+    CHECK(accel_memory_type(p) == ACCEL_MEM_HOST);
+    memset(p, 1, 8192);
+    accel_free_host_pinned(p);
+}
+
+static int case_device(bool cache)
+{
+    test_select(NULL);
+    CHECK_OK(accel_init());
+    mock_hooks();
+    CUresult (*app_init)(unsigned) = (CUresult(*)(unsigned))app_sym("cuInit");
+    CUresult (*app_alloc)(CUdeviceptr *, size_t) =
+        (CUresult(*)(CUdeviceptr *, size_t))app_sym("cuMemAlloc_v2");
+    CUresult (*app_free)(CUdeviceptr) = (CUresult(*)(CUdeviceptr))app_sym("cuMemFree_v2");
+    CHECK(app_init(0) == CUDA_SUCCESS);
+    CUdeviceptr d1, d2;
+    const size_t size = 64 * 1024;
+    CHECK(app_alloc(&d1, size) == CUDA_SUCCESS && app_alloc(&d2, size) == CUDA_SUCCESS);
+    char *p1 = (char *)d1;
+
+    long q0 = mock_calls("cuPointerGetAttributes");
+    accel_mem_info_t info;
+    CHECK(accel_memory_type(p1 + 10) == ACCEL_MEM_DEVICE);
+    CHECK(mock_calls("cuPointerGetAttributes") == q0 + 1);
+    CHECK(accel_memory_type(p1 + size - 1) == ACCEL_MEM_DEVICE);  /* whole range cached */
+    CHECK(accel_is_device(p1));
+    CHECK(mock_calls("cuPointerGetAttributes") == q0 + 1);
+    CHECK_OK(accel_memory_info(p1 + 5, &info));                   /* revalidated: +1 */
+    CHECK(info.base == p1 && info.size == size && info.type == ACCEL_MEM_DEVICE);
+    CHECK(info.component == accel_component_index("cuda") && info.id != 0);
+
+    char host[4096 * 2];
+    long q1 = mock_calls("cuPointerGetAttributes");
+    for (int i = 0; i < 5; i++)
+        CHECK(accel_memory_type(host + 4096) == ACCEL_MEM_HOST);
+    CHECK(mock_calls("cuPointerGetAttributes") == q1 + (cache ? 1 : 5));
+
+    /* Copies in every direction. */
+    char a[5000], b[5000];
+    test_pattern(a, sizeof(a), 1);
+    CHECK_OK(accel_copy(p1 + 7, a, sizeof(a), NULL));
+    CHECK_OK(accel_copy((char *)d2 + 1, p1 + 7, sizeof(a), NULL));
+    CHECK_OK(accel_copy(b, (char *)d2 + 1, sizeof(b), NULL));
+    CHECK(memcmp(a, b, sizeof(a)) == 0);
+
+    check_reductions((int32_t *)d1, (int32_t *)d2);
+    check_all_kernels(p1, (char *)d2);
+    check_ipc_and_memory(p1, size);
+
+    /* The application frees and allocates anew at that address: the cached
+     * entry is stale; accel_memory_info notices by the buffer id. */
+    uint64_t old_id = info.id;
+    CHECK(app_free(d1) == CUDA_SUCCESS);
+    CUdeviceptr d3;
+    CHECK(app_alloc(&d3, size / 2) == CUDA_SUCCESS);
+    if (d3 == d1) {
+        CHECK_OK(accel_memory_info((void *)d3, &info));
+        CHECK(info.id != old_id && info.size == size / 2);
+        printf("device: a reused address was revalidated by its buffer id\n");
+    } else {
+        CHECK(accel_memory_type(p1) == ACCEL_MEM_DEVICE);   /* stale, by design */
+        CHECK_RC(accel_memory_info(p1, &info), MPI_ERR_ARG);  /* but not for base/size */
+        printf("device: a freed allocation was noticed by its buffer id\n");
+    }
+    CHECK(MPIX_Query_cuda_support() == 1);
+    CHECK_OK(accel_finalize());
+    printf("device%s: ok\n", cache ? "" : " (no host cache)");
+    return 0;
+}
+#endif /* RAIL_HAVE_CUDA */
+
+/* ------------------------------------------------------------ driver */
+
+static int run_case(const char *mode, const char *libdir, const char *extra, const char *out)
+{
+    char ld[512], verbose[] = "RAIL_ACCEL_VERBOSE=1";
+    snprintf(ld, sizeof(ld), "LD_LIBRARY_PATH=%s", libdir);
+    const char *env[] = { ld, verbose, extra, NULL };
+    int rc = test_run_self(self, mode, env, out);
+    printf("case %s: exit %d\n", mode, rc);
+    if (rc != 0 && rc != TEST_SKIP)
+        show(out);
+    return rc;
+}
+
+static int child(const char *mode)
+{
+    if (strcmp(mode, "absent") == 0 || strcmp(mode, "broken") == 0)
+        return expect_unavailable();
+    if (strcmp(mode, "notbuilt") == 0) {
+        test_select("host,cuda");
+        CHECK_OK(accel_init());
+        CHECK(accel_component_index("cuda") == -1 && MPIX_Query_cuda_support() == 0);
+        return 0;
+    }
+#ifdef RAIL_HAVE_CUDA
+    if (strcmp(mode, "hostonly") == 0)
+        return case_hostonly();
+    if (strcmp(mode, "lazy") == 0)
+        return case_lazy();
+    if (strcmp(mode, "device") == 0)
+        return case_device(true);
+    if (strcmp(mode, "nocache") == 0)
+        return case_device(false);
+#endif
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    self = argv[0];
+    if (argc > 1)
+        return child(argv[1]);
+    unsetenv("RAIL_ACCEL");
+    snprintf(tmpdir, sizeof(tmpdir), "%s/rail-accel-cuda-XXXXXX",
+             getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
+    CHECK(mkdtemp(tmpdir) != NULL);
+    char empty[300], out[300], stubdir[300];
+    snprintf(empty, sizeof(empty), "%s/empty", tmpdir);
+    snprintf(out, sizeof(out), "%s/out.txt", tmpdir);
+    snprintf(stubdir, sizeof(stubdir), "%s/stub", tmpdir);
+    CHECK(mkdir(empty, 0755) == 0 && mkdir(stubdir, 0755) == 0);
+    int failed = 0, skipped = 0, rc;
+
+#ifndef RAIL_HAVE_CUDA
+    rc = run_case("notbuilt", empty, NULL, out);
+    failed += rc != 0 || count_lines(out, "not built") != 1;
+    printf("built without CUDA: the absent/broken/mock driver cases do not apply\n");
+#else
+    char link[320];
+    rc = run_case("absent", empty, NULL, out);
+    if (rc == TEST_SKIP)
+        skipped++, printf("  (a driver is installed system-wide: no 'absent' case here)\n");
+    else
+        failed += rc != 0 || count_lines(out, "component cuda not available") != 1;
+
+    const char *stub = find_stub();
+    snprintf(link, sizeof(link), "%s/libcuda.so.1", stubdir);
+    if (stub == NULL || symlink(stub, link) != 0) {
+        skipped++;
+        printf("case broken: skipped, no stub libcuda.so under %s\n", TEST_CUDA_PREFIX);
+    } else {
+        rc = run_case("broken", stubdir, NULL, out);
+        failed += rc != 0 || count_lines(out, "component cuda not available") != 1 ||
+                  count_lines(out, "(34)") != 1;
+        if (rc == 0)
+            show(out);
+        unlink(link);
+    }
+
+    failed += run_case("hostonly", TEST_MOCK_CUDA_DIR, NULL, out) != 0;
+    failed += run_case("lazy", TEST_MOCK_CUDA_DIR, NULL, out) != 0;
+    failed += run_case("device", TEST_MOCK_CUDA_DIR, NULL, out) != 0;
+    failed += run_case("nocache", TEST_MOCK_CUDA_DIR, "RAIL_ACCEL_CUDA_HOST_CACHE=0", out) != 0;
+#endif
+    unlink(out);
+    rmdir(empty);
+    rmdir(stubdir);
+    rmdir(tmpdir);
+    printf("cuda: %s (%d skipped)\n", failed ? "FAILED" : "ok", skipped);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,288 @@
+/*
+ * Single copy: every rank registers a source buffer and an inbox, sends the
+ * registrations to all peers, and then gets from / puts to each peer with
+ * noncontiguous iovecs on both sides (different splits, gaps that must stay
+ * untouched, and more pieces than one system call takes), checks errors
+ * (foreign cookie, range, length mismatch).  With btl_sm_single_copy=none:
+ * get/put flags are off, get fails, and the same bytes go through sends in
+ * max_send_size pieces (the pml's copy-in/copy-out path).  Last, CMA refused
+ * by the kernel towards one peer (rank 1 not dumpable, nobody holding
+ * CAP_SYS_PTRACE: EPERM): the ranks that cannot read rank 1 clear their
+ * get/put flags in add_procs; rank 1, which can read the others, keeps them.
+ */
+#include "test/btl/sm/sm_test.h"
+#include "btl/sm/sm.h"
+#include "runtime/rte.h"
+
+#include <linux/capability.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define SRC_LEN ((1 << 20) + 4099)
+#define CHUNK (64 * 1024 + 123)
+#define CARD_TAG 5
+#define COPY_TAG 6
+#define SENTINEL 0xEE
+
+enum { MODE_CMA, MODE_NONE, MODE_REFUSED };
+
+typedef struct cma_card {
+    btl_reg_t src, inbox;
+    uint64_t src_addr, inbox_addr;
+} cma_card_t;
+
+static cma_card_t cards[SM_TEST_MAX_PROCS];
+static volatile long cards_received, copied_bytes;
+static uint8_t *copy_in[SM_TEST_MAX_PROCS];
+static int done_calls;
+
+static uint8_t src_byte(int rank, size_t off)
+{
+    return (uint8_t)(rank * 101 + off * 7 + (off >> 9));
+}
+
+static uint8_t put_byte(int from, int to, size_t k)
+{
+    return (uint8_t)(from * 13 + to * 17 + k * 3 + 1);
+}
+
+static void card_recv(btl_module_t *m, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
+                      const void *payload, size_t len)
+{
+    T_CHECK(len == sizeof(cma_card_t), "card of %zu bytes", len);
+    memcpy(&cards[ep->rank], payload, len);
+    cards_received++;
+}
+
+static void copy_recv(btl_module_t *m, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
+                      const void *payload, size_t len)
+{
+    uint64_t off;
+    memcpy(&off, hdr, sizeof(off));
+    T_CHECK(off + len <= SRC_LEN, "copy piece out of range");
+    memcpy(copy_in[ep->rank] + off, payload, len);
+    copied_bytes += (long)len;
+}
+
+static void on_done(void *cbdata, int status)
+{
+    T_CHECK(status == MPI_SUCCESS, "done status %d", status);
+    done_calls++;
+}
+
+static uint32_t lcg(uint32_t *s) { return *s = *s * 1103515245u + 12345u; }
+
+/* n pieces covering `bytes` bytes, gap bytes apart from base; returns the span. */
+static size_t split(struct iovec *iov, int n, uint8_t *base, size_t bytes, size_t gap,
+                    uint32_t seed)
+{
+    size_t off = 0, left = bytes;
+    for (int i = 0; i < n; i++) {
+        size_t rnd = 1 + lcg(&seed) % (2 * bytes / (size_t)n + 1);
+        size_t len = i == n - 1 ? left : RAIL_MIN(left - (size_t)(n - 1 - i), rnd);
+        iov[i] = (struct iovec){base + off, len};
+        off += len + gap;
+        left -= len;
+    }
+    return off;
+}
+
+/* Get `bytes` from peer p in n_r remote pieces into n_l local pieces; check. */
+static void get_pieces(btl_module_t *m, btl_endpoint_t *ep, int p, int n_l, int n_r,
+                       size_t bytes, uint32_t seed)
+{
+    struct iovec *l = calloc((size_t)n_l, sizeof(*l)), *r = calloc((size_t)n_r, sizeof(*r));
+    size_t gap_l = 5, span = bytes + (size_t)n_l * gap_l;
+    uint8_t *dst = malloc(span), *exp = malloc(bytes);
+    T_CHECK(l && r && dst && exp, "out of memory");
+    memset(dst, SENTINEL, span);
+    uint8_t *rbase = (uint8_t *)(uintptr_t)cards[p].src_addr;
+    T_CHECK(split(r, n_r, rbase, bytes, 3, seed) <= SRC_LEN + 3 * (size_t)n_r, "span");
+    split(l, n_l, dst, bytes, gap_l, seed * 7 + 1);
+    size_t k = 0;
+    for (int i = 0; i < n_r; i++)
+        for (size_t j = 0; j < r[i].iov_len; j++)
+            exp[k++] = src_byte(p, (size_t)((uint8_t *)r[i].iov_base - rbase) + j);
+    int before = done_calls;
+    int rc = m->get(m, ep, l, n_l, &cards[p].src, r, n_r, on_done, NULL);
+    T_CHECK(rc == MPI_SUCCESS && done_calls == before + 1, "get: %d", rc);
+    k = 0;
+    uint8_t *prev_end = dst;
+    for (int i = 0; i < n_l; i++) {
+        for (uint8_t *g = prev_end; g < (uint8_t *)l[i].iov_base; g++)
+            T_CHECK(*g == SENTINEL, "gap byte written");
+        for (size_t j = 0; j < l[i].iov_len; j++, k++)
+            T_CHECK(((uint8_t *)l[i].iov_base)[j] == exp[k], "from %d: byte %zu", p, k);
+        prev_end = (uint8_t *)l[i].iov_base + l[i].iov_len;
+    }
+    free(l), free(r), free(dst), free(exp);
+}
+
+/* Put into our region of p's inbox in 9 remote pieces (gaps stay 0). */
+static void put_pieces(btl_module_t *m, btl_endpoint_t *ep, int p, int rank)
+{
+    enum { NL = 4, NR = 9, GAP = 16 };
+    struct iovec l[NL], r[NR];
+    size_t bytes = CHUNK - NR * GAP;
+    uint8_t *src = malloc(bytes);
+    T_CHECK(src, "out of memory");
+    for (size_t k = 0; k < bytes; k++)
+        src[k] = put_byte(rank, p, k);
+    split(l, NL, src, bytes, 0, 11);
+    split(r, NR, (uint8_t *)(uintptr_t)cards[p].inbox_addr + (size_t)rank * CHUNK, bytes, GAP, 5);
+    int before = done_calls;
+    int rc = m->put(m, ep, l, NL, &cards[p].inbox, r, NR, on_done, NULL);
+    T_CHECK(rc == MPI_SUCCESS && done_calls == before + 1, "put: %d", rc);
+    free(src);
+}
+
+static void check_inbox(const uint8_t *inbox, int rank, int size)
+{
+    enum { NR = 9, GAP = 16 };
+    struct iovec r[NR];
+    size_t bytes = CHUNK - NR * GAP;
+    for (int p = 0; p < size; p++) {
+        if (p == rank)
+            continue;
+        const uint8_t *region = inbox + (size_t)p * CHUNK;
+        split(r, NR, (uint8_t *)region, bytes, GAP, 5);
+        size_t k = 0;
+        for (int i = 0; i < NR; i++) {
+            for (size_t j = 0; j < r[i].iov_len; j++, k++)
+                T_CHECK(((uint8_t *)r[i].iov_base)[j] == put_byte(p, rank, k), "inbox from %d", p);
+            for (size_t g = 0; i < NR - 1 && g < GAP; g++)
+                T_CHECK(((uint8_t *)r[i].iov_base)[r[i].iov_len + g] == 0, "inbox gap written");
+        }
+    }
+}
+
+static void bad_calls(btl_module_t *m, btl_endpoint_t *ep, int p, btl_endpoint_t *other)
+{
+    uint8_t buf[64];
+    struct iovec l = {buf, sizeof(buf)}, r = {(void *)(uintptr_t)cards[p].src_addr, sizeof(buf)};
+    struct iovec out = {(void *)(uintptr_t)(cards[p].src_addr + SRC_LEN - 8), sizeof(buf)};
+    struct iovec shorter = {buf, 8};
+    int before = done_calls;
+    btl_reg_t reg = cards[p].src;
+    reg.bytes[8] ^= 1; /* the cookie */
+    T_CHECK(m->get(m, ep, &l, 1, &reg, &r, 1, on_done, NULL) == MPI_ERR_ARG, "foreign cookie");
+    T_CHECK(m->get(m, ep, &l, 1, &cards[p].src, &out, 1, on_done, NULL) == MPI_ERR_ARG, "range");
+    T_CHECK(m->get(m, ep, &shorter, 1, &cards[p].src, &r, 1, on_done, NULL) == MPI_ERR_ARG,
+            "length mismatch");
+    if (other)
+        T_CHECK(m->get(m, other, &l, 1, &cards[p].src, &r, 1, on_done, NULL) == MPI_ERR_ARG,
+                "registration of another process");
+    T_CHECK(done_calls == before, "done called on error");
+}
+
+static void copy_in_out(btl_module_t *m, btl_endpoint_t **eps, const uint8_t *src, int rank,
+                        int size)
+{
+    size_t piece = m->max_send_size - sizeof(uint64_t);
+    for (int p = 0; p < size; p++)
+        if (p != rank)
+            T_CHECK((copy_in[p] = malloc(SRC_LEN)) != NULL, "out of memory");
+    btl_register_recv(COPY_TAG, copy_recv);
+    T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+    for (uint64_t off = 0; off < SRC_LEN; off += piece)
+        for (int k = 1; k < size; k++)
+            sm_test_send(m, eps[(rank + k) % size], COPY_TAG, &off, sizeof(off), src + off,
+                         RAIL_MIN(piece, SRC_LEN - off));
+    sm_test_progress_until(m, &copied_bytes, (long)SRC_LEN * (size - 1));
+    for (int p = 0; p < size; p++)
+        for (size_t i = 0; p != rank && i < SRC_LEN; i++)
+            T_CHECK(copy_in[p][i] == src_byte(p, i), "copied from %d: byte %zu", p, i);
+}
+
+/* Make reading rank 1 fail with EPERM, as under ptrace restrictions. */
+static void refuse_cma_to_rank1(int rank)
+{
+    struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct d[2];
+    if (syscall(SYS_capget, &h, d) == 0) {
+        d[CAP_SYS_PTRACE / 32].effective &= ~(1u << (CAP_SYS_PTRACE % 32));
+        T_CHECK(syscall(SYS_capset, &h, d) == 0, "capset");
+    }
+    if (rank == 1)
+        T_CHECK(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0, "PR_SET_DUMPABLE");
+}
+
+/* Gets of many shapes from p, a put into p's inbox, and wrong calls. */
+static void single_copy(btl_module_t *m, btl_endpoint_t **eps, int p, int rank, int size)
+{
+    int other = (p + 1) % size == rank ? (p + 2) % size : (p + 1) % size;
+    get_pieces(m, eps[p], p, 1, 1, SRC_LEN, 1);
+    get_pieces(m, eps[p], p, 7, 13, SRC_LEN - 100, 2 + (uint32_t)rank);
+    get_pieces(m, eps[p], p, 300, 700, 5600, 3);
+    get_pieces(m, eps[p], p, 1, 1, 0, 4);
+    put_pieces(m, eps[p], p, rank);
+    bad_calls(m, eps[p], p, other != rank && other != p ? eps[other] : NULL);
+}
+
+static void get_refused(btl_module_t *m, btl_endpoint_t *ep, int p)
+{
+    uint8_t b[8];
+    struct iovec l = {b, 8}, r = {(void *)(uintptr_t)cards[p].src_addr, 8};
+    T_CHECK(m->get(m, ep, &l, 1, &cards[p].src, &r, 1, on_done, NULL) != MPI_SUCCESS,
+            "get worked without single copy");
+}
+
+static int cma_main(int rank, int size, void *arg)
+{
+    int mode = (int)(intptr_t)arg;
+    if (mode == MODE_REFUSED)
+        refuse_cma_to_rank1(rank);
+    bool cma = mode == MODE_CMA || (mode == MODE_REFUSED && rank == 1);
+    btl_endpoint_t **eps;
+    btl_module_t *m = sm_test_init(&eps);
+    uint8_t *src = malloc(SRC_LEN), *inbox = calloc((size_t)size, CHUNK);
+    cma_card_t card = {.src_addr = (uintptr_t)src, .inbox_addr = (uintptr_t)inbox};
+
+    T_CHECK(src && inbox, "out of memory");
+    for (size_t i = 0; i < SRC_LEN; i++)
+        src[i] = src_byte(rank, i);
+    uint32_t want = BTL_FLAG_GET | BTL_FLAG_PUT | BTL_FLAG_IOV;
+    T_CHECK((m->flags & want) == (cma ? want : 0), "flags %#x", m->flags);
+    T_CHECK(!(m->flags & BTL_FLAG_DEVICE_MEM) && m->get_limit == 0, "flags");
+    T_CHECK(m->register_mem(m, src, SRC_LEN, &card.src) == MPI_SUCCESS, "register");
+    T_CHECK(m->register_mem(m, inbox, (size_t)size * CHUNK, &card.inbox) == MPI_SUCCESS, "reg");
+    btl_register_recv(CARD_TAG, card_recv);
+    for (int k = 1; k < size; k++)
+        sm_test_send(m, eps[(rank + k) % size], CARD_TAG, NULL, 0, &card, sizeof(card));
+    sm_test_progress_until(m, &cards_received, size - 1);
+
+    for (int k = 1; k < size; k++) {
+        int p = (rank + k) % size;
+        if (mode == MODE_CMA)
+            single_copy(m, eps, p, rank, size);
+        else if (!cma)
+            get_refused(m, eps[p], p);
+    }
+    if (mode == MODE_CMA) {
+        T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+        check_inbox(inbox, rank, size);
+        T_CHECK(m->deregister_mem(m, &card.src) == MPI_SUCCESS, "deregister");
+    } else {
+        copy_in_out(m, eps, src, rank, size);
+    }
+    sm_test_fini(m, eps);
+    return 0;
+}
+
+int main(void)
+{
+    static const int nprocs[] = {2, 3};
+    for (size_t i = 0; i < RAIL_ARRAY_SIZE(nprocs); i++) {
+        sm_test_opts_t o = {.kill_rank = -1};
+        sm_test_run("cma get/put iovecs", nprocs[i], cma_main, (void *)MODE_CMA, &o);
+        o.env = "RAIL_BTL_SM_SINGLE_COPY=none";
+        sm_test_run("single copy none: copy in/out", nprocs[i], cma_main, (void *)MODE_NONE, &o);
+        o.env = NULL;
+        sm_test_run("cma refused by rank 1: flags, copy in/out", nprocs[i], cma_main,
+                    (void *)MODE_REFUSED, &o);
+    }
+    return sm_test_summary();
+}

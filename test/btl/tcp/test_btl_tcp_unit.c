@@ -1,0 +1,218 @@
+/*
+ * btl tcp pieces that need no peer: SHA-256 (FIPS 180-4 / NIST examples),
+ * HMAC-SHA-256 (RFC 4231), interface selection (btl_tcp_if_include /
+ * exclude), the order in which a peer's addresses are tried, frame sizes.
+ */
+#include "test/btl/tcp/tcp_test.h"
+#include "btl/tcp/tcp.h"
+
+#include <arpa/inet.h>
+#include <string.h>
+
+static bool hex_equal(const uint8_t *d, const char *hex)
+{
+    char buf[2 * BTL_TCP_SHA256_LEN + 1];
+    for (int i = 0; i < BTL_TCP_SHA256_LEN; i++)
+        snprintf(buf + 2 * i, 3, "%02x", d[i]);
+    if (strcmp(buf, hex) == 0)
+        return true;
+    fprintf(stderr, "  got      %s\n  expected %s\n", buf, hex);
+    return false;
+}
+
+static void test_sha256(void)
+{
+    static const struct {
+        const char *msg;
+        const char *hex;
+    } v[] = {
+        {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+        {"abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqr"
+         "lmnopqrsmnopqrstnopqrstu",
+         "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"},
+    };
+    uint8_t d[BTL_TCP_SHA256_LEN];
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        btl_tcp_sha256(v[i].msg, strlen(v[i].msg), d);
+        char name[64];
+        snprintf(name, sizeof(name), "sha256 of a %zu-byte NIST example", strlen(v[i].msg));
+        tcp_test_result(name, hex_equal(d, v[i].hex));
+    }
+    /* One million 'a', fed in pieces of odd sizes. */
+    static char a[1000];
+    memset(a, 'a', sizeof(a));
+    btl_tcp_sha256_t c;
+    btl_tcp_sha256_init(&c);
+    for (size_t done = 0, k = 1; done < 1000000; k = k % 997 + 1) {
+        size_t n = RAIL_MIN(k, 1000000 - done);
+        btl_tcp_sha256_update(&c, a, n);
+        done += n;
+    }
+    btl_tcp_sha256_final(&c, d);
+    tcp_test_result("sha256 of a million 'a' in pieces",
+                    hex_equal(d, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"));
+    /* Every split point of a 1000-byte message gives the same digest. */
+    uint8_t m[1000], one[BTL_TCP_SHA256_LEN];
+    for (int i = 0; i < 1000; i++)
+        m[i] = (uint8_t)((i * 7 + 3) % 251);
+    btl_tcp_sha256(m, sizeof(m), one);
+    bool ok = hex_equal(one, "a9425c416f534025a4e2422bd14adba4ec3d4a68d10c3329be8df612964d2b6e");
+    for (size_t split = 0; split <= 200 && ok; split++) {
+        btl_tcp_sha256_init(&c);
+        btl_tcp_sha256_update(&c, m, split);
+        btl_tcp_sha256_update(&c, m + split, sizeof(m) - split);
+        btl_tcp_sha256_final(&c, d);
+        ok = memcmp(d, one, sizeof(d)) == 0;
+    }
+    tcp_test_result("sha256 independent of how the input is split", ok);
+}
+
+static void test_hmac(void)
+{
+    uint8_t k1[20], k3[20], d3[50], k4[25], d4[50], k6[131], d[BTL_TCP_SHA256_LEN];
+    memset(k1, 0x0b, sizeof(k1));
+    memset(k3, 0xaa, sizeof(k3));
+    memset(d3, 0xdd, sizeof(d3));
+    for (int i = 0; i < 25; i++)
+        k4[i] = (uint8_t)(i + 1);
+    memset(d4, 0xcd, sizeof(d4));
+    memset(k6, 0xaa, sizeof(k6));
+    const char *t6 = "Test Using Larger Than Block-Size Key - Hash Key First";
+    const char *t7 = "This is a test using a larger than block-size key and a larger than block-size "
+                     "data. The key needs to be hashed before being used by the HMAC algorithm.";
+    const struct {
+        const void *key;
+        size_t key_len;
+        const void *data;
+        size_t len;
+        const char *hex;
+    } v[] = {
+        {k1, 20, "Hi There", 8, "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"},
+        {"Jefe", 4, "what do ya want for nothing?", 28,
+         "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"},
+        {k3, 20, d3, 50, "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe"},
+        {k4, 25, d4, 50, "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b"},
+        {k6, 131, t6, strlen(t6), "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"},
+        {k6, 131, t7, strlen(t7), "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"},
+    };
+    int tc[] = {1, 2, 3, 4, 6, 7};
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        btl_tcp_hmac_t h;
+        btl_tcp_hmac_init(&h, v[i].key, v[i].key_len);
+        btl_tcp_hmac_update(&h, v[i].data, v[i].len);
+        btl_tcp_hmac_final(&h, d);
+        char name[64];
+        snprintf(name, sizeof(name), "hmac-sha256, RFC 4231 test case %d", tc[i]);
+        tcp_test_result(name, hex_equal(d, v[i].hex));
+    }
+    uint8_t x[32] = {1}, y[32] = {1};
+    bool ok = btl_tcp_mac_equal(x, y, 32);
+    y[31] ^= 0x80;
+    ok = ok && !btl_tcp_mac_equal(x, y, 32);
+    tcp_test_result("mac comparison", ok);
+}
+
+/* ------------------------------------------------------------ interfaces */
+
+static btl_tcp_if_t mk_if(const char *name, const char *addr, int prefix, bool lo)
+{
+    btl_tcp_if_t f;
+    struct in_addr in;
+    memset(&f, 0, sizeof(f));
+    snprintf(f.name, sizeof(f.name), "%s", name);
+    inet_pton(AF_INET, addr, &in);
+    f.addr = ntohl(in.s_addr);
+    f.prefix = (uint8_t)prefix;
+    f.loopback = lo;
+    return f;
+}
+
+/* Names of the selected interfaces, comma-separated. */
+static bool select_is(const btl_tcp_if_t *all, int n, const char *inc, const char *exc,
+                      bool single, const char *expect)
+{
+    btl_tcp_if_t out[16];
+    char got[1024] = "";
+    int k = btl_tcp_if_select(all, n, inc, exc, single, out, 16);
+    for (int i = 0; i < k; i++)
+        snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%.31s", i ? "," : "",
+                 out[i].name);
+    if (strcmp(got, expect) == 0)
+        return true;
+    fprintf(stderr, "  include \"%s\" exclude \"%s\" single node %d: got \"%s\", expected \"%s\"\n",
+            inc, exc, single, got, expect);
+    return false;
+}
+
+static void test_if_select(void)
+{
+    btl_tcp_if_t all[] = {mk_if("lo", "127.0.0.1", 8, true), mk_if("eth0", "10.0.0.5", 24, false),
+                          mk_if("eth1", "192.168.1.7", 16, false),
+                          mk_if("ib0", "10.200.3.4", 24, false)};
+    int n = 4;
+    bool ok = true;
+    ok &= select_is(all, n, "", "", false, "eth0,eth1,ib0");
+    ok &= select_is(all, n, "", "", true, "eth0,eth1,ib0,lo");
+    ok &= select_is(all, n, "lo", "", false, "lo");
+    ok &= select_is(all, n, "10.0.0.0/8", "", false, "eth0,ib0");
+    ok &= select_is(all, n, "eth1, 10.200.3.4", "", false, "eth1,ib0");
+    ok &= select_is(all, n, "127.0.0.0/8", "eth0", true, "lo");
+    ok &= select_is(all, n, "", "eth0,192.168.0.0/16", false, "ib0");
+    ok &= select_is(all, n, "", "eth0,eth1,ib0", false, "lo");
+    ok &= select_is(all, n, "", "lo", true, "eth0,eth1,ib0");
+    ok &= select_is(all, n, "", "0.0.0.0/0", true, "");
+    ok &= select_is(all, 1, "", "", false, "lo");
+    tcp_test_result("interface selection (include / exclude / loopback rule)", ok);
+    fprintf(stderr, "(warnings about bad entries expected below)\n");
+    ok = select_is(all, n, "10.0.0.0/33,eth0,nosuch", "", false, "eth0");
+    ok &= select_is(all, n, "1.2.3.4.5", "", false, "");
+    tcp_test_result("interface lists with bad entries", ok);
+}
+
+static void test_peer_order(void)
+{
+    btl_tcp_if_t mine[] = {mk_if("eth0", "10.0.0.5", 24, false), mk_if("lo", "127.0.0.1", 8, true)};
+    btl_tcp_card_t card;
+    struct sockaddr_in out[BTL_TCP_MAX_ADDRS];
+    const char *ips[] = {"172.16.0.1", "127.0.0.1", "10.0.0.9"};
+    memset(&card, 0, sizeof(card));
+    card.n_addrs = 3;
+    for (int i = 0; i < 3; i++) {
+        struct in_addr in;
+        inet_pton(AF_INET, ips[i], &in);
+        card.addrs[i].ip = in.s_addr;
+        card.addrs[i].port = htons((uint16_t)(1000 + i));
+        card.addrs[i].flags = i == 1 ? BTL_TCP_ADDR_LOOPBACK : 0;
+    }
+    int k = btl_tcp_if_order_peer(&card, true, mine, 2, out, BTL_TCP_MAX_ADDRS);
+    bool ok = k == 3 && ntohs(out[0].sin_port) == 1001 && ntohs(out[1].sin_port) == 1002 &&
+              ntohs(out[2].sin_port) == 1000;
+    k = btl_tcp_if_order_peer(&card, false, mine, 2, out, BTL_TCP_MAX_ADDRS);
+    ok = ok && k == 2 && ntohs(out[0].sin_port) == 1002 && ntohs(out[1].sin_port) == 1000;
+    card.n_addrs = 2;
+    card.addrs[0] = card.addrs[1];
+    k = btl_tcp_if_order_peer(&card, false, mine, 2, out, BTL_TCP_MAX_ADDRS);
+    ok = ok && k == 0;
+    tcp_test_result("peer addresses: loopback only on the same node, own subnet first", ok);
+}
+
+static void test_frames(void)
+{
+    bool ok = btl_tcp_frame_size(0, 0) == 8 && btl_tcp_frame_size(1, 0) == 16 &&
+              btl_tcp_frame_size(64, 1) == 80 && btl_tcp_frame_size(16, 8) == 32 &&
+              btl_tcp_frame_size(17, 9) == 48;
+    tcp_test_result("frame sizes (header and payload padded to 8)", ok);
+}
+
+int main(void)
+{
+    test_sha256();
+    test_hmac();
+    test_if_select();
+    test_peer_order();
+    test_frames();
+    return tcp_test_summary();
+}

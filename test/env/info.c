@@ -1,0 +1,70 @@
+/* Info objects and MPI_INFO_ENV. */
+#include "tcheck.h"
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    MPI_Info info, dup;
+    char key[MPI_MAX_INFO_KEY], val[64];
+    int flag, n, len;
+
+    /* Info functions work before MPI_Init. */
+    MPI_OK(MPI_Info_create(&info));
+    MPI_OK(MPI_Info_set(info, "color", "blue"));
+    MPI_OK(MPI_Init(&argc, &argv));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+
+    MPI_OK(MPI_Info_set(info, "shape", "round"));
+    MPI_OK(MPI_Info_set(info, "color", "red"));
+    MPI_OK(MPI_Info_get_nkeys(info, &n));
+    CHECK(n == 2, "nkeys %d", n);
+    MPI_OK(MPI_Info_get_nthkey(info, 0, key));
+    CHECK(strcmp(key, "color") == 0, "key 0 '%s'", key);
+    MPI_OK(MPI_Info_get_nthkey(info, 1, key));
+    CHECK(strcmp(key, "shape") == 0, "key 1 '%s'", key);
+    MPI_OK(MPI_Info_get_valuelen(info, "color", &len, &flag));
+    CHECK(flag && len == 3, "valuelen %d", len);
+    len = sizeof(val);
+    MPI_OK(MPI_Info_get_string(info, "color", &len, val, &flag));
+    CHECK(flag && strcmp(val, "red") == 0 && len == 4, "get_string '%s' %d", val, len);
+    len = 2;
+    MPI_OK(MPI_Info_get_string(info, "shape", &len, val, &flag));
+    CHECK(flag && len == 6 && strcmp(val, "r") == 0, "truncated get_string '%s' %d", val, len);
+    MPI_OK(MPI_Info_get_string(info, "size", &len, val, &flag));
+    CHECK(!flag, "missing key found");
+
+    MPI_OK(MPI_Info_dup(info, &dup));
+    MPI_OK(MPI_Info_delete(info, "color"));
+    MPI_FAILS(MPI_Info_delete(info, "color"), MPI_ERR_INFO_NOKEY);
+    MPI_OK(MPI_Info_get_nkeys(dup, &n));
+    CHECK(n == 2, "dup has %d keys", n);
+    MPI_FAILS(MPI_Info_get_nthkey(dup, 2, key), MPI_ERR_ARG);
+
+    char longkey[MPI_MAX_INFO_KEY + 10];
+    memset(longkey, 'k', sizeof(longkey) - 1);
+    longkey[sizeof(longkey) - 1] = '\0';
+    MPI_FAILS(MPI_Info_set(info, longkey, "v"), MPI_ERR_INFO_KEY);
+
+    MPI_OK(MPI_Info_free(&info));
+    MPI_OK(MPI_Info_free(&dup));
+    CHECK(info == MPI_INFO_NULL && dup == MPI_INFO_NULL, "free did not reset handles");
+    MPI_FAILS(MPI_Info_get_nkeys(MPI_INFO_NULL, &n), MPI_ERR_INFO);
+
+    /* MPI_INFO_ENV knows the command and is read-only. */
+    len = sizeof(val);
+    char cmd[4096];
+    len = sizeof(cmd);
+    MPI_OK(MPI_Info_get_string(MPI_INFO_ENV, "command", &len, cmd, &flag));
+    CHECK(flag && strstr(cmd, "info"), "command '%s'", flag ? cmd : "(none)");
+    MPI_FAILS(MPI_Info_set(MPI_INFO_ENV, "a", "b"), MPI_ERR_INFO);
+    MPI_Info env;
+    MPI_OK(MPI_Info_create_env(argc, argv, &env));
+    len = sizeof(val);
+    MPI_OK(MPI_Info_get_string(env, "thread_level", &len, val, &flag));
+    CHECK(flag && strncmp(val, "MPI_THREAD_", 11) == 0, "thread_level '%s'", val);
+    MPI_OK(MPI_Info_free(&env));
+
+    MPI_OK(MPI_Finalize());
+    return 0;
+}

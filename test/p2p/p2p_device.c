@@ -1,0 +1,164 @@
+/*
+ * Device buffers (run with RAIL_ACCEL=host,fake): the fake device's memory
+ * faults on any host access, so every path that touches a user buffer must
+ * go through accel.  Eager, rendezvous (get and pipelined), self messages,
+ * device<->host in both directions, derived datatypes on device memory,
+ * buffered sends and Sendrecv_replace from device memory.  Exits 77 when
+ * the fake device is not active.
+ */
+#include "p2p_test.h"
+#include <mpi-ext.h>
+
+static void *dev_alloc(size_t n)
+{
+    void *p = NULL;
+    MPI_OK(MPIX_Fake_device_malloc(n ? n : 1, &p));
+    return p;
+}
+
+static void dev_fill(void *dev, size_t n, int who, int seq)
+{
+    char *h = malloc(n + 1);
+    t_fill(h, n, who, seq);
+    MPI_OK(MPIX_Fake_device_memcpy(dev, h, n));
+    free(h);
+}
+
+static void dev_expect(const void *dev, size_t n, int who, int seq, const char *what)
+{
+    char *h = malloc(n + 1);
+    MPI_OK(MPIX_Fake_device_memcpy(h, dev, n));
+    t_expect(h, n, who, seq, what);
+    free(h);
+}
+
+static void contiguous(void)
+{
+    int to = (t_rank + 1) % t_size, from = (t_rank + t_size - 1) % t_size;
+    size_t sizes[] = { 0, 8, 3000, 100000, (2 << 20) + 5 };
+    size_t max = sizes[4];
+    void *ds = dev_alloc(max), *dr = dev_alloc(max);
+    char *hs = malloc(max), *hr = malloc(max);
+    for (int k = 0; k < 5; k++) {
+        size_t n = sizes[k];
+        for (int combo = 0; combo < 4; combo++) {
+            int sdev = combo & 1, rdev = combo >> 1, seq = k * 4 + combo;
+            void *s = sdev ? ds : hs, *r = rdev ? dr : hr;
+            if (sdev)
+                dev_fill(ds, n, t_rank, seq);
+            else
+                t_fill(hs, n, t_rank, seq);
+            MPI_Request q[2];
+            MPI_OK(MPI_Irecv(r, (int)n, MPI_BYTE, from, seq, MPI_COMM_WORLD, &q[0]));
+            MPI_OK(MPI_Isend(s, (int)n, MPI_BYTE, to, seq, MPI_COMM_WORLD, &q[1]));
+            MPI_OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+            if (rdev)
+                dev_expect(dr, n, from, seq, "device receive");
+            else
+                t_expect(hr, n, from, seq, "host receive");
+        }
+        /* to self, blocking, unexpected first */
+        dev_fill(ds, n, t_rank, 99);
+        MPI_Request q;
+        MPI_OK(MPI_Isend(ds, (int)n, MPI_BYTE, t_rank, 99, MPI_COMM_WORLD, &q));
+        MPI_OK(MPI_Recv(dr, (int)n, MPI_BYTE, t_rank, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MPI_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        dev_expect(dr, n, t_rank, 99, "device self message");
+        /* synchronous and Sendrecv_replace */
+        dev_fill(ds, n, t_rank, 98);
+        MPI_OK(MPI_Sendrecv_replace(ds, (int)n, MPI_BYTE, to, 98, from, 98, MPI_COMM_WORLD,
+                                    MPI_STATUS_IGNORE));
+        dev_expect(ds, n, from, 98, "device Sendrecv_replace");
+    }
+    /* buffered send from device memory */
+    int bsize = (int)sizes[3] + MPI_BSEND_OVERHEAD;
+    void *bb = malloc((size_t)bsize);
+    MPI_OK(MPI_Buffer_attach(bb, bsize));
+    dev_fill(ds, sizes[3], t_rank, 97);
+    MPI_OK(MPI_Bsend(ds, (int)sizes[3], MPI_BYTE, to, 97, MPI_COMM_WORLD));
+    MPI_OK(MPI_Recv(dr, (int)sizes[3], MPI_BYTE, from, 97, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    dev_expect(dr, sizes[3], from, 97, "device Bsend");
+    void *p;
+    int ps;
+    MPI_OK(MPI_Buffer_detach(&p, &ps));
+    free(bb);
+    MPIX_Fake_device_free(ds);
+    MPIX_Fake_device_free(dr);
+    free(hs);
+    free(hr);
+}
+
+static void derived(void)
+{
+    int to = (t_rank + 1) % t_size, from = (t_rank + t_size - 1) % t_size;
+    MPI_Datatype vec;
+    int rc = MPI_Type_vector(1, 1, 2, MPI_INT, &vec);
+    if (rc != MPI_SUCCESS) {
+        if (t_rank == 0)
+            printf("p2p_device: SKIPPED derived-datatype part: MPI_Type_vector not implemented\n");
+        return;
+    }
+    MPI_Type_free(&vec);
+    int counts[] = { 10, 2000, 200000 };
+    for (int k = 0; k < 3; k++) {
+        int n = counts[k];
+        MPI_OK(MPI_Type_vector(n, 2, 5, MPI_INT, &vec));
+        MPI_OK(MPI_Type_commit(&vec));
+        size_t span = (size_t)n * 5 * sizeof(int);
+        int *h = malloc(span), *g = malloc(span);
+        for (size_t i = 0; i < span / sizeof(int); i++)
+            h[i] = (int)i * 5 + t_rank;
+        void *ds = dev_alloc(span), *dr = dev_alloc(span);
+        MPI_OK(MPIX_Fake_device_memcpy(ds, h, span));
+        for (size_t i = 0; i < span / sizeof(int); i++)
+            h[i] = -1;
+        MPI_OK(MPIX_Fake_device_memcpy(dr, h, span));
+        /* device vector -> device vector */
+        MPI_Request q[2];
+        MPI_OK(MPI_Irecv(dr, 1, vec, from, 200 + k, MPI_COMM_WORLD, &q[0]));
+        MPI_OK(MPI_Isend(ds, 1, vec, to, 200 + k, MPI_COMM_WORLD, &q[1]));
+        MPI_OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+        MPI_OK(MPIX_Fake_device_memcpy(g, dr, span));
+        for (size_t i = 0; i < span / sizeof(int); i++) {
+            int want = i % 5 < 2 ? (int)i * 5 + from : -1;
+            CHECK(g[i] == want, "device vector n=%d [%zu]=%d want %d", n, i, g[i], want);
+        }
+        /* device vector -> host contiguous */
+        int *c = malloc((size_t)n * 2 * sizeof(int));
+        MPI_OK(MPI_Irecv(c, n * 2, MPI_INT, from, 210 + k, MPI_COMM_WORLD, &q[0]));
+        MPI_OK(MPI_Isend(ds, 1, vec, to, 210 + k, MPI_COMM_WORLD, &q[1]));
+        MPI_OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < 2 * n; i++) {
+            int idx = (i / 2) * 5 + i % 2;
+            CHECK(c[i] == idx * 5 + from, "device vector -> host [%d]", i);
+        }
+        MPI_Type_free(&vec);
+        MPIX_Fake_device_free(ds);
+        MPIX_Fake_device_free(dr);
+        free(h);
+        free(g);
+        free(c);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    t_init(&argc, &argv);
+    void *probe = NULL;
+    int ok = MPIX_Fake_device_malloc(64, &probe) == MPI_SUCCESS;
+    int all_ok = ok;
+    /* every rank must agree (RAIL_ACCEL is job-wide, but be safe) */
+    if (!all_ok) {
+        if (t_rank == 0)
+            printf("p2p_device: SKIPPED: the fake device is not active (set RAIL_ACCEL=host,fake)\n");
+        MPI_Finalize();
+        return 77;
+    }
+    MPIX_Fake_device_free(probe);
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    contiguous();
+    t_barrier();
+    derived();
+    return t_finish();
+}

@@ -1,0 +1,78 @@
+#!/bin/sh
+# Test driver for `make check` (automake LOG_COMPILER).
+#
+# A test listed in $RAILTEST_MPI_TESTS is an MPI program: it runs under the
+# build tree's mpirun at each rank count of its entry in test/tests.conf
+# (default 1 2 3 4 8), once per environment variant given there.  Anything
+# else runs as is.  Exit status follows automake: 0 pass, 77 skip, else fail.
+# After every MPI run, nothing of the job may be left in /dev/shm.
+
+prog="$1"
+shift
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+name=$(echo "$prog" | sed 's|^\./||; s|^'"$top_builddir"'/||')
+
+is_mpi=no
+for t in $RAILTEST_MPI_TESTS; do
+    [ "$t" = "$name" ] && is_mpi=yes
+done
+if [ "$is_mpi" = no ]; then
+    exec "$prog" "$@"
+fi
+
+# Entry of this test in test/tests.conf:
+#   <name> | np=1 2 4 | env=A=1 B=2;C=3 | timeout=60
+conf=$(grep -E "^$name[[:space:]]*(\||$)" "$top_srcdir/test/tests.conf" 2>/dev/null | head -n 1)
+field() { echo "$conf" | tr '|' '\n' | sed -n "s/^[[:space:]]*$1=\(.*[^[:space:]]\)[[:space:]]*\$/\1/p"; }
+nps=$(field np)
+envs=$(field env)
+limit=$(field timeout)
+nps=${nps:-${RAIL_TEST_NP:-1 2 3 4 8}}
+limit=${limit:-120}
+[ -n "$envs" ] || envs="-"
+
+mpirun="$top_builddir/runtime/mpirun"
+ran=0
+skipped=0
+IFS_SAVE=$IFS
+IFS=';'
+set -f
+for variant in $envs; do
+    IFS=$IFS_SAVE
+    for np in $nps; do
+        envdesc=""
+        [ "$variant" = "-" ] || envdesc=" [$variant]"
+        echo "=== $name np=$np$envdesc"
+        before=$(ls /dev/shm 2>/dev/null | grep -c '^rail-')
+        if [ "$variant" = "-" ]; then
+            timeout -k 5 "$limit" "$mpirun" -n "$np" "$prog" "$@"
+        else
+            # shellcheck disable=SC2086
+            env $variant timeout -k 5 "$limit" "$mpirun" -n "$np" "$prog" "$@"
+        fi
+        rc=$?
+        after=$(ls /dev/shm 2>/dev/null | grep -c '^rail-')
+        if [ "$rc" -eq 77 ]; then
+            skipped=$((skipped + 1))
+            continue
+        fi
+        if [ "$rc" -ne 0 ]; then
+            [ "$rc" -eq 124 ] && echo "FAIL: $name np=$np$envdesc timed out after ${limit}s"
+            echo "FAIL: $name np=$np$envdesc exited with status $rc"
+            exit 1
+        fi
+        if [ "$after" -gt "$before" ]; then
+            echo "FAIL: $name np=$np$envdesc left shared-memory segments in /dev/shm:"
+            ls /dev/shm | grep '^rail-'
+            exit 1
+        fi
+        ran=$((ran + 1))
+    done
+    IFS=';'
+done
+IFS=$IFS_SAVE
+if [ "$ran" -eq 0 ] && [ "$skipped" -gt 0 ]; then
+    exit 77
+fi
+exit 0

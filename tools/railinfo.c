@@ -1,0 +1,225 @@
+/*
+ * railinfo: what this Rail MPI installation is and how it is configured —
+ * version, build configuration, components of each framework, and every
+ * parameter with its value, where the value came from, and its help.
+ *
+ *   railinfo                 version, build, components
+ *   railinfo --all           ... and every parameter
+ *   railinfo --param NAME    one parameter (NAME may be a prefix: "btl_sm")
+ *   railinfo --json          the same as JSON (with --all / --param)
+ */
+#include "base/rail.h"
+#include "base/param.h"
+#include "btl/btl.h"
+#include "accel/accel.h"
+#include "mpi/mpi_env.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const char *const mpi_api_unimplemented[];
+extern const int mpi_api_num_procedures;
+
+typedef struct { const char *framework; const char *names[16]; int n; } framework_t;
+
+static void collect(framework_t *fw, int *nfw)
+{
+    int n = 0;
+    fw[n] = (framework_t){"accel", {0}, 0};
+    for (int i = 0; i < accel_component_count() && i < 16; i++)
+        fw[n].names[fw[n].n++] = accel_component_name(i);
+    n++;
+    fw[n] = (framework_t){"btl", {0}, 0};
+    for (int i = 0; btl_components[i] && i < 16; i++)
+        fw[n].names[fw[n].n++] = btl_components[i]->name;
+    n++;
+    *nfw = n;
+}
+
+static int count_unimplemented(void)
+{
+    int n = 0;
+    while (mpi_api_unimplemented[n])
+        n++;
+    return n;
+}
+
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; s && *s; s++) {
+        if (*s == '"' || *s == '\\')
+            printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            printf("\\u%04x", *s);
+        else
+            putchar(*s);
+    }
+    putchar('"');
+}
+
+static bool selected(const rail_param_t *p, const char *filter)
+{
+    return !filter || strncmp(p->name, filter, strlen(filter)) == 0;
+}
+
+static void print_params_text(const char *filter)
+{
+    int shown = 0;
+    for (int i = 0; i < rail_param_count(); i++) {
+        const rail_param_t *p = rail_param_at(i);
+        if (!selected(p, filter))
+            continue;
+        char val[512];
+        rail_param_value_string(p, val, sizeof(val));
+        printf("  %s = %s\n", p->name, val);
+        printf("      %s; default %s; from %s; env RAIL_", rail_param_type_name(p->type),
+               p->default_str[0] ? p->default_str : "\"\"", p->origin);
+        for (const char *c = p->name; *c; c++)
+            putchar(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+        printf("%s%s\n", p->choices ? "; one of " : "", p->choices ? p->choices : "");
+        printf("      %s\n", p->help);
+        shown++;
+    }
+    if (filter && !shown) {
+        fprintf(stderr, "railinfo: no parameter named '%s' (see railinfo --all)\n", filter);
+        exit(1);
+    }
+}
+
+static void print_text(bool params, const char *filter)
+{
+    framework_t fw[8];
+    int nfw;
+    collect(fw, &nfw);
+    if (!filter) {
+        printf("Rail MPI %s (MPI %d.%d)\n", PACKAGE_VERSION, MPI_VERSION, MPI_SUBVERSION);
+        printf("  prefix:     %s\n", RAIL_PREFIX);
+        printf("  compiler:   %s\n", RAIL_BUILD_CC);
+        printf("  configure:  %s\n", RAIL_CONFIGURE_ARGS[0] ? RAIL_CONFIGURE_ARGS : "(defaults)");
+        printf("  libpmix:    %s\n  hwloc:      %s\n", RAIL_PMIX_VERSION, RAIL_HWLOC_VERSION);
+        printf("  libfabric:  %s\n", RAIL_OFI_VERSION[0] ? RAIL_OFI_VERSION : "not built in");
+        printf("  CUDA:       %s\n", RAIL_CUDA_VERSION[0] ? RAIL_CUDA_VERSION : "not built in");
+        int unimpl = count_unimplemented();
+        printf("  MPI API:    %d of %d functions implemented\n", mpi_api_num_procedures - unimpl,
+               mpi_api_num_procedures);
+        printf("Components:\n");
+        for (int i = 0; i < nfw; i++) {
+            printf("  %-6s", fw[i].framework);
+            for (int j = 0; j < fw[i].n; j++)
+                printf(" %s", fw[i].names[j]);
+            printf("\n");
+        }
+    }
+    if (params || filter) {
+        if (!filter)
+            printf("Parameters (%d):\n", rail_param_count());
+        print_params_text(filter);
+    }
+}
+
+static void print_json(bool params, const char *filter)
+{
+    framework_t fw[8];
+    int nfw;
+    collect(fw, &nfw);
+    printf("{\n  \"version\": ");
+    json_str(PACKAGE_VERSION);
+    printf(",\n  \"mpi_version\": \"%d.%d\",\n  \"build\": {\"compiler\": ", MPI_VERSION,
+           MPI_SUBVERSION);
+    json_str(RAIL_BUILD_CC);
+    printf(", \"configure\": ");
+    json_str(RAIL_CONFIGURE_ARGS);
+    printf(", \"pmix\": ");
+    json_str(RAIL_PMIX_VERSION);
+    printf(", \"hwloc\": ");
+    json_str(RAIL_HWLOC_VERSION);
+    printf(", \"libfabric\": ");
+    json_str(RAIL_OFI_VERSION);
+    printf(", \"cuda\": ");
+    json_str(RAIL_CUDA_VERSION);
+    printf("},\n  \"api\": {\"total\": %d, \"unimplemented\": [", mpi_api_num_procedures);
+    for (int i = 0; mpi_api_unimplemented[i]; i++) {
+        printf(i ? ", " : "");
+        json_str(mpi_api_unimplemented[i]);
+    }
+    printf("]},\n  \"components\": {");
+    for (int i = 0; i < nfw; i++) {
+        printf("%s\"%s\": [", i ? ", " : "", fw[i].framework);
+        for (int j = 0; j < fw[i].n; j++) {
+            printf(j ? ", " : "");
+            json_str(fw[i].names[j]);
+        }
+        printf("]");
+    }
+    printf("}");
+    if (params || filter) {
+        printf(",\n  \"parameters\": [");
+        int k = 0;
+        for (int i = 0; i < rail_param_count(); i++) {
+            const rail_param_t *p = rail_param_at(i);
+            if (!selected(p, filter))
+                continue;
+            char val[512];
+            rail_param_value_string(p, val, sizeof(val));
+            printf("%s\n    {\"name\": ", k++ ? "," : "");
+            json_str(p->name);
+            printf(", \"type\": \"%s\", \"value\": ", rail_param_type_name(p->type));
+            json_str(val);
+            printf(", \"default\": ");
+            json_str(p->default_str);
+            printf(", \"source\": ");
+            json_str(p->origin);
+            printf(", \"level\": %d, \"help\": ", p->level);
+            json_str(p->help);
+            printf("}");
+        }
+        printf("\n  ]");
+    }
+    printf("\n}\n");
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "Usage: railinfo [--all] [--param NAME] [--json] [--version] [--help]\n"
+               "  --all          also list every parameter: value, origin, help\n"
+               "  --param NAME   show the parameters whose name starts with NAME\n"
+               "  --json         machine-readable output\n");
+}
+
+int main(int argc, char **argv)
+{
+    bool all = false, json = false;
+    const char *filter = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--all") || !strcmp(argv[i], "-a"))
+            all = true;
+        else if (!strcmp(argv[i], "--json"))
+            json = true;
+        else if (!strcmp(argv[i], "--param") && i + 1 < argc)
+            filter = argv[++i];
+        else if (!strncmp(argv[i], "--param=", 8))
+            filter = argv[i] + 8;
+        else if (!strcmp(argv[i], "--version")) {
+            printf("railinfo (Rail MPI) %s\n", PACKAGE_VERSION);
+            return 0;
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "railinfo: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (mpi_params_register_all() != MPI_SUCCESS) {
+        fprintf(stderr, "railinfo: could not register the parameters\n");
+        return 1;
+    }
+    if (json)
+        print_json(all, filter);
+    else
+        print_text(all, filter);
+    return 0;
+}
