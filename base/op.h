@@ -5,7 +5,16 @@
  * (matters for MINLOC/MAXLOC ties: the smaller index wins).  The loops are
  * written so the compiler vectorises them.  The accel components use these
  * for host and fake-device memory; the cuda component has device versions
- * of the same table.
+ * of the same table, which must follow the same semantics:
+ *  - integer SUM/PROD wrap modulo 2^bits;
+ *  - floating SUM/PROD are one IEEE operation in the element type (_Float16
+ *    computed in float, rounded once); complex PROD is the plain formula;
+ *  - MAX is a > b ? a : b and MIN a < b ? a : b, a = in, b = inout: with a
+ *    NaN or equal values (+0/-0) the result is b (MPI leaves NaN undefined);
+ *  - logical ops read nonzero as true and write 1/0 in the element's width;
+ *  - MAXLOC/MINLOC: a strictly better value wins; equal values keep the
+ *    smaller index.
+ * Kernels are chosen by instruction set at first use (parameter op_isa).
  */
 #ifndef BASE_OP_H
 #define BASE_OP_H
@@ -39,5 +48,8 @@ int rail_op_reduce3(rail_op_t op, rail_typekind_t tk, const void *a, const void 
                     size_t count);
 
 const char *rail_op_name(rail_op_t op);
+
+/* Parameters of the kernels (op_isa: which instruction set). */
+int rail_op_register_params(void);
 
 #endif

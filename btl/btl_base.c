@@ -31,20 +31,6 @@ extern const btl_component_t btl_self_component;
 extern const btl_component_t btl_sm_component;
 extern const btl_component_t btl_tcp_component;
 
-/*
- * Stand-ins for components whose engineers have not landed them yet: weak
- * definitions, replaced at link time by the real (strong) symbols of
- * btl/sm and btl/tcp.  Remove once both are in the tree.
- */
-static int btl_stub_init_tcp(btl_module_t **mods, int *n)
-{
-    *n = 0;
-    RAIL_VERBOSE(btl_verbose, 1, "btl tcp: not built into this library");
-    return MPI_SUCCESS;
-}
-__attribute__((weak)) const btl_component_t btl_tcp_component = {
-    .name = "tcp", .priority = 10, .init = btl_stub_init_tcp };
-
 const btl_component_t *const btl_components[] = {
     &btl_self_component,
     &btl_sm_component,

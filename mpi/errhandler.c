@@ -40,7 +40,7 @@ void mpi_errhandler_retain(mpi_errhandler_t *eh)
 void mpi_errhandler_release(mpi_errhandler_t *eh)
 {
     if (eh && !is_predef(eh) && rail_atomic_sub_fetch(&eh->obj.refcount, 1) == 0) {
-        eh->obj.kind = MPI_OBJ_FREED;
+        mpi_obj_fini(&eh->obj);
         free(eh);
     }
 }

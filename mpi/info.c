@@ -37,7 +37,7 @@ void mpi_info_release(mpi_info_t *info)
     if (!info || info == &mpi_info_env)
         return;
     clear(info);
-    info->obj.kind = MPI_OBJ_FREED;
+    mpi_obj_fini(&info->obj);
     free(info);
 }
 

@@ -66,8 +66,14 @@ static inline mpi_obj_t *mpi_obj_of_handle(const void *h)
     return (mpi_obj_t *)(uintptr_t)h;
 }
 
-/* Set up a new object's header (refcount 1, handle = its address). */
+/* Set up a new object's header (refcount 1, handle = its address) and count
+ * it as live; mpi_obj_fini marks it freed (later lookups report a freed
+ * handle) and uncounts it.  Every object made with mpi_obj_init must go
+ * through mpi_obj_fini before its memory is released. */
 void mpi_obj_init(mpi_obj_t *obj, mpi_obj_kind_t kind);
+void mpi_obj_fini(mpi_obj_t *obj);
+/* Live objects of a kind (MPIX_Live_objects). */
+int mpi_obj_live(mpi_obj_kind_t kind);
 /* Register a predefined object under its constant handle. */
 void mpi_obj_init_predef(mpi_obj_t *obj, mpi_obj_kind_t kind, const void *handle);
 

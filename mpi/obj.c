@@ -2,15 +2,41 @@
 #include "mpi/mpi_obj.h"
 #include "mpi/mpi_err.h"
 
+#include "base/atomic.h"
+
 #include <stdio.h>
+#include <string.h>
 
 mpi_obj_t *mpi_predef_table[MPI_PREDEF_MAX];
+
+/* Live counters, indexed by kind_index(). */
+#define N_KINDS 11
+static int live[N_KINDS];
+
+static int kind_index(mpi_obj_kind_t kind);
 
 void mpi_obj_init(mpi_obj_t *obj, mpi_obj_kind_t kind)
 {
     obj->kind = kind;
     obj->refcount = 1;
     obj->handle = obj;
+    int i = kind_index(kind);
+    if (i >= 0)
+        rail_atomic_add_fetch(&live[i], 1);
+}
+
+void mpi_obj_fini(mpi_obj_t *obj)
+{
+    int i = kind_index(obj->kind);
+    if (i >= 0)
+        rail_atomic_sub_fetch(&live[i], 1);
+    obj->kind = MPI_OBJ_FREED;
+}
+
+int mpi_obj_live(mpi_obj_kind_t kind)
+{
+    int i = kind_index(kind);
+    return i >= 0 ? rail_atomic_load_relaxed(&live[i]) : 0;
 }
 
 void mpi_obj_init_predef(mpi_obj_t *obj, mpi_obj_kind_t kind, const void *handle)
@@ -58,4 +84,32 @@ int mpi_obj_lookup_error(mpi_obj_kind_t kind, const void *h, int allow_null)
     }
     (void)allow_null;
     return mpi_errf(MPI_ERR_INTERN, "lookup of unknown object kind %#x", (unsigned)kind);
+}
+
+static int kind_index(mpi_obj_kind_t kind)
+{
+    for (size_t i = 0; i < RAIL_ARRAY_SIZE(kinds); i++)
+        if (kinds[i].kind == kind)
+            return (int)i;
+    return -1;
+}
+
+RAIL_EXPORT int MPIX_Live_objects(const char *kind, int *count)
+{
+    static const char *names[] = {"comm", "datatype", "group", "op", "info", "errhandler",
+                                  "request", "message", "win", "file", "session"};
+    if (!kind || !count)
+        return MPI_ERR_ARG;
+    int total = 0;
+    bool found = false;
+    for (size_t i = 0; i < RAIL_ARRAY_SIZE(names); i++) {
+        if (strcmp(kind, "all") == 0 || strcmp(kind, names[i]) == 0) {
+            total += rail_atomic_load_relaxed(&live[i]);
+            found = true;
+        }
+    }
+    if (!found)
+        return MPI_ERR_ARG;
+    *count = total;
+    return MPI_SUCCESS;
 }

@@ -88,7 +88,7 @@ int mpii_op_free(MPI_Op *op)
         return rc;
     if (o->op != RAIL_OP_NONE)
         return mpi_errf(MPI_ERR_OP, "predefined operations cannot be freed");
-    o->obj.kind = MPI_OBJ_FREED;
+    mpi_obj_fini(&o->obj);
     free(o);
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;

@@ -122,6 +122,13 @@ srun_ --mpi=pmix -n 4 "$RTE_TEST" abort 2 7 nofence
 [ "$RC" -ne 0 ] || fail "srun rte_abort: status 0"
 expect_err "deliberate abort" "srun rte_abort message"
 [ "$ELAPSED_MS" -lt 15000 ] || fail "srun rte_abort took $ELAPSED_MS ms"
+# An MPI program (MPI_Init .. MPI_Finalize through the whole library).
+HELLO="$top_builddir/examples/hello"
+if [ -x "$HELLO" ]; then
+    srun_ --mpi=pmix -n 4 "$HELLO"
+    expect_rc 0 "srun --mpi=pmix hello"
+    [ "$(count_out '^Hello from rank [0-3] of 4 on ')" -eq 4 ] || fail "srun hello: 4 greetings expected"
+fi
 # Plain srun: no PMIx server, every task must refuse.
 srun_ -n 4 "$RTE_TEST" info
 [ "$RC" -ne 0 ] || fail "srun without --mpi=pmix: status 0"

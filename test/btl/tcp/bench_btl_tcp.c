@@ -11,6 +11,8 @@
  *   lat       ping-pong of active messages with --frag payload bytes
  *             (default 0): half the round trip
  *   plainlat  the same over a plain socket (TCP_NODELAY, blocking)
+ *   check     both ranks send each other checked messages of 0 B to 3 MiB
+ *             (every byte and the order verified; for the namespace test)
  *
  * Both ends are forked on this host (loopback) unless --rank is given: then
  * this process is that rank of a 2-rank job whose fake rte lives in --dir
@@ -19,7 +21,8 @@
  * --rank, else 0,0); plain modes need --addr (rank 1's address).
  * Options: --total N (1g), --frag N (1m; lat: 0), --reps N (5), --iters N
  * (lat: 20000), --sleep (wait on wait_fd when idle, as the progress engine
- * does; default: poll).
+ * does; default: poll without sleeping), --spin N (idle polls before such a
+ * wait, default 0).
  */
 #include "test/btl/tcp/tcp_test.h"
 #include "btl/tcp/tcp.h"
@@ -32,6 +35,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -41,6 +45,7 @@ typedef struct bench_opts {
     size_t total, frag;
     int reps, iters;
     bool sleep;
+    int spin;                      /* idle polls before sleeping (with --sleep) */
     const char *addr;
 } bench_opts_t;
 
@@ -61,7 +66,7 @@ static void bench_progress(btl_module_t *m, int *idle)
         *idle = 0;
         return;
     }
-    if (opt.sleep && ++*idle > 100) {
+    if (opt.sleep && ++*idle > opt.spin) {
         struct pollfd p = {.fd = m->wait_fd, .events = POLLIN};
         poll(&p, 1, 10);
     }
@@ -97,6 +102,18 @@ static void report(const char *what, double *v, int n, const char *unit)
     fflush(stdout);
 }
 
+/* CPU time this process used, per GB moved (robust on a busy machine). */
+static void report_cpu(int rank, double gb)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6;
+    double sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+    printf("%-10s rank %d (%s): cpu %.3f s user + %.3f s sys per GB\n", opt.mode, rank,
+           rank ? "receiver" : "sender", user / gb, sys / gb);
+    fflush(stdout);
+}
+
 /* ------------------------------------------------------------ btl */
 
 static void btl_bw(btl_module_t *m, btl_endpoint_t **eps, int rank)
@@ -124,6 +141,7 @@ static void btl_bw(btl_module_t *m, btl_endpoint_t **eps, int rank)
     }
     if (rank == 0)
         report("btl bw", gbs, opt.reps, "GB/s");
+    report_cpu(rank, (double)(opt.reps + 1) * (double)per_rep * (double)opt.frag / 1e9);
     free(buf);
 }
 
@@ -152,10 +170,32 @@ static void btl_lat(btl_module_t *m, btl_endpoint_t **eps, int rank)
     free(buf);
 }
 
+/* Checked messages of many sizes both ways, all at once. */
+static void btl_check(btl_module_t *m, btl_endpoint_t **eps, int rank)
+{
+    static const size_t sizes[] = {0, 1, 7, 64, 1000, 4096, 65535, 65537, 200000, 1 << 20,
+                                   3 * 1024 * 1024 + 17};
+    long frames = 0;
+    tcp_test_msg_init(m);
+    for (int round = 0; round < 3; round++)
+        for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+            tcp_test_msg_send(m, eps[1 - rank], 1 - rank, sizes[i]);
+            frames += tcp_test_msg_frames(m, sizes[i]);
+        }
+    tcp_test_progress_until(m, &tcp_test_received, frames, 60);
+    if (rank == 0)
+        printf("check: %ld frames, %ld bytes each way verified\n", frames, tcp_test_bytes);
+}
+
 static int run_btl(int rank)
 {
     btl_endpoint_t **eps;
     btl_module_t *m = tcp_test_init(&eps);
+    if (strcmp(opt.mode, "check") == 0) {
+        btl_check(m, eps, rank);
+        tcp_test_fini(m, eps);
+        return 0;
+    }
     T_CHECK(m->max_send_size >= opt.frag + 16, "max_send_size %zu < frag %zu", m->max_send_size,
             opt.frag);
     if (strcmp(opt.mode, "bw") == 0)
@@ -243,6 +283,8 @@ static int run_plain(int rank)
     }
     if (rank == 0)
         report(lat ? "plain lat" : "plain bw", v, opt.reps, lat ? "us" : "GB/s");
+    if (!lat)
+        report_cpu(rank, (double)(opt.reps + 1) * (double)per_rep * (double)opt.frag / 1e9);
     close(fd);
     free(buf);
     return 0;
@@ -284,21 +326,26 @@ int main(int argc, char **argv)
         else if (strcmp(a, "--reps") == 0) opt.reps = RAIL_MIN(atoi(v), 64), i++;
         else if (strcmp(a, "--iters") == 0) opt.iters = atoi(v), i++;
         else if (strcmp(a, "--sleep") == 0) opt.sleep = true;
+        else if (strcmp(a, "--spin") == 0) opt.spin = atoi(v), i++;
         else opt.mode = a;
     }
     if (!opt.mode || (strcmp(opt.mode, "bw") && strcmp(opt.mode, "plain") &&
-                      strcmp(opt.mode, "lat") && strcmp(opt.mode, "plainlat"))) {
+                      strcmp(opt.mode, "lat") && strcmp(opt.mode, "plainlat") &&
+                      strcmp(opt.mode, "check"))) {
         fprintf(stderr, "usage: %s [--rank R --dir D [--nodes a,b]] [--addr A] [--total N] "
-                        "[--frag N] [--reps N] [--iters N] [--sleep] bw|plain|lat|plainlat\n",
+                        "[--frag N] [--reps N] [--iters N] [--sleep [--spin N]] "
+                        "bw|plain|lat|plainlat|check\n",
                 argv[0]);
         return 2;
     }
     if (!frag_set && strstr(opt.mode, "lat"))
         opt.frag = 0;
+    if (!frag_set && strcmp(opt.mode, "check") == 0)
+        opt.frag = 256 * 1024;     /* frames of 256 KiB: large messages are split */
     if (opt.frag == 0 && !strstr(opt.mode, "lat"))
         opt.frag = 1;
     char max_send[64];
-    snprintf(max_send, sizeof(max_send), "%zu", RAIL_MAX(opt.frag + 64, (size_t)4096));
+    snprintf(max_send, sizeof(max_send), "%zu", RAIL_MAX(opt.frag + 64, (size_t)128 * 1024));
     setenv("RAIL_BTL_TCP_MAX_SEND_SIZE", max_send, 0);
     if (rank < 0) {
         /* Both ends here, over loopback. */
