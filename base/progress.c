@@ -24,6 +24,7 @@ pthread_mutex_t rail_progress_cs = PTHREAD_MUTEX_INITIALIZER;   /* made recursiv
 typedef struct progress_cb {
     rail_progress_fn_t fn;
     void *arg;
+    const int *pending;     /* NULL: always call */
     unsigned flags;
 } progress_cb_t;
 
@@ -53,13 +54,19 @@ static bool spin_only;          /* progress_mode=spin */
 
 int rail_progress_register(rail_progress_fn_t fn, void *arg, unsigned flags)
 {
+    return rail_progress_register_lazy(fn, arg, flags, NULL);
+}
+
+int rail_progress_register_lazy(rail_progress_fn_t fn, void *arg, unsigned flags,
+                                const int *pending)
+{
     int rc = MPI_SUCCESS;
     RAIL_CS_ENTER();
     if (n_cbs == PROGRESS_MAX_CBS) {
         rail_error("progress: more than %d progress callbacks", PROGRESS_MAX_CBS);
         rc = MPI_ERR_INTERN;
     } else {
-        cbs[n_cbs++] = (progress_cb_t){ fn, arg, flags };
+        cbs[n_cbs++] = (progress_cb_t){ fn, arg, pending, flags };
         if (flags & RAIL_PROGRESS_POLL)
             n_poll_cbs++;
     }
@@ -82,20 +89,28 @@ void rail_progress_unregister(rail_progress_fn_t fn, void *arg)
     RAIL_CS_EXIT();
 }
 
-int rail_progress(void)
+static inline int run_callbacks(void)
 {
     int n = 0;
+    for (int i = 0; i < n_cbs; i++) {
+        const progress_cb_t *c = &cbs[i];
+        if (c->pending && rail_atomic_load_relaxed(c->pending) == 0)
+            continue;
+        n += c->fn(c->arg);
+    }
+    return n;
+}
+
+int rail_progress(void)
+{
     if (RAIL_UNLIKELY(rail_progress_mt)) {
         if (pthread_mutex_trylock(&rail_progress_cs) != 0)
             return 0;   /* another thread is progressing */
-        for (int i = 0; i < n_cbs; i++)
-            n += cbs[i].fn(cbs[i].arg);
+        int n = run_callbacks();
         pthread_mutex_unlock(&rail_progress_cs);
         return n;
     }
-    for (int i = 0; i < n_cbs; i++)
-        n += cbs[i].fn(cbs[i].arg);
-    return n;
+    return run_callbacks();
 }
 
 void rail_progress_hold_poll(int delta)
@@ -311,10 +326,10 @@ int rail_progress_register_params(void)
                             "Idle polls with sched_yield() before a wait sleeps (-1: until "
                             "progress_idle_sleep_ms of idleness)",
                             RAIL_PARAM_LEVEL_TUNER, &rail_progress_yield_count);
-    rail_param_register_int("progress_spin_count_oversub", 100,
+    rail_param_register_int("progress_spin_count_oversub", 10,
                             "Idle polls a wait spins when the node is oversubscribed",
                             RAIL_PARAM_LEVEL_TUNER, &spin_count_oversub);
-    rail_param_register_int("progress_yield_count_oversub", 0,
+    rail_param_register_int("progress_yield_count_oversub", 10000,
                             "Idle polls with sched_yield() before a wait sleeps when the node is "
                             "oversubscribed",
                             RAIL_PARAM_LEVEL_TUNER, &yield_count_oversub);

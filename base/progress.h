@@ -16,9 +16,12 @@
  *             passes; then finish and poll again.
  * An "idle poll" is one whose progress found nothing to do; any event
  * restarts the phases.  When the node is oversubscribed (more local ranks
- * than CPUs) the spin and yield budgets are the *_oversub parameters (small)
- * so that a waiting rank gives its CPU to the rank it waits for; otherwise
- * it spins until progress_idle_sleep_ms of idleness before it sleeps.
+ * than CPUs) the budgets are the *_oversub parameters: a short spin, then
+ * many sched_yield() polls (the rank we wait for gets our CPU at once, which
+ * on 8 ranks / 2 cores gives a few microseconds per message where futex
+ * sleeping gives tens), and only after a long idle stretch a real sleep.
+ * Otherwise a wait spins, then yields, and sleeps after progress_idle_sleep_ms
+ * of idleness.
  *
  * Threads.  Under MPI_THREAD_MULTIPLE the engine and everything it drives
  * (pml matching, btl calls) run inside one process-wide recursive critical
@@ -68,6 +71,10 @@ enum {
 };
 
 int rail_progress_register(rail_progress_fn_t fn, void *arg, unsigned flags);
+/* Same, with a work indicator: fn is skipped (not called) while *pending is
+ * 0, which keeps idle sources off the polling loop. */
+int rail_progress_register_lazy(rail_progress_fn_t fn, void *arg, unsigned flags,
+                                const int *pending);
 void rail_progress_unregister(rail_progress_fn_t fn, void *arg);
 
 /* While holds are taken (+1 / -1), waits never block in the kernel for

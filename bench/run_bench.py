@@ -638,7 +638,9 @@ COLORS = {"rail": "#d62728", "openmpi": "#1f77b4", "mpich": "#2ca02c"}
 LABELS = {"rail": "Rail MPI", "openmpi": "Open MPI", "mpich": "MPICH"}
 YLABELS = {LATENCY: "time (us), lower is better", BANDWIDTH: "MB/s, higher is better",
            RATE: "million messages/s, higher is better", STARTUP: "ms, lower is better"}
-SIZE_TICS = ", ".join('"%s" %d' % (size_label(1 << k), 1 << k) for k in range(0, 41, 2))
+# size axis labels: every 4x on a full-size plot, every 16x on a grid panel
+SIZE_TICS = {step: ", ".join('"%s" %d' % (size_label(1 << k), 1 << k) for k in range(0, 41, step))
+             for step in (2, 4)}
 
 
 def write_data(points, names, path):
@@ -695,9 +697,12 @@ def size_panels(table, names, pdir, np, group):
             continue  # barrier: no size axis
         bench, data = BENCH_BY_NAME[name], os.path.join(pdir, "%s_np%d.dat" % (name, np))
         write_data(points, names, data)
-        p = panel("%s, np=%d%s" % (name, np, missing_note(points, names)),
-                  "message size (bytes)", YLABELS[bench.metric], SIZE_TICS, data, names)
-        render(os.path.join(pdir, "%s_np%d.png" % (name, np)), [p], 1)
+        title = "%s, np=%d%s" % (name, np, missing_note(points, names))
+        for step in (2, 4):
+            p = panel(title, "message size (bytes)", YLABELS[bench.metric], SIZE_TICS[step],
+                      data, names)
+            if step == 2:
+                render(os.path.join(pdir, "%s_np%d.png" % (name, np)), [p], 1)
         panels.append(p)
     return panels
 

@@ -43,7 +43,8 @@ typedef struct btl_proc {
 #define BTL_TAG_MAX 32
 
 /* Receive callback: runs inside progress(), on the receiving process.  The
- * header and payload bytes are valid only until it returns. */
+ * header and payload bytes are 8-byte aligned and valid only until it
+ * returns; a progress() called from inside a callback returns 0. */
 typedef void (*btl_recv_cb_t)(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr,
                               size_t hdr_len, const void *payload, size_t payload_len);
 
@@ -77,6 +78,10 @@ enum {
 struct btl_module {
     const char *name;          /* component name: "self", "sm", "tcp" */
     int priority;              /* higher wins when several reach a peer */
+    /* BTL_FLAG_*; final only after add_procs: sm clears GET/PUT/IOV there
+     * when single copy (CMA) turns out to be refused.  The refusal can be
+     * one-sided, so the receiver of a rendezvous decides get vs pipelined
+     * with its own module's GET flag. */
     uint32_t flags;
     size_t eager_limit;        /* largest message the pml sends eagerly */
     size_t max_send_size;      /* largest header+payload of one send */
@@ -99,7 +104,8 @@ struct btl_module {
 
     /* Read remote memory described by reg into local memory; local and
      * remote iovecs cover the same number of bytes.  done(cbdata, status)
-     * runs when the data have arrived (possibly before get returns). */
+     * runs when the data have arrived (possibly before get returns); when
+     * get/put return an error, done is not called. */
     int (*get)(btl_module_t *m, btl_endpoint_t *ep, const struct iovec *local, int n_local,
                const btl_reg_t *reg, const struct iovec *remote, int n_remote,
                btl_done_cb_t done, void *cbdata);
@@ -126,6 +132,13 @@ struct btl_module {
      * process return early (MPI_THREAD_MULTIPLE: a request completed by one
      * thread for another). */
     void (*sleep_wake)(btl_module_t *m);
+
+    /* --- additions (tcp engineer) --- */
+    /* Optional (NULL: send never leaves data behind): bytes send() accepted
+     * that are still in the module's own queues, i.e. that reach the peer
+     * only while this process progresses.  Before a fence that does not
+     * progress (MPI_Finalize), progress until every module reports 0. */
+    size_t (*pending)(btl_module_t *m);
 };
 
 typedef struct btl_component {
@@ -168,6 +181,8 @@ extern int btl_n_peers;
 extern btl_module_t **btl_modules;
 extern int btl_n_modules;
 int btl_base_finalize(void);
+/* Bytes the selected modules still hold for peers (btl_module_t.pending). */
+size_t btl_base_pending(void);
 
 extern int btl_verbose;
 

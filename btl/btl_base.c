@@ -166,9 +166,20 @@ int btl_base_progress(void)
     return n;
 }
 
-static int progress_cb(void *arg)
+/* Each used module is its own progress callback; self only while it has
+ * queued messages. */
+extern int btl_self_queued;
+
+static int module_progress_cb(void *arg)
 {
-    return btl_base_progress();
+    btl_module_t *m = arg;
+    return m->progress(m);
+}
+
+static int register_progress(btl_module_t *m)
+{
+    const int *pending = strcmp(m->name, "self") == 0 ? &btl_self_queued : NULL;
+    return rail_progress_register_lazy(module_progress_cb, m, 0, pending);
 }
 
 static bool sl_prepare(void *ctx)
@@ -259,7 +270,7 @@ int btl_base_add_procs(int nprocs)
         }
     }
     RAIL_CHECK(choose_peers(nprocs));
-    /* Progress only the modules some peer uses (plus self: cheap). */
+    /* Progress only the modules some peer uses, the busiest kinds first. */
     for (int k = 0; k < n_mods; k++) {
         bool used = false;
         for (int r = 0; r < nprocs && !used; r++)
@@ -269,19 +280,34 @@ int btl_base_add_procs(int nprocs)
             register_sleeper(mods[k]);
         }
     }
-    RAIL_CHECK(rail_progress_register(progress_cb, NULL, 0));
+    for (int i = 0; i < n_progress_mods; i++)
+        if (strcmp(progress_mods[i]->name, "self") != 0)
+            RAIL_CHECK(register_progress(progress_mods[i]));
+    for (int i = 0; i < n_progress_mods; i++)
+        if (strcmp(progress_mods[i]->name, "self") == 0)
+            RAIL_CHECK(register_progress(progress_mods[i]));
     return MPI_SUCCESS;
 fail:
     return rc;
+}
+
+size_t btl_base_pending(void)
+{
+    size_t n = 0;
+    for (int k = 0; k < n_mods; k++)
+        if (mods[k]->pending)
+            n += mods[k]->pending(mods[k]);
+    return n;
 }
 
 int btl_base_finalize(void)
 {
     if (base_initialized == 0 || --base_initialized > 0)
         return MPI_SUCCESS;
-    rail_progress_unregister(progress_cb, NULL);
-    for (int i = 0; i < n_progress_mods; i++)
+    for (int i = 0; i < n_progress_mods; i++) {
+        rail_progress_unregister(module_progress_cb, progress_mods[i]);
         rail_progress_remove_sleeper(progress_mods[i]);
+    }
     for (int k = 0; k < n_mods; k++) {
         if (mod_eps[k] && mods[k]->del_procs)
             mods[k]->del_procs(mods[k], btl_n_peers, procs, mod_eps[k]);

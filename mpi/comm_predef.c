@@ -1,9 +1,11 @@
-/* MPI_COMM_WORLD, MPI_COMM_SELF, their groups, and the basic queries. */
-#include "mpi/mpi_err.h"
+/* MPI_COMM_WORLD, MPI_COMM_SELF, their groups, MPI_GROUP_EMPTY, the hidden
+ * bootstrap communicator, and the basic queries. */
+#include "mpi/mpi_comm_int.h"
 #include "mpi/mpi_env.h"
-#include "mpi/mpi_comm.h"
 #include "mpi/mpi_attr.h"
 #include "mpi/mpi_errhandler.h"
+#include "mpi/mpi_info.h"
+#include "mpi/binding/gen/mpi_impl.h"
 #include "runtime/rte.h"
 #include "pml/pml.h"
 
@@ -11,18 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static mpi_comm_t comm_world, comm_self;
-static mpi_group_t group_world, group_self, group_empty;
+static mpi_comm_t comm_world, comm_self, comm_boot;
+static mpi_group_t group_world, group_self;
 static int self_world_rank;
+static bool boot_up;
 
-static void group_init(mpi_group_t *g, const void *handle, int size, int rank, int *ranks)
+/* A group that lives as long as the library (never counted, never freed). */
+static void group_init(mpi_group_t *g, int size, int rank, int *ranks)
 {
     memset(g, 0, sizeof(*g));
-    if (handle)
-        mpi_obj_init_predef(&g->obj, MPI_OBJ_GROUP, handle);
-    else
-        mpi_obj_init(&g->obj, MPI_OBJ_GROUP);
-    g->obj.refcount = 1 << 30;   /* never freed */
+    mpi_obj_init_predef(&g->obj, MPI_OBJ_GROUP, g);
+    g->predef = true;
     g->size = size;
     g->rank = rank;
     g->world_ranks = ranks;
@@ -32,7 +33,8 @@ static int comm_init(mpi_comm_t *c, MPI_Comm handle, mpi_group_t *g, uint32_t ct
                      const char *name)
 {
     memset(c, 0, sizeof(*c));
-    mpi_obj_init_predef(&c->obj, MPI_OBJ_COMM, handle);
+    mpi_obj_init_predef(&c->obj, MPI_OBJ_COMM, handle ? (const void *)handle : (const void *)c);
+    c->flags = MPI_COMM_F_PREDEF;
     c->rank = g->rank;
     c->size = g->size;
     c->remote_size = g->size;
@@ -40,18 +42,31 @@ static int comm_init(mpi_comm_t *c, MPI_Comm handle, mpi_group_t *g, uint32_t ct
     c->group = g;
     c->errhandler = &mpi_errhandler_fatal;
     snprintf(c->name, sizeof(c->name), "%s", name);
-    return pml_comm_create(c);
+    int rc = pml_comm_create(c);
+    if (rc == MPI_SUCCESS && handle) {
+        rc = comm_coll_attach(c);
+        if (rc != MPI_SUCCESS)
+            pml_comm_destroy(c);
+    }
+    c->active = rc == MPI_SUCCESS;
+    return rc;
 }
 
 int mpi_comm_predef_init(void)
 {
     int rc;
-    group_init(&group_empty, MPI_GROUP_EMPTY, 0, MPI_UNDEFINED, NULL);
-    group_init(&group_world, NULL, rte_info.size, rte_info.rank, NULL);
+    mpi_group_empty();
+    group_init(&group_world, rte_info.size, rte_info.rank, NULL);
     self_world_rank = rte_info.rank;
-    group_init(&group_self, NULL, 1, 0, &self_world_rank);
-    RAIL_CHECK(comm_init(&comm_world, MPI_COMM_WORLD, &group_world, 0, "MPI_COMM_WORLD"));
-    RAIL_CHECK(comm_init(&comm_self, MPI_COMM_SELF, &group_self, 1, "MPI_COMM_SELF"));
+    group_init(&group_self, 1, 0, &self_world_rank);
+    RAIL_CHECK(comm_ctxid_init());
+    RAIL_CHECK(comm_init(&comm_world, MPI_COMM_WORLD, &group_world, COMM_CTXID_WORLD,
+                         "MPI_COMM_WORLD"));
+    RAIL_CHECK(comm_init(&comm_self, MPI_COMM_SELF, &group_self, COMM_CTXID_SELF,
+                         "MPI_COMM_SELF"));
+    RAIL_CHECK(comm_init(&comm_boot, NULL, &group_world, COMM_CTXID_BOOT, "(bootstrap)"));
+    comm_boot.flags |= MPI_COMM_F_INTERNAL;
+    boot_up = true;
     mpi_env.comm_world = &comm_world;
     mpi_env.comm_self = &comm_self;
     return MPI_SUCCESS;
@@ -59,19 +74,43 @@ fail:
     return rc;
 }
 
+static void comm_predef_down(mpi_comm_t *c, bool coll)
+{
+    if (!c->active)
+        return;
+    if (coll)
+        comm_coll_detach(c);
+    pml_comm_destroy(c);
+    c->active = false;
+    mpi_errhandler_release(c->errhandler);
+    c->errhandler = &mpi_errhandler_fatal;
+}
+
 void mpi_comm_predef_fini(void)
 {
     if (!mpi_env.comm_world)
         return;
     mpi_attr_delete_all(MPI_ATTR_COMM, MPI_COMM_WORLD, &comm_world.attrs);
-    pml_comm_destroy(&comm_self);
-    pml_comm_destroy(&comm_world);
-    mpi_errhandler_release(comm_world.errhandler);
-    mpi_errhandler_release(comm_self.errhandler);
+    mpi_info_release(comm_world.info);
+    mpi_info_release(comm_self.info);
+    comm_world.info = comm_self.info = NULL;
+    comm_predef_down(&comm_boot, false);
+    boot_up = false;
+    comm_predef_down(&comm_self, true);
+    comm_predef_down(&comm_world, true);
+    comm_ctxid_fini();
+    comm_hw_fini();
     /* The handles stay valid objects (errors after finalize are caught by
      * the library-state check), but no longer usable for communication. */
     mpi_env.comm_world = mpi_env.comm_self = NULL;
 }
+
+mpi_comm_t *mpi_comm_bootstrap(void)
+{
+    return boot_up ? &comm_boot : NULL;
+}
+
+/* ------------------------------------------------------------ queries */
 
 int mpii_comm_rank(mpi_comm_t *comm, int *rank)
 {

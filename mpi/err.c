@@ -19,6 +19,12 @@ volatile int mpi_api_ready;
 
 static __thread char err_detail[1024];
 static __thread int err_detail_code;
+static __thread mpi_comm_t *err_comm_hint;
+
+void mpi_err_use_comm(mpi_comm_t *comm)
+{
+    err_comm_hint = comm;
+}
 
 int mpi_errf(int code, const char *fmt, ...)
 {
@@ -91,6 +97,10 @@ int mpi_err_raise_comm(mpi_comm_t *comm, int code, const char *fname)
 
 int mpi_err_raise_default(int code, const char *fname)
 {
+    mpi_comm_t *hint = err_comm_hint;
+    err_comm_hint = NULL;
+    if (hint && mpi_api_ready)
+        return mpi_err_raise_comm(hint, code, fname);
     /* MPI-4: errors not tied to an object go to MPI_COMM_SELF's handler;
      * before MPI is ready (or after), the default is ERRORS_ARE_FATAL. */
     if (mpi_api_ready && mpi_env.comm_self)

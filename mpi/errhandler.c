@@ -15,6 +15,13 @@ mpi_errhandler_t mpi_errhandler_fatal = {.kind = MPI_EH_FATAL, .for_kind = MPI_E
 mpi_errhandler_t mpi_errhandler_return = {.kind = MPI_EH_RETURN, .for_kind = MPI_EH_FOR_ANY};
 mpi_errhandler_t mpi_errhandler_abort = {.kind = MPI_EH_ABORT, .for_kind = MPI_EH_FOR_ANY};
 
+/* Registered when the library is loaded: sessions and errhandler calls may
+ * name the predefined handlers before MPI_Init. */
+__attribute__((constructor)) static void errhandler_load(void)
+{
+    mpi_errhandler_init();
+}
+
 int mpi_errhandler_init(void)
 {
     mpi_obj_init_predef(&mpi_errhandler_fatal.obj, MPI_OBJ_ERRHANDLER, MPI_ERRORS_ARE_FATAL);

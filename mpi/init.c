@@ -10,6 +10,7 @@
 #include "pml/pml.h"
 #include "base/param.h"
 #include "base/log.h"
+#include "base/progress.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +74,9 @@ int mpi_env_core_down(void)
     pthread_mutex_lock(&env_lock);
     int rc = MPI_SUCCESS;
     if (core_refs > 0 && --core_refs == 0) {
-        /* Nobody may still be reading our memory when we tear it down. */
+        /* Nobody may still be reading our memory when we tear it down; and
+         * what we sent must have left us, as the fence does not progress. */
+        pml_quiesce();
         rc = rte_fence(false);
         mpi_comm_predef_fini();
         pml_finalize();
@@ -114,6 +117,10 @@ int mpii_init_thread(int *argc, char ***argv, int required, int *provided)
         rail_error("MPI_Init failed: %s", "the run-time environment could not be set up");
         return rc;
     }
+    /* A session may have brought the core up before, at a lower thread
+     * level: then MPI_THREAD_MULTIPLE cannot be provided (no locks). */
+    if (mpi_env.thread_level == MPI_THREAD_MULTIPLE && !rail_progress_mt)
+        mpi_env.thread_level = MPI_THREAD_SERIALIZED;
     mpi_env.initialized = true;
     mpi_api_ready = 1;
     if (provided)

@@ -2,12 +2,35 @@
  * Communicators (front-end view).  The struct grows with the layers below it
  * (pml matching state, coll tables); the fields here are what argument checks
  * and the environment need.
+ *
+ * LIFETIME.  A communicator is reference counted (obj.refcount).  The user's
+ * handle holds one reference; MPI_Comm_free drops it after running the
+ * attribute delete callbacks.  Anything that must outlive a user's free
+ * (a pending request, a nonblocking collective schedule) takes its own with
+ * mpi_comm_retain and drops it with mpi_comm_release.  The last release
+ * takes the communicator down: coll_comm_release, pml_comm_destroy, and the
+ * context id goes back to the pool (mpi/comm_ctxid.c).  Predefined
+ * communicators are never taken down by a release.
+ *
+ * INTERCOMMUNICATORS have is_inter set, group = local group, remote_group =
+ * the other one, rank = rank in the local group, remote_size = size of the
+ * remote group; point-to-point ranks name members of the remote group.  Each
+ * has a hidden intracommunicator over its local group (local_comm, its own
+ * context id) for operations within the local group (context-id agreement,
+ * the local part of intercommunicator collectives).
  */
 #ifndef MPI_MPI_COMM_H
 #define MPI_MPI_COMM_H
 
 #include "mpi/mpi_obj.h"
 #include "mpi/mpi_group.h"
+
+struct mpi_topo;
+
+enum {
+    MPI_COMM_F_PREDEF = 1 << 0,     /* MPI_COMM_WORLD / MPI_COMM_SELF */
+    MPI_COMM_F_INTERNAL = 1 << 1,   /* never seen by the user (local_comm, bootstrap) */
+};
 
 struct MPI_ABI_Comm {
     mpi_obj_t obj;
@@ -20,10 +43,17 @@ struct MPI_ABI_Comm {
     mpi_group_t *remote_group;
     mpi_errhandler_t *errhandler;
     struct mpi_attr_list *attrs;
-    mpi_info_t *info;
+    mpi_info_t *info;         /* hints the user set (NULL: none) */
     char name[MPI_MAX_OBJECT_NAME];
     struct pml_comm *pml;     /* point-to-point state (pml/pml.h) */
     struct coll_comm *coll;   /* collective function table (coll/coll.h) */
+    /* Communicator layer (mpi/comm*.c, intercomm.c, topo*.c). */
+    struct mpi_topo *topo;    /* process topology (mpi/mpi_topo.h), NULL if none */
+    mpi_comm_t *local_comm;   /* intercommunicator: intracommunicator of the local group */
+    mpi_session_t *session;   /* session it derives from, NULL in the World model */
+    uint32_t xchg_seq;        /* internal exchanges on this communicator (comm_xchg.c) */
+    unsigned flags;           /* MPI_COMM_F_* */
+    bool active;              /* pml and coll are set up (comm_obj.c) */
 };
 
 static inline int mpi_comm_size_of(const mpi_comm_t *c) { return c->size; }
@@ -34,5 +64,13 @@ static inline int mpi_comm_is_inter(const mpi_comm_t *c) { return c->is_inter; }
 
 /* Largest valid tag (value of the MPI_TAG_UB attribute). */
 #define MPI_RAIL_TAG_UB 0x7fffffff
+
+/* References for layers that must keep a communicator alive (see above). */
+void mpi_comm_retain(mpi_comm_t *comm);
+void mpi_comm_release(mpi_comm_t *comm);
+
+/* The hidden world-wide communicator used to bootstrap communicators made
+ * without a parent (MPI_Comm_create_from_group); NULL when MPI is down. */
+mpi_comm_t *mpi_comm_bootstrap(void);
 
 #endif

@@ -1,12 +1,29 @@
 /*
- * Datatypes (front-end view).  The layout description used to pack and
- * unpack lives in the datatype engine (base/dt); this struct carries what the
- * API needs on top of it.
+ * Datatypes (front-end view).  The layout used to pack and unpack lives in
+ * the datatype engine (base/dt.h); this struct carries what the API needs on
+ * top of it: the constructor's arguments (envelope / contents), the name,
+ * the attributes, and what reductions need to know.
+ *
+ * References.  obj.refcount counts every reference: the user's handles
+ * (`handles`: 1 at creation, +1 for each handle MPI_Type_get_contents
+ * returns) and internal ones (a derived type holds its old types;
+ * collectives may hold a type with mpi_datatype_retain).  When the last
+ * user handle is freed the attributes are deleted and the handle becomes
+ * invalid (lookups report a freed datatype); the object itself goes when
+ * the last reference does.  A pending point-to-point request holds the
+ * engine layout (rail_dt_retain), not this object, so freeing a type in use
+ * is safe either way.
+ *
+ * Predefined types (the MPI_* constants, and the types that
+ * MPI_Type_create_f90_* and MPI_Type_get_value_index return) have
+ * predefined = 1: they are never freed and MPI_Type_free refuses them.
  */
 #ifndef MPI_MPI_DATATYPE_H
 #define MPI_MPI_DATATYPE_H
 
 #include "mpi/mpi_obj.h"
+
+struct mpi_type_contents;
 
 struct MPI_ABI_Datatype {
     mpi_obj_t obj;
@@ -15,9 +32,16 @@ struct MPI_ABI_Datatype {
     MPI_Count size;           /* bytes of data in one element */
     MPI_Count lb, extent;     /* MPI_Type_get_extent */
     MPI_Count true_lb, true_extent;
-    struct rail_dt *layout;   /* base/dt engine description */
+    struct rail_dt *layout;   /* base/dt engine description (one reference) */
     int kind;                 /* predefined: rail_typekind_t of the element, else 0 */
     int opclass;              /* predefined: reduction classes (MPI-4.1 6.9.2) */
+    int handles;              /* user handles (derived types; atomic) */
+    int combiner;             /* MPI_COMBINER_* */
+    struct mpi_type_contents *contents;   /* constructor arguments; NULL when NAMED */
+    /* The predefined type every basic element of the type map is (itself
+     * for a predefined type), or NULL when the type map mixes types or is
+     * empty: predefined reductions accept a derived type when this is set. */
+    struct MPI_ABI_Datatype *basic;
     struct mpi_attr_list *attrs;
     char name[MPI_MAX_OBJECT_NAME];
 };
@@ -38,7 +62,14 @@ enum mpi_opclass {
 static inline int mpi_datatype_is_committed(const mpi_datatype_t *d) { return d->committed; }
 static inline int mpi_datatype_is_predefined(const mpi_datatype_t *d) { return d->predefined; }
 
+/* Internal references (collectives holding a type across a nonblocking
+ * operation); no-ops on predefined types. */
+void mpi_datatype_retain(mpi_datatype_t *d);
+void mpi_datatype_release(mpi_datatype_t *d);
+
 /* Predefined datatypes (mpi/datatype_predef.c). */
 int mpi_datatype_predef_init(void);
+/* The predefined object of a predefined handle (NULL if h is none). */
+mpi_datatype_t *mpi_datatype_predef(MPI_Datatype h);
 
 #endif

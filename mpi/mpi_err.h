@@ -29,6 +29,11 @@ int mpi_err_raise_file(mpi_file_t *file, int code, const char *fname);
 int mpi_err_raise_session(mpi_session_t *session, int code, const char *fname);
 int mpi_err_raise_default(int code, const char *fname);
 
+/* Errors that the generated entry point raises on the default handler but
+ * that belong to a communicator known only to the implementation (the
+ * request's, in MPI_Wait and friends): call before returning the error. */
+void mpi_err_use_comm(mpi_comm_t *comm);
+
 /* The API function fname has no implementation yet. */
 int mpi_err_unsupported(const char *fname);
 

@@ -1,5 +1,10 @@
 /*
  * Groups (front-end view): an ordered set of job ranks.
+ *
+ * A group is immutable once made, so communicators and users share one
+ * object through its reference count (MPI_Comm_group hands out the
+ * communicator's own group).  MPI_GROUP_EMPTY is predefined and never
+ * freed; every operation whose result is empty returns it.
  */
 #ifndef MPI_MPI_GROUP_H
 #define MPI_MPI_GROUP_H
@@ -11,6 +16,8 @@ struct MPI_ABI_Group {
     int size;
     int rank;              /* my rank in the group, MPI_UNDEFINED if not a member */
     int *world_ranks;      /* world rank of each member; NULL means identity (0..size-1) */
+    mpi_session_t *session;   /* session the group derives from (NULL: World model) */
+    bool predef;           /* predefined or library-internal: never freed */
 };
 
 /* World (job) rank of group member i. */
@@ -18,5 +25,22 @@ static inline int mpi_group_world_rank(const mpi_group_t *g, int i)
 {
     return g->world_ranks ? g->world_ranks[i] : i;
 }
+
+/* A new group of n members (world ranks taken over: ranks is malloc()ed
+ * and owned by the group afterwards; freed on failure).  n == 0 gives
+ * MPI_GROUP_EMPTY's object. */
+int mpi_group_make(int n, int *ranks, mpi_session_t *session, mpi_group_t **out);
+/* Same from a copy of n world ranks. */
+int mpi_group_make_copy(int n, const int *ranks, mpi_session_t *session, mpi_group_t **out);
+void mpi_group_retain(mpi_group_t *g);
+void mpi_group_release(mpi_group_t *g);
+/* Rank in g of a world rank, MPI_UNDEFINED if not a member (O(size)). */
+int mpi_group_rank_of_world(const mpi_group_t *g, int world);
+/* Whether every member of sub is a member of g. */
+bool mpi_group_is_subset(const mpi_group_t *sub, const mpi_group_t *g);
+/* MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL. */
+int mpi_group_compare_objs(const mpi_group_t *a, const mpi_group_t *b);
+/* The predefined MPI_GROUP_EMPTY object. */
+mpi_group_t *mpi_group_empty(void);
 
 #endif

@@ -72,6 +72,8 @@ static inline mpi_obj_t *mpi_obj_of_handle(const void *h)
  * through mpi_obj_fini before its memory is released. */
 void mpi_obj_init(mpi_obj_t *obj, mpi_obj_kind_t kind);
 void mpi_obj_fini(mpi_obj_t *obj);
+/* Drop an object's Fortran handle index, if it has one (mpi/handle_f2c.c). */
+void mpi_handle_forget(mpi_obj_t *obj);
 /* Live objects of a kind (MPIX_Live_objects). */
 int mpi_obj_live(mpi_obj_kind_t kind);
 /* Register a predefined object under its constant handle. */

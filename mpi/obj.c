@@ -27,6 +27,7 @@ void mpi_obj_init(mpi_obj_t *obj, mpi_obj_kind_t kind)
 
 void mpi_obj_fini(mpi_obj_t *obj)
 {
+    mpi_handle_forget(obj);
     int i = kind_index(obj->kind);
     if (i >= 0)
         rail_atomic_sub_fetch(&live[i], 1);

@@ -1,7 +1,13 @@
-/* Predefined and user reduction operations. */
+/*
+ * Predefined and user reduction operations: which predefined operation
+ * takes which datatypes (MPI-4.1 section 6.9.2), MPI_Op_create / _c,
+ * MPI_Op_free, MPI_Op_commutative, references (mpi_op.h).
+ */
 #include "mpi/mpi_err.h"
 #include "mpi/mpi_op.h"
 #include "mpi/mpi_datatype.h"
+#include "mpi/binding/gen/mpi_impl.h"
+#include "base/atomic.h"
 
 #include <stdlib.h>
 
@@ -23,12 +29,17 @@ static const struct {
     {MPI_BXOR, RAIL_OP_BXOR, OPC_C_INT | OPC_F_INT | OPC_BYTE | OPC_MULTI},
     {MPI_MAXLOC, RAIL_OP_MAXLOC, OPC_PAIR},
     {MPI_MINLOC, RAIL_OP_MINLOC, OPC_PAIR},
-    /* REPLACE and NO_OP are for one-sided accumulates, on any predefined type. */
-    {MPI_REPLACE, RAIL_OP_REPLACE, ~0},
-    {MPI_NO_OP, RAIL_OP_NO_OP, ~0},
+    /* One-sided accumulates only (mpi_op_check_accumulate). */
+    {MPI_REPLACE, RAIL_OP_REPLACE, 0},
+    {MPI_NO_OP, RAIL_OP_NO_OP, 0},
 };
 
 static mpi_op_t predef_ops[RAIL_ARRAY_SIZE(predefs)];
+static const char *const predef_names[] = {
+    "MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_LAND", "MPI_LOR", "MPI_LXOR",
+    "MPI_BAND", "MPI_BOR", "MPI_BXOR", "MPI_MAXLOC", "MPI_MINLOC", "MPI_REPLACE", "MPI_NO_OP",
+};
+_Static_assert(RAIL_ARRAY_SIZE(predef_names) == RAIL_ARRAY_SIZE(predefs), "one name per op");
 
 int mpi_op_predef_init(void)
 {
@@ -42,14 +53,68 @@ int mpi_op_predef_init(void)
     return MPI_SUCCESS;
 }
 
+static const char *op_name(const mpi_op_t *op)
+{
+    for (size_t i = 0; i < RAIL_ARRAY_SIZE(predefs); i++)
+        if (&predef_ops[i] == op)
+            return predef_names[i];
+    return "a user operation";
+}
+
+static const char *type_name(const mpi_datatype_t *dt)
+{
+    if (dt->predefined && dt->name[0])
+        return dt->name;
+    return dt->basic ? "a derived datatype of" : "a derived datatype mixing basic types";
+}
+
+static int refuse(const mpi_op_t *op, const mpi_datatype_t *dt, const char *why)
+{
+    const mpi_datatype_t *b = dt->basic;
+    bool derived_of = !dt->predefined && b;
+    return mpi_errf(MPI_ERR_OP, "%s is not defined on %s%s%s%s", op_name(op), type_name(dt),
+                    derived_of ? " " : "", derived_of ? b->name : "", why);
+}
+
 int mpi_op_check_datatype(const mpi_op_t *op, const mpi_datatype_t *dt)
 {
     if (op->op == RAIL_OP_NONE)
         return MPI_SUCCESS;   /* user functions take any datatype */
-    if (dt->predefined && (dt->opclass & op->opclasses))
+    if (RAIL_LIKELY(dt->basic && (dt->basic->opclass & op->opclasses)))
         return MPI_SUCCESS;
-    return mpi_errf(MPI_ERR_OP, "operation %s is not defined on datatype %s", rail_op_name(op->op),
-                    dt->name[0] ? dt->name : "(derived)");
+    if (op->op == RAIL_OP_REPLACE || op->op == RAIL_OP_NO_OP)
+        return mpi_errf(MPI_ERR_OP, "%s is only for one-sided accumulate operations",
+                        op_name(op));
+    return refuse(op, dt, "");
+}
+
+int mpi_op_check_accumulate(const mpi_op_t *op, const mpi_datatype_t *dt)
+{
+    if (op->op == RAIL_OP_NONE)
+        return mpi_errf(MPI_ERR_OP, "user-defined operations cannot be used in accumulate "
+                        "operations");
+    if ((op->op == RAIL_OP_REPLACE || op->op == RAIL_OP_NO_OP) && dt->basic)
+        return MPI_SUCCESS;
+    if (dt->basic && (dt->basic->opclass & op->opclasses))
+        return MPI_SUCCESS;
+    return refuse(op, dt, " (accumulate needs one predefined type throughout)");
+}
+
+/* ------------------------------------------------------------ user operations */
+
+void mpi_op_retain(mpi_op_t *op)
+{
+    if (op && op->op == RAIL_OP_NONE)
+        rail_atomic_add_fetch(&op->obj.refcount, 1);
+}
+
+void mpi_op_release(mpi_op_t *op)
+{
+    if (op && op->op == RAIL_OP_NONE && rail_atomic_sub_fetch(&op->obj.refcount, 1) == 0) {
+        op->obj.kind = MPI_OBJ_OP;   /* its handle was tagged FREED: count it down */
+        mpi_obj_fini(&op->obj);
+        free(op);
+    }
 }
 
 static int create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute, MPI_Op *out)
@@ -87,10 +152,10 @@ int mpii_op_free(MPI_Op *op)
     if (rc)
         return rc;
     if (o->op != RAIL_OP_NONE)
-        return mpi_errf(MPI_ERR_OP, "predefined operations cannot be freed");
-    mpi_obj_fini(&o->obj);
-    free(o);
+        return mpi_errf(MPI_ERR_OP, "predefined operation %s cannot be freed", op_name(o));
+    o->obj.kind = MPI_OBJ_FREED;   /* the handle is gone; holders keep the object */
     *op = MPI_OP_NULL;
+    mpi_op_release(o);
     return MPI_SUCCESS;
 }
 

@@ -5,6 +5,12 @@
 
 #include <stdlib.h>
 
+/* Pending requests keep their communicator alive. */
+__attribute__((constructor)) static void p2p_comm_hooks(void)
+{
+    pml_set_comm_hooks(mpi_comm_retain, mpi_comm_release);
+}
+
 int mpi_p2p_status_error(const mpi_req_status_t *st)
 {
     if (st->error == MPI_ERR_TRUNCATE)

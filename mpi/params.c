@@ -6,6 +6,7 @@
 #include "pml/pml.h"
 #include "btl/btl.h"
 #include "accel/accel.h"
+#include "coll/coll.h"
 
 static int mpi_register_params(void)
 {
@@ -23,6 +24,7 @@ int mpi_params_register_all(void)
         accel_register_params,
         btl_base_register_params,
         pml_register_params,
+        coll_register_params,
     };
     for (size_t i = 0; i < RAIL_ARRAY_SIZE(regs); i++) {
         int rc = regs[i]();

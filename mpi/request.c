@@ -77,6 +77,8 @@ static void status_empty_out(MPI_Status *st, bool with_error)
 int mpi_request_error(mpi_request_t *req)
 {
     const mpi_req_status_t *st = &req->status;
+    if (st->error != MPI_SUCCESS)
+        mpi_err_use_comm(req->comm);
     switch (st->error) {
     case MPI_SUCCESS:
         return MPI_SUCCESS;

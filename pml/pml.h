@@ -24,15 +24,18 @@
  *             the data in fragments through btl send (pipelined, staging
  *             device data through host memory with accel_copy).
  *
- * FLOW CONTROL.  Each peer may have at most pml_eager_credits eager messages
- * in flight towards us that we have not matched yet; credits come back in
- * batches (CREDIT messages) as receives match them.  A sender without
- * credits uses the rendezvous protocol, whose unexpected record is a small
- * header and whose data stay in the sender's buffer.  So memory held for
- * unexpected messages is at most
- *     peers x pml_eager_credits x (eager_limit + ~100 bytes)
- * plus one ~200-byte record per pending rendezvous send (bounded by the
- * sender's own outstanding requests).
+ * FLOW CONTROL.  Each peer may have at most C eager messages in flight
+ * towards us that we have not matched yet, C = min(pml_eager_credits (128),
+ * pml_eager_credit_bytes (1 MiB) / its btl's eager limit), at least 2;
+ * credits come back in batches (CREDIT messages) as receives match them.
+ * A sender without credits uses the rendezvous protocol, whose unexpected
+ * record is a small header and whose data stay in the sender's buffer.  So
+ * memory held for unexpected messages is at most about
+ *     peers x max(pml_eager_credit_bytes, 2 x eager_limit)
+ * (sm: 128 x 4 KiB = 512 KiB per peer; tcp: 16 x 64 KiB = 1 MiB per peer)
+ * plus one record of ~200 bytes (up to ~4 KiB for a noncontiguous send's
+ * descriptor) per pending rendezvous send, which the sender's own
+ * outstanding requests bound.
  *
  * THREADS.  Every entry point runs inside the progress critical section
  * (base/progress.h: one recursive lock, taken only under
@@ -69,6 +72,10 @@ int pml_register_params(void);
 /* After rte_init and accel_init: btls up, modex exchanged, peers wired. */
 int pml_init(int thread_level);
 int pml_finalize(void);
+/* Progress until nothing this process accepted to send is still queued in
+ * it (pml queues and btl queues): call before a fence that does not
+ * progress, or a peer still receiving waits for those bytes forever. */
+void pml_quiesce(void);
 int pml_comm_create(mpi_comm_t *comm);
 int pml_comm_destroy(mpi_comm_t *comm);
 
@@ -115,6 +122,13 @@ int pml_wait(mpi_request_t *req, mpi_req_status_t *st);
 int pml_waitall(int n, mpi_request_t **reqs);
 /* Release a request the caller no longer needs (completes in background). */
 void pml_request_free(mpi_request_t *req);
+
+/* Communicator references.  A nonblocking or persistent request keeps its
+ * communicator alive (MPI_Comm_free with operations pending): the front end
+ * hands the pml its retain/release functions; releases are deferred to the
+ * next progress call, so a communicator is never taken down under the
+ * pml's feet.  NULL hooks: no references. */
+void pml_set_comm_hooks(void (*retain)(mpi_comm_t *comm), void (*release)(mpi_comm_t *comm));
 
 /* Bytes of count elements (count * size) */
 static inline MPI_Count pml_bytes_of(const mpi_datatype_t *dt, MPI_Count count)

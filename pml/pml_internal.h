@@ -45,7 +45,7 @@ enum {
 };
 
 enum { PML_HDR_EAGER = 0, PML_HDR_RNDV = 1 };
-enum { PML_HF_SYNC = 1, PML_HF_GET = 2 };
+enum { PML_HF_SYNC = 1, PML_HF_GET = 2, PML_HF_NOCREDIT = 4 /* RTS: the sender ran out of credits */ };
 
 typedef struct pml_match_hdr {
     uint8_t type;
@@ -141,6 +141,7 @@ typedef struct pml_peer {
     int rts_max_iov;          /* iovecs an RTS may carry (0: no get) */
     int credits;              /* eager messages we may still send it */
     int consumed;             /* its eager messages we matched, not yet credited back */
+    int credit_batch;         /* return credits when consumed reaches this */
     int world;
     bool active;              /* in pml_active_peers */
     rail_list_t pending;      /* pml_pend_t: sends and control waiting for the btl */
@@ -228,7 +229,7 @@ enum pml_req_state {
     PML_RS_DONE,
 };
 
-enum { PML_RF_STATIC = 1, PML_RF_REGISTERED = 2, PML_RF_ANY = 4 };
+enum { PML_RF_STATIC = 1, PML_RF_REGISTERED = 2, PML_RF_COMMREF = 4 };
 
 typedef struct pml_request {
     mpi_request_t req;           /* first: the handle points here */
@@ -299,12 +300,17 @@ void pml_match_incoming(pml_ctx_t *ctx, pml_src_t *s, const pml_inmsg_t *m);
 pml_frag_t *pml_unexp_find(pml_ctx_t *ctx, int src, int tag, bool remove);
 /* Account an eager message of peer as consumed (returns credits). */
 void pml_credit_consumed(pml_peer_t *peer);
+/* Return every consumed credit now (the peer ran out). */
+void pml_credit_flush(pml_peer_t *peer);
 
 /* Send a control message now, or queue it. */
 void pml_ctl_send(pml_peer_t *peer, uint8_t tag, const void *hdr, size_t len);
 /* Put a pending item on the peer's queue (and the peer on the active list). */
 void pml_peer_enqueue(pml_peer_t *peer, pml_pend_t *p);
 int pml_progress(void *arg);
+extern int pml_n_active_peers;   /* peers with pending work (lazy progress) */
+void pml_queue_fini(void);
+void pml_ctx_fini_all(void);
 
 /* Callbacks (pml_match.c, pml_send.c, pml_rndv.c). */
 void pml_cb_match(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
@@ -324,7 +330,11 @@ void pml_cb_credit(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_
 void pml_early_add(const pml_inmsg_t *m);
 void pml_early_replay(pml_ctx_t *ctx);
 
-extern int pml_credit_batch;
+/* Take a reference on the request's communicator (user-visible requests). */
+void pml_req_comm_ref(pml_request_t *r);
+/* Drop it (deferred to the next progress call). */
+void pml_req_comm_unref(pml_request_t *r);
+
 extern bool pml_rndv_get;
 extern size_t pml_frag_inline;
 

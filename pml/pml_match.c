@@ -114,6 +114,8 @@ void pml_cb_match(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t
     }
     pml_src_t *s = &ctx->src[h->src];
     m.peer = s->peer;
+    if (RAIL_UNLIKELY(h->flags & PML_HF_NOCREDIT))
+        pml_credit_flush(s->peer);   /* it fell back to rendezvous for lack of credits */
     if (RAIL_UNLIKELY(h->seq != s->recv_seq)) {
         ooo_add(s, &m);
         return;

@@ -96,6 +96,7 @@ int pml_recv_create(void *buf, MPI_Count count, mpi_datatype_t *dt, int src, int
     if (!r)
         return MPI_ERR_NO_MEM;
     pml_req_init_recv(r, buf, count, dt, src, tag, comm, flags);
+    pml_req_comm_ref(r);
     if (flags & PML_PERSISTENT) {
         r->req.flags |= MPI_REQ_FLAG_PERSISTENT;
         r->req.complete = 1;   /* inactive */
@@ -114,6 +115,7 @@ int pml_irecv(void *buf, MPI_Count count, mpi_datatype_t *dt, int src, int tag, 
         return MPI_ERR_NO_MEM;
     }
     pml_req_init_recv(r, buf, count, dt, src, tag, comm, flags);
+    pml_req_comm_ref(r);
     *req = &r->req;
     int rc = pml_recv_start(r);
     RAIL_CS_EXIT();
@@ -158,6 +160,7 @@ int pml_imrecv(void *buf, MPI_Count count, mpi_datatype_t *dt, mpi_message_t *ms
     pml_frag_t *f = msg->frag;
     pml_req_init_recv(r, buf, count, dt, f->hdr.src, f->hdr.tag, msg->comm,
                       (f->hdr.ctx & PML_CONTEXT_COLL_BIT) ? PML_COLL : 0);
+    pml_req_comm_ref(r);
     *req = &r->req;
     msg->obj.kind = MPI_OBJ_FREED;
     free(msg);

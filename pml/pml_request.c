@@ -8,6 +8,7 @@ static void pml_req_release(mpi_request_t *req)
 {
     pml_request_t *r = (pml_request_t *)req;
     pml_buf_fini(&r->buf);
+    pml_req_comm_unref(r);
     if (!(r->rflags & PML_RF_STATIC))
         pml_req_free(r);
 }
@@ -32,6 +33,7 @@ static int pml_req_start(mpi_request_t *req)
     pml_request_t *r = (pml_request_t *)req;
     int rc;
     RAIL_CS_ENTER();
+    uint8_t keep = r->rflags & (PML_RF_COMMREF | PML_RF_STATIC);
     mpi_comm_t *comm = req->comm;
     uint8_t flags = req->flags;
     mpi_req_kind_t kind = (mpi_req_kind_t)req->kind;
@@ -44,6 +46,7 @@ static int pml_req_start(mpi_request_t *req)
     r->got = 0;
     r->error = MPI_SUCCESS;
     r->hdr_flags = 0;
+    r->rflags = keep;
     r->desc_frag = NULL;
     rc = kind == MPI_REQ_SEND ? pml_send_start(r) : pml_recv_start(r);
     RAIL_CS_EXIT();

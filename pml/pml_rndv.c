@@ -71,7 +71,8 @@ int pml_rndv_send_rts(pml_request_t *r, pml_src_t *s, pml_peer_t *peer)
     size_t dlen = build_get_desc(r, peer, &desc.d);
     pml_rts_hdr_t h;
     h.m.type = PML_HDR_RNDV;
-    h.m.flags = (uint8_t)((dlen ? PML_HF_GET : 0) | (r->mode == PML_SEND_SYNC ? PML_HF_SYNC : 0));
+    h.m.flags = (uint8_t)((dlen ? PML_HF_GET : 0) | (r->mode == PML_SEND_SYNC ? PML_HF_SYNC : 0) |
+                          (r->buf.bytes <= peer->eager_limit ? PML_HF_NOCREDIT : 0));
     h.m.seq = s->send_seq;
     h.m.src = r->ctx->my_rank;
     h.m.tag = r->tag;

@@ -109,13 +109,19 @@ void pml_cb_ack(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t h
 
 /* ------------------------------------------------------------ credits */
 
-void pml_credit_consumed(pml_peer_t *peer)
+void pml_credit_flush(pml_peer_t *peer)
 {
-    if (++peer->consumed < pml_credit_batch)
+    if (peer->consumed == 0)
         return;
     pml_credit_hdr_t h = { (uint32_t)peer->consumed, pml_my_world };
     peer->consumed = 0;
     pml_ctl_send(peer, PML_TAG_CREDIT, &h, sizeof(h));
+}
+
+void pml_credit_consumed(pml_peer_t *peer)
+{
+    if (++peer->consumed >= peer->credit_batch)
+        pml_credit_flush(peer);
 }
 
 void pml_cb_credit(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
@@ -137,6 +143,7 @@ int pml_send_create(const void *buf, MPI_Count count, mpi_datatype_t *dt, int ds
     if (!r)
         return MPI_ERR_NO_MEM;
     pml_req_init_send(r, buf, count, dt, dst, tag, mode, comm, flags);
+    pml_req_comm_ref(r);
     if (flags & PML_PERSISTENT) {
         r->req.flags |= MPI_REQ_FLAG_PERSISTENT;
         r->req.complete = 1;   /* inactive */
@@ -155,6 +162,7 @@ int pml_isend(const void *buf, MPI_Count count, mpi_datatype_t *dt, int dst, int
         return MPI_ERR_NO_MEM;
     }
     pml_req_init_send(r, buf, count, dt, dst, tag, mode, comm, flags);
+    pml_req_comm_ref(r);
     *req = &r->req;
     int rc = pml_send_start(r);
     RAIL_CS_EXIT();

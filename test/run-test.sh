@@ -44,7 +44,10 @@ for variant in $envs; do
         envdesc=""
         [ "$variant" = "-" ] || envdesc=" [$variant]"
         echo "=== $name np=$np$envdesc"
-        before=$(ls /dev/shm 2>/dev/null | grep -c '^rail-')
+        # A job id of our own, so that only this job's segments are checked
+        # (other tests run at the same time).
+        RAILRT_JOBID=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
+        export RAILRT_JOBID
         if [ "$variant" = "-" ]; then
             timeout -k 5 "$limit" "$mpirun" -n "$np" "$prog" "$@"
         else
@@ -52,7 +55,7 @@ for variant in $envs; do
             env $variant timeout -k 5 "$limit" "$mpirun" -n "$np" "$prog" "$@"
         fi
         rc=$?
-        after=$(ls /dev/shm 2>/dev/null | grep -c '^rail-')
+        left=$(ls /dev/shm 2>/dev/null | grep "^rail-$RAILRT_JOBID-")
         if [ "$rc" -eq 77 ]; then
             skipped=$((skipped + 1))
             continue
@@ -62,9 +65,9 @@ for variant in $envs; do
             echo "FAIL: $name np=$np$envdesc exited with status $rc"
             exit 1
         fi
-        if [ "$after" -gt "$before" ]; then
+        if [ -n "$left" ]; then
             echo "FAIL: $name np=$np$envdesc left shared-memory segments in /dev/shm:"
-            ls /dev/shm | grep '^rail-'
+            echo "$left"
             exit 1
         fi
         ran=$((ran + 1))

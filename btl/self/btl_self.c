@@ -33,6 +33,7 @@ static size_t self_max_send = 128 * 1024;
 static self_frag_t *queue_head, **queue_tail = &queue_head;
 static self_frag_t *pool;        /* free fragments of capacity self_eager_limit */
 static int self_me = -1;
+int btl_self_queued;             /* fragments waiting in the queue (lazy progress) */
 static char self_ep_dummy;
 
 extern int accel_any_device_active;
@@ -107,6 +108,7 @@ static int self_send(btl_module_t *m, btl_endpoint_t *ep, uint8_t tag, const voi
     f->next = NULL;
     *queue_tail = f;
     queue_tail = &f->next;
+    btl_self_queued++;
     return MPI_SUCCESS;
 }
 
@@ -119,6 +121,7 @@ static int self_progress(btl_module_t *m)
     self_frag_t *f = queue_head;
     queue_head = NULL;
     queue_tail = &queue_head;
+    btl_self_queued = 0;
     int n = 0;
     while (f) {
         self_frag_t *next = f->next;
@@ -182,6 +185,7 @@ static int self_finalize(btl_module_t *m)
         frag_put(f);
     }
     queue_tail = &queue_head;
+    btl_self_queued = 0;
     while (pool) {
         self_frag_t *f = pool;
         pool = f->next;

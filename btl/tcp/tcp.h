@@ -15,10 +15,12 @@
  * each other at once, both connections finish their handshake and the one
  * started by the lower rank is kept (tcp_handshake.c).
  *
- * Handshake (tcp_handshake.c): mutual challenge/response with HMAC-SHA-256
+ * Handshake (tcp_handshake.c): a greeting authenticated with HMAC-SHA-256
  * under a key derived from the two ranks' secrets, which only the job's
- * modex carries.  Nothing a connection sends is ever given to the pml
- * before it has proven knowledge of the key on a fresh nonce of ours.
+ * modex carries, over a fresh nonce that the acceptor remembers (so a
+ * recorded greeting cannot be replayed), answered by a verdict that proves
+ * the acceptor knows the key too.  Nothing a connection sends is ever given
+ * to the pml before its greeting checked out.
  *
  * Frames (tcp_frame.c): an 8-byte frame header, the active-message header
  * padded to 8 bytes, the payload padded to 8 bytes.  send() writes as much
@@ -27,13 +29,17 @@
  * writable.  Receiving reads into a per-connection buffer and runs the
  * callback on the bytes in place; a large payload that did not arrive whole
  * is read directly into a buffer of its own size.
+ *
+ * Queued bytes reach the peer only while this process progresses.  Before
+ * a fence that does not progress (MPI_Finalize's), the caller must progress
+ * until btl_tcp_pending() is 0, or a peer still receiving waits forever.
  */
 #ifndef BTL_TCP_TCP_H
 #define BTL_TCP_TCP_H
 
 #include "base/rail.h"
 #include "btl/btl.h"
-#include "btl/tcp/tcp_sha256.h"
+#include "base/sha256.h"
 
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -45,7 +51,7 @@
 #define BTL_TCP_MAX_ADDRS 16           /* addresses in a business card */
 #define BTL_TCP_SECRET_LEN 32
 #define BTL_TCP_NONCE_LEN 32
-#define BTL_TCP_MAC_LEN BTL_TCP_SHA256_LEN
+#define BTL_TCP_MAC_LEN RAIL_SHA256_LEN
 #define BTL_TCP_JOBTAG_LEN 16
 #define BTL_TCP_HDR_MAX 64             /* largest active-message header (btl.h) */
 #define BTL_TCP_FHDR_LEN 8
@@ -109,10 +115,8 @@ enum btl_tcp_kind { BTL_TCP_KIND_LISTENER = 1, BTL_TCP_KIND_CONN = 2 };
 
 enum btl_tcp_conn_state {
     BTL_TCP_CONNECTING,            /* initiator: connect() in progress */
-    BTL_TCP_HS_WAIT2,              /* initiator: greeting sent, waiting for the challenge */
-    BTL_TCP_HS_WAIT4,              /* initiator: proof sent, waiting for the verdict */
-    BTL_TCP_HS_WAIT1,              /* acceptor: waiting for the greeting */
-    BTL_TCP_HS_WAIT3,              /* acceptor: challenge sent, waiting for the proof */
+    BTL_TCP_HS_VERDICT,            /* initiator: greeting sent, waiting for the verdict */
+    BTL_TCP_HS_GREETING,           /* acceptor: waiting for the greeting */
     BTL_TCP_ESTABLISHED,
     BTL_TCP_DEAD,                  /* closed, waiting to be freed */
 };
@@ -138,17 +142,15 @@ typedef struct btl_tcp_conn {
     bool in_big;                   /* receiving a large payload into big */
     bool timed;                    /* has a handshake deadline (counted in n_timed) */
     bool counted;                  /* incoming, not yet authenticated (n_handshakes) */
-    bool full;                     /* the last write did not take everything */
+    bool full;                     /* socket full: no write until epoll says writable */
     uint32_t events;               /* epoll interest */
     btl_endpoint_t *ep;            /* the peer (acceptor: once authenticated) */
     struct sockaddr_in peer;
-    int addr_index;                /* initiator: which address of the card */
     uint64_t deadline;             /* handshake deadline, ms */
     /* handshake */
     uint8_t hs_in[BTL_TCP_HS_MAX];
     size_t hs_have, hs_want;
-    uint8_t msg1[BTL_TCP_HS_MAX];  /* the greeting (part of the transcript) */
-    uint8_t msg2[BTL_TCP_HS_MAX];  /* the challenge */
+    uint8_t greeting[BTL_TCP_HS_MAX];  /* initiator: ours (the verdict's MAC covers it) */
     /* receiving */
     uint8_t *rbuf;
     size_t rhead, rtail;
@@ -179,11 +181,22 @@ struct btl_endpoint {
     int n_addrs;
     struct sockaddr_in addrs[BTL_TCP_MAX_ADDRS];   /* in order of preference */
     int next_addr;
+    int retries;                   /* of the current address (closed before answering) */
     uint64_t wait_deadline;        /* WAIT_PEER: when to try again ourselves */
+    uint8_t (*seen)[BTL_TCP_NONCE_LEN];  /* nonces of greetings accepted from the peer */
+    int n_seen, cap_seen;
     uint32_t max_frame;            /* largest frame the peer sends */
-    uint8_t key[BTL_TCP_SHA256_LEN];   /* pair key */
+    uint8_t key[RAIL_SHA256_LEN];   /* pair key */
     char why[256];                 /* what went wrong, for messages */
 };
+
+/* Spare receive buffers of one size (most connections hold none while idle). */
+#define BTL_TCP_POOL_BUFS 8
+typedef struct btl_tcp_bufpool {
+    void *bufs[BTL_TCP_POOL_BUFS];
+    int n;
+    size_t size;
+} btl_tcp_bufpool_t;
 
 typedef struct btl_tcp_listener {
     int kind;                      /* BTL_TCP_KIND_LISTENER */
@@ -204,6 +217,7 @@ typedef struct btl_tcp_params {
     size_t queue_limit;
     size_t recv_buf_size;
     int handshake_timeout_ms;
+    int connect_wait_us;
     int max_handshakes;
     int finalize_timeout_ms;
     int verbose;
@@ -230,7 +244,13 @@ typedef struct btl_tcp_module {
     btl_tcp_qfrag_t *pool;         /* free queue fragments of pool_size bytes */
     int n_pool;
     size_t pool_size;
+    btl_tcp_bufpool_t rbufs;       /* receive buffers (recv_buf_size) */
+    btl_tcp_bufpool_t bigs;        /* large-payload buffers (largest frame of any peer) */
     bool finalizing;
+    /* statistics (reported at finalize with btl_tcp_verbose >= 2) */
+    uint64_t st_frames, st_bytes;  /* frames and bytes accepted by send */
+    uint64_t st_copied;            /* bytes copied to queues (socket full) */
+    uint64_t st_again;             /* sends answered RAIL_AGAIN on a connection */
 } btl_tcp_module_t;
 
 extern btl_tcp_module_t btl_tcp_module;
@@ -262,7 +282,6 @@ int btl_tcp_if_order_peer(const btl_tcp_card_t *card, bool same_node, const btl_
 int btl_tcp_add_procs(btl_module_t *m, int n, const btl_proc_t *procs, btl_endpoint_t **eps);
 int btl_tcp_del_procs(btl_module_t *m, int n, const btl_proc_t *procs, btl_endpoint_t **eps);
 int btl_tcp_progress(btl_module_t *m);
-bool btl_tcp_sleep_prepare(btl_module_t *m);
 /* Bytes accepted by send() that are still queued here, not yet in the
  * kernel: until this is 0, the process must keep progressing (a fence that
  * does not progress would leave a peer waiting for them forever). */
@@ -291,18 +310,17 @@ void btl_tcp_sockopts(int fd);
 
 /* tcp_handshake.c */
 void btl_tcp_pair_key(const btl_tcp_module_t *m, int peer, const uint8_t *peer_secret,
-                      uint8_t key[BTL_TCP_SHA256_LEN]);
+                      uint8_t key[RAIL_SHA256_LEN]);
 void btl_tcp_jobtag(const char *nspace, uint8_t tag[BTL_TCP_JOBTAG_LEN]);
 int btl_tcp_hs_start(btl_tcp_conn_t *c);      /* initiator, once connected */
 void btl_tcp_hs_accepted(btl_tcp_conn_t *c);  /* acceptor, after accept() */
 void btl_tcp_hs_input(btl_tcp_conn_t *c);
 void btl_tcp_reject(btl_tcp_conn_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Handshake message sizes and layout (tcp_handshake.c). */
-#define BTL_TCP_MSG1_LEN 72
-#define BTL_TCP_MSG2_LEN 72
-#define BTL_TCP_MSG3_LEN 40
-#define BTL_TCP_MSG4_LEN 8
+/* Handshake messages (layout in tcp_handshake.c). */
+#define BTL_TCP_GREETING_LEN 104
+#define BTL_TCP_GREETING_MAC 72        /* offset of the MAC in the greeting */
+#define BTL_TCP_VERDICT_LEN 40
 
 /* tcp_frame.c */
 int btl_tcp_send(btl_module_t *m, btl_endpoint_t *ep, uint8_t tag, const void *hdr,
@@ -314,6 +332,8 @@ int btl_tcp_flush(btl_tcp_conn_t *c);
 /* Read and deliver; the number of frames delivered. */
 int btl_tcp_recv(btl_tcp_conn_t *c);
 void btl_tcp_queue_free(btl_tcp_conn_t *c);
+/* Give c's receive buffers back (c is closed, or has nothing buffered). */
+void btl_tcp_recv_bufs_release(btl_tcp_conn_t *c);
 void btl_tcp_pool_free(btl_tcp_module_t *m);
 
 #endif

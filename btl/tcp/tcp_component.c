@@ -44,7 +44,7 @@ static int btl_tcp_register_params(void)
     RAIL_CHECK(rail_param_register_size("btl_tcp_eager_limit", 64 * 1024,
         "Largest message (payload bytes) the pml sends eagerly through btl tcp", T,
         &p->eager_limit));
-    RAIL_CHECK(rail_param_register_size("btl_tcp_max_send_size", 512 * 1024,
+    RAIL_CHECK(rail_param_register_size("btl_tcp_max_send_size", 256 * 1024,
         "Largest header + payload of one btl tcp send (the pml's fragment size)", T,
         &p->max_send_size));
     RAIL_CHECK(rail_param_register_size("btl_tcp_sndbuf", 0,
@@ -61,8 +61,12 @@ static int btl_tcp_register_params(void)
         "Bytes of each connection's receive buffer (larger payloads are read into a "
         "buffer of their own)", T, &p->recv_buf_size));
     RAIL_CHECK(rail_param_register_int("btl_tcp_handshake_timeout_ms", 10000,
-        "Time a connection may take to connect and authenticate", U,
-        &p->handshake_timeout_ms));
+        "Time a connect() may take, and an accepted connection may take to send its "
+        "greeting", U, &p->handshake_timeout_ms));
+    RAIL_CHECK(rail_param_register_int("btl_tcp_connect_wait_us", 2000,
+        "Microseconds the send that opens a connection waits for it to come up, so that "
+        "the greeting leaves at once (the rest is done by progress)", D,
+        &p->connect_wait_us));
     RAIL_CHECK(rail_param_register_int("btl_tcp_max_handshakes", 128,
         "Incoming connections authenticated at once (more wait in the listen backlog)", D,
         &p->max_handshakes));
@@ -103,6 +107,8 @@ static void btl_tcp_check_params(void)
         p->handshake_timeout_ms = 100;
     if (p->max_handshakes < 1)
         p->max_handshakes = 1;
+    if (p->connect_wait_us < 0 || p->connect_wait_us > 1000000)
+        p->connect_wait_us = 0;
 }
 
 uint64_t btl_tcp_now_ms(void)
@@ -243,8 +249,8 @@ static const btl_module_t btl_tcp_template = {
     .del_procs = btl_tcp_del_procs,
     .send = btl_tcp_send,
     .progress = btl_tcp_progress,
-    .wait_fd = -1,
-    .sleep_prepare = btl_tcp_sleep_prepare,
+    .wait_fd = -1,                 /* the epoll set, once made */
+    .pending = btl_tcp_pending,
     .finalize = btl_tcp_finalize,
 };
 
@@ -295,6 +301,7 @@ static int btl_tcp_init(btl_module_t **mods, int *n)
     m->my_rank = rte_info.rank;
     m->my_node = rte_info.node_id;
     m->pool_size = 64 * 1024;
+    m->rbufs.size = btl_tcp_params.recv_buf_size;
     btl_tcp_jobtag(rte_info.nspace, m->jobtag);
     mods[0] = &m->super;
     *n = 1;

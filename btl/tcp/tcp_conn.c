@@ -1,10 +1,18 @@
 /*
  * btl tcp: connection life cycle.
  *
- *   initiator: btl_tcp_ep_connect -> CONNECTING -> (writable) hs_start -> WAIT2 -> WAIT4
- *   acceptor:  btl_tcp_accept -> WAIT1 -> WAIT3
+ *   initiator: btl_tcp_ep_connect -> CONNECTING -> (connected) greeting -> VERDICT
+ *   acceptor:  btl_tcp_accept -> GREETING
  *   both:      -> ESTABLISHED -> DEAD (closed; freed by btl_tcp_conn_reap at the end
  *                                      of progress, so callbacks never see freed memory)
+ *
+ * btl_tcp_ep_connect waits up to btl_tcp_connect_wait_us for the TCP
+ * connection to come up, so that the greeting normally leaves within the
+ * send call that starts the connection, even if the caller then computes
+ * for a long time without progressing.  Deadlines (btl_tcp_handshake_timeout_ms):
+ * a connect() that does not complete, an accepted connection that does not
+ * greet.  A greeted acceptor is waited for as long as it takes (it may be
+ * busy); a closed connection or a reset ends the wait.
  *
  * An endpoint tries the peer's addresses in order (btl_tcp_if_order_peer);
  * an attempt that fails (refused, timed out, failed authentication) moves
@@ -18,6 +26,7 @@
 #include "runtime/rte.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,8 +135,7 @@ void btl_tcp_conn_reap(btl_tcp_module_t *m)
             m->conns = c->next;
         if (c->next)
             c->next->prev = c->prev;
-        free(c->rbuf);
-        free(c->big);
+        btl_tcp_recv_bufs_release(c);
         free(c);
         m->n_dead--;
     }
@@ -151,6 +159,7 @@ void btl_tcp_conn_established(btl_tcp_conn_t *c)
     c->state = BTL_TCP_ESTABLISHED;
     ep->conn = c;
     ep->state = BTL_TCP_EP_CONNECTED;
+    ep->reported = false;
     ep->why[0] = '\0';
     btl_tcp_conn_update_events(c);
 }
@@ -242,6 +251,8 @@ void btl_tcp_conn_error(btl_tcp_conn_t *c, const char *why)
 
 /* ------------------------------------------------------------ making connections */
 
+static void conn_connected(btl_tcp_conn_t *c);
+
 /* Start a connection to the next address of ep; fails ep when none is left. */
 int btl_tcp_ep_connect(btl_endpoint_t *ep)
 {
@@ -268,7 +279,6 @@ int btl_tcp_ep_connect(btl_endpoint_t *ep)
         }
         c->outgoing = true;
         c->ep = ep;
-        c->addr_index = ep->next_addr - 1;
         c->state = BTL_TCP_CONNECTING;
         conn_set_deadline(c);
         btl_tcp_conn_update_events(c);
@@ -276,6 +286,11 @@ int btl_tcp_ep_connect(btl_endpoint_t *ep)
         if (ep->state == BTL_TCP_EP_WAIT_PEER)
             m->n_timed--;
         ep->state = BTL_TCP_EP_CONNECTING;
+        /* Greet now if the connection comes up quickly (it does on a LAN). */
+        struct pollfd p = {.fd = fd, .events = POLLOUT};
+        struct timespec ts = {0, (long)btl_tcp_params.connect_wait_us * 1000L};
+        if (ppoll(&p, 1, &ts, NULL) == 1)
+            conn_connected(c);
         return MPI_SUCCESS;
     }
     btl_tcp_ep_fail(ep, "cannot connect: %s", ep->why[0] ? ep->why : "no usable address");
@@ -323,6 +338,7 @@ static void conn_connected(btl_tcp_conn_t *c)
         btl_tcp_attempt_failed(c, strerror(err));
         return;
     }
+    conn_clear_deadline(c);        /* a greeted peer is waited for (see the top) */
     btl_tcp_hs_start(c);
 }
 
@@ -356,9 +372,9 @@ void btl_tcp_check_deadlines(btl_tcp_module_t *m)
         if (!c->timed || now < c->deadline)
             continue;
         if (c->outgoing)
-            btl_tcp_attempt_failed(c, "timed out");
+            btl_tcp_attempt_failed(c, "connect timed out");
         else
-            btl_tcp_reject(c, "did not complete the handshake within %d ms",
+            btl_tcp_reject(c, "sent no complete greeting within %d ms",
                            btl_tcp_params.handshake_timeout_ms);
     }
     for (int r = 0; r < m->nprocs && m->eps; r++) {

@@ -70,6 +70,36 @@ static void qfrag_put(btl_tcp_module_t *m, btl_tcp_qfrag_t *f)
     }
 }
 
+static void *buf_get(btl_tcp_bufpool_t *p, size_t need, size_t *cap)
+{
+    if (need <= p->size && p->n > 0) {
+        *cap = p->size;
+        return p->bufs[--p->n];
+    }
+    *cap = RAIL_MAX(need, p->size);
+    return malloc(*cap);
+}
+
+static void buf_put(btl_tcp_bufpool_t *p, void *buf, size_t cap)
+{
+    if (buf && cap == p->size && p->n < BTL_TCP_POOL_BUFS)
+        p->bufs[p->n++] = buf;
+    else
+        free(buf);
+}
+
+void btl_tcp_recv_bufs_release(btl_tcp_conn_t *c)
+{
+    btl_tcp_module_t *m = &btl_tcp_module;
+    buf_put(&m->rbufs, c->rbuf, m->rbufs.size);
+    buf_put(&m->bigs, c->big, c->big_cap);
+    c->rbuf = NULL;
+    c->big = NULL;
+    c->big_cap = 0;
+    c->rhead = c->rtail = 0;
+    c->in_big = false;
+}
+
 void btl_tcp_pool_free(btl_tcp_module_t *m)
 {
     while (m->pool) {
@@ -78,6 +108,10 @@ void btl_tcp_pool_free(btl_tcp_module_t *m)
         free(f);
     }
     m->n_pool = 0;
+    while (m->rbufs.n > 0)
+        free(m->rbufs.bufs[--m->rbufs.n]);
+    while (m->bigs.n > 0)
+        free(m->bigs.bufs[--m->bigs.n]);
 }
 
 void btl_tcp_queue_free(btl_tcp_conn_t *c)
@@ -197,8 +231,12 @@ int btl_tcp_conn_write(btl_tcp_conn_t *c, const void *data, size_t len)
 static int queue_rest(btl_tcp_conn_t *c, const struct iovec *iov, int n, size_t skip, size_t total)
 {
     uint8_t *p = queue_reserve(c, total - skip);
-    if (!p)
+    if (!p) {
+        if (skip)                  /* part of the frame is out: the stream is broken */
+            btl_tcp_conn_error(c, "out of memory");
         return MPI_ERR_NO_MEM;
+    }
+    btl_tcp_module.st_copied += total - skip;
     for (int i = 0; i < n; i++) {
         size_t len = iov[i].iov_len;
         if (skip >= len) {
@@ -230,7 +268,20 @@ static int send_packed(btl_tcp_conn_t *c, const struct iovec *head, const btl_pa
     memset(p + head->iov_len + pl->len, 0, frame - head->iov_len - pl->len);
     f->len = frame;
     queue_append(c, f);
+    if (c->full) {                 /* behind others, or the socket is full */
+        btl_tcp_conn_update_events(c);
+        return MPI_SUCCESS;
+    }
     return btl_tcp_flush(c);
+}
+
+/* The socket is full and the queue too: epoll tells us when to retry. */
+static int send_again(btl_tcp_conn_t *c)
+{
+    btl_tcp_module.st_again++;
+    c->want_write = true;
+    btl_tcp_conn_update_events(c);
+    return RAIL_AGAIN;
 }
 
 static int send_not_connected(btl_endpoint_t *ep)
@@ -262,39 +313,38 @@ int btl_tcp_send(btl_module_t *base, btl_endpoint_t *ep, uint8_t tag, const void
         return MPI_ERR_ARG;
     btl_tcp_fhdr_t fh = {.tag = tag, .hdr_len = (uint8_t)hdr_len, .payload_len = (uint32_t)len};
     memcpy(head, &fh, sizeof(fh));
-    head[hlen / 8 - 1] = 0;        /* padding of the header */
-    if (hdr_len)
+    if (hdr_len) {
+        head[hlen / 8 - 1] = 0;    /* padding of the header */
         memcpy((uint8_t *)head + BTL_TCP_FHDR_LEN, hdr, hdr_len);
+    }
     struct iovec iov[3] = {{head, hlen}, {(void *)(payload ? payload->data : NULL), len},
                            {(void *)zeros, frame - hlen - len}};
 
-    if (c->qhead && btl_tcp_flush(c) != MPI_SUCCESS)
+    /* While the socket is known to be full (until epoll says writable),
+     * no system call: queue within the limit, or say "again". */
+    if (c->qhead && !c->full && btl_tcp_flush(c) != MPI_SUCCESS)
         return MPI_ERR_OTHER;
-    const bool queueing = c->qhead != NULL;
-    const bool packed = len && !payload->data;
-    if ((queueing || (packed && c->full)) && c->queued + frame > btl_tcp_params.queue_limit) {
-        c->want_write = true;
-        btl_tcp_conn_update_events(c);
-        return RAIL_AGAIN;
-    }
-    if (packed)
+    const bool queueing = c->qhead != NULL || c->full;
+    if (queueing && c->queued + frame > btl_tcp_params.queue_limit)
+        return send_again(c);
+    btl_tcp_module.st_frames++;
+    btl_tcp_module.st_bytes += len;
+    if (len && !payload->data)
         return send_packed(c, iov, payload, frame);
     if (queueing)
         return queue_rest(c, iov, 3, 0, frame);
     ssize_t w = write_iov(c, iov, 3);
-    if (RAIL_LIKELY((size_t)w == frame)) {
-        c->full = false;
+    if (RAIL_LIKELY((size_t)w == frame))
         return MPI_SUCCESS;
-    }
     if (w < 0) {
         btl_tcp_conn_error(c, strerror(errno));
         return MPI_ERR_OTHER;
     }
     c->full = true;
     if (w == 0 && frame > btl_tcp_params.queue_limit) {
-        c->want_write = true;
-        btl_tcp_conn_update_events(c);
-        return RAIL_AGAIN;
+        btl_tcp_module.st_frames--;
+        btl_tcp_module.st_bytes -= len;
+        return send_again(c);
     }
     return queue_rest(c, iov, 3, (size_t)w, frame);
 }
@@ -347,11 +397,10 @@ static int start_big(btl_tcp_conn_t *c, const btl_tcp_fhdr_t *fh, size_t hlen)
 {
     size_t want = btl_tcp_pad8(fh->payload_len), have = c->rtail - c->rhead - hlen;
     if (c->big_cap < want) {
-        size_t cap = RAIL_MAX(want, (size_t)c->ep->max_frame);
-        free(c->big);
-        c->big = malloc(cap);
-        c->big_cap = c->big ? cap : 0;
+        buf_put(&btl_tcp_module.bigs, c->big, c->big_cap);
+        c->big = buf_get(&btl_tcp_module.bigs, want, &c->big_cap);
         if (!c->big) {
+            c->big_cap = 0;
             btl_tcp_conn_error(c, "out of memory");
             return MPI_ERR_NO_MEM;
         }
@@ -437,7 +486,8 @@ static int read_buf(btl_tcp_conn_t *c, int *frames)
 {
     const size_t rsize = btl_tcp_params.recv_buf_size;
     if (RAIL_UNLIKELY(!c->rbuf)) {
-        c->rbuf = malloc(rsize);
+        size_t cap;
+        c->rbuf = buf_get(&btl_tcp_module.rbufs, rsize, &cap);
         if (!c->rbuf) {
             btl_tcp_conn_error(c, "out of memory");
             return 0;
@@ -464,5 +514,9 @@ int btl_tcp_recv(btl_tcp_conn_t *c)
     for (int i = 0; i < 16 && c->state == BTL_TCP_ESTABLISHED; i++)
         if (!(c->in_big ? read_big(c, &frames) : read_buf(c, &frames)))
             break;
+    /* Nothing half-received: the buffers go back to the pools (an idle
+     * connection holds no receive memory). */
+    if (c->state == BTL_TCP_ESTABLISHED && !c->in_big && c->rhead == c->rtail)
+        btl_tcp_recv_bufs_release(c);
     return frames;
 }

@@ -6,32 +6,39 @@
  * the pair key K = HMAC(S_lo || S_hi, "rail btl tcp pair key" || lo || hi ||
  * jobtag), where jobtag = SHA-256("rail btl tcp job" || nspace)[0..16).
  *
- *   initiator I                              acceptor A
- *   MSG1  "RAILTCP1" version I A jobtag nI   ->  checks magic, job, ranks
- *   MSG2                                     <-  "RAILTCP2" nA  macA
- *         macA = HMAC(K, "A" || MSG1 || nA)
- *   checks macA (A is the rank it wanted)
- *   MSG3  "RAILTCP3" macI                    ->  checks macI
- *         macI = HMAC(K, "I" || MSG1 || MSG2)
- *   MSG4                                     <-  "RAILTCP+" (kept) or "RAILTCP=" (duplicate)
+ *   initiator I                                    acceptor A
+ *   greeting  "RAILTCP1" version I A 0 jobtag nI macI   ->
+ *             macI = HMAC(K, "I" || the 72 bytes before it)
+ *                                                       checks, in order: magic and
+ *                                                       version, jobtag, A, I, macI,
+ *                                                       nI never seen from I before
+ *   verdict   <-  "RAILTCP+" (kept) or "RAILTCP=" (duplicate), macA
+ *             macA = HMAC(K, "A" || greeting || verdict word)
+ *   checks macA (A is the rank it wanted, and answers this greeting)
  *
- * nI and nA are fresh random nonces.  macI covers nA, which A drew for this
- * connection, so a recorded MSG3 is worthless on any other connection
- * (replay); the "A"/"I" labels keep macA from being reflected as a macI.
- * Without K (a process outside the job, or another job, whose secrets
- * differ) macI cannot be made.  The acceptor reads exactly the bytes of
- * each message and nothing else until macI checks out, and the initiator
- * sends frames only after MSG4, so no byte of an unauthenticated peer ever
- * reaches a receive callback.  A rejected connection is logged once with
- * its address and closed.
+ * nI is a fresh random nonce; A remembers the nonces of every greeting it
+ * accepted from I, so a recorded greeting is refused as a replay, and a
+ * greeting whose nonce was changed no longer matches its MAC.  Without K
+ * (a process outside the job, or of another job, whose secrets differ) no
+ * greeting can be made.  The "I"/"A" labels keep a verdict's MAC from ever
+ * passing as a greeting's.  A reads exactly the greeting's bytes and
+ * nothing else before it checked out, and I sends frames only after a good
+ * verdict, so no byte of an unauthenticated peer reaches a receive callback.
+ * A rejected connection is logged once with its address and closed.
  *
- * Simultaneous connects: a proven connection from rank P is a duplicate
- * when we are already connected to P, or when our own connection to P is
- * under way and we have the lower rank (the connection the lower rank
- * started is kept).  Otherwise it is kept and our own attempt, if any, is
- * abandoned: it finishes its handshake (the peer answers "duplicate") and
- * closes quietly, so that the peer never sees a legitimate connection
- * vanish mid-handshake.
+ * Why two messages and not a challenge and a response: after its greeting
+ * the initiator has nothing more to say, so a legitimate peer that is busy
+ * computing (MPI_Isend, then no MPI call for a minute) is never timed out
+ * by the acceptor; only a connection that does not even greet within
+ * btl_tcp_handshake_timeout_ms is (the initiator greets within the send
+ * call that connects, see btl_tcp_ep_connect).
+ *
+ * Simultaneous connects: a proven greeting from rank P is a duplicate when
+ * we are already connected to P, or when our own connection to P is under
+ * way and we have the lower rank (the connection the lower rank started is
+ * kept).  Otherwise it is kept and our own attempt, if any, is abandoned: it
+ * still gets its verdict ("duplicate") and closes quietly, so that the peer
+ * never sees a legitimate connection vanish without a greeting.
  */
 #include "btl/tcp/tcp.h"
 #include "base/log.h"
@@ -39,25 +46,26 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-static const char hs_magic1[8] = {'R', 'A', 'I', 'L', 'T', 'C', 'P', '1'};
-static const char hs_magic2[8] = {'R', 'A', 'I', 'L', 'T', 'C', 'P', '2'};
-static const char hs_magic3[8] = {'R', 'A', 'I', 'L', 'T', 'C', 'P', '3'};
+static const char hs_magic[8] = {'R', 'A', 'I', 'L', 'T', 'C', 'P', '1'};
 static const char hs_keep[8] = {'R', 'A', 'I', 'L', 'T', 'C', 'P', '+'};
 static const char hs_dup[8] = {'R', 'A', 'I', 'L', 'T', 'C', 'P', '='};
 
-/* MSG1 layout */
-#define M1_VERSION 8
-#define M1_SRC 12
-#define M1_DST 16
-#define M1_JOBTAG 24
-#define M1_NONCE 40
-/* MSG2 layout */
-#define M2_NONCE 8
-#define M2_MAC 40
+/* Greeting layout */
+#define G_VERSION 8
+#define G_SRC 12
+#define G_DST 16
+#define G_JOBTAG 24
+#define G_NONCE 40
+#define G_MAC BTL_TCP_GREETING_MAC
+_Static_assert(G_MAC + BTL_TCP_MAC_LEN == BTL_TCP_GREETING_LEN, "greeting layout");
+_Static_assert(8 + BTL_TCP_MAC_LEN == BTL_TCP_VERDICT_LEN, "verdict layout");
+
+#define HS_RETRIES 3               /* reconnects to an address that closed before answering */
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -75,17 +83,17 @@ static uint32_t get32(const uint8_t *p)
 void btl_tcp_jobtag(const char *nspace, uint8_t tag[BTL_TCP_JOBTAG_LEN])
 {
     static const char label[] = "rail btl tcp job";
-    uint8_t h[BTL_TCP_SHA256_LEN];
-    btl_tcp_sha256_t c;
-    btl_tcp_sha256_init(&c);
-    btl_tcp_sha256_update(&c, label, sizeof(label));
-    btl_tcp_sha256_update(&c, nspace, strlen(nspace));
-    btl_tcp_sha256_final(&c, h);
+    uint8_t h[RAIL_SHA256_LEN];
+    rail_sha256_t c;
+    rail_sha256_init(&c);
+    rail_sha256_update(&c, label, sizeof(label));
+    rail_sha256_update(&c, nspace, strlen(nspace));
+    rail_sha256_final(&c, h);
     memcpy(tag, h, BTL_TCP_JOBTAG_LEN);
 }
 
 void btl_tcp_pair_key(const btl_tcp_module_t *m, int peer, const uint8_t *peer_secret,
-                      uint8_t key[BTL_TCP_SHA256_LEN])
+                      uint8_t key[RAIL_SHA256_LEN])
 {
     static const char label[] = "rail btl tcp pair key";
     bool me_lo = m->my_rank < peer;
@@ -94,37 +102,25 @@ void btl_tcp_pair_key(const btl_tcp_module_t *m, int peer, const uint8_t *peer_s
     memcpy(secrets + BTL_TCP_SECRET_LEN, me_lo ? peer_secret : m->secret, BTL_TCP_SECRET_LEN);
     put32(ranks, (uint32_t)(me_lo ? m->my_rank : peer));
     put32(ranks + 4, (uint32_t)(me_lo ? peer : m->my_rank));
-    btl_tcp_hmac_t h;
-    btl_tcp_hmac_init(&h, secrets, sizeof(secrets));
-    btl_tcp_hmac_update(&h, label, sizeof(label));
-    btl_tcp_hmac_update(&h, ranks, sizeof(ranks));
-    btl_tcp_hmac_update(&h, m->jobtag, sizeof(m->jobtag));
-    btl_tcp_hmac_final(&h, key);
+    rail_hmac_t h;
+    rail_hmac_init(&h, secrets, sizeof(secrets));
+    rail_hmac_update(&h, label, sizeof(label));
+    rail_hmac_update(&h, ranks, sizeof(ranks));
+    rail_hmac_update(&h, m->jobtag, sizeof(m->jobtag));
+    rail_hmac_final(&h, key);
     memset(secrets, 0, sizeof(secrets));
 }
 
-/* macA = HMAC(K, "A" || MSG1 || nA) */
-static void mac_acceptor(const uint8_t *key, const uint8_t *msg1, const uint8_t *nonce,
-                         uint8_t out[BTL_TCP_MAC_LEN])
+/* HMAC(key, label || a || b) */
+static void hs_mac(const uint8_t *key, const char *label, const void *a, size_t alen,
+                   const void *b, size_t blen, uint8_t out[BTL_TCP_MAC_LEN])
 {
-    btl_tcp_hmac_t h;
-    btl_tcp_hmac_init(&h, key, BTL_TCP_SHA256_LEN);
-    btl_tcp_hmac_update(&h, "A", 1);
-    btl_tcp_hmac_update(&h, msg1, BTL_TCP_MSG1_LEN);
-    btl_tcp_hmac_update(&h, nonce, BTL_TCP_NONCE_LEN);
-    btl_tcp_hmac_final(&h, out);
-}
-
-/* macI = HMAC(K, "I" || MSG1 || MSG2) */
-static void mac_initiator(const uint8_t *key, const uint8_t *msg1, const uint8_t *msg2,
-                          uint8_t out[BTL_TCP_MAC_LEN])
-{
-    btl_tcp_hmac_t h;
-    btl_tcp_hmac_init(&h, key, BTL_TCP_SHA256_LEN);
-    btl_tcp_hmac_update(&h, "I", 1);
-    btl_tcp_hmac_update(&h, msg1, BTL_TCP_MSG1_LEN);
-    btl_tcp_hmac_update(&h, msg2, BTL_TCP_MSG2_LEN);
-    btl_tcp_hmac_final(&h, out);
+    rail_hmac_t h;
+    rail_hmac_init(&h, key, RAIL_SHA256_LEN);
+    rail_hmac_update(&h, label, 1);
+    rail_hmac_update(&h, a, alen);
+    rail_hmac_update(&h, b, blen);
+    rail_hmac_final(&h, out);
 }
 
 static void hs_expect(btl_tcp_conn_t *c, int state, size_t len)
@@ -160,66 +156,50 @@ void btl_tcp_reject(btl_tcp_conn_t *c, const char *fmt, ...)
 int btl_tcp_hs_start(btl_tcp_conn_t *c)
 {
     btl_tcp_module_t *m = &btl_tcp_module;
-    uint8_t *p = c->msg1;
-    memset(p, 0, BTL_TCP_MSG1_LEN);
-    memcpy(p, hs_magic1, 8);
-    put32(p + M1_VERSION, BTL_TCP_VERSION);
-    put32(p + M1_SRC, (uint32_t)m->my_rank);
-    put32(p + M1_DST, (uint32_t)c->ep->rank);
-    memcpy(p + M1_JOBTAG, m->jobtag, BTL_TCP_JOBTAG_LEN);
-    if (btl_tcp_random(p + M1_NONCE, BTL_TCP_NONCE_LEN) != MPI_SUCCESS) {
+    uint8_t *g = c->greeting;
+    memset(g, 0, BTL_TCP_GREETING_LEN);
+    memcpy(g, hs_magic, 8);
+    put32(g + G_VERSION, BTL_TCP_VERSION);
+    put32(g + G_SRC, (uint32_t)m->my_rank);
+    put32(g + G_DST, (uint32_t)c->ep->rank);
+    memcpy(g + G_JOBTAG, m->jobtag, BTL_TCP_JOBTAG_LEN);
+    if (btl_tcp_random(g + G_NONCE, BTL_TCP_NONCE_LEN) != MPI_SUCCESS) {
         btl_tcp_attempt_failed(c, "no random numbers");
         return MPI_ERR_OTHER;
     }
-    hs_expect(c, BTL_TCP_HS_WAIT2, BTL_TCP_MSG2_LEN);
-    return btl_tcp_conn_write(c, p, BTL_TCP_MSG1_LEN);
+    hs_mac(c->ep->key, "I", g, G_MAC, "", 0, g + G_MAC);
+    hs_expect(c, BTL_TCP_HS_VERDICT, BTL_TCP_VERDICT_LEN);
+    return btl_tcp_conn_write(c, g, BTL_TCP_GREETING_LEN);
 }
 
-static void hs_on_msg2(btl_tcp_conn_t *c)
-{
-    btl_endpoint_t *ep = c->ep;
-    uint8_t mac[BTL_TCP_MAC_LEN], msg3[BTL_TCP_MSG3_LEN];
-    if (memcmp(c->hs_in, hs_magic2, 8) != 0) {
-        btl_tcp_attempt_failed(c, "the process listening there is not a Rail MPI tcp peer");
-        return;
-    }
-    mac_acceptor(ep->key, c->msg1, c->hs_in + M2_NONCE, mac);
-    if (!btl_tcp_mac_equal(mac, c->hs_in + M2_MAC, BTL_TCP_MAC_LEN)) {
-        btl_tcp_attempt_failed(c, "the process listening there failed authentication (it is not "
-                                  "this rank of this job)");
-        return;
-    }
-    memcpy(c->msg2, c->hs_in, BTL_TCP_MSG2_LEN);
-    memcpy(msg3, hs_magic3, 8);
-    mac_initiator(ep->key, c->msg1, c->msg2, msg3 + 8);
-    hs_expect(c, BTL_TCP_HS_WAIT4, BTL_TCP_MSG4_LEN);
-    btl_tcp_conn_write(c, msg3, sizeof(msg3));
-}
-
-/* The acceptor keeps the peer's connection instead of ours (or said nothing
- * more after proving itself): the peer's own connection is coming. */
+/* The acceptor keeps the peer's connection instead of ours: the peer's own
+ * connection is coming (or is there already). */
 static void hs_duplicate(btl_tcp_conn_t *c)
 {
     btl_endpoint_t *ep = c->ep;
     RAIL_VERBOSE(btl_tcp_verbosity(), 2, "btl tcp: rank %d keeps its own connection to us",
                  ep->rank);
     btl_tcp_conn_close(c);
-    if (ep->out == c)
-        ep->out = NULL;
     if (ep->state == BTL_TCP_EP_CONNECTING && !ep->out)
         btl_tcp_ep_wait_peer(ep);
 }
 
-static void hs_on_msg4(btl_tcp_conn_t *c)
+static void hs_on_verdict(btl_tcp_conn_t *c)
 {
     btl_endpoint_t *ep = c->ep;
+    uint8_t mac[BTL_TCP_MAC_LEN];
     char addr[64];
-    if (memcmp(c->hs_in, hs_dup, 8) == 0) {
-        hs_duplicate(c);
+    hs_mac(ep->key, "A", c->greeting, BTL_TCP_GREETING_LEN, c->hs_in, 8, mac);
+    bool keep = memcmp(c->hs_in, hs_keep, 8) == 0;
+    if ((!keep && memcmp(c->hs_in, hs_dup, 8) != 0) ||
+        !rail_mac_equal(mac, c->hs_in + 8, BTL_TCP_MAC_LEN)) {
+        btl_tcp_attempt_failed(c, "the process listening there failed authentication (it is not "
+                                  "this rank of this job)");
         return;
     }
-    if (memcmp(c->hs_in, hs_keep, 8) != 0) {
-        btl_tcp_attempt_failed(c, "unexpected handshake verdict");
+    ep->retries = 0;
+    if (!keep) {
+        hs_duplicate(c);
         return;
     }
     if (c->abandoned || (ep->conn && ep->conn != c)) {
@@ -238,43 +218,43 @@ static void hs_on_msg4(btl_tcp_conn_t *c)
 
 void btl_tcp_hs_accepted(btl_tcp_conn_t *c)
 {
-    hs_expect(c, BTL_TCP_HS_WAIT1, BTL_TCP_MSG1_LEN);
+    hs_expect(c, BTL_TCP_HS_GREETING, BTL_TCP_GREETING_LEN);
 }
 
-static void hs_on_msg1(btl_tcp_conn_t *c)
+/* The peer named in greeting g, or NULL after rejecting c. */
+static btl_endpoint_t *hs_claimed_peer(btl_tcp_conn_t *c, const uint8_t *g)
 {
     btl_tcp_module_t *m = &btl_tcp_module;
-    const uint8_t *p = c->hs_in;
-    uint8_t msg2[BTL_TCP_MSG2_LEN];
-    uint32_t src = get32(p + M1_SRC), dst = get32(p + M1_DST);
-
-    if (memcmp(p, hs_magic1, 8) != 0 || get32(p + M1_VERSION) != BTL_TCP_VERSION) {
+    uint32_t src = get32(g + G_SRC), dst = get32(g + G_DST);
+    if (memcmp(g, hs_magic, 8) != 0 || get32(g + G_VERSION) != BTL_TCP_VERSION)
         btl_tcp_reject(c, "not a Rail MPI tcp peer of this version (unexpected greeting)");
-        return;
-    }
-    if (memcmp(p + M1_JOBTAG, m->jobtag, BTL_TCP_JOBTAG_LEN) != 0) {
+    else if (memcmp(g + G_JOBTAG, m->jobtag, BTL_TCP_JOBTAG_LEN) != 0)
         btl_tcp_reject(c, "a process of another job");
-        return;
-    }
-    if (dst != (uint32_t)m->my_rank) {
+    else if (dst != (uint32_t)m->my_rank)
         btl_tcp_reject(c, "addressed to rank %u, this is rank %d", dst, m->my_rank);
-        return;
-    }
-    if (src >= (uint32_t)m->nprocs || !m->eps || !m->eps[src]) {
+    else if (src >= (uint32_t)m->nprocs || !m->eps || !m->eps[src])
         btl_tcp_reject(c, "claims to be rank %u, which is not a peer of this rank", src);
-        return;
+    else
+        return m->eps[src];
+    return NULL;
+}
+
+/* Was this nonce in an earlier greeting of ep's rank?  If not, remember it. */
+static bool hs_replayed(btl_endpoint_t *ep, const uint8_t *nonce)
+{
+    for (int i = 0; i < ep->n_seen; i++)
+        if (memcmp(ep->seen[i], nonce, BTL_TCP_NONCE_LEN) == 0)
+            return true;
+    if (ep->n_seen == ep->cap_seen) {
+        int cap = ep->cap_seen ? 2 * ep->cap_seen : 4;
+        void *p = realloc(ep->seen, (size_t)cap * BTL_TCP_NONCE_LEN);
+        if (!p)
+            return true;           /* cannot remember it: refuse rather than risk a replay */
+        ep->seen = p;
+        ep->cap_seen = cap;
     }
-    c->ep = m->eps[src];           /* a claim until MSG3 proves it */
-    memcpy(c->msg1, p, BTL_TCP_MSG1_LEN);
-    memcpy(msg2, hs_magic2, 8);
-    if (btl_tcp_random(msg2 + M2_NONCE, BTL_TCP_NONCE_LEN) != MPI_SUCCESS) {
-        btl_tcp_reject(c, "no random numbers to challenge it with");
-        return;
-    }
-    mac_acceptor(c->ep->key, c->msg1, msg2 + M2_NONCE, msg2 + M2_MAC);
-    memcpy(c->msg2, msg2, sizeof(msg2));
-    hs_expect(c, BTL_TCP_HS_WAIT3, BTL_TCP_MSG3_LEN);
-    btl_tcp_conn_write(c, msg2, sizeof(msg2));
+    memcpy(ep->seen[ep->n_seen++], nonce, BTL_TCP_NONCE_LEN);
+    return false;
 }
 
 /* Keep this proven connection, or answer "duplicate" (see the top). */
@@ -285,26 +265,32 @@ static bool hs_is_duplicate(const btl_endpoint_t *ep)
     return ep->out && !ep->out->abandoned && btl_tcp_module.my_rank < ep->rank;
 }
 
-static void hs_on_msg3(btl_tcp_conn_t *c)
+static void hs_on_greeting(btl_tcp_conn_t *c)
 {
-    btl_endpoint_t *ep = c->ep;
-    uint8_t mac[BTL_TCP_MAC_LEN];
+    const uint8_t *g = c->hs_in;
+    uint8_t mac[BTL_TCP_MAC_LEN], verdict[BTL_TCP_VERDICT_LEN];
     char addr[64];
-    if (memcmp(c->hs_in, hs_magic3, 8) != 0) {
-        btl_tcp_reject(c, "claims rank %d but sent no proof", ep->rank);
+    btl_endpoint_t *ep = hs_claimed_peer(c, g);
+    if (!ep)
+        return;
+    hs_mac(ep->key, "I", g, G_MAC, "", 0, mac);
+    if (!rail_mac_equal(mac, g + G_MAC, BTL_TCP_MAC_LEN)) {
+        btl_tcp_reject(c, "claims rank %d but failed authentication (wrong secret, or an altered "
+                          "greeting)", ep->rank);
         return;
     }
-    mac_initiator(ep->key, c->msg1, c->msg2, mac);
-    if (!btl_tcp_mac_equal(mac, c->hs_in + 8, BTL_TCP_MAC_LEN)) {
-        btl_tcp_reject(c, "claims rank %d but failed authentication (wrong secret or a replayed "
-                          "handshake)", ep->rank);
+    if (hs_replayed(ep, g + G_NONCE)) {
+        btl_tcp_reject(c, "claims rank %d with a replayed handshake", ep->rank);
         return;
     }
     btl_tcp_conn_authenticated(c);
-    if (hs_is_duplicate(ep)) {
+    bool dup = hs_is_duplicate(ep);
+    memcpy(verdict, dup ? hs_dup : hs_keep, 8);
+    hs_mac(ep->key, "A", g, BTL_TCP_GREETING_LEN, verdict, 8, verdict + 8);
+    if (dup) {
         RAIL_VERBOSE(btl_tcp_verbosity(), 2, "btl tcp: keeping our connection to rank %d, "
                      "not the one it started", ep->rank);
-        btl_tcp_conn_write(c, hs_dup, 8);
+        btl_tcp_conn_write(c, verdict, sizeof(verdict));
         btl_tcp_conn_close(c);
         return;
     }
@@ -312,10 +298,9 @@ static void hs_on_msg3(btl_tcp_conn_t *c)
         ep->out->abandoned = true;
         ep->out = NULL;
     }
-    btl_tcp_conn_write(c, hs_keep, 8);
-    if (c->state == BTL_TCP_DEAD)
-        return;
+    c->ep = ep;
     btl_tcp_conn_established(c);
+    btl_tcp_conn_write(c, verdict, sizeof(verdict));
     RAIL_VERBOSE(btl_tcp_verbosity(), 2, "btl tcp: rank %d connected from %s", ep->rank,
                  btl_tcp_addr_str(&c->peer, addr, sizeof(addr)));
 }
@@ -324,15 +309,23 @@ static void hs_on_msg3(btl_tcp_conn_t *c)
 
 static void hs_closed(btl_tcp_conn_t *c, const char *why)
 {
+    char msg[128];
     if (c->outgoing) {
-        if (c->state == BTL_TCP_HS_WAIT4)
-            hs_duplicate(c);       /* it proved itself, then kept its own connection */
-        else
-            btl_tcp_attempt_failed(c, why);
-    } else if (c->state == BTL_TCP_HS_WAIT1 && c->hs_have == 0) {
+        btl_endpoint_t *ep = c->ep;
+        /* Closed before answering: busy too long, or under attack.  It is
+         * listening, so try the same address again, a few times. */
+        if (!c->abandoned && ep->retries < HS_RETRIES && ep->next_addr > 0) {
+            ep->retries++;
+            ep->next_addr--;
+        } else {
+            ep->retries = 0;       /* the next address starts afresh */
+        }
+        snprintf(msg, sizeof(msg), "%s before answering", why);
+        btl_tcp_attempt_failed(c, msg);
+    } else if (c->hs_have == 0) {
         btl_tcp_reject(c, "%s before any greeting", why);
     } else {
-        btl_tcp_reject(c, "%s during the handshake", why);
+        btl_tcp_reject(c, "%s in the middle of its greeting", why);
     }
 }
 
@@ -352,11 +345,8 @@ void btl_tcp_hs_input(btl_tcp_conn_t *c)
     c->hs_have += (size_t)n;
     if (c->hs_have < c->hs_want)
         return;
-    switch (c->state) {
-    case BTL_TCP_HS_WAIT1: hs_on_msg1(c); break;
-    case BTL_TCP_HS_WAIT2: hs_on_msg2(c); break;
-    case BTL_TCP_HS_WAIT3: hs_on_msg3(c); break;
-    case BTL_TCP_HS_WAIT4: hs_on_msg4(c); break;
-    default: break;
-    }
+    if (c->state == BTL_TCP_HS_GREETING)
+        hs_on_greeting(c);
+    else if (c->state == BTL_TCP_HS_VERDICT)
+        hs_on_verdict(c);
 }

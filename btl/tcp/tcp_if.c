@@ -168,15 +168,28 @@ static bool same_subnet(uint32_t ip, const btl_tcp_if_t *mine, int n_mine)
     return false;
 }
 
-/* Preference class of a peer's address (lower first), -1: unusable. */
+static bool is_mine(uint32_t ip, const btl_tcp_if_t *mine, int n_mine)
+{
+    for (int i = 0; i < n_mine; i++)
+        if (mine[i].addr == ip)
+            return true;
+    return false;
+}
+
+/* Preference class of a peer's address (lower first), -1: unusable.  A
+ * peer on another node that shows an address we have ourselves (a
+ * container bridge present on every node) cannot be reached there. */
 static int addr_class(const btl_tcp_card_addr_t *a, bool same_node, const btl_tcp_if_t *mine,
                       int n_mine)
 {
+    uint32_t ip = ntohl(a->ip);
     if (a->ip == 0 || a->port == 0)
         return -1;
     if (a->flags & BTL_TCP_ADDR_LOOPBACK)
         return same_node ? 0 : -1;
-    return same_subnet(ntohl(a->ip), mine, n_mine) ? 1 : 2;
+    if (!same_node && is_mine(ip, mine, n_mine))
+        return -1;
+    return same_subnet(ip, mine, n_mine) ? 1 : 2;
 }
 
 int btl_tcp_if_order_peer(const btl_tcp_card_t *card, bool same_node, const btl_tcp_if_t *mine,

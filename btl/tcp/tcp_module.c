@@ -87,6 +87,8 @@ int btl_tcp_add_procs(btl_module_t *base, int n, const btl_proc_t *procs, btl_en
         if (!m->eps[r])
             m->eps[r] = ep_create(m, &procs[i]);
         eps[i] = m->eps[r];
+        if (eps[i])
+            m->bigs.size = RAIL_MAX(m->bigs.size, (size_t)eps[i]->max_frame);
     }
     btl_tcp_listen_enable(m, true);
     return MPI_SUCCESS;
@@ -113,12 +115,6 @@ int btl_tcp_progress(btl_module_t *base)
     return n > 0 ? n : 0;
 }
 
-/* Everything received is delivered within progress, so nothing is ever
- * pending outside the kernel: the epoll set says when there is work. */
-bool btl_tcp_sleep_prepare(btl_module_t *base)
-{
-    return true;
-}
 
 /* ------------------------------------------------------------ shutdown */
 
@@ -169,6 +165,7 @@ static void ep_close(btl_tcp_module_t *m, btl_endpoint_t *ep)
         if (k->ep == ep)
             btl_tcp_conn_close(k);   /* abandoned attempts, unproven claims */
     m->eps[ep->rank] = NULL;
+    free(ep->seen);
     free(ep);
 }
 
@@ -190,6 +187,10 @@ int btl_tcp_del_procs(btl_module_t *base, int n, const btl_proc_t *procs, btl_en
 
 void btl_tcp_close_all(btl_tcp_module_t *m)
 {
+    RAIL_VERBOSE(btl_tcp_verbosity(), 2, "btl tcp: sent %llu frames, %llu payload bytes; "
+                 "%llu bytes copied to queues (socket full), %llu sends said RAIL_AGAIN",
+                 (unsigned long long)m->st_frames, (unsigned long long)m->st_bytes,
+                 (unsigned long long)m->st_copied, (unsigned long long)m->st_again);
     m->finalizing = true;
     if (m->eps) {
         drain(m);

@@ -8,12 +8,19 @@ fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 pass() { echo "PASS"; exit 0; }
 
-# mpirun with a time limit, so a hang fails instead of blocking the suite.
-run_mpi() { timeout -k 5 "${RUN_TIMEOUT:-60}" "$MPIRUN" "$@"; }
+# mpirun with a time limit, so a hang fails instead of blocking the suite;
+# each job gets a job id of its own (RAILRT_JOBID) so that check_clean looks
+# only at this test's shared-memory segments.
+run_mpi() {
+    RAILRT_JOBID=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
+    export RAILRT_JOBID
+    timeout -k 5 "${RUN_TIMEOUT:-60}" "$MPIRUN" "$@"
+}
 
-# No rank processes or shared-memory segments of ours are left.
+# No shared-memory segments of the last job are left.
 check_clean() {
     sleep 0.2
-    left=$(ls /dev/shm 2>/dev/null | grep '^rail-')
+    [ -n "${RAILRT_JOBID:-}" ] || return 0
+    left=$(ls /dev/shm 2>/dev/null | grep "^rail-$RAILRT_JOBID-")
     [ -z "$left" ] || fail "left in /dev/shm: $left"
 }

@@ -5,7 +5,9 @@
  * and external32 against the reference, the number of callback calls, and
  * recovery from a failing callback.  Usage: dt_copycb [seed] [iterations]
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "dt_testlib.h"
 #include <string.h>
 #include <sys/mman.h>

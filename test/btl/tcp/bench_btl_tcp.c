@@ -97,7 +97,7 @@ static void report(const char *what, double *v, int n, const char *unit)
         best = strcmp(unit, "us") == 0 ? RAIL_MIN(best, v[i]) : RAIL_MAX(best, v[i]);
         sum += v[i];
     }
-    printf("%-10s frag %8zu: best %8.3f %s, mean %8.3f %s (%d runs)\n", what, opt.frag, best,
+    printf("%-11s frag %8zu: best %8.3f %s, mean %8.3f %s (%d runs)\n", what, opt.frag, best,
            unit, sum / n, unit, n);
     fflush(stdout);
 }
@@ -109,7 +109,7 @@ static void report_cpu(int rank, double gb)
     getrusage(RUSAGE_SELF, &ru);
     double user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6;
     double sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-    printf("%-10s rank %d (%s): cpu %.3f s user + %.3f s sys per GB\n", opt.mode, rank,
+    printf("%-11s rank %d (%s): cpu %.3f s user + %.3f s sys per GB\n", opt.mode, rank,
            rank ? "receiver" : "sender", user / gb, sys / gb);
     fflush(stdout);
 }
@@ -140,7 +140,7 @@ static void btl_bw(btl_module_t *m, btl_endpoint_t **eps, int rank)
         }
     }
     if (rank == 0)
-        report("btl bw", gbs, opt.reps, "GB/s");
+        report(opt.sleep ? "btl bw/slp" : "btl bw", gbs, opt.reps, "GB/s");
     report_cpu(rank, (double)(opt.reps + 1) * (double)per_rep * (double)opt.frag / 1e9);
     free(buf);
 }
@@ -166,7 +166,7 @@ static void btl_lat(btl_module_t *m, btl_endpoint_t **eps, int rank)
             us[rep - 1] = (tcp_test_now() - t0) / opt.iters / 2 * 1e6;
     }
     if (rank == 0)
-        report("btl lat", us, opt.reps, "us");
+        report(opt.sleep ? "btl lat/slp" : "btl lat", us, opt.reps, "us");
     free(buf);
 }
 

@@ -168,11 +168,25 @@ static bool reap(pid_t *pids, int n, const tcp_test_opts_t *o, const char *name)
     return ok;
 }
 
+static pid_t parent_pid;
+
+/* The parent removes the last job directory however main() ends. */
+static void remove_dir_at_exit(void)
+{
+    if (getpid() == parent_pid && tcp_test_dir[0])
+        tcp_test_rmdir(tcp_test_dir);
+}
+
 int tcp_test_run(const char *name, int nprocs, tcp_test_fn fn, void *arg, const tcp_test_opts_t *opts)
 {
     tcp_test_opts_t o = opts ? *opts : (tcp_test_opts_t){0};
     pid_t pids[TCP_TEST_MAX_PROCS] = {0};
     double start = tcp_test_now();
+
+    if (!parent_pid) {
+        parent_pid = getpid();
+        atexit(remove_dir_at_exit);
+    }
 
     if (o.timeout_s <= 0)
         o.timeout_s = 60;

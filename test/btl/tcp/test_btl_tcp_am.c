@@ -11,6 +11,10 @@
  *            order once it does.
  *   sleep    wait_fd is quiet when nothing happens (no busy loop) and wakes
  *            a sleeper when a message arrives.
+ *   busy     rank 0 stops progressing right after its first send to rank 1
+ *            (MPI_Isend, then compute) for longer than the handshake
+ *            timeout, while rank 1 accepts: the greeting has left within
+ *            the send, so nothing times out and nothing is logged.
  */
 #include "test/btl/tcp/tcp_test.h"
 #include "btl/tcp/tcp.h"
@@ -138,6 +142,8 @@ static volatile long pings;
 static void ping_cb(btl_module_t *m, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
                     const void *payload, size_t len)
 {
+    T_CHECK(hdr_len == 0 && len == 3 && memcmp(payload, "abc", 3) == 0,
+            "ping: header %zu, payload %zu bytes", hdr_len, len);
     pings++;
 }
 
@@ -145,12 +151,12 @@ static int t_sleep(int rank, int size, void *arg)
 {
     btl_endpoint_t **eps;
     btl_module_t *m = tcp_test_init(&eps);
-    btl_payload_t none = {.data = "", .len = 0};
+    btl_payload_t none = {.data = "abc", .len = 3};   /* and no header at all */
     uint64_t h = 0;
     struct pollfd p = {.fd = m->wait_fd, .events = POLLIN};
     btl_register_recv(5, ping_cb);
     if (rank == 1)
-        tcp_test_send(m, eps[0], 5, &h, sizeof(h), &none);
+        tcp_test_send(m, eps[0], 5, &h, 0, &none);
     tcp_test_progress_until(m, rank == 0 ? &pings : &(volatile long){1}, 1, 30);
     /* Idle: wait_fd must not be readable (after one progress to settle). */
     tcp_test_fence(m);
@@ -162,7 +168,7 @@ static int t_sleep(int rank, int size, void *arg)
     tcp_test_fence(m);
     if (rank == 1) {
         usleep(200 * 1000);
-        tcp_test_send(m, eps[0], 5, &h, sizeof(h), &none);
+        tcp_test_send(m, eps[0], 5, &h, 0, &none);
     } else {
         double t0 = tcp_test_now();
         r = poll(&p, 1, 5000);
@@ -170,6 +176,26 @@ static int t_sleep(int rank, int size, void *arg)
         T_CHECK(r == 1, "no wakeup within 5 s");
         T_CHECK(waited < 1.0, "woke after %.3f s", waited);
         tcp_test_progress_until(m, &pings, 2, 10);
+    }
+    tcp_test_fini(m, eps);
+    return 0;
+}
+
+static int t_busy(int rank, int size, void *arg)
+{
+    btl_endpoint_t **eps;
+    btl_module_t *m = tcp_test_init(&eps);
+    btl_payload_t p = {.data = "abc", .len = 3};
+    uint64_t h = 0;
+    btl_register_recv(5, ping_cb);
+    if (rank == 0) {
+        int rc = m->send(m, eps[1], 5, &h, 0, &p);
+        T_CHECK(rc == RAIL_AGAIN, "first send returned %d", rc);
+        usleep(1000 * 1000);       /* "computing" right after the send */
+        tcp_test_send(m, eps[1], 5, &h, 0, &p);
+    } else {
+        usleep(200 * 1000);        /* then accepts, and waits for the greeting */
+        tcp_test_progress_until(m, &pings, 1, 10);
     }
     tcp_test_fini(m, eps);
     return 0;
@@ -198,5 +224,8 @@ int main(int argc, char **argv)
 
     o.env = LO;
     tcp_test_run("sleep on wait_fd", 2, t_sleep, NULL, &o);
+    o.env = LO "RAIL_BTL_TCP_HANDSHAKE_TIMEOUT_MS=300";
+    if (tcp_test_run("busy peers", 2, t_busy, NULL, &o) == 0)
+        tcp_test_result("busy peers: nothing logged", quiet_logs(2));
     return tcp_test_summary();
 }

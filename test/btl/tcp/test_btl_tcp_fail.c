@@ -7,8 +7,11 @@
  *   killed      rank 1 dies (SIGKILL) while rank 0 floods it
  *   finalized   rank 1 finalizes (says goodbye); rank 0 then sends
  *   refused     rank 1's card names a port nobody listens on
- *   silent      rank 1's card names a socket that never answers the handshake
+ *   rejecting   rank 1's card names a process that closes every connection
  *   impostor    rank 1's card names a process that answers without the secret
+ *   busy        rank 1's card names a socket that accepts and never answers:
+ *               a peer busy computing looks like this, so rank 0 must keep
+ *               waiting (send says RAIL_AGAIN), not fail, and say nothing
  */
 #include "test/btl/tcp/tcp_test.h"
 #include "btl/tcp/tcp.h"
@@ -122,7 +125,7 @@ static int t_finalized(int rank, int size, void *arg)
 
 /* ------------------------------------------------------------ wrong cards */
 
-typedef enum { FAKE_REFUSED, FAKE_SILENT, FAKE_IMPOSTOR } fake_kind_t;
+typedef enum { FAKE_REFUSED, FAKE_REJECTING, FAKE_IMPOSTOR, FAKE_BUSY } fake_kind_t;
 
 /* Rank 1 of these tests: publish a card naming a socket of ours. */
 static int fake_peer(fake_kind_t kind)
@@ -147,16 +150,21 @@ static int fake_peer(fake_kind_t kind)
     T_CHECK(rte_modex_put(BTL_TCP_MODEX_KEY, &card, sizeof(card)) == MPI_SUCCESS, "put");
     T_CHECK(rte_fence(true) == MPI_SUCCESS, "fence");
     if (kind == FAKE_IMPOSTOR) {
-        /* Answer the greeting with a challenge whose proof is made up. */
-        uint8_t msg1[BTL_TCP_MSG1_LEN], msg2[BTL_TCP_MSG2_LEN];
+        /* Answer the greeting with a verdict whose proof is made up. */
+        uint8_t g[BTL_TCP_GREETING_LEN], v[BTL_TCP_VERDICT_LEN];
         int c = accept(fd, NULL, NULL);
         T_CHECK(c >= 0, "accept");
-        T_CHECK(recv(c, msg1, sizeof(msg1), MSG_WAITALL) == (ssize_t)sizeof(msg1), "greeting");
-        memcpy(msg2, "RAILTCP2", 8);
-        btl_tcp_random(msg2 + 8, sizeof(msg2) - 8);
-        T_CHECK(send(c, msg2, sizeof(msg2), MSG_NOSIGNAL) == (ssize_t)sizeof(msg2), "send");
+        T_CHECK(recv(c, g, sizeof(g), MSG_WAITALL) == (ssize_t)sizeof(g), "greeting");
+        memcpy(v, "RAILTCP+", 8);
+        btl_tcp_random(v + 8, sizeof(v) - 8);
+        T_CHECK(send(c, v, sizeof(v), MSG_NOSIGNAL) == (ssize_t)sizeof(v), "send");
         wait_file("done");
         close(c);
+    }
+    while (kind == FAKE_REJECTING && !file_exists("done")) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 10) == 1)
+            close(accept(fd, NULL, NULL));
     }
     wait_file("done");
     return 0;
@@ -169,8 +177,19 @@ static int t_wrong_card(int rank, int size, void *arg)
         return fake_peer(kind);
     btl_endpoint_t **eps;
     btl_module_t *m = tcp_test_init(&eps);
-    int rc = send_until_error(m, eps[1], 10);
-    T_CHECK(rc == MPI_ERR_OTHER, "send failed with %d", rc);
+    if (kind == FAKE_BUSY) {
+        uint64_t h = 0;
+        btl_payload_t p = {.data = "x", .len = 1};
+        double start = tcp_test_now();
+        while (tcp_test_now() - start < 2) {
+            int rc = m->send(m, eps[1], 9, &h, sizeof(h), &p);
+            T_CHECK(rc == RAIL_AGAIN, "send to a busy peer returned %d", rc);
+            tcp_test_progress(m, 10);
+        }
+    } else {
+        int rc = send_until_error(m, eps[1], 10);
+        T_CHECK(rc == MPI_ERR_OTHER, "send failed with %d", rc);
+    }
     file_touch("done");
     m->finalize(m);
     return 0;
@@ -201,11 +220,14 @@ int main(void)
     fake_kind_t k = FAKE_REFUSED;
     if (tcp_test_run("refused", 2, t_wrong_card, &k, &o) == 0)
         check_log("refused", 0, "Connection refused", 1);
-    k = FAKE_SILENT;
-    if (tcp_test_run("silent", 2, t_wrong_card, &k, &o) == 0)
-        check_log("silent", 0, "timed out", 1);
+    k = FAKE_REJECTING;
+    if (tcp_test_run("rejecting", 2, t_wrong_card, &k, &o) == 0)
+        check_log("rejecting", 0, "cannot connect", 1);
     k = FAKE_IMPOSTOR;
     if (tcp_test_run("impostor", 2, t_wrong_card, &k, &o) == 0)
         check_log("impostor", 0, "failed authentication", 1);
+    k = FAKE_BUSY;
+    if (tcp_test_run("busy", 2, t_wrong_card, &k, &o) == 0)
+        check_log("busy", 0, "rail", 0);
     return tcp_test_summary();
 }

@@ -4,8 +4,9 @@
  *   foreign   rank 0 talks to rank 1 through the btl while rank 2, with raw
  *             sockets, connects to rank 0's port: without a greeting,
  *             with garbage, from "another job", with a wrong secret,
- *             replaying a recorded (legitimate) handshake, too slowly, as
- *             a rank that does not exist, addressed to another rank.
+ *             replaying a recorded (legitimate) greeting, the same with its
+ *             nonce changed, too slowly, as a rank that does not exist,
+ *             addressed to another rank.
  *             Every one of these is closed by rank 0 and logged once with
  *             its address; the legitimate handshake (made with the secrets
  *             of the modex) is accepted; no byte of the attacker reaches a
@@ -30,7 +31,6 @@
 #define MARKER "FOREIGN!"
 
 static const char magic1[8] = {'R', 'A', 'I', 'L', 'T', 'C', 'P', '1'};
-static const char magic3[8] = {'R', 'A', 'I', 'L', 'T', 'C', 'P', '3'};
 
 static bool file_exists(const char *name)
 {
@@ -135,129 +135,117 @@ static void att_expect_closed(int fd, const char *what)
     close(fd);
 }
 
-static void make_msg1(uint8_t *p, uint32_t src, uint32_t dst, const uint8_t *jobtag)
+static void hmac(const uint8_t *key, const char *label, const void *a, size_t alen,
+                 const void *b, size_t blen, uint8_t *out)
 {
-    memset(p, 0, BTL_TCP_MSG1_LEN);
-    memcpy(p, magic1, 8);
-    p[8] = BTL_TCP_VERSION;
-    memcpy(p + 12, &src, 4);        /* little endian, as the handshake encodes */
-    memcpy(p + 16, &dst, 4);
-    memcpy(p + 24, jobtag, BTL_TCP_JOBTAG_LEN);
-    T_CHECK(btl_tcp_random(p + 40, BTL_TCP_NONCE_LEN) == MPI_SUCCESS, "random");
+    rail_hmac_t h;
+    rail_hmac_init(&h, key, RAIL_SHA256_LEN);
+    rail_hmac_update(&h, label, 1);
+    rail_hmac_update(&h, a, alen);
+    rail_hmac_update(&h, b, blen);
+    rail_hmac_final(&h, out);
 }
 
-static void mac(const uint8_t *key, const char *label, const uint8_t *a, size_t alen,
-                const uint8_t *b, size_t blen, uint8_t *out)
+/* A greeting as the handshake defines it (tcp_handshake.c), its MAC under key. */
+static void make_greeting(uint8_t *g, uint32_t src, uint32_t dst, const uint8_t *jobtag,
+                          const uint8_t *key)
 {
-    btl_tcp_hmac_t h;
-    btl_tcp_hmac_init(&h, key, BTL_TCP_SHA256_LEN);
-    btl_tcp_hmac_update(&h, label, 1);
-    btl_tcp_hmac_update(&h, a, alen);
-    btl_tcp_hmac_update(&h, b, blen);
-    btl_tcp_hmac_final(&h, out);
+    memset(g, 0, BTL_TCP_GREETING_LEN);
+    memcpy(g, magic1, 8);
+    g[8] = BTL_TCP_VERSION;
+    memcpy(g + 12, &src, 4);       /* little endian, as the handshake encodes */
+    memcpy(g + 16, &dst, 4);
+    memcpy(g + 24, jobtag, BTL_TCP_JOBTAG_LEN);
+    T_CHECK(btl_tcp_random(g + 40, BTL_TCP_NONCE_LEN) == MPI_SUCCESS, "random");
+    hmac(key, "I", g, BTL_TCP_GREETING_MAC, "", 0, g + BTL_TCP_GREETING_MAC);
 }
 
-/* A frame as the btl would send it, with the marker as payload. */
-static void marker_frame(uint8_t *f)
+/* Send a greeting, and (frame) a frame after it as the btl would send one,
+ * with the marker as payload. */
+static int att_greet(const struct sockaddr_in *a, const uint8_t *g, bool frame)
 {
+    uint8_t f[64];
     btl_tcp_fhdr_t fh = {.tag = TCP_TEST_TAG, .hdr_len = 48, .payload_len = 8};
-    memset(f, 'F', 8 + 48 + 8);
-    memcpy(f, &fh, sizeof(fh));
-    memcpy(f + 56, MARKER, 8);
-}
-
-/* Greeting, challenge, proof under key (NULL: msg3 as given) and a frame
- * after it; verify: check that the victim proves itself under key. */
-static int att_handshake(const struct sockaddr_in *a, const uint8_t *key, bool verify,
-                         const uint8_t *msg1, uint8_t *msg3, bool frame)
-{
-    uint8_t msg2[BTL_TCP_MSG2_LEN], f[64];
     int fd = att_connect(a);
-    att_write(fd, msg1, BTL_TCP_MSG1_LEN);
-    att_read(fd, msg2, sizeof(msg2));
-    if (key) {
-        uint8_t ma[BTL_TCP_MAC_LEN];
-        mac(key, "A", msg1, BTL_TCP_MSG1_LEN, msg2 + 8, BTL_TCP_NONCE_LEN, ma);
-        T_CHECK(!verify || memcmp(ma, msg2 + 40, BTL_TCP_MAC_LEN) == 0,
-                "rank 0 failed to prove itself");
-        memcpy(msg3, magic3, 8);
-        mac(key, "I", msg1, BTL_TCP_MSG1_LEN, msg2, BTL_TCP_MSG2_LEN, msg3 + 8);
-    }
-    att_write(fd, msg3, BTL_TCP_MSG3_LEN);
+    att_write(fd, g, BTL_TCP_GREETING_LEN);
     if (frame) {
-        marker_frame(f);
+        memset(f, 'F', sizeof(f));
+        memcpy(f, &fh, sizeof(fh));
+        memcpy(f + 56, MARKER, 8);
         att_write(fd, f, sizeof(f));
     }
     return fd;
 }
 
-static int t_attacker(btl_module_t *m)
+static void attack_greetings(btl_tcp_module_t *tm, const struct sockaddr_in *a)
 {
-    btl_tcp_module_t *tm = &btl_tcp_module;
-    struct sockaddr_in a = target_addr(0);
-    uint8_t msg1[BTL_TCP_MSG1_LEN], msg3[BTL_TCP_MSG3_LEN], junk[200], other_tag[16];
-    uint8_t key02[BTL_TCP_SHA256_LEN], wrong[BTL_TCP_SHA256_LEN], f[64];
-    void *card;
-    size_t len;
+    uint8_t g[BTL_TCP_GREETING_LEN], junk[200], other[BTL_TCP_JOBTAG_LEN], key[RAIL_SHA256_LEN];
     int fd;
-
     /* a. connect and close */
-    close(att_connect(&a));
+    close(att_connect(a));
     /* b. garbage */
-    fd = att_connect(&a);
+    fd = att_connect(a);
     btl_tcp_random(junk, sizeof(junk));
     att_write(fd, junk, sizeof(junk));
     att_expect_closed(fd, "garbage");
     /* c. a greeting of another job */
-    btl_tcp_jobtag("rail.some-other-job", other_tag);
-    make_msg1(msg1, 1, 0, other_tag);
-    fd = att_connect(&a);
-    att_write(fd, msg1, sizeof(msg1));
-    att_expect_closed(fd, "other job");
-    /* d. as rank 2 (not connected: a frame accepted would be delivered),
-     * proof under a wrong secret, and a frame after it */
-    btl_tcp_random(wrong, sizeof(wrong));
-    make_msg1(msg1, 2, 0, tm->jobtag);
-    fd = att_handshake(&a, wrong, false, msg1, msg3, true);
-    att_expect_closed(fd, "wrong secret");
-    /* e. a legitimate handshake as rank 2 (we have the modex): recorded */
+    btl_tcp_jobtag("rail.some-other-job", other);
+    btl_tcp_random(key, sizeof(key));
+    make_greeting(g, 1, 0, other, key);
+    att_expect_closed(att_greet(a, g, false), "other job");
+    /* d. as rank 2 (not connected: a frame that got in would be delivered),
+     * authenticated under a wrong secret, and a frame after it */
+    make_greeting(g, 2, 0, tm->jobtag, key);
+    att_expect_closed(att_greet(a, g, true), "wrong secret");
+}
+
+/* e. a legitimate handshake as rank 2 (we have the modex), recorded;
+ * f. its replay; g. the same with another nonce (the MAC no longer fits). */
+static void attack_replays(btl_tcp_module_t *tm, const struct sockaddr_in *a)
+{
+    uint8_t g[BTL_TCP_GREETING_LEN], key02[RAIL_SHA256_LEN], v[BTL_TCP_VERDICT_LEN];
+    uint8_t mac[BTL_TCP_MAC_LEN];
+    void *card;
+    size_t len;
     T_CHECK(rte_modex_get(0, BTL_TCP_MODEX_KEY, &card, &len) == MPI_SUCCESS, "card");
     btl_tcp_pair_key(tm, 0, ((btl_tcp_card_t *)card)->secret, key02);
     free(card);
-    uint8_t rec1[BTL_TCP_MSG1_LEN], rec3[BTL_TCP_MSG3_LEN], verdict[8];
-    make_msg1(rec1, 2, 0, tm->jobtag);
-    int legit = att_handshake(&a, key02, true, rec1, rec3, false);
-    att_read(legit, verdict, sizeof(verdict));
-    T_CHECK(memcmp(verdict, "RAILTCP+", 8) == 0, "legitimate handshake not accepted");
+    make_greeting(g, 2, 0, tm->jobtag, key02);
+    int legit = att_greet(a, g, false);
+    att_read(legit, v, sizeof(v));
+    hmac(key02, "A", g, sizeof(g), v, 8, mac);
+    T_CHECK(memcmp(v, "RAILTCP+", 8) == 0, "legitimate handshake not accepted");
+    T_CHECK(memcmp(mac, v + 8, sizeof(mac)) == 0, "rank 0 failed to prove itself");
     /* Say goodbye as the btl does and close: rank 2 is not connected any
      * more, so a replay that got in would have its frame delivered. */
     btl_tcp_fhdr_t bye = {.tag = BTL_TCP_TAG_BYE};
     att_write(legit, &bye, sizeof(bye));
     shutdown(legit, SHUT_WR);
     att_expect_closed(legit, "goodbye");
-    /* f. replay of the recorded handshake, with a frame */
-    fd = att_handshake(&a, NULL, false, rec1, rec3, true);
-    att_expect_closed(fd, "replay");
-    /* g. replay without waiting for the challenge */
-    fd = att_connect(&a);
-    att_write(fd, rec1, sizeof(rec1));
-    att_write(fd, rec3, sizeof(rec3));
-    marker_frame(f);
-    att_write(fd, f, sizeof(f));
-    att_expect_closed(fd, "blind replay");
+    att_expect_closed(att_greet(a, g, true), "replay");
+    g[40] ^= 1;
+    att_expect_closed(att_greet(a, g, true), "changed nonce");
+}
+
+static int t_attacker(btl_module_t *m)
+{
+    btl_tcp_module_t *tm = &btl_tcp_module;
+    struct sockaddr_in a = target_addr(0);
+    uint8_t g[BTL_TCP_GREETING_LEN], key[RAIL_SHA256_LEN];
+    int fd;
+
+    attack_greetings(tm, &a);
+    attack_replays(tm, &a);
     /* h. too slow */
     fd = att_connect(&a);
-    att_write(fd, rec1, 10);
+    att_write(fd, magic1, 8);
     att_expect_closed(fd, "slow");
     /* i. a rank that does not exist; j. addressed to another rank */
-    make_msg1(msg1, 7, 0, tm->jobtag);
-    fd = att_connect(&a);
-    att_write(fd, msg1, sizeof(msg1));
-    att_expect_closed(fd, "rank 7");
-    make_msg1(msg1, 2, 1, tm->jobtag);
-    fd = att_connect(&a);
-    att_write(fd, msg1, sizeof(msg1));
-    att_expect_closed(fd, "addressed to rank 1");
+    btl_tcp_random(key, sizeof(key));
+    make_greeting(g, 7, 0, tm->jobtag, key);
+    att_expect_closed(att_greet(&a, g, false), "rank 7");
+    make_greeting(g, 2, 1, tm->jobtag, key);
+    att_expect_closed(att_greet(&a, g, false), "addressed to rank 1");
     file_touch("attack.done");
     return 0;
 }
@@ -279,11 +267,12 @@ static void check_foreign_logs(void)
 {
     char *log = tcp_test_log(0), *log1 = tcp_test_log(1);
     static const char *reasons[] = {"before any greeting", "unexpected greeting", "another job",
-                                    "did not complete the handshake", "rank 7, which is not a peer",
+                                    "rank 2 with a replayed handshake",
+                                    "sent no complete greeting", "rank 7, which is not a peer",
                                     "addressed to rank 1"};
     bool ok = tcp_test_count(log, "rejected a connection from 127.0.0.1:") == 9 &&
               tcp_test_count(log, "warning") == 9 && tcp_test_count(log, "error") == 0 &&
-              tcp_test_count(log, "rank 2 but failed authentication") == 3;
+              tcp_test_count(log, "rank 2 but failed authentication") == 2;
     for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
         ok = ok && tcp_test_count(log, reasons[i]) == 1;
     if (!ok)
@@ -351,8 +340,10 @@ static int t_other_job(int rank, int size, void *arg)
 static void check_other_job_logs(void)
 {
     char *a0 = tcp_test_log(0), *a1 = tcp_test_log(1), *b0 = tcp_test_log(2);
-    bool ok = tcp_test_count(a0, "rejected a connection from 127.0.0.1:") == 1 &&
-              tcp_test_count(a0, "a process of another job") == 1 && a1[0] == '\0';
+    /* Job B tries a few times (the acceptor closed before answering). */
+    int n = tcp_test_count(a0, "rejected a connection from 127.0.0.1:");
+    bool ok = n >= 1 && n <= 4 && tcp_test_count(a0, "a process of another job") == n &&
+              a1[0] == '\0';
     tcp_test_result("other job: rejected and logged by job A", ok);
     ok = tcp_test_count(b0, "cannot connect") == 1;
     tcp_test_result("other job: job B reports that it cannot connect", ok);

@@ -11,8 +11,8 @@
 
 static bool hex_equal(const uint8_t *d, const char *hex)
 {
-    char buf[2 * BTL_TCP_SHA256_LEN + 1];
-    for (int i = 0; i < BTL_TCP_SHA256_LEN; i++)
+    char buf[2 * RAIL_SHA256_LEN + 1];
+    for (int i = 0; i < RAIL_SHA256_LEN; i++)
         snprintf(buf + 2 * i, 3, "%02x", d[i]);
     if (strcmp(buf, hex) == 0)
         return true;
@@ -34,9 +34,9 @@ static void test_sha256(void)
          "lmnopqrsmnopqrstnopqrstu",
          "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"},
     };
-    uint8_t d[BTL_TCP_SHA256_LEN];
+    uint8_t d[RAIL_SHA256_LEN];
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-        btl_tcp_sha256(v[i].msg, strlen(v[i].msg), d);
+        rail_sha256(v[i].msg, strlen(v[i].msg), d);
         char name[64];
         snprintf(name, sizeof(name), "sha256 of a %zu-byte NIST example", strlen(v[i].msg));
         tcp_test_result(name, hex_equal(d, v[i].hex));
@@ -44,27 +44,27 @@ static void test_sha256(void)
     /* One million 'a', fed in pieces of odd sizes. */
     static char a[1000];
     memset(a, 'a', sizeof(a));
-    btl_tcp_sha256_t c;
-    btl_tcp_sha256_init(&c);
+    rail_sha256_t c;
+    rail_sha256_init(&c);
     for (size_t done = 0, k = 1; done < 1000000; k = k % 997 + 1) {
         size_t n = RAIL_MIN(k, 1000000 - done);
-        btl_tcp_sha256_update(&c, a, n);
+        rail_sha256_update(&c, a, n);
         done += n;
     }
-    btl_tcp_sha256_final(&c, d);
+    rail_sha256_final(&c, d);
     tcp_test_result("sha256 of a million 'a' in pieces",
                     hex_equal(d, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"));
     /* Every split point of a 1000-byte message gives the same digest. */
-    uint8_t m[1000], one[BTL_TCP_SHA256_LEN];
+    uint8_t m[1000], one[RAIL_SHA256_LEN];
     for (int i = 0; i < 1000; i++)
         m[i] = (uint8_t)((i * 7 + 3) % 251);
-    btl_tcp_sha256(m, sizeof(m), one);
+    rail_sha256(m, sizeof(m), one);
     bool ok = hex_equal(one, "a9425c416f534025a4e2422bd14adba4ec3d4a68d10c3329be8df612964d2b6e");
     for (size_t split = 0; split <= 200 && ok; split++) {
-        btl_tcp_sha256_init(&c);
-        btl_tcp_sha256_update(&c, m, split);
-        btl_tcp_sha256_update(&c, m + split, sizeof(m) - split);
-        btl_tcp_sha256_final(&c, d);
+        rail_sha256_init(&c);
+        rail_sha256_update(&c, m, split);
+        rail_sha256_update(&c, m + split, sizeof(m) - split);
+        rail_sha256_final(&c, d);
         ok = memcmp(d, one, sizeof(d)) == 0;
     }
     tcp_test_result("sha256 independent of how the input is split", ok);
@@ -72,7 +72,7 @@ static void test_sha256(void)
 
 static void test_hmac(void)
 {
-    uint8_t k1[20], k3[20], d3[50], k4[25], d4[50], k6[131], d[BTL_TCP_SHA256_LEN];
+    uint8_t k1[20], k3[20], d3[50], k4[25], d4[50], k6[131], d[RAIL_SHA256_LEN];
     memset(k1, 0x0b, sizeof(k1));
     memset(k3, 0xaa, sizeof(k3));
     memset(d3, 0xdd, sizeof(d3));
@@ -100,18 +100,18 @@ static void test_hmac(void)
     };
     int tc[] = {1, 2, 3, 4, 6, 7};
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-        btl_tcp_hmac_t h;
-        btl_tcp_hmac_init(&h, v[i].key, v[i].key_len);
-        btl_tcp_hmac_update(&h, v[i].data, v[i].len);
-        btl_tcp_hmac_final(&h, d);
+        rail_hmac_t h;
+        rail_hmac_init(&h, v[i].key, v[i].key_len);
+        rail_hmac_update(&h, v[i].data, v[i].len);
+        rail_hmac_final(&h, d);
         char name[64];
         snprintf(name, sizeof(name), "hmac-sha256, RFC 4231 test case %d", tc[i]);
         tcp_test_result(name, hex_equal(d, v[i].hex));
     }
     uint8_t x[32] = {1}, y[32] = {1};
-    bool ok = btl_tcp_mac_equal(x, y, 32);
+    bool ok = rail_mac_equal(x, y, 32);
     y[31] ^= 0x80;
-    ok = ok && !btl_tcp_mac_equal(x, y, 32);
+    ok = ok && !rail_mac_equal(x, y, 32);
     tcp_test_result("mac comparison", ok);
 }
 
@@ -196,7 +196,17 @@ static void test_peer_order(void)
     card.addrs[0] = card.addrs[1];
     k = btl_tcp_if_order_peer(&card, false, mine, 2, out, BTL_TCP_MAX_ADDRS);
     ok = ok && k == 0;
-    tcp_test_result("peer addresses: loopback only on the same node, own subnet first", ok);
+    /* An address we have ourselves is not the remote peer's. */
+    struct in_addr in;
+    inet_pton(AF_INET, "10.0.0.5", &in);
+    card.addrs[1].ip = in.s_addr;
+    card.addrs[1].flags = 0;
+    k = btl_tcp_if_order_peer(&card, false, mine, 2, out, BTL_TCP_MAX_ADDRS);
+    ok = ok && k == 0;
+    k = btl_tcp_if_order_peer(&card, true, mine, 2, out, BTL_TCP_MAX_ADDRS);
+    ok = ok && k == 2;
+    tcp_test_result("peer addresses: loopback and our own addresses only on the same node, own "
+                    "subnet first", ok);
 }
 
 static void test_frames(void)

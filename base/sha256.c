@@ -1,5 +1,5 @@
 /* SHA-256 from FIPS 180-4 (sections 4.1.2, 4.2.2, 5.1.1, 6.2) and HMAC from RFC 2104. */
-#include "btl/tcp/tcp_sha256.h"
+#include "base/sha256.h"
 
 #include <string.h>
 
@@ -64,7 +64,7 @@ static void sha256_block(uint32_t h[8], const uint8_t *blk)
     h[7] += k;
 }
 
-void btl_tcp_sha256_init(btl_tcp_sha256_t *c)
+void rail_sha256_init(rail_sha256_t *c)
 {
     static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
@@ -73,40 +73,40 @@ void btl_tcp_sha256_init(btl_tcp_sha256_t *c)
     c->n = 0;
 }
 
-void btl_tcp_sha256_update(btl_tcp_sha256_t *c, const void *data, size_t len)
+void rail_sha256_update(rail_sha256_t *c, const void *data, size_t len)
 {
     const uint8_t *p = data;
     c->len += len;
     if (c->n) {
-        size_t k = BTL_TCP_SHA256_BLOCK - c->n;
+        size_t k = RAIL_SHA256_BLOCK - c->n;
         if (k > len)
             k = len;
         memcpy(c->buf + c->n, p, k);
         c->n += k;
         p += k;
         len -= k;
-        if (c->n < BTL_TCP_SHA256_BLOCK)
+        if (c->n < RAIL_SHA256_BLOCK)
             return;
         sha256_block(c->h, c->buf);
         c->n = 0;
     }
-    for (; len >= BTL_TCP_SHA256_BLOCK; p += BTL_TCP_SHA256_BLOCK, len -= BTL_TCP_SHA256_BLOCK)
+    for (; len >= RAIL_SHA256_BLOCK; p += RAIL_SHA256_BLOCK, len -= RAIL_SHA256_BLOCK)
         sha256_block(c->h, p);
     memcpy(c->buf, p, len);
     c->n = len;
 }
 
 /* Padding (5.1.1): 0x80, zeros, then the length in bits as 64-bit big endian. */
-void btl_tcp_sha256_final(btl_tcp_sha256_t *c, uint8_t out[BTL_TCP_SHA256_LEN])
+void rail_sha256_final(rail_sha256_t *c, uint8_t out[RAIL_SHA256_LEN])
 {
     uint64_t bits = c->len * 8;
     c->buf[c->n++] = 0x80;
-    if (c->n > BTL_TCP_SHA256_BLOCK - 8) {
-        memset(c->buf + c->n, 0, BTL_TCP_SHA256_BLOCK - c->n);
+    if (c->n > RAIL_SHA256_BLOCK - 8) {
+        memset(c->buf + c->n, 0, RAIL_SHA256_BLOCK - c->n);
         sha256_block(c->h, c->buf);
         c->n = 0;
     }
-    memset(c->buf + c->n, 0, BTL_TCP_SHA256_BLOCK - 8 - c->n);
+    memset(c->buf + c->n, 0, RAIL_SHA256_BLOCK - 8 - c->n);
     store_be32(c->buf + 56, (uint32_t)(bits >> 32));
     store_be32(c->buf + 60, (uint32_t)bits);
     sha256_block(c->h, c->buf);
@@ -115,50 +115,50 @@ void btl_tcp_sha256_final(btl_tcp_sha256_t *c, uint8_t out[BTL_TCP_SHA256_LEN])
     memset(c, 0, sizeof(*c));
 }
 
-void btl_tcp_sha256(const void *data, size_t len, uint8_t out[BTL_TCP_SHA256_LEN])
+void rail_sha256(const void *data, size_t len, uint8_t out[RAIL_SHA256_LEN])
 {
-    btl_tcp_sha256_t c;
-    btl_tcp_sha256_init(&c);
-    btl_tcp_sha256_update(&c, data, len);
-    btl_tcp_sha256_final(&c, out);
+    rail_sha256_t c;
+    rail_sha256_init(&c);
+    rail_sha256_update(&c, data, len);
+    rail_sha256_final(&c, out);
 }
 
 /* HMAC(K, m) = H((K0 ^ opad) || H((K0 ^ ipad) || m)), K0 = K (or H(K) when
  * longer than a block) padded with zeros to a block. */
-void btl_tcp_hmac_init(btl_tcp_hmac_t *h, const void *key, size_t key_len)
+void rail_hmac_init(rail_hmac_t *h, const void *key, size_t key_len)
 {
-    uint8_t k0[BTL_TCP_SHA256_BLOCK] = {0}, pad[BTL_TCP_SHA256_BLOCK];
-    if (key_len > BTL_TCP_SHA256_BLOCK)
-        btl_tcp_sha256(key, key_len, k0);
+    uint8_t k0[RAIL_SHA256_BLOCK] = {0}, pad[RAIL_SHA256_BLOCK];
+    if (key_len > RAIL_SHA256_BLOCK)
+        rail_sha256(key, key_len, k0);
     else
         memcpy(k0, key, key_len);
-    for (int i = 0; i < BTL_TCP_SHA256_BLOCK; i++)
+    for (int i = 0; i < RAIL_SHA256_BLOCK; i++)
         pad[i] = k0[i] ^ 0x36;
-    btl_tcp_sha256_init(&h->inner);
-    btl_tcp_sha256_update(&h->inner, pad, sizeof(pad));
-    for (int i = 0; i < BTL_TCP_SHA256_BLOCK; i++)
+    rail_sha256_init(&h->inner);
+    rail_sha256_update(&h->inner, pad, sizeof(pad));
+    for (int i = 0; i < RAIL_SHA256_BLOCK; i++)
         pad[i] = k0[i] ^ 0x5c;
-    btl_tcp_sha256_init(&h->outer);
-    btl_tcp_sha256_update(&h->outer, pad, sizeof(pad));
+    rail_sha256_init(&h->outer);
+    rail_sha256_update(&h->outer, pad, sizeof(pad));
     memset(k0, 0, sizeof(k0));
     memset(pad, 0, sizeof(pad));
 }
 
-void btl_tcp_hmac_update(btl_tcp_hmac_t *h, const void *data, size_t len)
+void rail_hmac_update(rail_hmac_t *h, const void *data, size_t len)
 {
-    btl_tcp_sha256_update(&h->inner, data, len);
+    rail_sha256_update(&h->inner, data, len);
 }
 
-void btl_tcp_hmac_final(btl_tcp_hmac_t *h, uint8_t out[BTL_TCP_SHA256_LEN])
+void rail_hmac_final(rail_hmac_t *h, uint8_t out[RAIL_SHA256_LEN])
 {
-    uint8_t ih[BTL_TCP_SHA256_LEN];
-    btl_tcp_sha256_final(&h->inner, ih);
-    btl_tcp_sha256_update(&h->outer, ih, sizeof(ih));
-    btl_tcp_sha256_final(&h->outer, out);
+    uint8_t ih[RAIL_SHA256_LEN];
+    rail_sha256_final(&h->inner, ih);
+    rail_sha256_update(&h->outer, ih, sizeof(ih));
+    rail_sha256_final(&h->outer, out);
     memset(ih, 0, sizeof(ih));
 }
 
-bool btl_tcp_mac_equal(const uint8_t *a, const uint8_t *b, size_t len)
+bool rail_mac_equal(const uint8_t *a, const uint8_t *b, size_t len)
 {
     volatile uint8_t diff = 0;
     for (size_t i = 0; i < len; i++)

@@ -1,0 +1,237 @@
+/* MPI_Allgather(v), MPI_Alltoall(v,w): blocking, nonblocking and
+ * persistent (see coll_api.h). */
+#include "mpi/coll_api.h"
+
+#include <stdlib.h>
+
+/* ------------------------------------------------------------ allgather */
+
+static int allgather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                         void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
+                         mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
+{
+    if (!comm->is_inter && sendbuf != MPI_IN_PLACE) {
+        int rc = mpi_coll_check_self(sendcount, sendtype, recvcount, recvtype);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    MPI_COLL_RUN(allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+                 flags, info, request);
+}
+
+int mpii_allgather(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                   void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, mpi_comm_t *comm)
+{
+    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0,
+                         NULL, NULL);
+}
+
+int mpii_iallgather(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                    void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
+                    mpi_comm_t *comm, MPI_Request *request)
+{
+    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0,
+                         NULL, request);
+}
+
+int mpii_allgather_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                        void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
+                        mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
+{
+    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                         COLL_F_PERSISTENT, info, request);
+}
+
+/* ------------------------------------------------------------ allgatherv */
+
+static int allgatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                          void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                          mpi_datatype_t *recvtype, mpi_comm_t *comm, unsigned flags,
+                          mpi_info_t *info, MPI_Request *request)
+{
+    int rc = mpi_coll_check_displs(displs, comm->remote_size, "displs");
+    if (rc == MPI_SUCCESS && !comm->is_inter && sendbuf != MPI_IN_PLACE)
+        rc = mpi_coll_check_self(sendcount, sendtype, recvcounts[comm->rank], recvtype);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_COLL_RUN(allgatherv,
+                 (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),
+                 flags, info, request);
+}
+
+int mpii_allgatherv(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                    void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                    mpi_datatype_t *recvtype, mpi_comm_t *comm)
+{
+    return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                          comm, 0, NULL, NULL);
+}
+
+int mpii_iallgatherv(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                     void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                     mpi_datatype_t *recvtype, mpi_comm_t *comm, MPI_Request *request)
+{
+    return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                          comm, 0, NULL, request);
+}
+
+int mpii_allgatherv_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                         void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                         mpi_datatype_t *recvtype, mpi_comm_t *comm, mpi_info_t *info,
+                         MPI_Request *request)
+{
+    return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                          comm, COLL_F_PERSISTENT, info, request);
+}
+
+/* ------------------------------------------------------------ alltoall */
+
+static int alltoall_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                        void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
+                        mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
+{
+    if (!comm->is_inter && sendbuf != MPI_IN_PLACE) {
+        int rc = mpi_coll_check_self(sendcount, sendtype, recvcount, recvtype);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    MPI_COLL_RUN(alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+                 flags, info, request);
+}
+
+int mpii_alltoall(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                  void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, mpi_comm_t *comm)
+{
+    return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, NULL,
+                        NULL);
+}
+
+int mpii_ialltoall(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                   void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, mpi_comm_t *comm,
+                   MPI_Request *request)
+{
+    return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, NULL,
+                        request);
+}
+
+int mpii_alltoall_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                       void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
+                       mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
+{
+    return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                        COLL_F_PERSISTENT, info, request);
+}
+
+/* ------------------------------------------------------------ alltoallv */
+
+static int alltoallv_any(const void *sendbuf, const MPI_Count sendcounts[],
+                         const MPI_Aint sdispls[], mpi_datatype_t *sendtype, void *recvbuf,
+                         const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                         mpi_datatype_t *recvtype, mpi_comm_t *comm, unsigned flags,
+                         mpi_info_t *info, MPI_Request *request)
+{
+    int n = comm->remote_size, rc = mpi_coll_check_displs(rdispls, n, "rdispls");
+    if (rc == MPI_SUCCESS && sendbuf != MPI_IN_PLACE)
+        rc = mpi_coll_check_displs(sdispls, n, "sdispls");
+    if (rc == MPI_SUCCESS && !comm->is_inter && sendbuf != MPI_IN_PLACE)
+        rc = mpi_coll_check_self(sendcounts[comm->rank], sendtype, recvcounts[comm->rank],
+                                 recvtype);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_COLL_RUN(alltoallv,
+                 (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                  comm),
+                 flags, info, request);
+}
+
+int mpii_alltoallv(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                   mpi_datatype_t *sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                   const MPI_Aint rdispls[], mpi_datatype_t *recvtype, mpi_comm_t *comm)
+{
+    return alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                         recvtype, comm, 0, NULL, NULL);
+}
+
+int mpii_ialltoallv(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                    mpi_datatype_t *sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                    const MPI_Aint rdispls[], mpi_datatype_t *recvtype, mpi_comm_t *comm,
+                    MPI_Request *request)
+{
+    return alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                         recvtype, comm, 0, NULL, request);
+}
+
+int mpii_alltoallv_init(const void *sendbuf, const MPI_Count sendcounts[],
+                        const MPI_Aint sdispls[], mpi_datatype_t *sendtype, void *recvbuf,
+                        const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                        mpi_datatype_t *recvtype, mpi_comm_t *comm, mpi_info_t *info,
+                        MPI_Request *request)
+{
+    return alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                         recvtype, comm, COLL_F_PERSISTENT, info, request);
+}
+
+/* ------------------------------------------------------------ alltoallw */
+
+static int alltoallw_any(const void *sendbuf, const MPI_Count sendcounts[],
+                         const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                         const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                         const MPI_Datatype recvtypes[], mpi_comm_t *comm, unsigned flags,
+                         mpi_info_t *info, MPI_Request *request)
+{
+    int n = comm->remote_size, me = comm->rank;
+    bool inplace = sendbuf == MPI_IN_PLACE;
+    mpi_datatype_t **st = NULL, **rt = NULL;
+    int rc = mpi_coll_check_displs(rdispls, n, "rdispls");
+    if (rc == MPI_SUCCESS && !inplace)
+        rc = mpi_coll_check_displs(sdispls, n, "sdispls");
+    if (rc == MPI_SUCCESS && !inplace)
+        rc = mpi_coll_types(sendtypes, n, "sendtypes", &st);
+    if (rc == MPI_SUCCESS)
+        rc = mpi_coll_types(recvtypes, n, "recvtypes", &rt);
+    if (rc == MPI_SUCCESS && !comm->is_inter && !inplace)
+        rc = mpi_coll_check_self(sendcounts[me], st[me], recvcounts[me], rt[me]);
+    if (rc != MPI_SUCCESS)
+        goto out;
+    if (!request) {
+        rc = coll_alltoallw(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt,
+                            comm);
+    } else {
+        mpi_request_t *req;
+        rc = coll_ialltoallw(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt,
+                             comm, flags, info, &req);
+        if (rc == MPI_SUCCESS)
+            *request = (MPI_Request)req;
+    }
+out:
+    free(st);
+    free(rt);
+    return rc;
+}
+
+int mpii_alltoallw(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi_comm_t *comm)
+{
+    return alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                         recvtypes, comm, 0, NULL, NULL);
+}
+
+int mpii_ialltoallw(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                    const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi_comm_t *comm,
+                    MPI_Request *request)
+{
+    return alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                         recvtypes, comm, 0, NULL, request);
+}
+
+int mpii_alltoallw_init(const void *sendbuf, const MPI_Count sendcounts[],
+                        const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                        const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                        const MPI_Datatype recvtypes[], mpi_comm_t *comm, mpi_info_t *info,
+                        MPI_Request *request)
+{
+    return alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                         recvtypes, comm, COLL_F_PERSISTENT, info, request);
+}

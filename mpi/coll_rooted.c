@@ -1,0 +1,225 @@
+/* MPI_Barrier, MPI_Bcast, MPI_Gather(v), MPI_Scatter(v): blocking,
+ * nonblocking and persistent (see coll_api.h). */
+#include "mpi/coll_api.h"
+
+/* Whether this process is the root of an intracommunicator collective
+ * (the local checks below concern the root's own block). */
+static bool intra_root(const mpi_comm_t *comm, int root)
+{
+    return !comm->is_inter && comm->rank == root;
+}
+
+/* ------------------------------------------------------------ barrier */
+
+static int barrier_any(mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
+{
+    MPI_COLL_RUN(barrier, (comm), flags, info, request);
+}
+
+int mpii_barrier(mpi_comm_t *comm)
+{
+    return barrier_any(comm, 0, NULL, NULL);
+}
+
+int mpii_ibarrier(mpi_comm_t *comm, MPI_Request *request)
+{
+    return barrier_any(comm, 0, NULL, request);
+}
+
+int mpii_barrier_init(mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
+{
+    return barrier_any(comm, COLL_F_PERSISTENT, info, request);
+}
+
+/* ------------------------------------------------------------ bcast */
+
+static int bcast_any(void *buffer, MPI_Count count, mpi_datatype_t *datatype, int root,
+                     mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
+{
+    MPI_COLL_RUN(bcast, (buffer, count, datatype, root, comm), flags, info, request);
+}
+
+int mpii_bcast(void *buffer, MPI_Count count, mpi_datatype_t *datatype, int root,
+               mpi_comm_t *comm)
+{
+    return bcast_any(buffer, count, datatype, root, comm, 0, NULL, NULL);
+}
+
+int mpii_ibcast(void *buffer, MPI_Count count, mpi_datatype_t *datatype, int root,
+                mpi_comm_t *comm, MPI_Request *request)
+{
+    return bcast_any(buffer, count, datatype, root, comm, 0, NULL, request);
+}
+
+int mpii_bcast_init(void *buffer, MPI_Count count, mpi_datatype_t *datatype, int root,
+                    mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
+{
+    return bcast_any(buffer, count, datatype, root, comm, COLL_F_PERSISTENT, info, request);
+}
+
+/* ------------------------------------------------------------ gather */
+
+static int gather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                      void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
+                      mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
+{
+    if (intra_root(comm, root) && sendbuf != MPI_IN_PLACE) {
+        int rc = mpi_coll_check_self(sendcount, sendtype, recvcount, recvtype);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    MPI_COLL_RUN(gather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+                 flags, info, request);
+}
+
+int mpii_gather(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype, void *recvbuf,
+                MPI_Count recvcount, mpi_datatype_t *recvtype, int root, mpi_comm_t *comm)
+{
+    return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0,
+                      NULL, NULL);
+}
+
+int mpii_igather(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                 void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
+                 mpi_comm_t *comm, MPI_Request *request)
+{
+    return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0,
+                      NULL, request);
+}
+
+int mpii_gather_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                     void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
+                     mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
+{
+    return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                      COLL_F_PERSISTENT, info, request);
+}
+
+/* ------------------------------------------------------------ gatherv */
+
+static int gatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                       mpi_datatype_t *recvtype, int root, mpi_comm_t *comm, unsigned flags,
+                       mpi_info_t *info, MPI_Request *request)
+{
+    bool is_root = comm->is_inter ? root == MPI_ROOT : comm->rank == root;
+    if (is_root) {
+        int rc = mpi_coll_check_displs(displs, comm->remote_size, "displs");
+        if (rc == MPI_SUCCESS && intra_root(comm, root) && sendbuf != MPI_IN_PLACE)
+            rc = mpi_coll_check_self(sendcount, sendtype, recvcounts[root], recvtype);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    MPI_COLL_RUN(gatherv,
+                 (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm),
+                 flags, info, request);
+}
+
+int mpii_gatherv(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                 void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                 mpi_datatype_t *recvtype, int root, mpi_comm_t *comm)
+{
+    return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm, 0, NULL, NULL);
+}
+
+int mpii_igatherv(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                  void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                  mpi_datatype_t *recvtype, int root, mpi_comm_t *comm, MPI_Request *request)
+{
+    return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm, 0, NULL, request);
+}
+
+int mpii_gatherv_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                      mpi_datatype_t *recvtype, int root, mpi_comm_t *comm, mpi_info_t *info,
+                      MPI_Request *request)
+{
+    return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm, COLL_F_PERSISTENT, info, request);
+}
+
+/* ------------------------------------------------------------ scatter */
+
+static int scatter_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                       void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
+                       mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
+{
+    if (intra_root(comm, root) && recvbuf != MPI_IN_PLACE) {
+        int rc = mpi_coll_check_self(sendcount, sendtype, recvcount, recvtype);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    MPI_COLL_RUN(scatter, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+                 flags, info, request);
+}
+
+int mpii_scatter(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                 void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
+                 mpi_comm_t *comm)
+{
+    return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0,
+                       NULL, NULL);
+}
+
+int mpii_iscatter(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                  void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
+                  mpi_comm_t *comm, MPI_Request *request)
+{
+    return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0,
+                       NULL, request);
+}
+
+int mpii_scatter_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                      void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
+                      mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
+{
+    return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                       COLL_F_PERSISTENT, info, request);
+}
+
+/* ------------------------------------------------------------ scatterv */
+
+static int scatterv_any(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                        mpi_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
+                        mpi_datatype_t *recvtype, int root, mpi_comm_t *comm, unsigned flags,
+                        mpi_info_t *info, MPI_Request *request)
+{
+    bool is_root = comm->is_inter ? root == MPI_ROOT : comm->rank == root;
+    if (is_root) {
+        int rc = mpi_coll_check_displs(displs, comm->remote_size, "displs");
+        if (rc == MPI_SUCCESS && intra_root(comm, root) && recvbuf != MPI_IN_PLACE)
+            rc = mpi_coll_check_self(sendcounts[root], sendtype, recvcount, recvtype);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    MPI_COLL_RUN(scatterv,
+                 (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm),
+                 flags, info, request);
+}
+
+int mpii_scatterv(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                  mpi_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
+                  mpi_datatype_t *recvtype, int root, mpi_comm_t *comm)
+{
+    return scatterv_any(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                        comm, 0, NULL, NULL);
+}
+
+int mpii_iscatterv(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                   mpi_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
+                   mpi_datatype_t *recvtype, int root, mpi_comm_t *comm, MPI_Request *request)
+{
+    return scatterv_any(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                        comm, 0, NULL, request);
+}
+
+int mpii_scatterv_init(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                       mpi_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
+                       mpi_datatype_t *recvtype, int root, mpi_comm_t *comm, mpi_info_t *info,
+                       MPI_Request *request)
+{
+    return scatterv_any(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                        comm, COLL_F_PERSISTENT, info, request);
+}

@@ -1,0 +1,21 @@
+/*
+ * The collective framework's per-communicator hooks, called for every
+ * communicator this layer makes (after pml_comm_create) and takes down
+ * (before pml_comm_destroy).
+ *
+ * coll_comm_select may run inside the progress engine (completion of
+ * MPI_Comm_idup), so it must not communicate or wait; it is also called for
+ * the hidden local_comm of every intercommunicator.
+ */
+#include "mpi/mpi_comm_int.h"
+#include "coll/coll.h"
+
+int comm_coll_attach(mpi_comm_t *c)
+{
+    return coll_comm_select(c);
+}
+
+void comm_coll_detach(mpi_comm_t *c)
+{
+    coll_comm_release(c);
+}

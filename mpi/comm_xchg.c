@@ -1,0 +1,163 @@
+/*
+ * Small internal exchanges for communicator construction, straight on the
+ * pml: bcast, allgather and leader-to-leader sendrecv of a few bytes.
+ *
+ * They run on the collective context of the parent communicator with
+ * NEGATIVE tags, which no collective component uses (coll/coll.h: tags >= 0)
+ * and which no user receive can match (MPI_ANY_TAG matches tags >= 0 only;
+ * user tags are >= 0).  So they need no collective component, work while a
+ * communicator is being built, and never disturb anything else.  See the
+ * tag ranges in mpi_comm_int.h.  A participant set may be a subset of the
+ * communicator (MPI_Comm_create_group) or the members of a group on the
+ * bootstrap communicator (MPI_Comm_create_from_group).
+ *
+ * Trees are binomial over participant indices relative to the root.
+ */
+#include "mpi/mpi_comm_int.h"
+#include "mpi/mpi_datatype.h"
+#include "pml/pml.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static mpi_datatype_t *byte_type(void)
+{
+    return mpi_datatype_predef(MPI_BYTE);
+}
+
+comm_xchg_t comm_xchg_intra(mpi_comm_t *comm)
+{
+    return (comm_xchg_t){ .comm = comm, .flags = PML_COLL, .tag = comm_tag_next(comm),
+                          .n = comm->size, .me = comm->rank, .ranks = NULL };
+}
+
+static int rank_of(const comm_xchg_t *x, int idx)
+{
+    return x->ranks ? x->ranks[idx] : idx;
+}
+
+/* Relative index v <-> participant index, for a tree rooted at root. */
+static int abs_of(const comm_xchg_t *x, int root, int v)
+{
+    return (v + root) % x->n;
+}
+
+int comm_xchg_send(const comm_xchg_t *x, int idx, const void *buf, size_t bytes)
+{
+    return pml_send(buf, (MPI_Count)bytes, byte_type(), rank_of(x, idx), x->tag,
+                    PML_SEND_STANDARD, x->comm, x->flags);
+}
+
+int comm_xchg_recv(const comm_xchg_t *x, int idx, void *buf, size_t bytes)
+{
+    mpi_req_status_t st;
+    int rc = pml_recv(buf, (MPI_Count)bytes, byte_type(), rank_of(x, idx), x->tag, x->comm,
+                      x->flags, &st);
+    if (rc == MPI_SUCCESS && (size_t)st.count != bytes)
+        rc = mpi_errf(MPI_ERR_INTERN, "internal exchange: %lld bytes where %zu were expected",
+                      (long long)st.count, bytes);
+    return rc;
+}
+
+int comm_xchg_bcast(const comm_xchg_t *x, int root, void *buf, size_t bytes)
+{
+    int v = (x->me - root + x->n) % x->n, rc = MPI_SUCCESS;
+    int mask = 1;
+    while (mask < x->n && !(v & mask))
+        mask <<= 1;
+    if (v != 0)
+        rc = comm_xchg_recv(x, abs_of(x, root, v & ~mask), buf, bytes);
+    for (mask >>= 1; rc == MPI_SUCCESS && mask > 0; mask >>= 1)
+        if (v + mask < x->n)
+            rc = comm_xchg_send(x, abs_of(x, root, v + mask), buf, bytes);
+    return rc;
+}
+
+/* Binomial gather to index 0: all[i * rec] receives participant i's record. */
+static int gather0(const comm_xchg_t *x, size_t rec, char *all)
+{
+    int me = x->me, rc = MPI_SUCCESS;
+    for (int mask = 1; mask < x->n; mask <<= 1) {
+        if (me & mask) {
+            int have = RAIL_MIN(mask, x->n - me);
+            return comm_xchg_send(x, me - mask, all + (size_t)me * rec, (size_t)have * rec);
+        }
+        if (me + mask < x->n) {
+            int get = RAIL_MIN(mask, x->n - me - mask);
+            rc = comm_xchg_recv(x, me + mask, all + (size_t)(me + mask) * rec, (size_t)get * rec);
+            if (rc)
+                return rc;
+        }
+    }
+    return rc;
+}
+
+int comm_xchg_allgather(const comm_xchg_t *x, const void *mine, size_t rec, void *all)
+{
+    memcpy((char *)all + (size_t)x->me * rec, mine, rec);
+    int rc = gather0(x, rec, all);
+    if (rc == MPI_SUCCESS)
+        rc = comm_xchg_bcast(x, 0, all, (size_t)x->n * rec);
+    return rc;
+}
+
+int comm_xchg_sendrecv(mpi_comm_t *comm, unsigned flags, int peer, int tag, const void *sbuf,
+                       size_t sbytes, void *rbuf, size_t rbytes)
+{
+    mpi_request_t *reqs[2] = {NULL, NULL};
+    int rc = pml_irecv(rbuf, (MPI_Count)rbytes, byte_type(), peer, tag, comm, flags, &reqs[0]);
+    if (rc == MPI_SUCCESS)
+        rc = pml_isend(sbuf, (MPI_Count)sbytes, byte_type(), peer, tag, PML_SEND_STANDARD, comm,
+                       flags, &reqs[1]);
+    int rc2 = pml_waitall(2, reqs);
+    return rc ? rc : rc2;
+}
+
+int comm_xchg_barrier(const comm_xchg_t *x)
+{
+    char all[1] = {0};
+    char *buf = x->n > 1 ? calloc((size_t)x->n, 1) : all;
+    if (!buf)
+        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+    int rc = comm_xchg_allgather(x, all, 1, buf);
+    if (buf != all)
+        free(buf);
+    return rc;
+}
+
+int comm_xchg_alltoall_counts(const comm_xchg_t *x, const int *send, int *recv)
+{
+    int n = x->n, rc = MPI_SUCCESS;
+    mpi_request_t **reqs = calloc((size_t)2 * n, sizeof(*reqs));
+    if (!reqs)
+        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+        rc = pml_irecv(&recv[i], sizeof(int), byte_type(), rank_of(x, i), x->tag, x->comm,
+                       x->flags, &reqs[i]);
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+        rc = pml_isend(&send[i], sizeof(int), byte_type(), rank_of(x, i), x->tag,
+                       PML_SEND_STANDARD, x->comm, x->flags, &reqs[n + i]);
+    int rc2 = pml_waitall(2 * n, reqs);
+    free(reqs);
+    return rc ? rc : rc2;
+}
+
+int comm_xchg_alltoallv(const comm_xchg_t *x, const void *sbuf, const int *scounts,
+                        const int *sdispls, void *rbuf, const int *rcounts, const int *rdispls,
+                        size_t elem)
+{
+    int n = x->n, rc = MPI_SUCCESS;
+    mpi_request_t **reqs = calloc((size_t)2 * n, sizeof(*reqs));
+    if (!reqs)
+        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+        rc = pml_irecv((char *)rbuf + (size_t)rdispls[i] * elem, (MPI_Count)((size_t)rcounts[i] * elem),
+                       byte_type(), rank_of(x, i), x->tag, x->comm, x->flags, &reqs[i]);
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+        rc = pml_isend((const char *)sbuf + (size_t)sdispls[i] * elem,
+                       (MPI_Count)((size_t)scounts[i] * elem), byte_type(), rank_of(x, i), x->tag,
+                       PML_SEND_STANDARD, x->comm, x->flags, &reqs[n + i]);
+    int rc2 = pml_waitall(2 * n, reqs);
+    free(reqs);
+    return rc ? rc : rc2;
+}

@@ -1,0 +1,204 @@
+/* Group objects and the group queries (size, rank, compare, translate). */
+#include "mpi/mpi_err.h"
+#include "mpi/mpi_group.h"
+#include "mpi/binding/gen/mpi_impl.h"
+#include "base/atomic.h"
+#include "runtime/rte.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static mpi_group_t group_empty;
+
+mpi_group_t *mpi_group_empty(void)
+{
+    if (group_empty.obj.kind != MPI_OBJ_GROUP) {
+        mpi_obj_init_predef(&group_empty.obj, MPI_OBJ_GROUP, MPI_GROUP_EMPTY);
+        group_empty.rank = MPI_UNDEFINED;
+        group_empty.predef = true;
+    }
+    return &group_empty;
+}
+
+int mpi_group_make(int n, int *ranks, mpi_session_t *session, mpi_group_t **out)
+{
+    if (n == 0) {
+        free(ranks);
+        *out = mpi_group_empty();
+        return MPI_SUCCESS;
+    }
+    mpi_group_t *g = calloc(1, sizeof(*g));
+    if (!g) {
+        free(ranks);
+        return mpi_errf(MPI_ERR_NO_MEM, "out of memory for a group of %d processes", n);
+    }
+    mpi_obj_init(&g->obj, MPI_OBJ_GROUP);
+    g->size = n;
+    g->world_ranks = ranks;
+    g->session = session;
+    g->rank = mpi_group_rank_of_world(g, rte_info.rank);
+    *out = g;
+    return MPI_SUCCESS;
+}
+
+int mpi_group_make_copy(int n, const int *ranks, mpi_session_t *session, mpi_group_t **out)
+{
+    int *copy = NULL;
+    if (n > 0) {
+        copy = malloc((size_t)n * sizeof(int));
+        if (!copy)
+            return mpi_errf(MPI_ERR_NO_MEM, "out of memory for a group of %d processes", n);
+        memcpy(copy, ranks, (size_t)n * sizeof(int));
+    }
+    return mpi_group_make(n, copy, session, out);
+}
+
+void mpi_group_retain(mpi_group_t *g)
+{
+    if (g && !g->predef)
+        rail_atomic_add_fetch(&g->obj.refcount, 1);
+}
+
+void mpi_group_release(mpi_group_t *g)
+{
+    if (!g || g->predef || rail_atomic_sub_fetch(&g->obj.refcount, 1) > 0)
+        return;
+    free(g->world_ranks);
+    mpi_obj_fini(&g->obj);
+    free(g);
+}
+
+int mpi_group_rank_of_world(const mpi_group_t *g, int world)
+{
+    if (!g->world_ranks)
+        return world >= 0 && world < g->size ? world : MPI_UNDEFINED;
+    for (int i = 0; i < g->size; i++)
+        if (g->world_ranks[i] == world)
+            return i;
+    return MPI_UNDEFINED;
+}
+
+/* ------------------------------------------------------------ sorted views */
+
+typedef struct {
+    int world, index;
+} member_t;
+
+static int member_cmp(const void *a, const void *b)
+{
+    const member_t *x = a, *y = b;
+    return x->world < y->world ? -1 : x->world > y->world;
+}
+
+/* Members of g sorted by world rank (NULL with *ok false when out of memory). */
+static member_t *sorted_members(const mpi_group_t *g, bool *ok)
+{
+    *ok = true;
+    if (g->size == 0)
+        return NULL;
+    member_t *m = malloc((size_t)g->size * sizeof(*m));
+    if (!m) {
+        *ok = false;
+        return NULL;
+    }
+    for (int i = 0; i < g->size; i++)
+        m[i] = (member_t){mpi_group_world_rank(g, i), i};
+    qsort(m, (size_t)g->size, sizeof(*m), member_cmp);
+    return m;
+}
+
+static int find_sorted(const member_t *m, int n, int world)
+{
+    member_t key = {world, 0};
+    const member_t *f = n ? bsearch(&key, m, (size_t)n, sizeof(*m), member_cmp) : NULL;
+    return f ? f->index : MPI_UNDEFINED;
+}
+
+bool mpi_group_is_subset(const mpi_group_t *sub, const mpi_group_t *g)
+{
+    bool ok;
+    member_t *m = sorted_members(g, &ok);
+    bool subset = ok;
+    for (int i = 0; subset && i < sub->size; i++)
+        subset = find_sorted(m, g->size, mpi_group_world_rank(sub, i)) != MPI_UNDEFINED;
+    free(m);
+    return subset;
+}
+
+int mpi_group_compare_objs(const mpi_group_t *a, const mpi_group_t *b)
+{
+    if (a == b)
+        return MPI_IDENT;
+    if (a->size != b->size)
+        return MPI_UNEQUAL;
+    bool same_order = true;
+    for (int i = 0; i < a->size && same_order; i++)
+        same_order = mpi_group_world_rank(a, i) == mpi_group_world_rank(b, i);
+    if (same_order)
+        return MPI_IDENT;
+    return mpi_group_is_subset(a, b) ? MPI_SIMILAR : MPI_UNEQUAL;
+}
+
+/* ------------------------------------------------------------ API */
+
+int mpii_group_size(mpi_group_t *group, int *size)
+{
+    *size = group->size;
+    return MPI_SUCCESS;
+}
+
+int mpii_group_rank(mpi_group_t *group, int *rank)
+{
+    *rank = group->rank;
+    return MPI_SUCCESS;
+}
+
+int mpii_group_free(MPI_Group *group)
+{
+    mpi_group_t *g;
+    int rc = mpi_group_lookup(*group, &g);
+    if (rc)
+        return rc;
+    mpi_group_release(g);
+    *group = MPI_GROUP_NULL;
+    return MPI_SUCCESS;
+}
+
+int mpii_group_compare(mpi_group_t *group1, mpi_group_t *group2, int *result)
+{
+    *result = mpi_group_compare_objs(group1, group2);
+    return MPI_SUCCESS;
+}
+
+static int check_ranks_in(const mpi_group_t *g, int n, const int ranks[], const char *what)
+{
+    if (n < 0)
+        return mpi_errf(MPI_ERR_ARG, "invalid number of ranks %d (must be non-negative)", n);
+    if (n > 0 && !ranks)
+        return mpi_errf(MPI_ERR_ARG, "argument '%s' must not be NULL", what);
+    for (int i = 0; i < n; i++)
+        if (ranks[i] != MPI_PROC_NULL && (ranks[i] < 0 || ranks[i] >= g->size))
+            return mpi_errf(MPI_ERR_RANK, "invalid rank %d in %s[%d] (group of size %d)",
+                            ranks[i], what, i, g->size);
+    return MPI_SUCCESS;
+}
+
+int mpii_group_translate_ranks(mpi_group_t *group1, int n, const int ranks1[],
+                               mpi_group_t *group2, int ranks2[])
+{
+    int rc = check_ranks_in(group1, n, ranks1, "ranks1");
+    if (rc)
+        return rc;
+    if (n > 0 && !ranks2)
+        return mpi_errf(MPI_ERR_ARG, "argument 'ranks2' must not be NULL");
+    bool ok;
+    member_t *m = sorted_members(group2, &ok);
+    if (!ok)
+        return mpi_errf(MPI_ERR_NO_MEM, "out of memory translating ranks");
+    for (int i = 0; i < n; i++)
+        ranks2[i] = ranks1[i] == MPI_PROC_NULL
+                        ? MPI_PROC_NULL
+                        : find_sorted(m, group2->size, mpi_group_world_rank(group1, ranks1[i]));
+    free(m);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,380 @@
+/*
+ * Fortran handles: MPI_<Kind>_c2f / MPI_<Kind>_f2c, and the status
+ * conversions (MPI_Status_c2f, _f2c, _c2f08, _f082c, _f082f, _f2f08).
+ *
+ * C handles are pointers; a Fortran handle is an MPI_Fint.  Predefined
+ * handles (the ABI constants, below MPI_PREDEF_MAX) are their own Fortran
+ * value.  A handle the library made gets an index in a per-kind table the
+ * first time it is converted; its Fortran value is MPI_PREDEF_MAX + index,
+ * and converting it again gives the same value.  f2c of a value that names
+ * nothing of the kind gives the kind's null handle.
+ *
+ * Entries are dropped by mpi_handle_forget(obj) when an object is finalized
+ * (to be called from mpi_obj_fini).  Until that hook is in, a stale entry
+ * stays: it maps to the address it was made for, so a new object at the
+ * same address gets the same Fortran value, and f2c of a freed object's
+ * value gives a handle that lookups report as freed.
+ */
+#include "mpi/mpi_err.h"
+#include "mpi/mpi_obj.h"
+#include "mpi/binding/gen/mpi_impl.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ tables */
+
+typedef struct f2c_table {
+    mpi_obj_kind_t kind;
+    uintptr_t null_handle;
+    void **objs;          /* index -> handle (NULL: free) */
+    int n, cap;           /* used prefix, capacity */
+    int first_free;       /* no free slot below it */
+    uintptr_t *hkeys;     /* open addressing: handle -> index (0: empty) */
+    int *hvals;
+    int hcap, hcount;
+} f2c_table_t;
+
+enum { T_COMM, T_TYPE, T_GROUP, T_OP, T_INFO, T_ERRH, T_REQ, T_MSG, T_WIN, T_FILE, T_SESSION,
+       T_COUNT };
+
+static f2c_table_t tables[T_COUNT] = {
+    [T_COMM] = {MPI_OBJ_COMM, (uintptr_t)MPI_COMM_NULL},
+    [T_TYPE] = {MPI_OBJ_DATATYPE, (uintptr_t)MPI_DATATYPE_NULL},
+    [T_GROUP] = {MPI_OBJ_GROUP, (uintptr_t)MPI_GROUP_NULL},
+    [T_OP] = {MPI_OBJ_OP, (uintptr_t)MPI_OP_NULL},
+    [T_INFO] = {MPI_OBJ_INFO, (uintptr_t)MPI_INFO_NULL},
+    [T_ERRH] = {MPI_OBJ_ERRHANDLER, (uintptr_t)MPI_ERRHANDLER_NULL},
+    [T_REQ] = {MPI_OBJ_REQUEST, (uintptr_t)MPI_REQUEST_NULL},
+    [T_MSG] = {MPI_OBJ_MESSAGE, (uintptr_t)MPI_MESSAGE_NULL},
+    [T_WIN] = {MPI_OBJ_WIN, (uintptr_t)MPI_WIN_NULL},
+    [T_FILE] = {MPI_OBJ_FILE, (uintptr_t)MPI_FILE_NULL},
+    [T_SESSION] = {MPI_OBJ_SESSION, (uintptr_t)MPI_SESSION_NULL},
+};
+static pthread_mutex_t f2c_lock = PTHREAD_MUTEX_INITIALIZER;
+static int total_entries;
+
+static unsigned hslot(const f2c_table_t *t, uintptr_t key)
+{
+    uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
+    return (unsigned)(h >> 32) & (unsigned)(t->hcap - 1);
+}
+
+static int *hfind(f2c_table_t *t, uintptr_t key)
+{
+    if (!t->hcap)
+        return NULL;
+    for (unsigned i = hslot(t, key);; i = (i + 1) & (unsigned)(t->hcap - 1)) {
+        if (t->hkeys[i] == key)
+            return &t->hvals[i];
+        if (!t->hkeys[i])
+            return NULL;
+    }
+}
+
+static void hput(f2c_table_t *t, uintptr_t key, int val)
+{
+    unsigned i = hslot(t, key);
+    while (t->hkeys[i])
+        i = (i + 1) & (unsigned)(t->hcap - 1);
+    t->hkeys[i] = key;
+    t->hvals[i] = val;
+    t->hcount++;
+}
+
+static bool hgrow(f2c_table_t *t)
+{
+    if (2 * (t->hcount + 1) <= t->hcap)
+        return true;
+    int ncap = t->hcap ? 2 * t->hcap : 64;
+    uintptr_t *ok = t->hkeys;
+    int *ov = t->hvals, ocap = t->hcap;
+    t->hkeys = calloc((size_t)ncap, sizeof(*t->hkeys));
+    t->hvals = calloc((size_t)ncap, sizeof(*t->hvals));
+    if (!t->hkeys || !t->hvals) {
+        free(t->hkeys);
+        free(t->hvals);
+        t->hkeys = ok;
+        t->hvals = ov;
+        return false;
+    }
+    t->hcap = ncap;
+    t->hcount = 0;
+    for (int i = 0; i < ocap; i++)
+        if (ok[i])
+            hput(t, ok[i], ov[i]);
+    free(ok);
+    free(ov);
+    return true;
+}
+
+/* Remove key, shifting later entries of its probe run back. */
+static void hdel(f2c_table_t *t, uintptr_t key)
+{
+    int *v = hfind(t, key);
+    if (!v)
+        return;
+    unsigned mask = (unsigned)(t->hcap - 1), i = (unsigned)(v - t->hvals);
+    t->hkeys[i] = 0;
+    t->hcount--;
+    for (unsigned j = (i + 1) & mask; t->hkeys[j]; j = (j + 1) & mask) {
+        uintptr_t k = t->hkeys[j];
+        int val = t->hvals[j];
+        t->hkeys[j] = 0;
+        t->hcount--;
+        hput(t, k, val);
+    }
+}
+
+static int slot_alloc(f2c_table_t *t)
+{
+    while (t->first_free < t->n && t->objs[t->first_free])
+        t->first_free++;
+    if (t->first_free < t->n)
+        return t->first_free;
+    if (t->n == t->cap) {
+        int ncap = t->cap ? 2 * t->cap : 64;
+        if (ncap > INT32_MAX / 2 - MPI_PREDEF_MAX)
+            return -1;
+        void **o = realloc(t->objs, (size_t)ncap * sizeof(*o));
+        if (!o)
+            return -1;
+        t->objs = o;
+        t->cap = ncap;
+    }
+    t->objs[t->n] = NULL;
+    return t->n++;
+}
+
+static MPI_Fint c2f(int k, const void *handle)
+{
+    uintptr_t h = (uintptr_t)handle;
+    if (h < MPI_PREDEF_MAX)
+        return (MPI_Fint)h;
+    f2c_table_t *t = &tables[k];
+    MPI_Fint f = (MPI_Fint)t->null_handle;
+    pthread_mutex_lock(&f2c_lock);
+    int *v = hfind(t, h);
+    if (v) {
+        f = MPI_PREDEF_MAX + *v;
+    } else if (hgrow(t)) {
+        int idx = slot_alloc(t);
+        if (idx >= 0) {
+            t->objs[idx] = (void *)handle;
+            hput(t, h, idx);
+            total_entries++;
+            f = MPI_PREDEF_MAX + idx;
+        }
+    }
+    pthread_mutex_unlock(&f2c_lock);
+    return f;
+}
+
+static void *f2c(int k, MPI_Fint f)
+{
+    f2c_table_t *t = &tables[k];
+    if (f >= 0 && f < MPI_PREDEF_MAX) {
+        const mpi_obj_t *o = mpi_predef_table[f];
+        bool special = k == T_MSG && f == (MPI_Fint)(uintptr_t)MPI_MESSAGE_NO_PROC;
+        return (o && o->kind == t->kind) || special ? (void *)(uintptr_t)f
+                                                    : (void *)t->null_handle;
+    }
+    void *h = (void *)t->null_handle;
+    if (f < MPI_PREDEF_MAX)
+        return h;
+    pthread_mutex_lock(&f2c_lock);
+    int idx = f - MPI_PREDEF_MAX;
+    if (idx < t->n && t->objs[idx])
+        h = t->objs[idx];
+    pthread_mutex_unlock(&f2c_lock);
+    return h;
+}
+
+
+/* Drop obj's entry (call before the object's memory is released). */
+void mpi_handle_forget(mpi_obj_t *obj)
+{
+    if (__atomic_load_n(&total_entries, __ATOMIC_RELAXED) == 0)
+        return;
+    pthread_mutex_lock(&f2c_lock);
+    for (int k = 0; k < T_COUNT; k++) {
+        f2c_table_t *t = &tables[k];
+        if (t->kind != (mpi_obj_kind_t)obj->kind)
+            continue;
+        int *v = hfind(t, (uintptr_t)obj);
+        if (v) {
+            int idx = *v;
+            t->objs[idx] = NULL;
+            if (idx < t->first_free)
+                t->first_free = idx;
+            hdel(t, (uintptr_t)obj);
+            total_entries--;
+        }
+    }
+    pthread_mutex_unlock(&f2c_lock);
+}
+
+/* ------------------------------------------------------------ handles */
+
+/* Written out one by one: the binding generator looks for each definition
+ * at the start of a line (mpi/binding/README.md). */
+MPI_Fint mpii_comm_c2f(MPI_Comm h)
+{
+    return c2f(T_COMM, (const void *)h);
+}
+
+MPI_Comm mpii_comm_f2c(MPI_Fint f)
+{
+    return (MPI_Comm)f2c(T_COMM, f);
+}
+
+MPI_Fint mpii_type_c2f(MPI_Datatype h)
+{
+    return c2f(T_TYPE, (const void *)h);
+}
+
+MPI_Datatype mpii_type_f2c(MPI_Fint f)
+{
+    return (MPI_Datatype)f2c(T_TYPE, f);
+}
+
+MPI_Fint mpii_group_c2f(MPI_Group h)
+{
+    return c2f(T_GROUP, (const void *)h);
+}
+
+MPI_Group mpii_group_f2c(MPI_Fint f)
+{
+    return (MPI_Group)f2c(T_GROUP, f);
+}
+
+MPI_Fint mpii_op_c2f(MPI_Op h)
+{
+    return c2f(T_OP, (const void *)h);
+}
+
+MPI_Op mpii_op_f2c(MPI_Fint f)
+{
+    return (MPI_Op)f2c(T_OP, f);
+}
+
+MPI_Fint mpii_info_c2f(MPI_Info h)
+{
+    return c2f(T_INFO, (const void *)h);
+}
+
+MPI_Info mpii_info_f2c(MPI_Fint f)
+{
+    return (MPI_Info)f2c(T_INFO, f);
+}
+
+MPI_Fint mpii_errhandler_c2f(MPI_Errhandler h)
+{
+    return c2f(T_ERRH, (const void *)h);
+}
+
+MPI_Errhandler mpii_errhandler_f2c(MPI_Fint f)
+{
+    return (MPI_Errhandler)f2c(T_ERRH, f);
+}
+
+MPI_Fint mpii_request_c2f(MPI_Request h)
+{
+    return c2f(T_REQ, (const void *)h);
+}
+
+MPI_Request mpii_request_f2c(MPI_Fint f)
+{
+    return (MPI_Request)f2c(T_REQ, f);
+}
+
+MPI_Fint mpii_message_c2f(MPI_Message h)
+{
+    return c2f(T_MSG, (const void *)h);
+}
+
+MPI_Message mpii_message_f2c(MPI_Fint f)
+{
+    return (MPI_Message)f2c(T_MSG, f);
+}
+
+MPI_Fint mpii_win_c2f(MPI_Win h)
+{
+    return c2f(T_WIN, (const void *)h);
+}
+
+MPI_Win mpii_win_f2c(MPI_Fint f)
+{
+    return (MPI_Win)f2c(T_WIN, f);
+}
+
+MPI_Fint mpii_file_c2f(MPI_File h)
+{
+    return c2f(T_FILE, (const void *)h);
+}
+
+MPI_File mpii_file_f2c(MPI_Fint f)
+{
+    return (MPI_File)f2c(T_FILE, f);
+}
+
+MPI_Fint mpii_session_c2f(MPI_Session h)
+{
+    return c2f(T_SESSION, (const void *)h);
+}
+
+MPI_Session mpii_session_f2c(MPI_Fint f)
+{
+    return (MPI_Session)f2c(T_SESSION, f);
+}
+
+/* ------------------------------------------------------------ statuses */
+
+/* MPI_F_STATUS_IGNORE and friends are defined by the generated code. */
+
+/* All three forms hold the same MPI_F_STATUS_SIZE integers in the same order
+ * (MPI_SOURCE, MPI_TAG, MPI_ERROR, then the hidden fields). */
+static int copy_status(const void *in, void *out, bool in_ignorable, bool out_ignorable)
+{
+    if (!in || !out)
+        return mpi_errf(MPI_ERR_ARG, "the statuses to convert must not be NULL");
+    if ((in_ignorable && (in == MPI_F_STATUS_IGNORE || in == MPI_F08_STATUS_IGNORE)) ||
+        (out_ignorable && (out == MPI_F_STATUS_IGNORE || out == MPI_F08_STATUS_IGNORE)))
+        return mpi_errf(MPI_ERR_ARG, "MPI_F_STATUS_IGNORE / MPI_F08_STATUS_IGNORE cannot be "
+                        "converted");
+    _Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint), "status layout");
+    _Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status), "status layout");
+    memmove(out, in, sizeof(MPI_Status));
+    return MPI_SUCCESS;
+}
+
+int mpii_status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+{
+    return copy_status(c_status, f_status, false, true);
+}
+
+int mpii_status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
+{
+    return copy_status(f_status, c_status, true, false);
+}
+
+int mpii_status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
+{
+    return copy_status(c_status, f08_status, false, true);
+}
+
+int mpii_status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
+{
+    return copy_status(f08_status, c_status, true, false);
+}
+
+int mpii_status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
+{
+    return copy_status(f08_status, f_status, true, true);
+}
+
+int mpii_status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
+{
+    return copy_status(f_status, f08_status, true, true);
+}

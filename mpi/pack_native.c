@@ -1,0 +1,117 @@
+/*
+ * MPI_Pack, MPI_Unpack, MPI_Pack_size: the packed form is the type
+ * signature's bytes in native representation, no header, so a packed
+ * message is count * size bytes.  Contiguous host data is one memcpy; other
+ * layouts go through the engine's whole-buffer pack (no staging); device
+ * memory on either side goes through accel_copy.
+ */
+#include "mpi/type_impl.h"
+#include "mpi/binding/gen/mpi_impl.h"
+#include "accel/accel.h"
+
+#include <string.h>
+
+int mpi_pack_accel_copy(void *dst, const void *src, size_t len, void *ctx)
+{
+    (void)ctx;
+    return accel_copy(dst, src, len, NULL);
+}
+
+bool mpi_pack_is_device(const void *ptr)
+{
+    return accel_is_device(ptr);
+}
+
+/* Bytes of count elements: MPI_ERR_COUNT when negative or too large. */
+static int packed_bytes(MPI_Count count, const mpi_datatype_t *dt, const char *name,
+                        MPI_Count *bytes)
+{
+    if (count < 0)
+        return mpi_errf(MPI_ERR_COUNT, "invalid %s %lld (must be non-negative)", name,
+                        (long long)count);
+    if (__builtin_mul_overflow(count, dt->size, bytes))
+        return mpi_errf(MPI_ERR_COUNT, "%s %lld of a %lld-byte datatype overflows", name,
+                        (long long)count, (long long)dt->size);
+    return MPI_SUCCESS;
+}
+
+static int check_position(MPI_Count pos, MPI_Count size, const char *name)
+{
+    if (pos >= 0 && pos <= size)
+        return MPI_SUCCESS;
+    return mpi_errf(MPI_ERR_ARG, "position %lld is outside the %s of %lld bytes", (long long)pos,
+                    name, (long long)size);
+}
+
+int mpii_pack(const void *inbuf, MPI_Count incount, mpi_datatype_t *datatype, void *outbuf,
+              MPI_Count outsize, MPI_Count *position, mpi_comm_t *comm)
+{
+    (void)comm;
+    MPI_Count bytes = 0, pos = *position;
+    int rc = packed_bytes(incount, datatype, "incount", &bytes);
+    if (rc == MPI_SUCCESS)
+        rc = check_position(pos, outsize, "output buffer");
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (RAIL_UNLIKELY(bytes > outsize - pos))
+        return mpi_errf(MPI_ERR_TRUNCATE, "%lld bytes do not fit in the %lld left of the output "
+                        "buffer", (long long)bytes, (long long)(outsize - pos));
+    if (bytes == 0)
+        return MPI_SUCCESS;
+    if (RAIL_UNLIKELY(!outbuf))
+        return mpi_errf(MPI_ERR_BUFFER, "outbuf is NULL");
+    char *dst = (char *)outbuf + pos;
+    const struct rail_dt *l = datatype->layout;
+    if (RAIL_UNLIKELY(accel_any_device_active) &&
+        (mpi_pack_is_device((const char *)inbuf + datatype->true_lb) || mpi_pack_is_device(dst)))
+        rc = rail_dt_pack_all_cb(l, incount, inbuf, dst, (size_t)bytes, NULL, mpi_pack_accel_copy,
+                                 NULL);
+    else if (rail_dt_is_contig(l, incount))
+        memcpy(dst, rail_dt_contig_ptr(l, incount, inbuf), (size_t)bytes);
+    else
+        rc = rail_dt_pack_all(l, incount, inbuf, dst, (size_t)bytes, NULL);
+    if (rc != MPI_SUCCESS)
+        return mpi_errf(rc, "packing failed");
+    *position = pos + bytes;
+    return MPI_SUCCESS;
+}
+
+int mpii_unpack(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+                MPI_Count outcount, mpi_datatype_t *datatype, mpi_comm_t *comm)
+{
+    (void)comm;
+    MPI_Count bytes = 0, pos = *position;
+    int rc = packed_bytes(outcount, datatype, "outcount", &bytes);
+    if (rc == MPI_SUCCESS)
+        rc = check_position(pos, insize, "input buffer");
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (RAIL_UNLIKELY(bytes > insize - pos))
+        return mpi_errf(MPI_ERR_TRUNCATE, "%lld elements need %lld bytes, the input buffer has "
+                        "%lld left", (long long)outcount, (long long)bytes,
+                        (long long)(insize - pos));
+    if (bytes == 0)
+        return MPI_SUCCESS;
+    if (RAIL_UNLIKELY(!inbuf))
+        return mpi_errf(MPI_ERR_BUFFER, "inbuf is NULL");
+    const char *src = (const char *)inbuf + pos;
+    const struct rail_dt *l = datatype->layout;
+    if (RAIL_UNLIKELY(accel_any_device_active) &&
+        (mpi_pack_is_device((char *)outbuf + datatype->true_lb) || mpi_pack_is_device(src)))
+        rc = rail_dt_unpack_all_cb(l, outcount, outbuf, src, (size_t)bytes, NULL,
+                                   mpi_pack_accel_copy, NULL);
+    else if (rail_dt_is_contig(l, outcount))
+        memcpy(rail_dt_contig_ptr(l, outcount, outbuf), src, (size_t)bytes);
+    else
+        rc = rail_dt_unpack_all(l, outcount, outbuf, src, (size_t)bytes, NULL);
+    if (rc != MPI_SUCCESS)
+        return mpi_errf(rc, "unpacking failed");
+    *position = pos + bytes;
+    return MPI_SUCCESS;
+}
+
+int mpii_pack_size(MPI_Count incount, mpi_datatype_t *datatype, mpi_comm_t *comm, MPI_Count *size)
+{
+    (void)comm;
+    return packed_bytes(incount, datatype, "incount", size);
+}

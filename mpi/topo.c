@@ -1,0 +1,189 @@
+/* Topology objects (mpi_topo.h): copy, free, common helpers; MPI_Topo_test
+ * and MPI_Dims_create. */
+#include "mpi/mpi_comm_int.h"
+#include "mpi/mpi_topo.h"
+#include "mpi/binding/gen/mpi_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ objects */
+
+int *topo_dup_ints(const int *src, int n, bool *ok)
+{
+    if (!src || n <= 0)
+        return NULL;
+    int *d = malloc((size_t)n * sizeof(int));
+    if (!d)
+        *ok = false;
+    else
+        memcpy(d, src, (size_t)n * sizeof(int));
+    return d;
+}
+
+void mpi_topo_free(mpi_topo_t *t)
+{
+    if (!t)
+        return;
+    free(t->in);
+    if (!t->in_shared)
+        free(t->out);
+    free(t->in_weights);
+    free(t->out_weights);
+    if (t->kind == MPI_CART) {
+        free(t->u.cart.dims);
+        free(t->u.cart.periods);
+        free(t->u.cart.coords);
+    } else if (t->kind == MPI_GRAPH) {
+        free(t->u.graph.index);
+        free(t->u.graph.edges);
+    }
+    free(t);
+}
+
+int mpi_topo_copy(const mpi_topo_t *src, mpi_topo_t **out)
+{
+    *out = NULL;
+    if (!src)
+        return MPI_SUCCESS;
+    mpi_topo_t *t = calloc(1, sizeof(*t));
+    if (!t)
+        return mpi_errf(MPI_ERR_NO_MEM, "out of memory copying a topology");
+    bool ok = true;
+    *t = *src;
+    t->in = topo_dup_ints(src->in, src->indegree, &ok);
+    t->out = src->in_shared ? t->in : topo_dup_ints(src->out, src->outdegree, &ok);
+    t->in_weights = topo_dup_ints(src->in_weights, src->indegree, &ok);
+    t->out_weights = topo_dup_ints(src->out_weights, src->outdegree, &ok);
+    if (src->kind == MPI_CART) {
+        int n = src->u.cart.ndims;
+        t->u.cart.dims = topo_dup_ints(src->u.cart.dims, n, &ok);
+        t->u.cart.periods = topo_dup_ints(src->u.cart.periods, n, &ok);
+        t->u.cart.coords = topo_dup_ints(src->u.cart.coords, n, &ok);
+    } else if (src->kind == MPI_GRAPH) {
+        int n = src->u.graph.nnodes;
+        t->u.graph.index = topo_dup_ints(src->u.graph.index, n, &ok);
+        t->u.graph.edges = topo_dup_ints(src->u.graph.edges, n ? src->u.graph.index[n - 1] : 0,
+                                         &ok);
+    }
+    if (!ok) {
+        mpi_topo_free(t);
+        return mpi_errf(MPI_ERR_NO_MEM, "out of memory copying a topology");
+    }
+    *out = t;
+    return MPI_SUCCESS;
+}
+
+int topo_of(const mpi_comm_t *comm, int kind, const mpi_topo_t **t)
+{
+    static const char *names[] = {"a Cartesian", "a graph", "a distributed graph"};
+    *t = comm->topo;
+    if (*t && (*t)->kind == kind)
+        return MPI_SUCCESS;
+    return mpi_errf(MPI_ERR_TOPOLOGY, "the communicator does not have %s topology",
+                    names[kind - MPI_CART]);
+}
+
+/* A communicator of the first n processes of comm_old (n <= its size);
+ * *out NULL at the others. */
+int topo_comm_first(mpi_comm_t *comm_old, int n, mpi_comm_t **out)
+{
+    int *w = malloc((size_t)RAIL_MAX(n, 1) * sizeof(int));
+    if (!w)
+        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+    for (int i = 0; i < n; i++)
+        w[i] = mpi_group_world_rank(comm_old->group, i);
+    mpi_group_t *g;
+    int rc = mpi_group_make(n, w, comm_old->session, &g);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = comm_create_intra(comm_old, g, out);
+    mpi_group_release(g);
+    return rc;
+}
+
+/* ------------------------------------------------------------ Topo_test */
+
+int mpii_topo_test(mpi_comm_t *comm, int *status)
+{
+    *status = comm->topo ? comm->topo->kind : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ Dims_create */
+
+/* Smallest d with d^k >= m. */
+static int iroot_ceil(int m, int k)
+{
+    int d = 1;
+    for (;;) {
+        long long p = 1;
+        for (int i = 0; i < k && p < m; i++)
+            p *= d;
+        if (p >= m)
+            return d;
+        d++;
+    }
+}
+
+/* The most balanced factorization of m into k factors <= cap: the
+ * lexicographically smallest non-increasing one.  false if none. */
+static bool balanced(int m, int k, int cap, int *out)
+{
+    if (k == 0)
+        return m == 1;
+    if (k == 1) {
+        out[0] = m;
+        return m <= cap;
+    }
+    int hi = RAIL_MIN(cap, m);
+    for (int d = iroot_ceil(m, k); d <= hi; d++) {
+        if (m % d == 0 && balanced(m / d, k - 1, d, out + 1)) {
+            out[0] = d;
+            return true;
+        }
+    }
+    return false;
+}
+
+static int dims_check(int nnodes, int ndims, const int dims[], int *fixed, int *nfree)
+{
+    if (nnodes <= 0)
+        return mpi_errf(MPI_ERR_ARG, "invalid nnodes %d (must be positive)", nnodes);
+    if (ndims < 0)
+        return mpi_errf(MPI_ERR_DIMS, "invalid ndims %d", ndims);
+    if (ndims > 0 && !dims)
+        return mpi_errf(MPI_ERR_ARG, "argument 'dims' must not be NULL");
+    long long prod = 1;
+    *nfree = 0;
+    for (int i = 0; i < ndims; i++) {
+        if (dims[i] < 0)
+            return mpi_errf(MPI_ERR_DIMS, "dims[%d] = %d is negative", i, dims[i]);
+        if (dims[i] == 0)
+            (*nfree)++;
+        else if ((prod *= dims[i]) > nnodes)
+            break;
+    }
+    if (prod > nnodes || nnodes % prod != 0 || (*nfree == 0 && prod != nnodes))
+        return mpi_errf(MPI_ERR_DIMS, "%d processes cannot be arranged with the dimensions "
+                        "given (the fixed ones multiply to %lld)", nnodes, prod);
+    *fixed = (int)prod;
+    return MPI_SUCCESS;
+}
+
+int mpii_dims_create(int nnodes, int ndims, int dims[])
+{
+    int fixed = 1, nfree = 0;
+    int rc = dims_check(nnodes, ndims, dims, &fixed, &nfree);
+    if (rc != MPI_SUCCESS || nfree == 0)
+        return rc;
+    int *f = malloc((size_t)nfree * sizeof(int));
+    if (!f)
+        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+    balanced(nnodes / fixed, nfree, nnodes / fixed, f);
+    for (int i = 0, k = 0; i < ndims; i++)
+        if (dims[i] == 0)
+            dims[i] = f[k++];
+    free(f);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,232 @@
+/*
+ * Predefined types chosen by a property: MPI_Type_match_size,
+ * MPI_Type_create_f90_integer / _real / _complex and (MPI-4.1)
+ * MPI_Type_get_value_index.
+ *
+ * The f90 functions return types that behave like the matching sized
+ * Fortran type (MPI_INTEGER4, MPI_REAL8, ...) but have combiner
+ * MPI_COMBINER_F90_* and contents (r) or (p, r), as MPI-4.1 section 19.1.9
+ * asks; get_value_index returns the named pair type when there is one
+ * (MPI_FLOAT + MPI_INT: MPI_FLOAT_INT) and otherwise, when the engine has a
+ * pair kind of the same representation, a type with combiner
+ * MPI_COMBINER_VALUE_INDEX whose contents are the two types; for other
+ * combinations MPI_DATATYPE_NULL.  Both kinds of result are predefined
+ * (MPI_Type_free refuses them), made once and kept for the life of the
+ * process: the same arguments give the same handle.
+ */
+#include "mpi/type_impl.h"
+#include "mpi/binding/gen/mpi_impl.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cached {
+    mpi_datatype_t dt;
+    int combiner;
+    int64_t key1, key2;
+    struct cached *next;
+} cached_t;
+
+static cached_t *cache;
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Find or make the predefined type (combiner, key1, key2) behaving like
+ * `like`, made of `basic` (NULL: itself); the contents are ints[] (f90) or
+ * types[] (value-index). */
+static int cached_type(int combiner, int64_t key1, int64_t key2, const mpi_datatype_t *like,
+                       mpi_datatype_t *basic, const int *ints, int ni,
+                       mpi_datatype_t *const *types, int nd, MPI_Datatype *out)
+{
+    int rc = MPI_SUCCESS;
+    pthread_mutex_lock(&cache_lock);
+    cached_t *c;
+    for (c = cache; c; c = c->next)
+        if (c->combiner == combiner && c->key1 == key1 && c->key2 == key2)
+            break;
+    if (!c) {
+        c = calloc(1, sizeof(*c));
+        struct mpi_type_contents *ct = c ? mpi_type_contents_new(ni, 0, 0, nd) : NULL;
+        if (!ct) {
+            free(c);
+            pthread_mutex_unlock(&cache_lock);
+            return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        }
+        if (ni)
+            memcpy(ct->ints, ints, (size_t)ni * sizeof(int));
+        for (int i = 0; i < nd; i++)
+            mpi_type_contents_set_type(ct, i, types[i]);
+        mpi_datatype_t *d = &c->dt;
+        *d = *like;
+        mpi_obj_init_predef(&d->obj, MPI_OBJ_DATATYPE, d);
+        d->attrs = NULL;
+        d->combiner = combiner;
+        d->contents = ct;
+        d->basic = basic ? basic : d;
+        c->combiner = combiner;
+        c->key1 = key1;
+        c->key2 = key2;
+        c->next = cache;
+        cache = c;
+    }
+    pthread_mutex_unlock(&cache_lock);
+    *out = mpi_datatype_handle(&c->dt);
+    return rc;
+}
+
+/* ------------------------------------------------------------ match_size */
+
+static MPI_Datatype match(int typeclass, int size)
+{
+    static const struct {
+        int typeclass, size;
+        MPI_Datatype type;
+    } table[] = {
+        {MPI_TYPECLASS_INTEGER, 1, MPI_INTEGER1}, {MPI_TYPECLASS_INTEGER, 2, MPI_INTEGER2},
+        {MPI_TYPECLASS_INTEGER, 4, MPI_INTEGER4}, {MPI_TYPECLASS_INTEGER, 8, MPI_INTEGER8},
+        {MPI_TYPECLASS_INTEGER, 16, MPI_INTEGER16}, {MPI_TYPECLASS_REAL, 2, MPI_REAL2},
+        {MPI_TYPECLASS_REAL, 4, MPI_REAL4},       {MPI_TYPECLASS_REAL, 8, MPI_REAL8},
+        {MPI_TYPECLASS_REAL, 16, MPI_REAL16},     {MPI_TYPECLASS_COMPLEX, 4, MPI_COMPLEX4},
+        {MPI_TYPECLASS_COMPLEX, 8, MPI_COMPLEX8}, {MPI_TYPECLASS_COMPLEX, 16, MPI_COMPLEX16},
+        {MPI_TYPECLASS_COMPLEX, 32, MPI_COMPLEX32},
+    };
+    for (size_t i = 0; i < RAIL_ARRAY_SIZE(table); i++) {
+        if (table[i].typeclass != typeclass || table[i].size != size)
+            continue;
+        /* Kinds this compiler lacks have no reductions: not offered. */
+        mpi_datatype_t *d = mpi_datatype_predef(table[i].type);
+        return d && d->opclass != OPC_NONE ? table[i].type : MPI_DATATYPE_NULL;
+    }
+    return MPI_DATATYPE_NULL;
+}
+
+int mpii_type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+{
+    if (typeclass != MPI_TYPECLASS_INTEGER && typeclass != MPI_TYPECLASS_REAL &&
+        typeclass != MPI_TYPECLASS_COMPLEX)
+        return mpi_errf(MPI_ERR_ARG, "invalid typeclass %d (MPI_TYPECLASS_INTEGER, _REAL or "
+                        "_COMPLEX)", typeclass);
+    MPI_Datatype t = match(typeclass, size);
+    if (t == MPI_DATATYPE_NULL)
+        return mpi_errf(MPI_ERR_ARG, "no %s type of %d bytes",
+                        typeclass == MPI_TYPECLASS_INTEGER ? "integer"
+                        : typeclass == MPI_TYPECLASS_REAL  ? "real"
+                                                           : "complex",
+                        size);
+    *datatype = t;
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ f90 */
+
+/* Decimal range and precision of the Fortran kinds (SELECTED_*_KIND). */
+static const struct {
+    int size, range;
+} int_kinds[] = {{1, 2}, {2, 4}, {4, 9}, {8, 18}, {16, 38}};
+static const struct {
+    int size, precision, range;
+} real_kinds[] = {{4, 6, 37}, {8, 15, 307}, {16, 33, 4931}};
+
+int mpii_type_create_f90_integer(int r, MPI_Datatype *newtype)
+{
+    for (size_t i = 0; i < RAIL_ARRAY_SIZE(int_kinds); i++) {
+        MPI_Datatype t = match(MPI_TYPECLASS_INTEGER, int_kinds[i].size);
+        if (r <= int_kinds[i].range && t != MPI_DATATYPE_NULL)
+            return cached_type(MPI_COMBINER_F90_INTEGER, r, 0, mpi_datatype_predef(t),
+                               mpi_datatype_predef(t), &r, 1, NULL, 0, newtype);
+    }
+    return mpi_errf(MPI_ERR_ARG, "no Fortran integer kind has a decimal range of %d", r);
+}
+
+static int f90_real(int combiner, int typeclass, int p, int r, MPI_Datatype *newtype)
+{
+    if (p == MPI_UNDEFINED && r == MPI_UNDEFINED)
+        return mpi_errf(MPI_ERR_ARG, "p and r must not both be MPI_UNDEFINED");
+    for (size_t i = 0; i < RAIL_ARRAY_SIZE(real_kinds); i++) {
+        int size = real_kinds[i].size * (typeclass == MPI_TYPECLASS_COMPLEX ? 2 : 1);
+        MPI_Datatype t = match(typeclass, size);
+        if ((p == MPI_UNDEFINED || p <= real_kinds[i].precision) &&
+            (r == MPI_UNDEFINED || r <= real_kinds[i].range) && t != MPI_DATATYPE_NULL) {
+            int ints[2] = {p, r};
+            return cached_type(combiner, p, r, mpi_datatype_predef(t), mpi_datatype_predef(t),
+                               ints, 2, NULL, 0, newtype);
+        }
+    }
+    return mpi_errf(MPI_ERR_ARG, "no Fortran %s kind has a precision of %d and a range of %d",
+                    typeclass == MPI_TYPECLASS_REAL ? "real" : "complex", p, r);
+}
+
+int mpii_type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+{
+    return f90_real(MPI_COMBINER_F90_REAL, MPI_TYPECLASS_REAL, p, r, newtype);
+}
+
+int mpii_type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+{
+    return f90_real(MPI_COMBINER_F90_COMPLEX, MPI_TYPECLASS_COMPLEX, p, r, newtype);
+}
+
+/* ------------------------------------------------------------ value-index */
+
+static const struct {
+    MPI_Datatype value, index, pair;
+} named_pairs[] = {
+    {MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},       {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
+    {MPI_LONG, MPI_INT, MPI_LONG_INT},         {MPI_INT, MPI_INT, MPI_2INT},
+    {MPI_SHORT, MPI_INT, MPI_SHORT_INT},       {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
+    {MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER},
+};
+
+/* Engine pair kinds by (value kind, index kind). */
+static const struct {
+    rail_typekind_t value, index, pair;
+} pair_kinds[] = {
+    {RAIL_TK_FLOAT, RAIL_TK_INT32, RAIL_TK_FLOAT_INT},
+    {RAIL_TK_DOUBLE, RAIL_TK_INT32, RAIL_TK_DOUBLE_INT},
+    {RAIL_TK_INT64, RAIL_TK_INT32, RAIL_TK_LONG_INT},
+    {RAIL_TK_INT32, RAIL_TK_INT32, RAIL_TK_2INT},
+    {RAIL_TK_INT16, RAIL_TK_INT32, RAIL_TK_SHORT_INT},
+    {RAIL_TK_LONG_DOUBLE, RAIL_TK_INT32, RAIL_TK_LONG_DOUBLE_INT},
+    {RAIL_TK_INT64, RAIL_TK_INT64, RAIL_TK_2INT64},
+};
+
+int mpii_type_get_value_index(mpi_datatype_t *value_type, mpi_datatype_t *index_type,
+                              MPI_Datatype *pair_type)
+{
+    MPI_Datatype v = mpi_datatype_handle(value_type), ix = mpi_datatype_handle(index_type);
+    *pair_type = MPI_DATATYPE_NULL;
+    for (size_t i = 0; i < RAIL_ARRAY_SIZE(named_pairs); i++)
+        if (named_pairs[i].value == v && named_pairs[i].index == ix) {
+            *pair_type = named_pairs[i].pair;
+            return MPI_SUCCESS;
+        }
+    /* The value must be a predefined integer or real type, the index a
+     * predefined integer type (MPI-4.1 section 6.9.4). */
+    if (value_type->combiner != MPI_COMBINER_NAMED || index_type->combiner != MPI_COMBINER_NAMED ||
+        !(value_type->opclass & (OPC_C_INT | OPC_F_INT | OPC_FLOAT | OPC_MULTI)) ||
+        !(index_type->opclass & (OPC_C_INT | OPC_F_INT | OPC_MULTI)))
+        return MPI_SUCCESS;
+    for (size_t i = 0; i < RAIL_ARRAY_SIZE(pair_kinds); i++) {
+        if (pair_kinds[i].value != (rail_typekind_t)value_type->kind ||
+            pair_kinds[i].index != (rail_typekind_t)index_type->kind)
+            continue;
+        mpi_datatype_t like;
+        memset(&like, 0, sizeof(like));
+        like.committed = like.predefined = 1;
+        like.layout = rail_dt_predefined(pair_kinds[i].pair);
+        if (!like.layout)
+            return MPI_SUCCESS;
+        like.kind = pair_kinds[i].pair;
+        like.opclass = OPC_PAIR;
+        like.basic = &like;
+        like.size = rail_dt_size(like.layout);
+        like.lb = rail_dt_lb(like.layout);
+        like.extent = rail_dt_extent(like.layout);
+        like.true_lb = rail_dt_true_lb(like.layout);
+        like.true_extent = rail_dt_true_extent(like.layout);
+        mpi_datatype_t *types[2] = {value_type, index_type};
+        return cached_type(MPI_COMBINER_VALUE_INDEX, (int64_t)(uintptr_t)v,
+                           (int64_t)(uintptr_t)ix, &like, NULL, NULL, 0, types, 2, pair_type);
+    }
+    return MPI_SUCCESS;
+}

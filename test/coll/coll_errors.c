@@ -1,0 +1,135 @@
+/*
+ * Bad arguments to collectives give the right error class (with
+ * MPI_ERRORS_RETURN), in every form, and leave the communicator usable:
+ * MPI_ERR_ROOT, MPI_ERR_OP (MAXLOC on MPI_INT, SUM on a pair type,
+ * MPI_REPLACE, a derived type mixing basic types), MPI_ERR_BUFFER
+ * (MPI_IN_PLACE where it is not allowed, aliased send and receive buffers),
+ * MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_TRUNCATE (a process's own block does
+ * not fit), MPI_ERR_TOPOLOGY (neighbourhood collective without topology),
+ * MPI_ERR_COMM.  Every case is erroneous on every process, so no process
+ * waits for another.
+ */
+#include "coll_test.h"
+
+static void after_errors(void)
+{
+    /* the communicator still works, and the processes still agree */
+    int one = 1, n = 0;
+    MPI_OK(MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(n == t_size, "allreduce after errors: %d", n);
+}
+
+int main(int argc, char **argv)
+{
+    t_init(&argc, &argv);
+    MPI_Comm W = MPI_COMM_WORLD;
+    MPI_OK(MPI_Comm_set_errhandler(W, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));   /* request errors */
+    int me = t_rank, n = t_size;
+    int a[64] = { 0 }, b[64 * 16] = { 0 };
+    int *counts = calloc((size_t)n, sizeof(int)), *displs = calloc((size_t)n, sizeof(int));
+    MPI_Request req = MPI_REQUEST_NULL;
+
+    /* MPI_ERR_ROOT */
+    MPI_FAILS(MPI_Bcast(a, 1, MPI_INT, n, W), MPI_ERR_ROOT);
+    MPI_FAILS(MPI_Bcast(a, 1, MPI_INT, -1, W), MPI_ERR_ROOT);
+    MPI_FAILS(MPI_Reduce(a, b, 1, MPI_INT, MPI_SUM, n + 3, W), MPI_ERR_ROOT);
+    MPI_FAILS(MPI_Igather(a, 1, MPI_INT, b, 1, MPI_INT, MPI_ROOT, W, &req), MPI_ERR_ROOT);
+    CHECK(req == MPI_REQUEST_NULL, "failed Igather set the request");
+    MPI_FAILS(MPI_Scatter_init(a, 1, MPI_INT, b, 1, MPI_INT, n, W, MPI_INFO_NULL, &req),
+              MPI_ERR_ROOT);
+
+    /* MPI_ERR_OP */
+    MPI_FAILS(MPI_Allreduce(a, b, 1, MPI_INT, MPI_MAXLOC, W), MPI_ERR_OP);
+    MPI_FAILS(MPI_Iallreduce(a, b, 1, MPI_INT, MPI_MINLOC, W, &req), MPI_ERR_OP);
+    MPI_FAILS(MPI_Allreduce_init(a, b, 1, MPI_INT, MPI_MAXLOC, W, MPI_INFO_NULL, &req),
+              MPI_ERR_OP);
+    MPI_FAILS(MPI_Reduce(a, b, 2, MPI_2INT, MPI_SUM, 0, W), MPI_ERR_OP);
+    MPI_FAILS(MPI_Allreduce(a, b, 1, MPI_INT, MPI_REPLACE, W), MPI_ERR_OP);
+    MPI_FAILS(MPI_Scan(a, b, 1, MPI_INT, MPI_NO_OP, W), MPI_ERR_OP);
+    MPI_FAILS(MPI_Reduce_scatter_block(a, b, 1, MPI_BYTE, MPI_SUM, W), MPI_ERR_OP);
+    {
+        int bl[2] = { 1, 1 };
+        MPI_Aint dp[2] = { 0, 8 };
+        MPI_Datatype ty[2] = { MPI_INT, MPI_DOUBLE }, mixed;
+        MPI_OK(MPI_Type_create_struct(2, bl, dp, ty, &mixed));
+        MPI_OK(MPI_Type_commit(&mixed));
+        MPI_FAILS(MPI_Allreduce(a, b, 1, mixed, MPI_SUM, W), MPI_ERR_OP);
+        MPI_OK(MPI_Type_free(&mixed));
+    }
+
+    /* MPI_ERR_BUFFER: MPI_IN_PLACE where it is not allowed, aliasing */
+    MPI_FAILS(MPI_Allreduce(a, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, W), MPI_ERR_BUFFER);
+    MPI_FAILS(MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, 0, W), MPI_ERR_BUFFER);
+    /* gather: the root may not give MPI_IN_PLACE as recvbuf, the others
+     * not as sendbuf */
+    if (me == 0)
+        MPI_FAILS(MPI_Gather(a, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, 0, W), MPI_ERR_BUFFER);
+    else
+        MPI_FAILS(MPI_Gather(MPI_IN_PLACE, 1, MPI_INT, b, 1, MPI_INT, 0, W), MPI_ERR_BUFFER);
+    MPI_FAILS(MPI_Alltoall(a, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, W), MPI_ERR_BUFFER);
+    MPI_FAILS(MPI_Allreduce(a, a, 4, MPI_INT, MPI_SUM, W), MPI_ERR_BUFFER);
+    MPI_FAILS(MPI_Iscan(b, b, 4, MPI_INT, MPI_SUM, W, &req), MPI_ERR_BUFFER);
+
+    /* MPI_ERR_COUNT */
+    MPI_FAILS(MPI_Bcast(a, -1, MPI_INT, 0, W), MPI_ERR_COUNT);
+    MPI_FAILS(MPI_Iallreduce(a, b, -5, MPI_INT, MPI_SUM, W, &req), MPI_ERR_COUNT);
+    for (int i = 0; i < n; i++)
+        counts[i] = i == n - 1 ? -1 : 1;
+    MPI_FAILS(MPI_Allgatherv(a, 1, MPI_INT, b, counts, displs, MPI_INT, W), MPI_ERR_COUNT);
+    MPI_FAILS(MPI_Reduce_scatter(a, b, counts, MPI_INT, MPI_SUM, W), MPI_ERR_COUNT);
+
+    /* MPI_ERR_TYPE */
+    MPI_FAILS(MPI_Bcast(a, 1, MPI_DATATYPE_NULL, 0, W), MPI_ERR_TYPE);
+    {
+        MPI_Datatype v;
+        MPI_OK(MPI_Type_vector(2, 1, 2, MPI_INT, &v));   /* not committed */
+        MPI_FAILS(MPI_Allgather(a, 1, v, b, 1, v, W), MPI_ERR_TYPE);
+        MPI_Datatype st[64], rt[64];
+        int sc[64], sd[64];
+        for (int i = 0; i < n; i++) {
+            st[i] = MPI_INT;
+            rt[i] = i == n - 1 ? v : MPI_INT;
+            sc[i] = 1;
+            sd[i] = i * (int)sizeof(int);
+        }
+        MPI_FAILS(MPI_Alltoallw(a, sc, sd, st, b, sc, sd, rt, W), MPI_ERR_TYPE);
+        rt[n - 1] = MPI_DATATYPE_NULL;
+        MPI_FAILS(MPI_Ialltoallw(a, sc, sd, st, b, sc, sd, rt, W, &req), MPI_ERR_TYPE);
+        MPI_OK(MPI_Type_free(&v));
+    }
+
+    /* MPI_ERR_TRUNCATE: this process's own block does not fit */
+    MPI_FAILS(MPI_Allgather(a, 2, MPI_INT, b, 1, MPI_INT, W), MPI_ERR_TRUNCATE);
+    MPI_FAILS(MPI_Alltoall(a, 1, MPI_DOUBLE, b, 1, MPI_INT, W), MPI_ERR_TRUNCATE);
+    if (me == 0)
+        MPI_FAILS(MPI_Gather(a, 3, MPI_INT, b, 2, MPI_INT, 0, W), MPI_ERR_TRUNCATE);
+    else
+        MPI_FAILS(MPI_Gather(a, 3, MPI_INT, b, 2, MPI_INT, 0 + n, W), MPI_ERR_ROOT);
+
+    /* MPI_ERR_TOPOLOGY: no topology on MPI_COMM_WORLD */
+    MPI_FAILS(MPI_Neighbor_allgather(a, 1, MPI_INT, b, 1, MPI_INT, W), MPI_ERR_TOPOLOGY);
+    MPI_FAILS(MPI_Ineighbor_alltoall(a, 1, MPI_INT, b, 1, MPI_INT, W, &req), MPI_ERR_TOPOLOGY);
+    MPI_FAILS(MPI_Neighbor_alltoallv(a, counts, displs, MPI_INT, b, counts, displs, MPI_INT, W),
+              MPI_ERR_TOPOLOGY);
+
+    /* MPI_ERR_COMM */
+    MPI_FAILS(MPI_Barrier(MPI_COMM_NULL), MPI_ERR_COMM);
+    MPI_FAILS(MPI_Ibarrier(MPI_COMM_NULL, &req), MPI_ERR_COMM);
+    CHECK(req == MPI_REQUEST_NULL, "a failed call set the request");
+
+    after_errors();
+    /* a persistent collective may not be started twice without completing */
+    MPI_OK(MPI_Barrier_init(W, MPI_INFO_NULL, &req));
+    MPI_OK(MPI_Start(&req));
+    MPI_FAILS(MPI_Start(&req), MPI_ERR_REQUEST);
+    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Request_free(&req));
+    after_errors();
+    free(counts);
+    free(displs);
+    if (me == 0)
+        printf("coll_errors: passed at np %d\n", n);
+    MPI_OK(MPI_Finalize());
+    return 0;
+}
