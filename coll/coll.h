@@ -235,6 +235,23 @@ void coll_comm_release(mpi_comm_t *comm);
 
 extern int coll_verbose;
 
+/* The next module below `module` on comm (selection order: priority, then
+ * the order in `coll`) that offers operation op (COLL_OP_<name>), or NULL.
+ * A module that cannot serve one call (a user operation, device buffers)
+ * hands it on, for instance
+ *     coll_module_t *m = coll_next_module(comm, COLL_OP_allreduce, module);
+ *     return m->fns.allreduce(sbuf, rbuf, count, dt, op, comm, m);
+ * The decision must be the same on every process of the call.  Every
+ * module that offers an operation stays attached to the communicator
+ * (released by coll_comm_release), chosen for something or not. */
+coll_module_t *coll_next_module(mpi_comm_t *comm, int op, const coll_module_t *module);
+
+/* Set by the communicator layer (mpi/comm_coll.c) for components that build
+ * internal communicators (han): MPI_Comm_split on an intracommunicator
+ * (collective over comm; *out NULL for MPI_UNDEFINED); the result is
+ * dropped with mpi_comm_release. */
+extern int (*coll_comm_split)(mpi_comm_t *comm, int color, int key, mpi_comm_t **out);
+
 /* Tag of a new collective call on comm (see TAGS above). */
 static inline int coll_tag_next(mpi_comm_t *comm)
 {

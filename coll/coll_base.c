@@ -6,16 +6,22 @@
 #include "base/log.h"
 #include "base/param.h"
 #include "mpi/mpi_err.h"
+#include "runtime/rte.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 extern const coll_component_t coll_basic_component, coll_nbc_component;
+extern const coll_component_t coll_tuned_component;
+extern const coll_component_t coll_sm_component, coll_han_component;
 
 const coll_component_t *const coll_components[] = {
     &coll_basic_component,
     &coll_nbc_component,
+    &coll_tuned_component,
+    &coll_sm_component,
+    &coll_han_component,
     NULL,
 };
 
@@ -78,10 +84,11 @@ static int list_find(const char *s, const char *name)
     return -1;
 }
 
+/* Names in the list that are no component (rank 0 says so, once). */
 static void warn_unknown_names(const char *list)
 {
     static bool warned;
-    if (warned)
+    if (warned || rte_info.rank != 0)
         return;
     warned = true;
     for (const char *s = list; s && *s;) {
@@ -186,6 +193,35 @@ static void report(mpi_comm_t *comm, struct coll_comm *c, cand_t *cands, int n)
                   c->mods[op] ? c->mods[op]->component->name : "(none: unsupported)");
 }
 
+/* Whether a table offers operation op (COLL_OP_<name>). */
+static bool fns_offer(const coll_fns_t *f, int op)
+{
+    switch (op) {
+#define COLL_X_OFFER(name, params, args)                                                           \
+    case COLL_OP_##name:                                                                           \
+        return f->name != NULL;                                                                    \
+    case COLL_OP_i##name:                                                                          \
+        return f->i##name != NULL;
+        COLL_OPS(COLL_X_OFFER)
+#undef COLL_X_OFFER
+    }
+    return false;
+}
+
+coll_module_t *coll_next_module(mpi_comm_t *comm, int op, const coll_module_t *module)
+{
+    struct coll_comm *c = comm->coll;
+    bool below = false;
+    for (int i = 0; c && i < c->n_modules; i++) {
+        if (below && fns_offer(&c->modules[i]->fns, op))
+            return c->modules[i];
+        below = below || c->modules[i] == module;
+    }
+    return NULL;
+}
+
+int (*coll_comm_split)(mpi_comm_t *comm, int color, int key, mpi_comm_t **out);
+
 int coll_comm_select(mpi_comm_t *comm)
 {
     int n_comp = 0, n = 0, rc;
@@ -207,12 +243,14 @@ int coll_comm_select(mpi_comm_t *comm)
         rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory selecting collective components");
         goto fail;
     }
-    /* Keep the modules that serve something; release the others. */
+    /* Keep the modules that offer something, in selection order (those not
+     * chosen may still take calls handed on by coll_next_module); release
+     * the others. */
     for (int i = 0; i < n; i++) {
-        bool used = false;
-        for (int op = 0; op < COLL_OP_COUNT && !used; op++)
-            used = c->mods[op] == cands[i].m;
-        if (used)
+        bool offers = false;
+        for (int op = 0; op < COLL_OP_COUNT && !offers; op++)
+            offers = fns_offer(&cands[i].m->fns, op);
+        if (offers)
             c->modules[c->n_modules++] = cands[i].m;
         else if (cands[i].m->release)
             cands[i].m->release(cands[i].m, comm);

@@ -12,6 +12,7 @@
 
 int comm_coll_attach(mpi_comm_t *c)
 {
+    coll_comm_split = comm_split_internal;   /* for components that build communicators */
     return coll_comm_select(c);
 }
 

@@ -11,6 +11,7 @@
 #include "base/rail.h"
 #include "base/param.h"
 #include "btl/btl.h"
+#include "coll/coll.h"
 #include "accel/accel.h"
 #include "mpi/mpi_env.h"
 
@@ -33,6 +34,10 @@ static void collect(framework_t *fw, int *nfw)
     fw[n] = (framework_t){"btl", {0}, 0};
     for (int i = 0; btl_components[i] && i < 16; i++)
         fw[n].names[fw[n].n++] = btl_components[i]->name;
+    n++;
+    fw[n] = (framework_t){"coll", {0}, 0};
+    for (int i = 0; coll_components[i] && i < 16; i++)
+        fw[n].names[fw[n].n++] = coll_components[i]->name;
     n++;
     *nfw = n;
 }

@@ -65,6 +65,20 @@ int main(int argc, char **argv)
     CHECK(flag && strncmp(val, "MPI_THREAD_", 11) == 0, "thread_level '%s'", val);
     MPI_OK(MPI_Info_free(&env));
 
+    /* MPI_Alloc_mem honours the alignment hint; bad hints are refused. */
+    MPI_Info hint;
+    double *mem;
+    MPI_OK(MPI_Info_create(&hint));
+    MPI_OK(MPI_Info_set(hint, "mpi_minimum_memory_alignment", "4096"));
+    MPI_OK(MPI_Alloc_mem(1000 * sizeof(double), hint, &mem));
+    CHECK(((unsigned long)mem & 4095) == 0, "alignment %p", (void *)mem);
+    for (int i = 0; i < 1000; i++)
+        mem[i] = i;
+    MPI_OK(MPI_Free_mem(mem));
+    MPI_OK(MPI_Info_set(hint, "mpi_minimum_memory_alignment", "3"));
+    MPI_FAILS(MPI_Alloc_mem(64, hint, &mem), MPI_ERR_INFO_VALUE);
+    MPI_OK(MPI_Info_free(&hint));
+
     MPI_OK(MPI_Finalize());
     return 0;
 }

@@ -1,0 +1,268 @@
+/*
+ * coll sm: collectives of intracommunicators whose processes all run on
+ * this node, through flags and buffers in one shared-memory segment per
+ * communicator instead of point-to-point messages.
+ *
+ * SEGMENT.  /dev/shm/rail-<jobid>-csm-<world rank of comm rank 0>-<n>,
+ * made by comm rank 0 at the communicator's first sm collective (not at
+ * its creation: Comm_dup stays cheap and communicators that never use a
+ * collective cost nothing), its name sent to the others with point-to-
+ * point messages; each maps it and answers; rank 0 unlinks it once every
+ * answer is in and tells everyone whether all mapped it (otherwise sm
+ * hands every call of this communicator to the next module).  Layout
+ * (offsets from the base; lines are 64 bytes):
+ *
+ *   0                 coll_sm_hdr_t: identity (line 0), futex word (line 1),
+ *                     sleeper count (line 2)
+ *   ctl_off           coll_sm_ctl_t of rank r at ctl_off + r * 256: the flag
+ *                     on its own line (adjacent-line prefetch never couples
+ *                     two ranks' flags), then per-set words and the pid
+ *   data_off (page)   area (r, set) of rank r for set 0 .. sets-1: 2 * chunk
+ *                     bytes at data_off + (r * sets + set) * 2 * chunk; its
+ *                     halves are the buffers 0 and 1
+ *
+ * FLAGS.  Each rank owns one 64-bit flag, monotonic over the life of the
+ * communicator: (seq << 32) | step, where seq numbers the sm collectives
+ * on the communicator (the same at every process: collectives are called
+ * in the same order) and step the progress of this process within it;
+ * COLL_SM_FINAL ends every operation.  Waiting for "peer p reached step t
+ * of operation s" is flag[p] >= COLL_SM_V(s, t) (compared modulo 2^64, so
+ * the 32-bit seq may wrap): no resets, no barriers between consecutive
+ * collectives.  Operation s uses the areas of set s % sets only
+ * (coll_sm_sets, default 4), and before it writes into any area or per-set
+ * word it waits until every rank has finished operation s - sets, the last
+ * that used that set (coll_sm_claim_set); normally long true, so a process
+ * may run up to `sets` collectives ahead of the slowest one without
+ * waiting for it.  Within an operation, data go in rounds of at most one
+ * buffer, rounds alternate between the two buffers of the area, and the
+ * steps say when a buffer may be read or reused (the algorithm files
+ * explain each case).  Per-operation values a reader needs (message size,
+ * device buffers, a buffer address) go in ctl.meta[set] / ctl.addr[set]
+ * before the first step; the same cross-operation wait protects them.
+ *
+ * MEMORY ORDERING.  Data in shared buffers are plain stores; a flag is
+ * published with a sequentially consistent store (a release suffices for
+ * the data, the full fence is for the sleeper check below) and read with
+ * an acquire load before the data it covers are read.
+ *
+ * WAITING (sm_wait.c).  Poll the flags (with rail_progress() now and then,
+ * so point-to-point traffic queued by this process still moves), spin
+ * coll_sm_spin_count polls, then poll with sched_yield() for
+ * coll_sm_yield_count polls, then sleep on the futex word of the segment
+ * header: the sleeper increments `sleepers`, reads the futex word `gen`,
+ * re-checks its condition and FUTEX_WAITs on `gen`; a publisher, after its
+ * flag store, reads `sleepers` and, if any, increments `gen` and wakes
+ * everyone.  The seq-cst store / seq-cst increment pair is a Dekker
+ * handshake: either the sleeper sees the flag or the publisher sees the
+ * sleeper.  When the node is oversubscribed the spin budget is tiny and
+ * yields come first (the rank we wait for needs our CPU).
+ *
+ * FALLBACK.  What sm does not do goes to the next module below it
+ * (coll_next_module): reductions with a user operation, with a datatype
+ * whose basic elements have no host kernel, with elements larger than a
+ * buffer, or with device buffers (the reduction must run on the device,
+ * not on a host copy: the processes agree through a bit in their first
+ * step, as one may pass device memory where another passes host memory);
+ * everything when the segment could not be set up.  Data-movement
+ * operations take device buffers themselves (staged through the segment
+ * with accel copies).
+ */
+#ifndef COLL_SM_COLL_SM_H
+#define COLL_SM_COLL_SM_H
+
+#include "coll/coll.h"
+#include "coll/coll_util.h"
+#include "base/atomic.h"
+#include "base/dt.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define COLL_SM_MAGIC 0x314d53434c494152ULL /* "RAILCSM1" */
+#define COLL_SM_CTL_STRIDE 256
+#define COLL_SM_MAX_SETS 8
+#define COLL_SM_PAGE 4096
+#define COLL_SM_FINAL 0xffffffffu
+#define COLL_SM_V(seq, step) (((uint64_t)(seq) << 32) | (uint32_t)(step))
+/* flag >= v in serial-number arithmetic: true across the wrap of the
+ * 32-bit seq field (compared values are never 2^63 apart) */
+#define COLL_SM_REACHED(flag, v) ((int64_t)((flag) - (v)) >= 0)
+
+typedef struct coll_sm_hdr {
+    /* line 0: written by rank 0 before it sends the name */
+    uint64_t magic;
+    uint64_t size;
+    uint32_t n;
+    uint32_t chunk;
+    uint32_t sets;
+    uint64_t ctl_off, data_off;
+    uint64_t probe;                /* address of a word in rank 0's memory (CMA probe) */
+    /* line 1: futex word, bumped by publishers when someone sleeps */
+    uint32_t gen RAIL_ALIGNED(RAIL_CACHELINE);
+    /* line 2: processes sleeping or about to */
+    uint32_t sleepers RAIL_ALIGNED(RAIL_CACHELINE);
+} coll_sm_hdr_t;
+
+typedef struct coll_sm_ctl {
+    uint64_t flag;                 /* COLL_SM_V(seq, step), written by its owner */
+    uint64_t meta[COLL_SM_MAX_SETS];   /* per-operation value, by set */
+    uint64_t addr[COLL_SM_MAX_SETS];   /* single copy: address of the owner's data, by set */
+    int32_t pid;                   /* owner's pid (single copy), set at setup */
+} coll_sm_ctl_t;
+
+/* meta of a bcast root: bytes, and this bit when the receivers read the
+ * root's buffer directly (single copy) */
+#define COLL_SM_META_CMA (1ULL << 63)
+
+enum { COLL_SM_UNSET = 0, COLL_SM_READY = 1, COLL_SM_OFF = -1 };
+
+typedef struct coll_sm_module {
+    coll_module_t super;
+    int state;                     /* COLL_SM_* */
+    int n, me;
+    uint64_t seq;                  /* sm operations started on this communicator */
+    uint64_t seq0;                 /* its value at setup (coll_sm_seq_start) */
+    char *seg;
+    size_t seg_size;
+    coll_sm_hdr_t *hdr;
+    size_t chunk;                  /* bytes of one buffer */
+    int sets;                      /* buffer sets: operations in flight */
+    int degree;                    /* barrier tree */
+    bool oversub;
+    bool cma;                      /* every process can read every other's memory */
+    void *scratch;                 /* private, chunk bytes (reductions) */
+} coll_sm_module_t;
+
+typedef struct coll_sm_params {
+    int priority;
+    size_t segment_size;           /* upper bound of a segment */
+    size_t chunk_size;             /* bytes of one buffer (one round) */
+    size_t reduce_flat_max;        /* reductions up to this many bytes: one step */
+    size_t cma_min;                /* bcast single copy from this size (0: never) */
+    int spin_count, yield_count;
+    int tree_degree;
+    int verbose;
+    size_t seq_start;              /* testing: first sequence number */
+    int sets;
+} coll_sm_params_t;
+
+extern coll_sm_params_t coll_sm_params;
+extern const coll_component_t coll_sm_component;
+
+static inline int coll_sm_verbosity(void)
+{
+    return RAIL_MAX(coll_sm_params.verbose, coll_verbose);
+}
+
+/* ------------------------------------------------------------ segment */
+
+static inline coll_sm_ctl_t *coll_sm_ctl(coll_sm_module_t *m, int r)
+{
+    return (coll_sm_ctl_t *)(m->seg + m->hdr->ctl_off + (size_t)r * COLL_SM_CTL_STRIDE);
+}
+
+/* Buffer b (0, 1) of rank r's area in set `set`. */
+static inline char *coll_sm_buf(coll_sm_module_t *m, int r, int set, int b)
+{
+    return m->seg + m->hdr->data_off +
+           (((size_t)r * (size_t)m->sets + (size_t)set) * 2 + (size_t)b) * m->chunk;
+}
+
+/* The buffer set of operation seq. */
+static inline int coll_sm_set(const coll_sm_module_t *m, uint64_t seq)
+{
+    return (int)(seq % (uint64_t)m->sets);
+}
+
+/* Set up the segment at the first sm collective of comm (collective):
+ * MPI_SUCCESS (state READY or OFF), or an error of the exchange. */
+int coll_sm_segment_setup(coll_sm_module_t *m, mpi_comm_t *comm);
+void coll_sm_segment_release(coll_sm_module_t *m);
+
+/* Copy len bytes at address `remote` in process pid into local memory
+ * (process_vm_readv); MPI_SUCCESS or MPI_ERR_OTHER with a message. */
+int coll_sm_cma_read(int32_t pid, uint64_t remote, void *local, size_t len);
+
+/* Start an operation: MPI_SUCCESS with *seq its number, or COLL_SM_HANDOFF
+ * (not set up: hand the call to the next module), or an error. */
+#define COLL_SM_HANDOFF 1
+int coll_sm_begin(coll_sm_module_t *m, mpi_comm_t *comm, uint64_t *seq);
+
+/* ------------------------------------------------------------ flags */
+
+static inline uint64_t coll_sm_flag(coll_sm_module_t *m, int r)
+{
+    return rail_atomic_load_acquire(&coll_sm_ctl(m, r)->flag);
+}
+
+/* Publish this process's flag and wake sleepers. */
+void coll_sm_post(coll_sm_module_t *m, uint64_t v);
+/* Wait until flag[r] >= v. */
+void coll_sm_wait(coll_sm_module_t *m, int r, uint64_t v);
+/* Wait until every other rank's flag >= v; the same for ranks [lo, hi). */
+void coll_sm_wait_all(coll_sm_module_t *m, uint64_t v);
+void coll_sm_wait_range(coll_sm_module_t *m, int lo, int hi, uint64_t v);
+/* Before writing into the areas of its set: every rank finished the last
+ * operation that used it. */
+static inline void coll_sm_claim_set(coll_sm_module_t *m, uint64_t seq)
+{
+    if (seq - m->seq0 > (uint64_t)m->sets)
+        coll_sm_wait_all(m, COLL_SM_V(seq - (uint64_t)m->sets, COLL_SM_FINAL));
+}
+
+/* ------------------------------------------------------------ user data */
+
+/* Packed bytes of count elements of dt at buf, moved in pieces at any byte
+ * offset; host or device memory (accel copies). */
+typedef struct coll_sm_data {
+    char *contig;                  /* contiguous host data, else NULL */
+    const mpi_datatype_t *dt;
+    const void *buf;
+    MPI_Count count;
+    size_t bytes;
+    bool device;
+} coll_sm_data_t;
+
+void coll_sm_data_init(coll_sm_data_t *d, const void *buf, MPI_Count count,
+                       const mpi_datatype_t *dt);
+/* The same buffer `elems` elements further (block i of an all-to-all). */
+static inline coll_sm_data_t coll_sm_data_at(const coll_sm_data_t *d, MPI_Count elems)
+{
+    coll_sm_data_t b = *d;
+    MPI_Count off = elems * d->dt->extent;
+    b.buf = (const char *)d->buf + off;
+    if (b.contig)
+        b.contig += off;
+    return b;
+}
+/* bytes [off, off + len) of the packed data <-> shared memory */
+int coll_sm_pack(const coll_sm_data_t *d, size_t off, void *dst, size_t len);
+int coll_sm_unpack(const coll_sm_data_t *d, size_t off, const void *src, size_t len);
+
+/* ------------------------------------------------------------ operations */
+
+int coll_sm_barrier(mpi_comm_t *comm, coll_module_t *module);
+int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_comm_t *comm,
+                  coll_module_t *module);
+int coll_sm_reduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
+                   mpi_op_t *op, int root, mpi_comm_t *comm, coll_module_t *module);
+int coll_sm_allreduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
+                      mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module);
+int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                   MPI_Count rcount, mpi_datatype_t *rdt, int root, mpi_comm_t *comm,
+                   coll_module_t *module);
+int coll_sm_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                    MPI_Count rcount, mpi_datatype_t *rdt, int root, mpi_comm_t *comm,
+                    coll_module_t *module);
+int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                      MPI_Count rcount, mpi_datatype_t *rdt, mpi_comm_t *comm,
+                      coll_module_t *module);
+int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                     MPI_Count rcount, mpi_datatype_t *rdt, mpi_comm_t *comm,
+                     coll_module_t *module);
+
+/* The module below sm for op, or an MPI_ERR_UNSUPPORTED_OPERATION message
+ * (NULL) when there is none. */
+coll_module_t *coll_sm_next(mpi_comm_t *comm, int op, coll_module_t *module, const char *why);
+
+#endif

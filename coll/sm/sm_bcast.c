@@ -1,0 +1,203 @@
+/*
+ * coll sm: rooted distribution, bcast and scatter.
+ *
+ * The root writes round k (at most one buffer of packed bytes per
+ * destination) into buffer k % 2 and posts step k + 1; a receiver waits for
+ * the root's step k + 1, copies the round out and posts step k + 1.  Before
+ * writing round k >= 2 into a buffer the root waits until every receiver
+ * posted step k - 1 (it has copied round k - 2 out of that buffer), so the
+ * root runs at most two rounds ahead.  Receivers skip the post of their
+ * last round: FINAL covers it.
+ *
+ *   bcast:    the rounds go in the root's own area; every receiver reads
+ *             them (all from the same lines).
+ *   scatter:  the root writes receiver j's rounds into j's area.
+ *
+ * SINGLE COPY (bcast of at least coll_sm_single_copy_min bytes from a
+ * contiguous host buffer, when every process could read rank 0's memory
+ * with process_vm_readv at setup): the root publishes its buffer's address
+ * with the size (COLL_SM_META_CMA) and waits until every receiver has
+ * posted FINAL; each receiver reads the root's buffer directly.
+ *
+ * The root's meta word carries the bytes per destination, so a receiver
+ * whose arguments hold fewer bytes (mismatched type signatures, erroneous)
+ * still follows every round and reports MPI_ERR_TRUNCATE instead of
+ * hanging.
+ */
+#include "coll/sm/coll_sm.h"
+#include "mpi/mpi_err.h"
+
+#include <stdlib.h>
+
+static size_t rounds_of(size_t bytes, size_t per)
+{
+    return (bytes + per - 1) / per;
+}
+
+/* Receiver of a single-copy bcast: read `total` bytes of the root's buffer
+ * (through the scratch buffer when ours is not contiguous host memory). */
+static int sm_receive_cma(coll_sm_module_t *m, int root, uint64_t addr, size_t total,
+                          const coll_sm_data_t *d)
+{
+    int32_t pid = coll_sm_ctl(m, root)->pid;
+    size_t want = RAIL_MIN(total, d->bytes);
+    if (d->contig && !d->device)
+        return coll_sm_cma_read(pid, addr, d->contig, want);
+    int rc = MPI_SUCCESS;
+    for (size_t off = 0; off < want && rc == MPI_SUCCESS; off += m->chunk) {
+        size_t len = RAIL_MIN(m->chunk, want - off);
+        rc = coll_sm_cma_read(pid, addr + off, m->scratch, len);
+        if (rc == MPI_SUCCESS)
+            rc = coll_sm_unpack(d, off, m->scratch, len);
+    }
+    return rc;
+}
+
+/* Receiver: follow the root's rounds of `total` bytes from buffer `src` of
+ * area (owner, set), unpacking what fits into d. */
+static int sm_receive(coll_sm_module_t *m, uint64_t s, int root, int owner,
+                      const coll_sm_data_t *d)
+{
+    int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
+    coll_sm_wait(m, root, COLL_SM_V(s, 1));
+    uint64_t meta = coll_sm_ctl(m, root)->meta[set];
+    size_t total = (size_t)(meta & ~COLL_SM_META_CMA), C = m->chunk;
+    size_t K = meta & COLL_SM_META_CMA ? 0 : rounds_of(total, C);
+    if (meta & COLL_SM_META_CMA)
+        rc = sm_receive_cma(m, root, coll_sm_ctl(m, root)->addr[set], total, d);
+    for (size_t k = 0; k < K; k++) {
+        if (k > 0)
+            coll_sm_wait(m, root, COLL_SM_V(s, k + 1));
+        size_t off = k * C, len = RAIL_MIN(C, total - off);
+        if (off < d->bytes) {
+            int r = coll_sm_unpack(d, off, coll_sm_buf(m, owner, set, (int)(k & 1)),
+                                   RAIL_MIN(len, d->bytes - off));
+            rc = rc != MPI_SUCCESS ? rc : r;
+        }
+        if (k + 1 < K)
+            coll_sm_post(m, COLL_SM_V(s, k + 1));
+    }
+    if (total > d->bytes && rc == MPI_SUCCESS)
+        rc = mpi_errf(MPI_ERR_TRUNCATE, "the root sent %zu bytes, this process's arguments hold "
+                      "%zu (type signatures differ)", total, d->bytes);
+    return rc;
+}
+
+/* Root: n_dst buffers of packed data, dst[i] into area (owner[i], set). */
+static int sm_send_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *src,
+                          const int *owner, int n_dst, size_t bytes)
+{
+    int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
+    size_t C = m->chunk, K = rounds_of(bytes, C);
+    coll_sm_claim_set(m, s);
+    coll_sm_ctl(m, m->me)->meta[set] = bytes;
+    for (size_t k = 0; k < K; k++) {
+        if (k >= 2)
+            coll_sm_wait_all(m, COLL_SM_V(s, k - 1));
+        size_t off = k * C, len = RAIL_MIN(C, bytes - off);
+        for (int i = 0; i < n_dst; i++) {
+            int r = coll_sm_pack(&src[i], off, coll_sm_buf(m, owner[i], set, (int)(k & 1)), len);
+            rc = rc != MPI_SUCCESS ? rc : r;
+        }
+        coll_sm_post(m, COLL_SM_V(s, k + 1));
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------ bcast */
+
+/* Root of a single-copy bcast: publish the buffer, wait until everyone has
+ * read it. */
+static void bcast_root_cma(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d)
+{
+    int set = coll_sm_set(m, s);
+    coll_sm_claim_set(m, s);
+    coll_sm_ctl(m, m->me)->addr[set] = (uint64_t)(uintptr_t)d->contig;
+    coll_sm_ctl(m, m->me)->meta[set] = d->bytes | COLL_SM_META_CMA;
+    coll_sm_post(m, COLL_SM_V(s, 1));
+    coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
+}
+
+int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_comm_t *comm,
+                  coll_module_t *module)
+{
+    coll_sm_module_t *m = (coll_sm_module_t *)module;
+    coll_sm_data_t d;
+    coll_sm_data_init(&d, buf, count, dt);
+    if (d.bytes == 0)
+        return MPI_SUCCESS;
+    uint64_t s;
+    int rc = coll_sm_begin(m, comm, &s);
+    if (rc == COLL_SM_HANDOFF) {
+        coll_module_t *next = coll_sm_next(comm, COLL_OP_bcast, module, "no segment");
+        return next ? next->fns.bcast(buf, count, dt, root, comm, next)
+                    : MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (m->me == root && m->cma && d.bytes >= coll_sm_params.cma_min && d.contig && !d.device)
+        bcast_root_cma(m, s, &d);
+    else if (m->me == root)
+        rc = sm_send_rounds(m, s, &d, &m->me, 1, d.bytes);
+    else
+        rc = sm_receive(m, s, root, root, &d);
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    return rc;
+}
+
+/* ------------------------------------------------------------ scatter */
+
+static int scatter_root(coll_sm_module_t *m, uint64_t s, const void *sbuf, MPI_Count scount,
+                        mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt)
+{
+    int n = m->n, me = m->me, rc = MPI_SUCCESS;
+    coll_sm_data_t *src = malloc((size_t)n * sizeof(*src));
+    int *owner = malloc((size_t)n * sizeof(int));
+    if (!src || !owner) {
+        free(src);
+        free(owner);
+        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+    }
+    int k = 0;
+    for (int j = 0; j < n; j++) {
+        if (j == me)
+            continue;
+        coll_sm_data_init(&src[k], coll_elem(sbuf, sdt, j * scount), scount, sdt);
+        owner[k++] = j;
+    }
+    if (rbuf != MPI_IN_PLACE)
+        rc = coll_copy(coll_elem(sbuf, sdt, me * scount), scount, sdt, rbuf, rcount, rdt);
+    int r = sm_send_rounds(m, s, src, owner, k, (size_t)(scount * sdt->size));
+    free(src);
+    free(owner);
+    return rc != MPI_SUCCESS ? rc : r;
+}
+
+int coll_sm_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                    MPI_Count rcount, mpi_datatype_t *rdt, int root, mpi_comm_t *comm,
+                    coll_module_t *module)
+{
+    coll_sm_module_t *m = (coll_sm_module_t *)module;
+    bool am_root = m->me == root;
+    size_t bytes = am_root ? (size_t)(scount * sdt->size) : (size_t)(rcount * rdt->size);
+    if (bytes == 0)
+        return MPI_SUCCESS;
+    uint64_t s;
+    int rc = coll_sm_begin(m, comm, &s);
+    if (rc == COLL_SM_HANDOFF) {
+        coll_module_t *next = coll_sm_next(comm, COLL_OP_scatter, module, "no segment");
+        return next ? next->fns.scatter(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, next)
+                    : MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (am_root) {
+        rc = scatter_root(m, s, sbuf, scount, sdt, rbuf, rcount, rdt);
+    } else {
+        coll_sm_data_t d;
+        coll_sm_data_init(&d, rbuf, rcount, rdt);
+        rc = sm_receive(m, s, root, m->me, &d);
+    }
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    return rc;
+}

@@ -1,0 +1,207 @@
+/* coll sm: the component (parameters, which communicators, the module),
+ * the hand-off to the next module, and moving packed bytes of user data. */
+#include "coll/sm/coll_sm.h"
+#include "accel/accel.h"
+#include "base/log.h"
+#include "base/param.h"
+#include "mpi/mpi_err.h"
+#include "runtime/rte.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+coll_sm_params_t coll_sm_params;
+
+static int sm_register_params(void)
+{
+    coll_sm_params_t *p = &coll_sm_params;
+    rail_param_register_int("coll_sm_priority", 50,
+                            "Priority of the sm collective component (shared-memory collectives "
+                            "of communicators within one node; negative: do not use)",
+                            RAIL_PARAM_LEVEL_TUNER, &p->priority);
+    rail_param_register_size("coll_sm_segment_size", 32u << 20,
+                             "Largest shared-memory segment of one communicator (each process "
+                             "gets 2 * coll_sm_sets buffers of coll_sm_chunk_size bytes, fewer "
+                             "bytes when they would not fit)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->segment_size);
+    rail_param_register_size("coll_sm_chunk_size", 64u << 10,
+                             "Bytes of one shared-memory buffer: data move in rounds of this "
+                             "size, two rounds in flight (rounded down to a page)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->chunk_size);
+    rail_param_register_int("coll_sm_sets", 8,
+                            "Buffer sets per process (2 to 8): how many collectives a fast "
+                            "process may run ahead of a slow one",
+                            RAIL_PARAM_LEVEL_TUNER, &p->sets);
+    rail_param_register_size("coll_sm_reduce_flat_max", 4096,
+                             "Reductions up to this many bytes: every process combines all "
+                             "inputs (one step); larger ones: each process reduces a slice",
+                             RAIL_PARAM_LEVEL_TUNER, &p->reduce_flat_max);
+    rail_param_register_size("coll_sm_single_copy_min", 128u << 10,
+                             "Broadcasts of at least this many bytes from a contiguous host "
+                             "buffer: the receivers read the root's buffer directly (CMA, "
+                             "process_vm_readv) instead of through the segment (0: never)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->cma_min);
+    rail_param_register_int("coll_sm_spin_count", 2000,
+                            "Polls a wait spins before it polls with sched_yield() (at most 16 "
+                            "when the node is oversubscribed)",
+                            RAIL_PARAM_LEVEL_TUNER, &p->spin_count);
+    rail_param_register_int("coll_sm_yield_count", 5000,
+                            "Polls with sched_yield() before a wait sleeps on the segment's "
+                            "futex (-1: never sleep)",
+                            RAIL_PARAM_LEVEL_TUNER, &p->yield_count);
+    rail_param_register_int("coll_sm_tree_degree", 8,
+                            "Children per process in the barrier's fan-in / fan-out tree "
+                            "(communicators of up to this many + 1 processes: flat)",
+                            RAIL_PARAM_LEVEL_TUNER, &p->tree_degree);
+    rail_param_register_size("coll_sm_seq_start", 0,
+                             "Testing: sequence number of a communicator before its first sm "
+                             "collective (e.g. 4294967200 to see the 32-bit field wrap)",
+                             RAIL_PARAM_LEVEL_DEV, &p->seq_start);
+    return rail_param_register_int("coll_sm_verbose", 0,
+                                   "Verbosity of coll sm (1: segments set up, 2: their sizes "
+                                   "and every call handed to the next component)",
+                                   RAIL_PARAM_LEVEL_USER, &p->verbose);
+}
+
+/* ------------------------------------------------------------ module */
+
+static void sm_release(coll_module_t *module, mpi_comm_t *comm)
+{
+    (void)comm;
+    coll_sm_module_t *m = (coll_sm_module_t *)module;
+    coll_sm_segment_release(m);
+    free(m->scratch);
+    free(m);
+}
+
+static int peer_cmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether every member of comm runs on this node. */
+static bool sm_all_local(const mpi_comm_t *comm)
+{
+    for (int i = 0; i < comm->size; i++) {
+        int w = mpi_group_world_rank(comm->group, i);
+        if (!bsearch(&w, rte_info.local_peers, (size_t)rte_info.local_size, sizeof(int),
+                     peer_cmp))
+            return false;
+    }
+    return true;
+}
+
+static coll_module_t *sm_comm_query(mpi_comm_t *comm, int *priority)
+{
+    if (comm->is_inter || comm->size < 2 || !rte_info.local_peers || !sm_all_local(comm)) {
+        RAIL_VERBOSE(coll_sm_verbosity(), 3, "coll sm: not for communicator %s (%s)",
+                     comm->name[0] ? comm->name : "(unnamed)",
+                     comm->is_inter ? "intercommunicator"
+                     : comm->size < 2 ? "a single process" : "processes on other nodes");
+        return NULL;
+    }
+    coll_sm_module_t *m = calloc(1, sizeof(*m));
+    if (!m)
+        return NULL;
+    m->super = (coll_module_t){
+        .component = &coll_sm_component,
+        .fns = {
+            .barrier = coll_sm_barrier,
+            .bcast = coll_sm_bcast,
+            .reduce = coll_sm_reduce,
+            .allreduce = coll_sm_allreduce,
+            .gather = coll_sm_gather,
+            .scatter = coll_sm_scatter,
+            .allgather = coll_sm_allgather,
+            .alltoall = coll_sm_alltoall,
+        },
+        .release = sm_release,
+    };
+    m->n = comm->size;
+    m->me = comm->rank;
+    m->degree = RAIL_MAX(coll_sm_params.tree_degree, 1);
+    m->oversub = rte_info.oversubscribed;
+    *priority = coll_sm_params.priority;
+    return &m->super;
+}
+
+const coll_component_t coll_sm_component = {
+    .name = "sm",
+    .register_params = sm_register_params,
+    .comm_query = sm_comm_query,
+};
+
+/* ------------------------------------------------------------ hand-off */
+
+coll_module_t *coll_sm_next(mpi_comm_t *comm, int op, coll_module_t *module, const char *why)
+{
+    coll_module_t *next = coll_next_module(comm, op, module);
+    if (!next) {
+        mpi_errf(MPI_ERR_UNSUPPORTED_OPERATION,
+                 "coll sm cannot serve this %s (%s) and no component below it offers it",
+                 coll_op_name(op), why);
+        return NULL;
+    }
+    RAIL_VERBOSE(coll_sm_verbosity(), 2, "coll sm: %s on %s handed to %s: %s", coll_op_name(op),
+                 comm->name[0] ? comm->name : "(unnamed)", next->component->name, why);
+    return next;
+}
+
+/* ------------------------------------------------------------ user data */
+
+static int sm_copy_cb(void *dst, const void *src, size_t len, void *ctx)
+{
+    (void)ctx;
+    return accel_copy(dst, src, len, NULL);
+}
+
+void coll_sm_data_init(coll_sm_data_t *d, const void *buf, MPI_Count count,
+                       const mpi_datatype_t *dt)
+{
+    d->dt = dt;
+    d->buf = buf;
+    d->count = count;
+    d->bytes = (size_t)(count * dt->size);
+    d->device = coll_is_device(buf, count, dt);
+    d->contig = rail_dt_contig_ptr(dt->layout, count, buf);
+}
+
+static int sm_move(const coll_sm_data_t *d, size_t off, void *shm, size_t len, bool pack)
+{
+    if (len == 0)
+        return MPI_SUCCESS;
+    if (d->contig) {
+        char *u = d->contig + off;
+        if (d->device)
+            return accel_copy(pack ? shm : u, pack ? u : shm, len, NULL);
+        memcpy(pack ? shm : u, pack ? u : shm, len);
+        return MPI_SUCCESS;
+    }
+    struct rail_dt_cursor cur;
+    int rc = rail_dt_cursor_init(&cur, d->dt->layout, d->count, d->buf);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (d->device)
+        rail_dt_cursor_set_copy(&cur, sm_copy_cb, NULL);
+    rail_dt_cursor_seek(&cur, off);
+    size_t done = pack ? rail_dt_pack(&cur, shm, len) : rail_dt_unpack(&cur, shm, len);
+    if (done != len)
+        return rail_dt_cursor_status(&cur) != MPI_SUCCESS ? rail_dt_cursor_status(&cur)
+                                                         : MPI_ERR_INTERN;
+    return MPI_SUCCESS;
+}
+
+int coll_sm_pack(const coll_sm_data_t *d, size_t off, void *dst, size_t len)
+{
+    int rc = sm_move(d, off, dst, len, true);
+    return rc == MPI_SUCCESS ? rc : mpi_errf(rc, "coll sm: copying %zu bytes of a buffer failed",
+                                             len);
+}
+
+int coll_sm_unpack(const coll_sm_data_t *d, size_t off, const void *src, size_t len)
+{
+    int rc = sm_move(d, off, (void *)src, len, false);
+    return rc == MPI_SUCCESS ? rc : mpi_errf(rc, "coll sm: copying %zu bytes to a buffer failed",
+                                             len);
+}

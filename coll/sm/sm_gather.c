@@ -1,0 +1,242 @@
+/*
+ * coll sm: gather, allgather, alltoall.  Every process writes its own data
+ * into its own area; the readers copy them out.
+ *
+ *   gather:    a sender posts step k + 1 when round k (one buffer of its
+ *              block) is in buffer k % 2; the root waits for everyone's
+ *              step k + 1, copies round k out and posts step k + 1.  A
+ *              sender writes round k >= 2 only after the root's step k - 1
+ *              (round k - 2 consumed).
+ *   allgather: round k of every block: write mine, post k + 1, wait for
+ *              everyone's k + 1, copy theirs out.  Writing round k + 2
+ *              into the same buffer is safe without another wait: every
+ *              process posted k + 2 only after it finished reading round k.
+ *   alltoall:  the same with the buffer cut into n pieces, piece j for
+ *              process j (MPI_IN_PLACE works: round k of every outgoing
+ *              block is written out before round k of any incoming block
+ *              lands on it).
+ * Each writer's meta word is its bytes per block; readers copy at most
+ * that and their own size (MPI_ERR_TRUNCATE when the writer's is larger).
+ * Own blocks are copied locally (gather, allgather) or go through the
+ * segment like the others (alltoall).
+ */
+#include "coll/sm/coll_sm.h"
+#include "mpi/mpi_err.h"
+
+#include <stdlib.h>
+
+static size_t rounds_of(size_t bytes, size_t per)
+{
+    return (bytes + per - 1) / per;
+}
+
+/* Copy piece [off, off + len) of writer j's block (j's meta bytes at most,
+ * ours at most) out of src into d. */
+static int sm_take(coll_sm_module_t *m, int set, int j, const coll_sm_data_t *d, size_t off,
+                   size_t len, const void *src)
+{
+    size_t have = RAIL_MIN((size_t)coll_sm_ctl(m, j)->meta[set], d->bytes);
+    if (off >= have)
+        return MPI_SUCCESS;
+    return coll_sm_unpack(d, off, src, RAIL_MIN(len, have - off));
+}
+
+static int sm_truncated(coll_sm_module_t *m, int set, size_t mine)
+{
+    for (int j = 0; j < m->n; j++)
+        if (j != m->me && coll_sm_ctl(m, j)->meta[set] > mine)
+            return mpi_errf(MPI_ERR_TRUNCATE, "process %d sent %zu bytes, this process's "
+                            "arguments hold %zu (type signatures differ)", j,
+                            (size_t)coll_sm_ctl(m, j)->meta[set], mine);
+    return MPI_SUCCESS;
+}
+
+#define SM_KEEP(rc, r) ((rc) != MPI_SUCCESS ? (rc) : (r))
+
+/* ------------------------------------------------------------ gather */
+
+static int gather_send(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d)
+{
+    int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
+    size_t C = m->chunk, K = rounds_of(d->bytes, C);
+    coll_sm_claim_set(m, s);
+    coll_sm_ctl(m, m->me)->meta[set] = d->bytes;
+    for (size_t k = 0; k < K; k++) {
+        if (k >= 2)
+            coll_sm_wait(m, root, COLL_SM_V(s, k - 1));
+        size_t off = k * C;
+        int r = coll_sm_pack(d, off, coll_sm_buf(m, m->me, set, (int)(k & 1)),
+                             RAIL_MIN(C, d->bytes - off));
+        rc = SM_KEEP(rc, r);
+        if (k + 1 < K)
+            coll_sm_post(m, COLL_SM_V(s, k + 1));
+    }
+    return rc;
+}
+
+static int gather_root(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d0)
+{
+    int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
+    size_t C = m->chunk, K = rounds_of(d0->bytes, C);
+    for (size_t k = 0; k < K; k++) {
+        coll_sm_wait_all(m, COLL_SM_V(s, k + 1));
+        for (int j = 0; j < m->n; j++) {
+            if (j == m->me)
+                continue;
+            coll_sm_data_t dj = coll_sm_data_at(d0, j * d0->count);
+            int r = sm_take(m, set, j, &dj, k * C, C, coll_sm_buf(m, j, set, (int)(k & 1)));
+            rc = SM_KEEP(rc, r);
+        }
+        if (k + 1 < K)
+            coll_sm_post(m, COLL_SM_V(s, k + 1));
+    }
+    return SM_KEEP(rc, sm_truncated(m, set, d0->bytes));
+}
+
+int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                   MPI_Count rcount, mpi_datatype_t *rdt, int root, mpi_comm_t *comm,
+                   coll_module_t *module)
+{
+    coll_sm_module_t *m = (coll_sm_module_t *)module;
+    bool am_root = m->me == root;
+    coll_sm_data_t d;
+    if (am_root)
+        coll_sm_data_init(&d, rbuf, rcount, rdt);
+    else
+        coll_sm_data_init(&d, sbuf, scount, sdt);
+    if (d.bytes == 0)
+        return MPI_SUCCESS;
+    uint64_t s;
+    int rc = coll_sm_begin(m, comm, &s);
+    if (rc == COLL_SM_HANDOFF) {
+        coll_module_t *next = coll_sm_next(comm, COLL_OP_gather, module, "no segment");
+        return next ? next->fns.gather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, next)
+                    : MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (am_root) {
+        if (sbuf != MPI_IN_PLACE)
+            rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt);
+        rc = SM_KEEP(rc, gather_root(m, s, &d));
+    } else {
+        rc = gather_send(m, s, root, &d);
+    }
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    return rc;
+}
+
+/* ------------------------------------------------------------ allgather */
+
+static int allgather_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *mine,
+                            const coll_sm_data_t *r0)
+{
+    int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
+    size_t C = m->chunk, K = rounds_of(r0->bytes, C);
+    coll_sm_claim_set(m, s);
+    coll_sm_ctl(m, m->me)->meta[set] = mine->bytes;
+    for (size_t k = 0; k < K; k++) {
+        size_t off = k * C;
+        int b = (int)(k & 1);
+        if (off < mine->bytes)
+            rc = SM_KEEP(rc, coll_sm_pack(mine, off, coll_sm_buf(m, m->me, set, b),
+                                          RAIL_MIN(C, mine->bytes - off)));
+        coll_sm_post(m, COLL_SM_V(s, k + 1));
+        coll_sm_wait_all(m, COLL_SM_V(s, k + 1));
+        for (int j = 0; j < m->n; j++) {
+            if (j == m->me)
+                continue;
+            coll_sm_data_t dj = coll_sm_data_at(r0, j * r0->count);
+            rc = SM_KEEP(rc, sm_take(m, set, j, &dj, off, C, coll_sm_buf(m, j, set, b)));
+        }
+    }
+    return SM_KEEP(rc, sm_truncated(m, set, r0->bytes));
+}
+
+int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                      MPI_Count rcount, mpi_datatype_t *rdt, mpi_comm_t *comm,
+                      coll_module_t *module)
+{
+    coll_sm_module_t *m = (coll_sm_module_t *)module;
+    coll_sm_data_t r0, mine;
+    coll_sm_data_init(&r0, rbuf, rcount, rdt);
+    if (r0.bytes == 0)
+        return MPI_SUCCESS;
+    uint64_t s;
+    int rc = coll_sm_begin(m, comm, &s);
+    if (rc == COLL_SM_HANDOFF) {
+        coll_module_t *next = coll_sm_next(comm, COLL_OP_allgather, module, "no segment");
+        return next ? next->fns.allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm, next)
+                    : MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (sbuf == MPI_IN_PLACE) {
+        mine = coll_sm_data_at(&r0, m->me * rcount);
+    } else {
+        coll_sm_data_init(&mine, sbuf, scount, sdt);
+        rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt);
+    }
+    rc = SM_KEEP(rc, allgather_rounds(m, s, &mine, &r0));
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    return rc;
+}
+
+/* ------------------------------------------------------------ alltoall */
+
+static int alltoall_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *s0,
+                           const coll_sm_data_t *r0)
+{
+    int set = coll_sm_set(m, s), n = m->n, rc = MPI_SUCCESS;
+    size_t P = m->chunk / (size_t)n;
+    if (P >= 64)
+        P &= ~(size_t)63;
+    size_t K = rounds_of(RAIL_MAX(r0->bytes, s0->bytes), P);
+    coll_sm_claim_set(m, s);
+    coll_sm_ctl(m, m->me)->meta[set] = s0->bytes;
+    for (size_t k = 0; k < K; k++) {
+        size_t off = k * P;
+        int b = (int)(k & 1);
+        char *out = coll_sm_buf(m, m->me, set, b);
+        for (int j = 0; j < n && off < s0->bytes; j++) {
+            coll_sm_data_t dj = coll_sm_data_at(s0, j * s0->count);
+            rc = SM_KEEP(rc, coll_sm_pack(&dj, off, out + (size_t)j * P,
+                                          RAIL_MIN(P, s0->bytes - off)));
+        }
+        coll_sm_post(m, COLL_SM_V(s, k + 1));
+        coll_sm_wait_all(m, COLL_SM_V(s, k + 1));
+        for (int j = 0; j < n; j++) {
+            coll_sm_data_t dj = coll_sm_data_at(r0, j * r0->count);
+            const char *in = coll_sm_buf(m, j, set, b) + (size_t)m->me * P;
+            rc = SM_KEEP(rc, sm_take(m, set, j, &dj, off, P, in));
+        }
+    }
+    return SM_KEEP(rc, sm_truncated(m, set, r0->bytes));
+}
+
+int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                     MPI_Count rcount, mpi_datatype_t *rdt, mpi_comm_t *comm,
+                     coll_module_t *module)
+{
+    coll_sm_module_t *m = (coll_sm_module_t *)module;
+    coll_sm_data_t r0, s0;
+    coll_sm_data_init(&r0, rbuf, rcount, rdt);
+    if (sbuf == MPI_IN_PLACE)
+        s0 = r0;
+    else
+        coll_sm_data_init(&s0, sbuf, scount, sdt);
+    if (r0.bytes == 0 && s0.bytes == 0)
+        return MPI_SUCCESS;
+    uint64_t s;
+    int rc = coll_sm_begin(m, comm, &s);
+    if (rc == COLL_SM_HANDOFF) {
+        coll_module_t *next = coll_sm_next(comm, COLL_OP_alltoall, module, "no segment");
+        return next ? next->fns.alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm, next)
+                    : MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = alltoall_rounds(m, s, &s0, &r0);
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    return rc;
+}

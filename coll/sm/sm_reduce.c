@@ -1,0 +1,248 @@
+/*
+ * coll sm: reduce and allreduce with predefined operations.
+ *
+ * Inputs are converted to dense arrays of the datatype's basic type
+ * (coll_red_t: rdt, `factor` basic elements per user element) as they are
+ * copied into the segment, and combined with the host kernels of base/op
+ * in rank order, x0 op (x1 op (... op x(n-1))), the order coll basic
+ * uses, so every process gets the same bits and the results equal basic's.
+ * Data go in rounds of E user elements (one buffer); round k uses buffer
+ * k % 2 of every area.
+ *
+ * FLAT (up to coll_sm_reduce_flat_max bytes), one step per round:
+ *   everyone: copy my input into my buffer, post step k + 1
+ *   allreduce, everyone / reduce, the root: wait for everyone's step
+ *   k + 1, combine all inputs into a private scratch buffer, store.
+ *   A reduce sender writes round k >= 2 after the root's step k (the root
+ *   posts k + 1 only once round k - 1 is done).
+ * SLICE (larger), two steps per round, each process reducing 1/n:
+ *   copy my input into my buffer, post 2k + 1; wait for everyone's 2k + 1;
+ *   combine slice `me` of all inputs into the tail of my buffer, post
+ *   2k + 2; allreduce, everyone / reduce, the root: wait for everyone's
+ *   2k + 2 and copy every slice out.
+ *   Every process waits for everyone's 2k + 1 in each round, and posts it
+ *   only after finishing round k - 1: so nobody writes a buffer of round
+ *   k + 2 before all readers of round k are done.
+ *
+ * DEVICE BUFFERS.  A process whose buffers are device memory sets bit 0 of
+ * its meta word and copies nothing; after everyone's first step, all
+ * processes see the same bits, and if any is set they all hand the call to
+ * the next module (which reduces on the device).  Flat reduce senders wait
+ * for everyone's first step for this.
+ */
+#include "coll/sm/coll_sm.h"
+#include "accel/accel.h"
+#include "mpi/mpi_err.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct sm_red {
+    coll_red_t r;
+    rail_typekind_t kind;
+    size_t ue;                     /* bytes of one user element in the segment */
+    MPI_Count E;                   /* user elements per round */
+    size_t acc_off;                /* slice: where a buffer's partial result goes */
+    bool flat;
+    int root;                      /* -1: allreduce */
+    bool dev;                      /* my buffers are device memory */
+    const void *mine;              /* my input */
+    void *rbuf;                    /* NULL where the result is not wanted */
+} sm_red_t;
+
+#define SM_KEEP(rc, r) ((rc) != MPI_SUCCESS ? (rc) : (r))
+
+/* out = x0 op (x1 op (... op x(n-1))) over the same `len` basic elements
+ * at byte offset `off` of every process's buffer b. */
+static int sm_fold(coll_sm_module_t *m, const sm_red_t *c, int set, int b, size_t off,
+                   size_t len, void *out)
+{
+    int n = m->n, rc;
+    if (len == 0)
+        return MPI_SUCCESS;
+    rc = rail_op_reduce3(c->r.rop, c->kind, coll_sm_buf(m, n - 2, set, b) + off,
+                         coll_sm_buf(m, n - 1, set, b) + off, out, len);
+    for (int i = n - 3; i >= 0 && rc == MPI_SUCCESS; i--)
+        rc = rail_op_reduce(c->r.rop, c->kind, coll_sm_buf(m, i, set, b) + off, out, len);
+    return rc == MPI_SUCCESS ? rc : mpi_errf(rc, "coll sm: reduction kernel failed");
+}
+
+static bool sm_any_device(coll_sm_module_t *m, int set)
+{
+    for (int i = 0; i < m->n; i++)
+        if (coll_sm_ctl(m, i)->meta[set] & 1)
+            return true;
+    return false;
+}
+
+/* Round sizes; false when one user element does not fit a buffer. */
+static bool sm_red_plan(coll_sm_module_t *m, sm_red_t *c, MPI_Count count)
+{
+    size_t C = m->chunk, n = (size_t)m->n;
+    c->ue = (size_t)(c->r.factor * c->r.rdt->extent);
+    if (c->ue == 0)
+        return false;
+    c->flat = (size_t)count * c->ue <= coll_sm_params.reduce_flat_max;
+    if (c->flat) {
+        c->E = (MPI_Count)(C / c->ue);
+        return c->E > 0;
+    }
+    /* E elements of input, then a slice of ceil(E / n) at a 64-byte boundary */
+    size_t e = (C - 64) / c->ue * n / (n + 1);
+    while (e > 0 && RAIL_ALIGN_UP(e * c->ue, (size_t)64) + (e + n - 1) / n * c->ue > C)
+        e--;
+    c->E = (MPI_Count)e;
+    c->acc_off = RAIL_ALIGN_UP(e * c->ue, (size_t)64);
+    return e > 0;
+}
+
+/* Round k's first step: my input (m_u user elements) into my buffer,
+ * post `step`, and wait for everyone's when `all`.  Round 0 also carries
+ * the device bit: everyone waits for everyone, and *handoff is set when
+ * any process has device buffers. */
+static int sm_put_input(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_Count k,
+                        MPI_Count m_u, uint32_t step, bool all, bool *handoff)
+{
+    int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
+    if (k == 0) {
+        coll_sm_claim_set(m, s);
+        coll_sm_ctl(m, m->me)->meta[set] = c->dev ? 1 : 0;
+    }
+    if (!c->dev)
+        rc = coll_red_load(&c->r, coll_sm_buf(m, m->me, set, (int)(k & 1)),
+                           coll_elem(c->mine, c->r.udt, k * c->E), m_u);
+    coll_sm_post(m, COLL_SM_V(s, step));
+    if (k == 0 || all) {
+        coll_sm_wait_all(m, COLL_SM_V(s, step));
+        *handoff = k == 0 && sm_any_device(m, set);
+    }
+    return rc;
+}
+
+static int sm_flat_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_Count k,
+                         MPI_Count m_u, bool *handoff)
+{
+    int b = (int)(k & 1);
+    bool want = c->rbuf != NULL;
+    if (k >= 2 && !want)
+        coll_sm_wait(m, c->root, COLL_SM_V(s, k));
+    int rc = sm_put_input(m, c, s, k, m_u, (uint32_t)(k + 1), want, handoff);
+    if (*handoff || !want)
+        return rc;
+    rc = SM_KEEP(rc, sm_fold(m, c, coll_sm_set(m, s), b, 0, (size_t)(m_u * c->r.factor), m->scratch));
+    return SM_KEEP(rc, coll_red_store(&c->r, coll_elem(c->rbuf, c->r.udt, k * c->E), m->scratch,
+                                      m_u));
+}
+
+static int sm_slice_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_Count k,
+                          MPI_Count m_u, bool *handoff)
+{
+    int set = coll_sm_set(m, s), b = (int)(k & 1), n = m->n, me = m->me;
+    int rc = sm_put_input(m, c, s, k, m_u, (uint32_t)(2 * k + 1), true, handoff);
+    if (*handoff)
+        return rc;
+    MPI_Count lo = me * m_u / n, hi = (me + 1) * m_u / n;
+    rc = SM_KEEP(rc, sm_fold(m, c, set, b, (size_t)lo * c->ue,
+                             (size_t)((hi - lo) * c->r.factor),
+                             coll_sm_buf(m, me, set, b) + c->acc_off));
+    coll_sm_post(m, COLL_SM_V(s, 2 * k + 2));
+    if (!c->rbuf)
+        return rc;
+    coll_sm_wait_all(m, COLL_SM_V(s, 2 * k + 2));
+    for (int j = 0; j < n; j++) {
+        MPI_Count l = j * m_u / n, h = (j + 1) * m_u / n;
+        if (h > l)
+            rc = SM_KEEP(rc, coll_red_store(&c->r, coll_elem(c->rbuf, c->r.udt, k * c->E + l),
+                                            coll_sm_buf(m, j, set, b) + c->acc_off, h - l));
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------ entry */
+
+/* Why sm cannot reduce this call (the same answer on every process), or
+ * NULL; fills c. */
+static const char *sm_red_check(coll_sm_module_t *m, sm_red_t *c, mpi_op_t *op,
+                                mpi_datatype_t *dt, MPI_Count count, int *rc)
+{
+    *rc = MPI_SUCCESS;
+    if (op->op == RAIL_OP_NONE)
+        return "user-defined operation";
+    *rc = coll_red_init(&c->r, op, dt, count, NULL, NULL);
+    if (*rc != MPI_SUCCESS)
+        return NULL;
+    c->kind = (rail_typekind_t)c->r.rdt->kind;
+    if (c->kind == RAIL_TK_NONE || !rail_op_kernel(c->r.rop, c->kind))
+        return "no host kernel for this datatype";
+    if (!sm_red_plan(m, c, count))
+        return "datatype larger than a shared-memory buffer";
+    return NULL;
+}
+
+static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
+                         mpi_op_t *op, int root, mpi_comm_t *comm, coll_module_t *module,
+                         bool *handoff, const char **why)
+{
+    coll_sm_module_t *m = (coll_sm_module_t *)module;
+    sm_red_t c = {.root = root};
+    int rc;
+    *handoff = false;
+    *why = NULL;
+    c.mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    c.rbuf = root < 0 || m->me == root ? rbuf : NULL;
+    if (count == 0) /* still check the arguments, as basic does */
+        return coll_red_init(&c.r, op, dt, count, NULL, NULL);
+    if (m->state == COLL_SM_UNSET && (rc = coll_sm_segment_setup(m, comm)) != MPI_SUCCESS)
+        return rc;
+    if (m->state != COLL_SM_READY) {
+        *why = "no segment";
+        *handoff = true;
+        return MPI_SUCCESS;
+    }
+    *why = sm_red_check(m, &c, op, dt, count, &rc);
+    if (*why || rc != MPI_SUCCESS) {
+        *handoff = *why != NULL;
+        return rc;
+    }
+    c.dev = coll_is_device(c.mine, count, dt) || (c.rbuf && coll_is_device(c.rbuf, count, dt));
+    uint64_t s;
+    rc = coll_sm_begin(m, comm, &s);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (MPI_Count k = 0, e0 = 0; e0 < count && !*handoff; k++, e0 += c.E) {
+        MPI_Count m_u = RAIL_MIN(c.E, count - e0);
+        int r = c.flat ? sm_flat_round(m, &c, s, k, m_u, handoff)
+                       : sm_slice_round(m, &c, s, k, m_u, handoff);
+        rc = SM_KEEP(rc, r);
+    }
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    if (*handoff)
+        *why = "device buffers";
+    return *handoff ? MPI_SUCCESS : rc;
+}
+
+int coll_sm_reduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
+                   mpi_op_t *op, int root, mpi_comm_t *comm, coll_module_t *module)
+{
+    bool handoff;
+    const char *why;
+    int rc = sm_reduce_any(sbuf, rbuf, count, dt, op, root, comm, module, &handoff, &why);
+    if (!handoff)
+        return rc;
+    coll_module_t *next = coll_sm_next(comm, COLL_OP_reduce, module, why);
+    return next ? next->fns.reduce(sbuf, rbuf, count, dt, op, root, comm, next)
+                : MPI_ERR_UNSUPPORTED_OPERATION;
+}
+
+int coll_sm_allreduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
+                      mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module)
+{
+    bool handoff;
+    const char *why;
+    int rc = sm_reduce_any(sbuf, rbuf, count, dt, op, -1, comm, module, &handoff, &why);
+    if (!handoff)
+        return rc;
+    coll_module_t *next = coll_sm_next(comm, COLL_OP_allreduce, module, why);
+    return next ? next->fns.allreduce(sbuf, rbuf, count, dt, op, comm, next)
+                : MPI_ERR_UNSUPPORTED_OPERATION;
+}

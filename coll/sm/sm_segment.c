@@ -1,0 +1,281 @@
+/*
+ * coll sm: the communicator's segment, set up at its first sm collective.
+ *
+ *   rank 0                                  rank r > 0
+ *   create /dev/shm/rail-<jobid>-csm-...,
+ *   size it, map it, write the header  -->  name (or "" when that failed)
+ *                                           map it, check the header
+ *   collect the answers               <--  1 (mapped) / 0
+ *   unlink the name
+ *   verdict: 1 when all mapped        -->  READY, or OFF (unmap)
+ *
+ * All messages are point-to-point in the collective context with one tag
+ * of the communicator's sequence, taken by every process in the same call.
+ * After the exchange nothing is left in /dev/shm; a crash during it leaves
+ * a rail-<jobid>-* file that the launcher removes.
+ */
+#include "coll/sm/coll_sm.h"
+#include "base/log.h"
+#include "mpi/mpi_err.h"
+#include "runtime/rte.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+#define SM_NAME_MAX 128
+
+/* Answer and verdict bits of the setup exchange. */
+enum { SM_OK_MAPPED = 1, SM_OK_CMA = 2 };
+
+/* Read by the others through CMA at setup: can they read our memory? */
+static const uint64_t sm_probe_word = COLL_SM_MAGIC;
+
+int coll_sm_cma_read(int32_t pid, uint64_t remote, void *local, size_t len)
+{
+    while (len > 0) {
+        struct iovec l = {local, len}, r = {(void *)(uintptr_t)remote, len};
+        ssize_t got = process_vm_readv((pid_t)pid, &l, 1, &r, 1, 0);
+        if (got <= 0)
+            return mpi_errf(MPI_ERR_OTHER, "coll sm: reading %zu bytes of process %d failed: %s",
+                            len, (int)pid, got < 0 ? strerror(errno) : "nothing read");
+        local = (char *)local + got;
+        remote += (uint64_t)got;
+        len -= (size_t)got;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Chunk (bytes of one buffer) and total size for n processes. */
+static void sm_layout(int n, int sets, size_t *chunk, size_t *size, size_t *ctl_off,
+                      size_t *data_off)
+{
+    size_t per = (size_t)n * (size_t)sets * 2;   /* buffers */
+    *ctl_off = COLL_SM_PAGE;
+    *data_off = RAIL_ALIGN_UP(*ctl_off + (size_t)n * COLL_SM_CTL_STRIDE, (size_t)COLL_SM_PAGE);
+    size_t c = coll_sm_params.chunk_size;
+    size_t room = coll_sm_params.segment_size > *data_off
+                      ? (coll_sm_params.segment_size - *data_off) / per
+                      : 0;
+    c = RAIL_MIN(c, room);
+    c = c / COLL_SM_PAGE * COLL_SM_PAGE;
+    *chunk = RAIL_MAX(c, (size_t)COLL_SM_PAGE);
+    *size = *data_off + per * *chunk;
+}
+
+static void sm_populate(void *addr, size_t len)
+{
+    if (len && madvise(addr, len, MADV_POPULATE_WRITE) != 0) {
+        for (size_t off = 0; off < len; off += COLL_SM_PAGE)
+            __atomic_fetch_add((uint64_t *)((char *)addr + off), 0, __ATOMIC_RELAXED);
+    }
+}
+
+static void *sm_map(int fd, size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* Our flag before the first operation: "operation seq0 is over". */
+static void sm_flag_init(coll_sm_module_t *m)
+{
+    m->seq = m->seq0 = coll_sm_params.seq_start;
+    rail_atomic_store_release(&coll_sm_ctl(m, m->me)->flag, COLL_SM_V(m->seq0, COLL_SM_FINAL));
+}
+
+/* Rank 0: create, size, map and fill the segment; *name "" on failure. */
+static void sm_create(coll_sm_module_t *m, char *name)
+{
+    static uint32_t counter;
+    size_t chunk, size, ctl_off, data_off;
+    char suffix[64];
+    int sets = RAIL_MIN(RAIL_MAX(coll_sm_params.sets, 2), COLL_SM_MAX_SETS);
+    sm_layout(m->n, sets, &chunk, &size, &ctl_off, &data_off);
+    snprintf(suffix, sizeof(suffix), "csm-%d-%u", rte_info.rank,
+             __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
+    if (rte_shm_name(name, SM_NAME_MAX, suffix) != MPI_SUCCESS) {
+        name[0] = '\0';
+        return;
+    }
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    int err = fd < 0 ? errno : posix_fallocate(fd, 0, (off_t)size);
+    void *seg = err ? NULL : sm_map(fd, size);
+    if (!seg) {
+        rail_warn("coll sm: cannot create /dev/shm%s (%zu bytes): %s; collectives of this "
+                  "communicator use the next component", name, size,
+                  strerror(err ? err : errno));
+        if (fd >= 0) {
+            close(fd);
+            shm_unlink(name);
+        }
+        name[0] = '\0';
+        return;
+    }
+    close(fd);
+    m->seg = seg;
+    m->seg_size = size;
+    m->hdr = seg;
+    m->hdr->size = size;
+    m->hdr->n = (uint32_t)m->n;
+    m->hdr->chunk = (uint32_t)chunk;
+    m->hdr->sets = (uint32_t)sets;
+    m->hdr->ctl_off = ctl_off;
+    m->hdr->data_off = data_off;
+    m->hdr->probe = (uint64_t)(uintptr_t)&sm_probe_word;
+    sm_populate(seg, data_off);
+    coll_sm_ctl(m, 0)->pid = (int32_t)getpid();
+    sm_flag_init(m);
+    rail_atomic_store_release(&m->hdr->magic, COLL_SM_MAGIC);
+}
+
+/* Rank > 0: map the segment named `name` and check it. */
+static bool sm_attach(coll_sm_module_t *m, const char *name)
+{
+    struct stat st;
+    int fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0 || fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(coll_sm_hdr_t)) {
+        rail_warn("coll sm: cannot open /dev/shm%s: %s", name, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return false;
+    }
+    void *seg = sm_map(fd, (size_t)st.st_size);
+    close(fd);
+    coll_sm_hdr_t *h = seg;
+    if (!seg || rail_atomic_load_acquire(&h->magic) != COLL_SM_MAGIC ||
+        h->size != (uint64_t)st.st_size || h->n != (uint32_t)m->n) {
+        rail_warn("coll sm: /dev/shm%s is not this communicator's segment", name);
+        if (seg)
+            munmap(seg, (size_t)st.st_size);
+        return false;
+    }
+    m->seg = seg;
+    m->seg_size = (size_t)st.st_size;
+    m->hdr = h;
+    return true;
+}
+
+static void sm_finish(coll_sm_module_t *m, uint8_t verdict)
+{
+    if (!(verdict & SM_OK_MAPPED)) {
+        coll_sm_segment_release(m);
+        m->state = COLL_SM_OFF;
+        return;
+    }
+    m->chunk = m->hdr->chunk;
+    m->sets = (int)m->hdr->sets;
+    m->cma = (verdict & SM_OK_CMA) && coll_sm_params.cma_min > 0;
+    /* our own areas: fault them in now, in parallel with the others */
+    sm_populate(coll_sm_buf(m, m->me, 0, 0), (size_t)m->sets * 2 * m->chunk);
+    m->state = COLL_SM_READY;
+}
+
+static int sm_setup_root(coll_sm_module_t *m, mpi_comm_t *comm, int tag)
+{
+    char name[SM_NAME_MAX] = "";
+    mpi_datatype_t *byte = coll_byte_type();
+    int rc = MPI_SUCCESS;
+    uint8_t all = SM_OK_MAPPED | SM_OK_CMA;
+    sm_create(m, name);
+    if (!name[0] || !(m->scratch = malloc(m->hdr->chunk)))
+        all = 0;
+    for (int r = 1; r < m->n && rc == MPI_SUCCESS; r++)
+        rc = coll_send(name, SM_NAME_MAX, byte, r, tag, comm);
+    for (int r = 1; r < m->n && rc == MPI_SUCCESS; r++) {
+        uint8_t ok = 0;
+        rc = coll_recv(&ok, 1, byte, r, tag, comm);
+        all &= ok;
+    }
+    if (name[0])
+        shm_unlink(name);
+    for (int r = 1; r < m->n && rc == MPI_SUCCESS; r++)
+        rc = coll_send(&all, 1, byte, r, tag, comm);
+    if (rc == MPI_SUCCESS)
+        sm_finish(m, all);
+    return rc;
+}
+
+static int sm_setup_other(coll_sm_module_t *m, mpi_comm_t *comm, int tag)
+{
+    char name[SM_NAME_MAX];
+    mpi_datatype_t *byte = coll_byte_type();
+    uint8_t ok = 0, all = 0;
+    int rc = coll_recv(name, SM_NAME_MAX, byte, 0, tag, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    name[SM_NAME_MAX - 1] = '\0';
+    if (name[0] && sm_attach(m, name) && (m->scratch = malloc(m->hdr->chunk)) != NULL) {
+        uint64_t word = 0;
+        coll_sm_ctl(m, m->me)->pid = (int32_t)getpid();
+        sm_flag_init(m);
+        ok = SM_OK_MAPPED;
+        struct iovec l = {&word, sizeof(word)}, r = {(void *)(uintptr_t)m->hdr->probe, sizeof(word)};
+        if (process_vm_readv((pid_t)coll_sm_ctl(m, 0)->pid, &l, 1, &r, 1, 0) == sizeof(word) &&
+            word == COLL_SM_MAGIC)
+            ok |= SM_OK_CMA;
+    }
+    rc = coll_send(&ok, 1, byte, 0, tag, comm);
+    if (rc == MPI_SUCCESS)
+        rc = coll_recv(&all, 1, byte, 0, tag, comm);
+    if (rc == MPI_SUCCESS)
+        sm_finish(m, all);
+    else
+        coll_sm_segment_release(m);
+    return rc;
+}
+
+int coll_sm_segment_setup(coll_sm_module_t *m, mpi_comm_t *comm)
+{
+    int tag = coll_tag_next(comm);
+    int rc = m->me == 0 ? sm_setup_root(m, comm, tag) : sm_setup_other(m, comm, tag);
+    if (rc != MPI_SUCCESS) {
+        coll_sm_segment_release(m);
+        m->state = COLL_SM_OFF;
+        return rc;
+    }
+    RAIL_VERBOSE(m->me == 0 ? coll_sm_verbosity() : 0, 1,
+                 "coll sm: communicator %s (context %u, %d processes): %s",
+                 comm->name[0] ? comm->name : "(unnamed)", comm->context_id, m->n,
+                 m->state == COLL_SM_READY ? "shared-memory segment ready"
+                                           : "no segment: using the next component");
+    if (m->state == COLL_SM_READY)
+        RAIL_VERBOSE(m->me == 0 ? coll_sm_verbosity() : 0, 2,
+                     "coll sm: segment of %zu bytes, buffers of %zu bytes, single copy %s",
+                     m->seg_size, m->chunk, m->cma ? "on" : "off");
+    return MPI_SUCCESS;
+}
+
+void coll_sm_segment_release(coll_sm_module_t *m)
+{
+    if (m->seg)
+        munmap(m->seg, m->seg_size);
+    m->seg = NULL;
+    m->hdr = NULL;
+    m->seg_size = 0;
+}
+
+int coll_sm_begin(coll_sm_module_t *m, mpi_comm_t *comm, uint64_t *seq)
+{
+    if (RAIL_UNLIKELY(m->state != COLL_SM_READY)) {
+        if (m->state == COLL_SM_UNSET) {
+            int rc = coll_sm_segment_setup(m, comm);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+        if (m->state != COLL_SM_READY)
+            return COLL_SM_HANDOFF;
+    }
+    *seq = ++m->seq;
+    return MPI_SUCCESS;
+}

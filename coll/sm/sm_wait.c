@@ -1,0 +1,116 @@
+/*
+ * coll sm: publishing flags and waiting for them (see coll_sm.h, WAITING).
+ *
+ *   waiter (after spinning and yielding)     publisher
+ *   sleepers += 1; fence                     flag = v            (seq_cst)
+ *   g = gen                                  if sleepers:        (seq_cst)
+ *   if condition still false:                  gen += 1
+ *     FUTEX_WAIT(gen, g, timeout)              FUTEX_WAKE(gen, all)
+ *   sleepers -= 1
+ *
+ * Either the publisher sees the sleeper (and changes gen, so a FUTEX_WAIT
+ * that has not started yet returns at once), or the sleeper's re-check
+ * sees the flag.  A publisher pays one load of a line that only changes
+ * when someone goes to sleep.  The timeout bounds how long point-to-point
+ * work of this process waits while it sleeps here (nothing wakes this
+ * futex for it).
+ */
+#include "coll/sm/coll_sm.h"
+#include "base/progress.h"
+
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SM_SLEEP_TIMEOUT_NS (5 * 1000 * 1000)
+#define SM_OVERSUB_SPIN 16
+
+static long sm_futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
+}
+
+void coll_sm_post(coll_sm_module_t *m, uint64_t v)
+{
+    __atomic_store_n(&coll_sm_ctl(m, m->me)->flag, v, __ATOMIC_SEQ_CST);
+    coll_sm_hdr_t *h = m->hdr;
+    if (RAIL_UNLIKELY(__atomic_load_n(&h->sleepers, __ATOMIC_SEQ_CST) != 0)) {
+        __atomic_add_fetch(&h->gen, 1, __ATOMIC_SEQ_CST);
+        sm_futex(&h->gen, FUTEX_WAKE, INT_MAX, NULL);
+    }
+}
+
+/* The condition: flag[r] >= v for r in [lo, hi) but me; *lo advances past
+ * the ranks already seen there. */
+typedef struct sm_cond {
+    int lo, hi;
+    uint64_t v;
+} sm_cond_t;
+
+static inline bool sm_done(coll_sm_module_t *m, sm_cond_t *c)
+{
+    for (; c->lo < c->hi; c->lo++)
+        if (c->lo != m->me && !COLL_SM_REACHED(coll_sm_flag(m, c->lo), c->v))
+            return false;
+    return true;
+}
+
+static void sm_sleep(coll_sm_module_t *m, sm_cond_t *c)
+{
+    coll_sm_hdr_t *h = m->hdr;
+    __atomic_add_fetch(&h->sleepers, 1, __ATOMIC_SEQ_CST);
+    rail_atomic_fence();
+    uint32_t g = __atomic_load_n(&h->gen, __ATOMIC_SEQ_CST);
+    if (!sm_done(m, c)) {
+        struct timespec ts = {0, SM_SLEEP_TIMEOUT_NS};
+        sm_futex(&h->gen, FUTEX_WAIT, g, &ts);
+    }
+    __atomic_sub_fetch(&h->sleepers, 1, __ATOMIC_SEQ_CST);
+}
+
+static void sm_wait_cond(coll_sm_module_t *m, sm_cond_t *c)
+{
+    if (RAIL_LIKELY(sm_done(m, c)))
+        return;
+    const unsigned spin = (unsigned)RAIL_MAX(coll_sm_params.spin_count, 0);
+    const unsigned yield = coll_sm_params.yield_count < 0 ? UINT_MAX / 2
+                                                           : (unsigned)coll_sm_params.yield_count;
+    const unsigned s = m->oversub ? RAIL_MIN(spin, SM_OVERSUB_SPIN) : spin;
+    for (unsigned i = 0;; i++) {
+        if (sm_done(m, c))
+            return;
+        if (i < s) {
+            rail_cpu_relax();
+            if ((i & 255) == 255)
+                rail_progress();
+        } else if (i < s + yield) {
+            if (rail_progress() == 0)
+                sched_yield();
+        } else {
+            sm_sleep(m, c);
+            rail_progress();
+            i = s + yield;   /* keep sleeping; no wrap */
+        }
+    }
+}
+
+void coll_sm_wait(coll_sm_module_t *m, int r, uint64_t v)
+{
+    sm_cond_t c = {r, r + 1, v};
+    sm_wait_cond(m, &c);
+}
+
+void coll_sm_wait_all(coll_sm_module_t *m, uint64_t v)
+{
+    sm_cond_t c = {0, m->n, v};
+    sm_wait_cond(m, &c);
+}
+
+void coll_sm_wait_range(coll_sm_module_t *m, int lo, int hi, uint64_t v)
+{
+    sm_cond_t c = {lo, RAIL_MIN(hi, m->n), v};
+    sm_wait_cond(m, &c);
+}

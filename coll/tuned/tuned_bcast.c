@@ -1,0 +1,149 @@
+/* coll tuned: broadcast algorithms. */
+#include "coll/tuned/tuned_impl.h"
+#include "pml/pml.h"
+
+#include <stdlib.h>
+
+/* The root sends the whole buffer to every other process. */
+TUNED_ALG(bcast, linear)
+{
+    int rc = MPI_SUCCESS;
+    if (c->rank != c->root)
+        return coll_recv(c->rbuf, c->count, c->dt, c->root, c->tag, c->comm);
+    coll_reqs_t b;
+    coll_reqs_init(&b);
+    for (int i = 0; i < c->size && rc == MPI_SUCCESS; i++)
+        if (i != c->root)
+            rc = coll_reqs_isend(&b, c->rbuf, c->count, c->dt, i, c->tag, c->comm);
+    return coll_reqs_wait(&b, rc);
+}
+
+int tuned_bcast_binomial_buf(void *buf, MPI_Count count, mpi_datatype_t *dt, int root,
+                             const coll_tuned_call_t *c)
+{
+    int p = c->size, vr = (c->rank - root + p) % p, mask = 1, rc = MPI_SUCCESS;
+    for (; mask < p; mask <<= 1)
+        if (vr & mask) {
+            rc = coll_recv(buf, count, dt, (c->rank - mask + p) % p, c->tag, c->comm);
+            break;
+        }
+    coll_reqs_t b;
+    coll_reqs_init(&b);
+    for (mask >>= 1; mask > 0 && rc == MPI_SUCCESS; mask >>= 1)
+        if (vr + mask < p)
+            rc = coll_reqs_isend(&b, buf, count, dt, (c->rank + mask) % p, c->tag, c->comm);
+    return coll_reqs_wait(&b, rc);
+}
+
+/* Binomial tree over ranks relative to the root: log2(p) rounds of whole
+ * messages. */
+TUNED_ALG(bcast, binomial)
+{
+    return tuned_bcast_binomial_buf(c->rbuf, c->count, c->dt, c->root, c);
+}
+
+/* ------------------------------------------------------------ chain */
+
+/* A pipeline root -> root+1 -> ... in segments of c->param bytes: each
+ * process forwards segment i while it receives segment i+1. */
+TUNED_ALG(bcast, chain)
+{
+    int p = c->size, vr = (c->rank - c->root + p) % p, rc;
+    int prev = (c->rank - 1 + p) % p, next = (c->rank + 1) % p;
+    mpi_datatype_t *byte = coll_byte_type();
+    tuned_flat_t f;
+    rc = tuned_flat_begin(&f, c->rbuf, c->count, c->dt, vr == 0);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    size_t seg = c->param && c->param < f.len ? c->param : f.len;
+    size_t nseg = (f.len + seg - 1) / seg;
+    mpi_request_t **rq = vr > 0 ? calloc(nseg, sizeof(*rq)) : NULL;
+    coll_reqs_t sb;
+    coll_reqs_init(&sb);
+    size_t posted = 0, i = 0;
+    if (vr > 0 && !rq) {
+        rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory for %zu requests", nseg);
+        goto out;
+    }
+    for (; vr > 0 && posted < nseg; posted++) {
+        size_t off = posted * seg, n = RAIL_MIN(seg, f.len - off);
+        rc = pml_irecv(f.p + off, (MPI_Count)n, byte, prev, c->tag, c->comm, PML_COLL,
+                       &rq[posted]);
+        if (rc != MPI_SUCCESS)
+            goto out;
+    }
+    for (; i < nseg; i++) {
+        size_t off = i * seg, n = RAIL_MIN(seg, f.len - off);
+        if (vr > 0) {
+            rc = coll_recv_error(pml_wait(rq[i], NULL));
+            rq[i] = NULL;
+            if (rc != MPI_SUCCESS)
+                goto out;
+        }
+        if (vr < p - 1)
+            TUNED_CHECK(coll_reqs_isend(&sb, f.p + off, (MPI_Count)n, byte, next, c->tag,
+                                        c->comm));
+    }
+out:
+    for (size_t j = i; rq && j < posted; j++)
+        if (rq[j])
+            pml_wait(rq[j], NULL);
+    free(rq);
+    rc = coll_reqs_wait(&sb, rc);
+    return tuned_first_error(rc, tuned_flat_end(&f, c->rbuf, c->count, c->dt,
+                                                 rc == MPI_SUCCESS && vr > 0));
+}
+
+/* ------------------------------------------------------------ scatter + allgather */
+
+/* Bytes [lo, hi) of pieces [a, b) of ps bytes each in a message of len. */
+static void piece_range(size_t ps, size_t len, int a, int b, size_t *lo, size_t *hi)
+{
+    *lo = RAIL_MIN((size_t)a * ps, len);
+    *hi = RAIL_MIN((size_t)b * ps, len);
+}
+
+/* van de Geijn: a binomial scatter gives relative rank j piece j (of p),
+ * then a ring allgather of the pieces: about 2x the message through each
+ * process instead of log2(p)x. */
+TUNED_ALG(bcast, scatter_allgather)
+{
+    int p = c->size, vr = (c->rank - c->root + p) % p, rc, mask = 1;
+    mpi_datatype_t *byte = coll_byte_type();
+    tuned_flat_t f;
+    rc = tuned_flat_begin(&f, c->rbuf, c->count, c->dt, vr == 0);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    size_t ps = (f.len + (size_t)p - 1) / (size_t)p, lo, hi;
+    coll_reqs_t b;
+    coll_reqs_init(&b);
+    /* scatter: receive the pieces of my subtree, pass on my children's */
+    for (; mask < p; mask <<= 1)
+        if (vr & mask) {
+            piece_range(ps, f.len, vr, RAIL_MIN(vr + mask, p), &lo, &hi);
+            TUNED_CHECK(coll_recv(f.p + lo, (MPI_Count)(hi - lo), byte,
+                                  (c->rank - mask + p) % p, c->tag, c->comm));
+            break;
+        }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (vr + mask < p) {
+            piece_range(ps, f.len, vr + mask, RAIL_MIN(vr + 2 * mask, p), &lo, &hi);
+            TUNED_CHECK(coll_reqs_isend(&b, f.p + lo, (MPI_Count)(hi - lo), byte,
+                                        (c->rank + mask) % p, c->tag, c->comm));
+        }
+    TUNED_CHECK(coll_reqs_wait(&b, rc));
+    /* ring allgather of the pieces */
+    for (int k = 0; k < p - 1; k++) {
+        int s = (vr - k + p) % p, t = (vr - k - 1 + p) % p;
+        size_t slo, shi;
+        piece_range(ps, f.len, s, s + 1, &slo, &shi);
+        piece_range(ps, f.len, t, t + 1, &lo, &hi);
+        TUNED_CHECK(tuned_sendrecv(f.p + slo, (MPI_Count)(shi - slo), byte, (c->rank + 1) % p,
+                                   f.p + lo, (MPI_Count)(hi - lo), byte, (c->rank - 1 + p) % p,
+                                   c->tag, c->comm));
+    }
+out:
+    rc = coll_reqs_wait(&b, rc);
+    return tuned_first_error(rc, tuned_flat_end(&f, c->rbuf, c->count, c->dt,
+                                                 rc == MPI_SUCCESS && vr > 0));
+}

@@ -1,0 +1,246 @@
+/*
+ * coll tuned: the component.  Offers the blocking barrier, bcast, reduce,
+ * allreduce, allgather, alltoall, reduce_scatter(_block), gather and
+ * scatter of intracommunicators; everything else (nonblocking and
+ * persistent forms, v/w variants, scans, neighbourhood and
+ * intercommunicator collectives) is left to lower components.
+ *
+ * Each entry point takes the call's tag first (every process takes one
+ * per call, whatever happens next), handles what needs no algorithm (one
+ * process, no data), then runs the algorithm tuned_decide picks.
+ */
+#include "coll/tuned/tuned_impl.h"
+#include "base/log.h"
+#include "base/param.h"
+
+#include <stdatomic.h>
+
+static int tuned_priority;
+static _Atomic int tuned_comms;   /* communicators holding the module */
+
+static int tuned_register_params(void)
+{
+    int rc = rail_param_register_int("coll_tuned_priority", 30,
+                                     "Priority of the tuned collective component (algorithms "
+                                     "chosen by communicator and message size; negative: do "
+                                     "not use)",
+                                     RAIL_PARAM_LEVEL_TUNER, &tuned_priority);
+    if (rc == MPI_SUCCESS)
+        rc = rail_param_register_size("coll_tuned_scratch_max", (size_t)32 << 20,
+                                      "Largest host temporary the tuned component keeps for "
+                                      "later calls (reused buffers do not fault in again)",
+                                      RAIL_PARAM_LEVEL_TUNER, &coll_tuned_scratch_max);
+    if (rc == MPI_SUCCESS)
+        rc = tuned_table_register_params();
+    if (rc == MPI_SUCCESS)
+        rc = tuned_decide_register_params();
+    return rc;
+}
+
+static int run(coll_tuned_call_t *c)
+{
+    return tuned_decide(c)->fn(c);
+}
+
+#define CALL_INIT(name)                                                                            \
+    .op = COLL_OP_##name, .comm = comm, .tag = coll_tag_next(comm), .rank = comm->rank,           \
+    .size = comm->size
+
+/* ------------------------------------------------------------ entry points */
+
+static int tuned_barrier(mpi_comm_t *comm, coll_module_t *module)
+{
+    (void)module;
+    coll_tuned_call_t c = { CALL_INIT(barrier) };
+    return c.size > 1 ? run(&c) : MPI_SUCCESS;
+}
+
+static int tuned_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_comm_t *comm,
+                       coll_module_t *module)
+{
+    (void)module;
+    coll_tuned_call_t c = { CALL_INIT(bcast), .rbuf = buf, .count = count, .dt = dt,
+                            .root = root };
+    c.bytes = (size_t)(count * dt->size);
+    return c.size > 1 && c.bytes ? run(&c) : MPI_SUCCESS;
+}
+
+static int tuned_reduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
+                        mpi_op_t *op, int root, mpi_comm_t *comm, coll_module_t *module)
+{
+    (void)module;
+    coll_tuned_call_t c = { CALL_INIT(reduce), .sbuf = sbuf, .rbuf = rbuf, .count = count,
+                            .dt = dt, .mop = op, .root = root };
+    c.bytes = (size_t)(count * dt->size);
+    c.inplace = sbuf == MPI_IN_PLACE;
+    if (!c.bytes)
+        return MPI_SUCCESS;
+    if (c.size == 1)
+        return c.inplace ? MPI_SUCCESS : coll_copy(sbuf, count, dt, rbuf, count, dt);
+    return run(&c);
+}
+
+static int tuned_allreduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
+                           mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module)
+{
+    (void)module;
+    coll_tuned_call_t c = { CALL_INIT(allreduce), .sbuf = sbuf, .rbuf = rbuf, .count = count,
+                            .dt = dt, .mop = op };
+    c.bytes = (size_t)(count * dt->size);
+    c.inplace = c.inplace_all = sbuf == MPI_IN_PLACE;
+    if (!c.bytes)
+        return MPI_SUCCESS;
+    if (c.size == 1)
+        return c.inplace ? MPI_SUCCESS : coll_copy(sbuf, count, dt, rbuf, count, dt);
+    return run(&c);
+}
+
+static int tuned_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                           MPI_Count rcount, mpi_datatype_t *rdt, mpi_comm_t *comm,
+                           coll_module_t *module)
+{
+    (void)module;
+    coll_tuned_call_t c = { CALL_INIT(allgather), .sbuf = sbuf, .scount = scount, .sdt = sdt,
+                            .rbuf = rbuf, .count = rcount, .dt = rdt };
+    c.bytes = (size_t)(rcount * rdt->size);
+    c.inplace = c.inplace_all = sbuf == MPI_IN_PLACE;
+    if (!c.bytes)
+        return MPI_SUCCESS;
+    if (c.size == 1)
+        return c.inplace ? MPI_SUCCESS : coll_copy(sbuf, scount, sdt, rbuf, rcount, rdt);
+    return run(&c);
+}
+
+static int tuned_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                          MPI_Count rcount, mpi_datatype_t *rdt, mpi_comm_t *comm,
+                          coll_module_t *module)
+{
+    (void)module;
+    coll_tuned_call_t c = { CALL_INIT(alltoall), .sbuf = sbuf, .scount = scount, .sdt = sdt,
+                            .rbuf = rbuf, .count = rcount, .dt = rdt };
+    c.bytes = (size_t)(rcount * rdt->size);
+    c.inplace = c.inplace_all = sbuf == MPI_IN_PLACE;
+    if (!c.bytes)
+        return MPI_SUCCESS;
+    if (c.size == 1)
+        return c.inplace ? MPI_SUCCESS : coll_copy(sbuf, scount, sdt, rbuf, rcount, rdt);
+    return run(&c);
+}
+
+/* reduce_scatter and reduce_scatter_block: counts NULL means count each. */
+static int reduce_scatter_any(int op, const void *sbuf, void *rbuf, const MPI_Count counts[],
+                              MPI_Count count, mpi_datatype_t *dt, mpi_op_t *mop,
+                              mpi_comm_t *comm)
+{
+    coll_tuned_call_t c = { .op = op, .comm = comm, .tag = coll_tag_next(comm),
+                            .rank = comm->rank, .size = comm->size, .sbuf = sbuf, .rbuf = rbuf,
+                            .counts = counts, .count = count, .dt = dt, .mop = mop };
+    MPI_Count total = 0;
+    for (int i = 0; i < c.size; i++)
+        total += counts ? counts[i] : count;
+    c.bytes = (size_t)(total * dt->size / c.size);
+    c.inplace = c.inplace_all = sbuf == MPI_IN_PLACE;
+    if (!total || !dt->size)
+        return MPI_SUCCESS;
+    if (c.size == 1)
+        return c.inplace ? MPI_SUCCESS : coll_copy(sbuf, total, dt, rbuf, total, dt);
+    return run(&c);
+}
+
+static int tuned_reduce_scatter(const void *sbuf, void *rbuf, const MPI_Count rcounts[],
+                                mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm,
+                                coll_module_t *module)
+{
+    (void)module;
+    return reduce_scatter_any(COLL_OP_reduce_scatter, sbuf, rbuf, rcounts, 0, dt, op, comm);
+}
+
+static int tuned_reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count rcount,
+                                      mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm,
+                                      coll_module_t *module)
+{
+    (void)module;
+    return reduce_scatter_any(COLL_OP_reduce_scatter_block, sbuf, rbuf, NULL, rcount, dt, op,
+                              comm);
+}
+
+static int tuned_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                        MPI_Count rcount, mpi_datatype_t *rdt, int root, mpi_comm_t *comm,
+                        coll_module_t *module)
+{
+    (void)module;
+    coll_tuned_call_t c = { CALL_INIT(gather), .sbuf = sbuf, .scount = scount, .sdt = sdt,
+                            .rbuf = rbuf, .count = rcount, .dt = rdt, .root = root };
+    bool am_root = c.rank == root;
+    c.bytes = (size_t)(am_root ? rcount * rdt->size : scount * sdt->size);
+    c.inplace = am_root && sbuf == MPI_IN_PLACE;
+    if (!c.bytes)
+        return MPI_SUCCESS;
+    if (c.size == 1)
+        return c.inplace ? MPI_SUCCESS : coll_copy(sbuf, scount, sdt, rbuf, rcount, rdt);
+    return run(&c);
+}
+
+static int tuned_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                         MPI_Count rcount, mpi_datatype_t *rdt, int root, mpi_comm_t *comm,
+                         coll_module_t *module)
+{
+    (void)module;
+    coll_tuned_call_t c = { CALL_INIT(scatter), .sbuf = sbuf, .scount = scount, .sdt = sdt,
+                            .rbuf = rbuf, .count = rcount, .dt = rdt, .root = root };
+    bool am_root = c.rank == root;
+    c.bytes = (size_t)(am_root ? scount * sdt->size : rcount * rdt->size);
+    c.inplace = am_root && rbuf == MPI_IN_PLACE;
+    if (!c.bytes)
+        return MPI_SUCCESS;
+    if (c.size == 1)
+        return c.inplace ? MPI_SUCCESS : coll_copy(sbuf, scount, sdt, rbuf, rcount, rdt);
+    return run(&c);
+}
+
+/* ------------------------------------------------------------ the component */
+
+extern const coll_component_t coll_tuned_component;
+
+static void tuned_release(coll_module_t *module, mpi_comm_t *comm)
+{
+    (void)module;
+    (void)comm;
+    if (atomic_fetch_sub(&tuned_comms, 1) == 1)
+        tuned_scratch_drop();
+}
+
+static coll_module_t tuned_module = {
+    .component = &coll_tuned_component,
+    .fns = {
+        .barrier = tuned_barrier,
+        .bcast = tuned_bcast,
+        .reduce = tuned_reduce,
+        .allreduce = tuned_allreduce,
+        .allgather = tuned_allgather,
+        .alltoall = tuned_alltoall,
+        .reduce_scatter = tuned_reduce_scatter,
+        .reduce_scatter_block = tuned_reduce_scatter_block,
+        .gather = tuned_gather,
+        .scatter = tuned_scatter,
+    },
+    .release = tuned_release,
+};
+
+static coll_module_t *tuned_comm_query(mpi_comm_t *comm, int *priority)
+{
+    if (comm->is_inter) {
+        RAIL_VERBOSE(coll_verbose, 1, "coll tuned: not for intercommunicators");
+        return NULL;
+    }
+    tuned_decide_init();
+    atomic_fetch_add(&tuned_comms, 1);
+    *priority = tuned_priority;
+    return &tuned_module;
+}
+
+const coll_component_t coll_tuned_component = {
+    .name = "tuned",
+    .register_params = tuned_register_params,
+    .comm_query = tuned_comm_query,
+};

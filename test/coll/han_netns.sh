@@ -1,0 +1,63 @@
+#!/bin/bash
+# coll han across real "hosts": two network namespaces joined by a veth pair
+# (addresses that exist only inside them).  Our mpirun runs INSIDE the first
+# namespace with --host A:n,B:m --launch-agent 'ip netns exec {host}', so
+# the job spans two nodes whose processes talk over TCP between the
+# namespaces and through shared memory within each; nothing here connects
+# from the root namespace.  test/coll/han_ops checks every han operation
+# (HANTEST_EXPECT=1: han must serve MPI_COMM_WORLD), and coll_han_verbose
+# must report the two nodes.  Runs: 2+2 ranks, 3+2 ranks
+# mapped round-robin (a node's ranks are not consecutive), 1+3 ranks.
+# The namespaces go away even on failure (trap).  Skipped (77) when not root
+# or without `ip netns`.  Helpers: test/runtime/common.sh.
+[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/../runtime/common.sh"
+
+HAN_OPS=${RAIL_TEST_HAN_OPS:-$top_builddir/test/coll/han_ops}
+[ "$(id -u)" -eq 0 ] || skip "needs root to create network namespaces"
+command -v ip >/dev/null || skip "the ip command (iproute2) is missing"
+[ -x "$RAILD" ] || skip "no raild at $RAILD"
+[ -x "$HAN_OPS" ] || skip "no han_ops at $HAN_OPS"
+
+A=hn$$a B=hn$$b
+NETNS=""
+remove_namespaces() {
+    for ns in $NETNS; do ip netns del "$ns" 2>/dev/null; done
+}
+EXTRA_CLEANUP=remove_namespaces
+for ns in $A $B; do
+    ip netns add "$ns" 2>/dev/null || skip "cannot create a network namespace (ip netns add failed)"
+    NETNS="$NETNS $ns"
+    ip -n "$ns" link set lo up || skip "cannot configure namespace $ns"
+done
+ip link add "v$$ab" type veth peer name "v$$ba" &&
+    ip link set "v$$ab" netns "$A" && ip link set "v$$ba" netns "$B" &&
+    ip -n "$A" addr add 10.214.1.1/24 dev "v$$ab" && ip -n "$B" addr add 10.214.1.2/24 dev "v$$ba" &&
+    ip -n "$A" link set "v$$ab" up && ip -n "$B" link set "v$$ba" up ||
+    skip "cannot create a veth pair"
+
+RUN_PREFIX="ip netns exec $A"
+AGENT=(--launch-agent "ip netns exec {host}")
+
+# han_run WHAT SIZES MPIRUN-ARGS...: run han_ops, check it, its report and
+# that nothing is left in /dev/shm.
+han_run() {
+    local what=$1 sizes=$2 jobid
+    shift 2
+    jobid=hn$$x$RANDOM
+    RAILRT_JOBID=$jobid HANTEST_EXPECT=1 COLLTEST_QUICK=1 run 180 "${AGENT[@]}" \
+        -x HANTEST_EXPECT -x COLLTEST_QUICK --param coll_han_verbose=1 "$@" "$HAN_OPS"
+    expect_rc 0 "$what" || return
+    expect_out "^han_ops: passed at np " "$what: han_ops passed"
+    expect_out "^han_ops: han serves MPI_COMM_WORLD" "$what: han served MPI_COMM_WORLD"
+    grep -qE "coll han: communicator MPI_COMM_WORLD .* 2 nodes of $sizes processes; node-local collectives: [a-z]+, leaders: [a-z]+" \
+        "$WORK/out" "$WORK/err" || { fail "$what: no han report for 2 nodes of $sizes"; show "$what"; }
+    expect_clean "$what"
+    left=$(ls /dev/shm 2>/dev/null | grep "^rail-$jobid-")
+    [ -z "$left" ] || fail "$what: left in /dev/shm: $left"
+}
+
+han_run "2+2 ranks" "2,2" --host "$A:2,$B:2"
+han_run "3+2 ranks by node" "3,2" --host "$A:3,$B:2" --map-by node -n 5
+han_run "1+3 ranks" "1,3" --host "$A:1,$B:3"
+finish

@@ -1,0 +1,279 @@
+/*
+ * coll sm: every operation it offers (barrier, bcast, reduce, allreduce,
+ * gather, scatter, allgather, alltoall) against values computed here, on
+ * MPI_COMM_WORLD and on a communicator with another rank order:
+ * predefined, vector-with-holes (holes must stay untouched) and mixed
+ * send / receive types of equal signature; counts 0, 1, primes, ~1 MiB
+ * (many rounds of the shared buffers, the more so with the small-chunk
+ * variants of test/tests.conf); roots 0, n-1 and n/2; MPI_IN_PLACE;
+ * reductions SUM / MAX / MIN / MINLOC / MAXLOC on both sides of the flat /
+ * slice threshold, and a non-commutative user operation (handed to the
+ * next component).  With COLLTEST_DEVICE=1 every user buffer is fake
+ * device memory; with COLLTEST_DEVICE=2 only odd ranks' are (the processes
+ * of one reduction must agree to hand it on).  Checks that sm set up a
+ * segment for the communicators (np >= 2) and that its name is gone.
+ */
+#include "coll_test.h"
+#include "sm_util.h"
+
+#include <stdbool.h>
+
+static MPI_Comm C;
+static int me, n;
+
+#define BIG 262147L   /* prime; ~1 MiB of ints */
+
+/* Elements of type t with the send-side count for pairing `mixed`. */
+typedef struct side {
+    const tdt_t *t;
+    long n;
+} side_t;
+
+static void sides(int mixed, int tk, long c, side_t *s, side_t *r)
+{
+    *s = (side_t){ &t_types[mixed ? T_INT : tk], mixed ? 2 * c : c };
+    *r = (side_t){ &t_types[mixed ? T_VEC : tk], c };
+}
+
+static void expect_block(const side_t *sd, const char *buf, long cnt, int src, int it, int holes)
+{
+    char want[64];
+    for (long i = 0; i < cnt; i++) {
+        gen_elem(sd->t, want, src, i, it);
+        CHECK_ELEM(sd->t, buf + i * sd->t->ext, want, holes, i);
+    }
+}
+
+/* ------------------------------------------------------------ movement */
+
+static void test_bcast(int mixed, int tk, long c, int root)
+{
+    side_t s, r;
+    sides(mixed, tk, c, &s, &r);
+    side_t my = me == root ? s : r;
+    tbuf_t b;
+    tb_alloc(&b, (size_t)my.n * my.t->ext);
+    snprintf(t_current, sizeof(t_current), "bcast %s%s count %ld root %d", mixed ? "mixed " : "",
+             t_types[tk].name, c, root);
+    if (me == root)
+        gen_fill(my.t, b.h, my.n, root, 1);
+    else
+        t_poison(b.h, b.len);
+    tb_push(&b);
+    MPI_OK(MPI_Bcast(b.d, (int)my.n, my.t->dt, root, C));
+    tb_pull(&b);
+    expect_block(&my, b.h, my.n, root, 1, 1);
+    tb_free(&b);
+}
+
+static void test_gather(int mixed, int tk, long c, int root, int inplace)
+{
+    side_t s, r;
+    sides(mixed, tk, c, &s, &r);
+    tbuf_t sb, rb;
+    tb_alloc(&sb, (size_t)s.n * s.t->ext);
+    tb_alloc(&rb, me == root ? (size_t)(n * r.n) * r.t->ext : 0);
+    snprintf(t_current, sizeof(t_current), "gather %s%s count %ld root %d%s",
+             mixed ? "mixed " : "", t_types[tk].name, c, root, inplace ? " in place" : "");
+    gen_fill(s.t, sb.h, s.n, me, 2);
+    t_poison(rb.h, rb.len);
+    bool ip = inplace && me == root;
+    if (ip)   /* the root's block is in place: in the receive layout */
+        gen_fill(r.t, rb.h + (size_t)(me * r.n) * r.t->ext, r.n, me, 2);
+    tb_push(&sb);
+    tb_push(&rb);
+    MPI_OK(MPI_Gather(ip ? MPI_IN_PLACE : sb.d, (int)s.n, s.t->dt, rb.d, (int)r.n, r.t->dt, root,
+                      C));
+    tb_pull(&rb);
+    for (int j = 0; me == root && j < n; j++)
+        expect_block(&r, rb.h + (size_t)(j * r.n) * r.t->ext, r.n, j, 2, 1);
+    tb_free(&sb);
+    tb_free(&rb);
+}
+
+static void test_scatter(int mixed, int tk, long c, int root, int inplace)
+{
+    side_t s, r;
+    sides(mixed, tk, c, &s, &r);
+    tbuf_t sb, rb;
+    tb_alloc(&sb, me == root ? (size_t)(n * s.n) * s.t->ext : 0);
+    tb_alloc(&rb, (size_t)r.n * r.t->ext);
+    snprintf(t_current, sizeof(t_current), "scatter %s%s count %ld root %d%s",
+             mixed ? "mixed " : "", t_types[tk].name, c, root, inplace ? " in place" : "");
+    for (int j = 0; me == root && j < n; j++)
+        gen_fill(s.t, sb.h + (size_t)(j * s.n) * s.t->ext, s.n, j, 3);
+    t_poison(rb.h, rb.len);
+    tb_push(&sb);
+    tb_push(&rb);
+    bool ip = inplace && me == root;
+    MPI_OK(MPI_Scatter(sb.d, (int)s.n, s.t->dt, ip ? MPI_IN_PLACE : rb.d, (int)r.n, r.t->dt,
+                       root, C));
+    tb_pull(&rb);
+    if (!ip)
+        expect_block(&r, rb.h, r.n, me, 3, 1);
+    tb_free(&sb);
+    tb_free(&rb);
+}
+
+static void test_allgather(int mixed, int tk, long c, int inplace)
+{
+    side_t s, r;
+    sides(mixed, tk, c, &s, &r);
+    tbuf_t sb, rb;
+    tb_alloc(&sb, (size_t)s.n * s.t->ext);
+    tb_alloc(&rb, (size_t)(n * r.n) * r.t->ext);
+    snprintf(t_current, sizeof(t_current), "allgather %s%s count %ld%s", mixed ? "mixed " : "",
+             t_types[tk].name, c, inplace ? " in place" : "");
+    gen_fill(s.t, sb.h, s.n, me, 4);
+    t_poison(rb.h, rb.len);
+    if (inplace)
+        gen_fill(r.t, rb.h + (size_t)(me * r.n) * r.t->ext, r.n, me, 4);
+    tb_push(&sb);
+    tb_push(&rb);
+    MPI_OK(MPI_Allgather(inplace ? MPI_IN_PLACE : sb.d, (int)s.n, s.t->dt, rb.d, (int)r.n,
+                         r.t->dt, C));
+    tb_pull(&rb);
+    for (int j = 0; j < n; j++)
+        expect_block(&r, rb.h + (size_t)(j * r.n) * r.t->ext, r.n, j, 4, 1);
+    tb_free(&sb);
+    tb_free(&rb);
+}
+
+static void test_alltoall(int mixed, int tk, long c, int inplace)
+{
+    side_t s, r;
+    sides(mixed && !inplace, tk, c, &s, &r);
+    tbuf_t sb, rb;
+    tb_alloc(&sb, (size_t)(n * s.n) * s.t->ext);
+    tb_alloc(&rb, (size_t)(n * r.n) * r.t->ext);
+    snprintf(t_current, sizeof(t_current), "alltoall %s%s count %ld%s",
+             mixed && !inplace ? "mixed " : "", t_types[tk].name, c, inplace ? " in place" : "");
+    /* block j from me to j: the data of "rank" me * n + j */
+    for (int j = 0; j < n; j++) {
+        gen_fill(s.t, sb.h + (size_t)(j * s.n) * s.t->ext, s.n, me * n + j, 5);
+        if (inplace)
+            gen_fill(r.t, rb.h + (size_t)(j * r.n) * r.t->ext, r.n, me * n + j, 5);
+        else
+            t_poison(rb.h + (size_t)(j * r.n) * r.t->ext, (size_t)r.n * r.t->ext);
+    }
+    tb_push(&sb);
+    tb_push(&rb);
+    MPI_OK(MPI_Alltoall(inplace ? MPI_IN_PLACE : sb.d, (int)s.n, s.t->dt, rb.d, (int)r.n,
+                        r.t->dt, C));
+    tb_pull(&rb);
+    for (int j = 0; j < n; j++)
+        expect_block(&r, rb.h + (size_t)(j * r.n) * r.t->ext, r.n, j * n + me, 5, !inplace);
+    tb_free(&sb);
+    tb_free(&rb);
+}
+
+/* ------------------------------------------------------------ reductions */
+
+static void test_reduce(int tk, MPI_Op op, const char *opname, long c, int root, int inplace)
+{
+    const tdt_t *t = &t_types[tk];
+    tbuf_t sb, rb;
+    bool all = root < 0, want = all || me == root, ip = inplace && want;
+    tb_alloc(&sb, (size_t)c * t->ext);
+    tb_alloc(&rb, want ? (size_t)c * t->ext : 0);
+    snprintf(t_current, sizeof(t_current), "%s %s %s count %ld root %d%s",
+             all ? "allreduce" : "reduce", t->name, opname, c, root, ip ? " in place" : "");
+    gen_fill(t, sb.h, c, me, 6);
+    t_poison(rb.h, rb.len);
+    if (ip)
+        gen_fill(t, rb.h, c, me, 6);
+    tb_push(&sb);
+    tb_push(&rb);
+    if (all)
+        MPI_OK(MPI_Allreduce(ip ? MPI_IN_PLACE : sb.d, rb.d, (int)c, t->dt, op, C));
+    else
+        MPI_OK(MPI_Reduce(ip ? MPI_IN_PLACE : sb.d, rb.d, (int)c, t->dt, op, root, C));
+    tb_pull(&rb);
+    char w[64];
+    for (long i = 0; want && i < c; i++) {
+        /* the rank order of C is the rank order of the reduction */
+        ref_reduce(t, op, w, i, 0, n - 1, 6);
+        CHECK_ELEM(t, rb.h + i * t->ext, w, !ip, i);
+    }
+    tb_free(&sb);
+    tb_free(&rb);
+}
+
+static void reductions(const long *counts, int nc)
+{
+    struct { int tk; MPI_Op op; const char *name; } cs[] = {
+        { T_INT, MPI_SUM, "sum" },       { T_INT, MPI_MAX, "max" },
+        { T_DBL, MPI_SUM, "sum" },       { T_DBL, MPI_MIN, "min" },
+        { T_VEC, MPI_SUM, "sum" },       { T_DINT, MPI_MINLOC, "minloc" },
+        { T_2INT, MPI_MAXLOC, "maxloc" }, { T_MAT, t_op_matmul, "matmul (user)" },
+    };
+    int roots[3] = { -1, 0, n - 1 };
+    for (size_t k = 0; k < sizeof(cs) / sizeof(cs[0]); k++)
+        for (int i = 0; i < nc; i++)
+            for (int ri = 0; ri < 3; ri++)
+                for (int ip = 0; ip < 2; ip++) {
+                    long c = counts[i];
+                    if (c > 5003 && (k % 3 != 0 || ip))   /* large: a few cases */
+                        continue;
+                    test_reduce(cs[k].tk, cs[k].op, cs[k].name, c, roots[ri], ip);
+                }
+}
+
+/* ------------------------------------------------------------ driver */
+
+static void all_ops(void)
+{
+    const long counts[] = { 0, 1, 17, 1009, 5003, BIG };
+    const int nc = t_quick ? 5 : 6;
+    int roots[3] = { 0, n - 1, n / 2 };
+    for (int i = 0; i < nc; i++) {
+        long c = counts[i], cb = c > 5003 ? c / n + 1 : c;   /* per-block count of n-block ops */
+        MPI_OK(MPI_Barrier(C));
+        for (int ri = 0; ri < 3; ri++) {
+            test_bcast(0, T_INT, c, roots[ri]);
+            test_bcast(1, T_INT, c, roots[ri]);
+            test_gather(0, T_VEC, cb, roots[ri], ri == 1);
+            test_scatter(1, T_INT, cb, roots[ri], ri == 2);
+            test_gather(1, T_INT, cb, roots[ri], 0);
+            test_scatter(0, T_DBL, cb, roots[ri], 0);
+        }
+        test_bcast(0, T_VEC, c, n - 1);
+        for (int ip = 0; ip < 2; ip++) {
+            test_allgather(0, T_INT, cb, ip);
+            test_allgather(!ip, T_VEC, cb, ip);
+            test_alltoall(0, T_INT, cb / 2 + (c > 0), ip);
+            test_alltoall(1, T_VEC, cb / 2 + (c > 0), ip);
+        }
+    }
+    reductions(counts, nc);
+    for (int i = 0; i < 200; i++)
+        MPI_OK(MPI_Barrier(C));
+}
+
+int main(int argc, char **argv)
+{
+    t_init(&argc, &argv);
+    const char *d = getenv("COLLTEST_DEVICE");
+    if (d && atoi(d) == 2)   /* device buffers on odd ranks only */
+        t_device = t_rank % 2;
+    t_types_init();
+    C = MPI_COMM_WORLD;
+    me = t_rank;
+    n = t_size;
+    all_ops();
+    if (n > 1) {
+        sm_maps_t s = sm_maps(-1);
+        CHECK(s.segments >= 1, "no coll sm segment mapped on MPI_COMM_WORLD");
+        CHECK(s.linked == 0, "%d coll sm segment names still in /dev/shm", s.linked);
+    }
+    /* the same on a communicator whose rank order is reversed */
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, n - t_rank, &C));
+    MPI_OK(MPI_Comm_rank(C, &me));
+    all_ops();
+    MPI_OK(MPI_Comm_free(&C));
+    t_types_fini();
+    if (t_rank == 0)
+        printf("sm_ops: passed at np %d\n", t_size);
+    MPI_OK(MPI_Finalize());
+    return 0;
+}
