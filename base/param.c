@@ -371,6 +371,17 @@ const rail_param_t *rail_param_find(const char *name)
     return p;
 }
 
+int rail_param_index(const char *name)
+{
+    int index = -1;
+    pthread_mutex_lock(&param_lock);
+    for (int i = 0; i < n_params && index < 0; i++)
+        if (strcmp(params[i]->name, name) == 0)
+            index = i;
+    pthread_mutex_unlock(&param_lock);
+    return index;
+}
+
 void rail_param_value_string(const rail_param_t *p, char *buf, size_t len)
 {
     switch (p->type) {

@@ -72,6 +72,8 @@ int rail_param_set(const char *name, const char *value, rail_param_source_t sour
 int rail_param_count(void);
 const rail_param_t *rail_param_at(int index);
 const rail_param_t *rail_param_find(const char *name);
+/* Index (for rail_param_at) of the parameter called name, or -1. */
+int rail_param_index(const char *name);
 /* Current value as text. */
 void rail_param_value_string(const rail_param_t *p, char *buf, size_t len);
 const char *rail_param_type_name(rail_param_type_t t);

@@ -107,6 +107,7 @@ typedef struct coll_sm_ctl {
     uint64_t flag;                 /* COLL_SM_V(seq, step), written by its owner */
     uint64_t meta[COLL_SM_MAX_SETS];   /* per-operation value, by set */
     uint64_t addr[COLL_SM_MAX_SETS];   /* single copy: address of the owner's data, by set */
+    uint64_t raddr[COLL_SM_MAX_SETS];  /* ... and of its result buffer (reductions) */
     int32_t pid;                   /* owner's pid (single copy), set at setup */
 } coll_sm_ctl_t;
 
@@ -130,7 +131,7 @@ typedef struct coll_sm_module {
     int degree;                    /* barrier tree */
     bool oversub;
     bool cma;                      /* every process can read every other's memory */
-    void *scratch;                 /* private, chunk bytes (reductions) */
+    void *scratch;                 /* private, 2 * chunk bytes */
 } coll_sm_module_t;
 
 typedef struct coll_sm_params {
@@ -182,6 +183,8 @@ void coll_sm_segment_release(coll_sm_module_t *m);
 /* Copy len bytes at address `remote` in process pid into local memory
  * (process_vm_readv); MPI_SUCCESS or MPI_ERR_OTHER with a message. */
 int coll_sm_cma_read(int32_t pid, uint64_t remote, void *local, size_t len);
+/* The other way (process_vm_writev). */
+int coll_sm_cma_write(int32_t pid, uint64_t remote, const void *local, size_t len);
 
 /* Start an operation: MPI_SUCCESS with *seq its number, or COLL_SM_HANDOFF
  * (not set up: hand the call to the next module), or an error. */

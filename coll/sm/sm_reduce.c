@@ -24,6 +24,11 @@
  *   only after finishing round k - 1: so nobody writes a buffer of round
  *   k + 2 before all readers of round k are done.
  *
+ * SINGLE COPY (from coll_sm_single_copy_min bytes, contiguous datatype of
+ * a basic type without padding, when every process can read the others'
+ * memory): no copies into the segment; see sm_cma_run.  Three steps for
+ * any size (two for reduce).
+ *
  * DEVICE BUFFERS.  A process whose buffers are device memory sets bit 0 of
  * its meta word and copies nothing; after everyone's first step, all
  * processes see the same bits, and if any is set they all hand the call to
@@ -46,6 +51,7 @@ typedef struct sm_red {
     bool flat;
     int root;                      /* -1: allreduce */
     bool dev;                      /* my buffers are device memory */
+    bool cma;                      /* single copy (see SINGLE COPY above) */
     const void *mine;              /* my input */
     void *rbuf;                    /* NULL where the result is not wanted */
 } sm_red_t;
@@ -158,6 +164,79 @@ static int sm_slice_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MP
     return rc;
 }
 
+/* ------------------------------------------------------------ single copy */
+
+/* Piece [a, a + len) (basic elements, esz bytes each) of my slice:
+ * acc = x0 op (x1 op (... op x(n-1))), each x read from its owner's buffer. */
+static int sm_cma_fold(coll_sm_module_t *m, const sm_red_t *c, int set, size_t a, size_t len,
+                       size_t esz, char *acc, char *tmp)
+{
+    size_t off = a * esz, bytes = len * esz;
+    int rc = MPI_SUCCESS;
+    for (int i = m->n - 1; i >= 0 && rc == MPI_SUCCESS; i--) {
+        const coll_sm_ctl_t *ci = coll_sm_ctl(m, i);
+        char *dst = i == m->n - 1 ? acc : tmp;
+        const char *x = dst;
+        if (i == m->me)
+            x = (const char *)rail_dt_contig_ptr(c->r.udt->layout, c->r.count, c->mine) + off;
+        else
+            rc = coll_sm_cma_read(ci->pid, ci->addr[set] + off, dst, bytes);
+        if (rc != MPI_SUCCESS)
+            break;
+        if (i == m->n - 1)
+            memmove(acc, x, bytes);
+        else
+            rc = rail_op_reduce(c->r.rop, c->kind, x, acc, len);
+    }
+    return rc;
+}
+
+/* Every process reduces its slice of the whole vector reading the others'
+ * buffers directly (process_vm_readv), and puts it in its own result
+ * buffer (allreduce) or the root's (process_vm_writev); allreduce then
+ * reads the other slices from their owners' result buffers.  Steps: 1 the
+ * addresses are published (with the device bit), 2 the slices are done;
+ * allreduce waits for everyone's FINAL before returning (its result
+ * buffer is read until then). */
+static int sm_cma_run(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, bool *handoff)
+{
+    int set = coll_sm_set(m, s), n = m->n, me = m->me, rc = MPI_SUCCESS;
+    coll_sm_ctl_t *my = coll_sm_ctl(m, me);
+    mpi_datatype_t *dt = c->r.udt;
+    size_t esz = (size_t)c->r.rdt->size, N = (size_t)(c->r.count * c->r.factor);
+    coll_sm_claim_set(m, s);
+    my->meta[set] = c->dev ? 1 : 0;
+    my->addr[set] = (uint64_t)(uintptr_t)rail_dt_contig_ptr(dt->layout, c->r.count, c->mine);
+    my->raddr[set] =
+        c->rbuf ? (uint64_t)(uintptr_t)rail_dt_contig_ptr(dt->layout, c->r.count, c->rbuf) : 0;
+    coll_sm_post(m, COLL_SM_V(s, 1));
+    coll_sm_wait_all(m, COLL_SM_V(s, 1));
+    if ((*handoff = sm_any_device(m, set)))
+        return MPI_SUCCESS;
+    int dst = c->root < 0 ? me : c->root;
+    const coll_sm_ctl_t *cd = coll_sm_ctl(m, dst);
+    char *acc = m->scratch, *tmp = acc + m->chunk;
+    size_t P = m->chunk / esz, lo = me * N / n, hi = (me + 1) * N / n;
+    for (size_t a = lo; a < hi && rc == MPI_SUCCESS; a += P) {
+        size_t len = RAIL_MIN(P, hi - a);
+        rc = sm_cma_fold(m, c, set, a, len, esz, acc, tmp);
+        if (rc == MPI_SUCCESS && dst == me)
+            memcpy((char *)(uintptr_t)cd->raddr[set] + a * esz, acc, len * esz);
+        else if (rc == MPI_SUCCESS)
+            rc = coll_sm_cma_write(cd->pid, cd->raddr[set] + a * esz, acc, len * esz);
+    }
+    coll_sm_post(m, COLL_SM_V(s, 2));
+    coll_sm_wait_all(m, COLL_SM_V(s, 2));
+    for (int j = 0; c->root < 0 && j < n && rc == MPI_SUCCESS; j++) {
+        size_t l = j * N / n, h = (j + 1) * N / n;
+        const coll_sm_ctl_t *cj = coll_sm_ctl(m, j);
+        if (j != me && h > l)
+            rc = coll_sm_cma_read(cj->pid, cj->raddr[set] + l * esz,
+                                  (char *)(uintptr_t)my->raddr[set] + l * esz, (h - l) * esz);
+    }
+    return rc;
+}
+
 /* ------------------------------------------------------------ entry */
 
 /* Why sm cannot reduce this call (the same answer on every process), or
@@ -205,17 +284,25 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
         return rc;
     }
     c.dev = coll_is_device(c.mine, count, dt) || (c.rbuf && coll_is_device(c.rbuf, count, dt));
+    /* the same on every process: datatype, count and parameters are */
+    c.cma = m->cma && coll_sm_params.cma_min && !c.flat &&
+            (size_t)(count * dt->size) >= coll_sm_params.cma_min &&
+            rail_dt_is_contig(dt->layout, count) && c.r.rdt->size == c.r.rdt->extent;
     uint64_t s;
     rc = coll_sm_begin(m, comm, &s);
     if (rc != MPI_SUCCESS)
         return rc;
-    for (MPI_Count k = 0, e0 = 0; e0 < count && !*handoff; k++, e0 += c.E) {
+    if (c.cma)
+        rc = sm_cma_run(m, &c, s, handoff);
+    for (MPI_Count k = 0, e0 = 0; !c.cma && e0 < count && !*handoff; k++, e0 += c.E) {
         MPI_Count m_u = RAIL_MIN(c.E, count - e0);
         int r = c.flat ? sm_flat_round(m, &c, s, k, m_u, handoff)
                        : sm_slice_round(m, &c, s, k, m_u, handoff);
         rc = SM_KEEP(rc, r);
     }
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    if (c.cma && root < 0 && !*handoff)   /* the others read my result until their FINAL */
+        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
     if (*handoff)
         *why = "device buffers";
     return *handoff ? MPI_SUCCESS : rc;

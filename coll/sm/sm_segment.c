@@ -41,19 +41,31 @@ enum { SM_OK_MAPPED = 1, SM_OK_CMA = 2 };
 /* Read by the others through CMA at setup: can they read our memory? */
 static const uint64_t sm_probe_word = COLL_SM_MAGIC;
 
-int coll_sm_cma_read(int32_t pid, uint64_t remote, void *local, size_t len)
+static int sm_cma(int32_t pid, uint64_t remote, void *local, size_t len, bool write)
 {
     while (len > 0) {
         struct iovec l = {local, len}, r = {(void *)(uintptr_t)remote, len};
-        ssize_t got = process_vm_readv((pid_t)pid, &l, 1, &r, 1, 0);
+        ssize_t got = write ? process_vm_writev((pid_t)pid, &l, 1, &r, 1, 0)
+                            : process_vm_readv((pid_t)pid, &l, 1, &r, 1, 0);
         if (got <= 0)
-            return mpi_errf(MPI_ERR_OTHER, "coll sm: reading %zu bytes of process %d failed: %s",
-                            len, (int)pid, got < 0 ? strerror(errno) : "nothing read");
+            return mpi_errf(MPI_ERR_OTHER, "coll sm: %s %zu bytes of process %d failed: %s",
+                            write ? "writing" : "reading", len, (int)pid,
+                            got < 0 ? strerror(errno) : "nothing moved");
         local = (char *)local + got;
         remote += (uint64_t)got;
         len -= (size_t)got;
     }
     return MPI_SUCCESS;
+}
+
+int coll_sm_cma_read(int32_t pid, uint64_t remote, void *local, size_t len)
+{
+    return sm_cma(pid, remote, local, len, false);
+}
+
+int coll_sm_cma_write(int32_t pid, uint64_t remote, const void *local, size_t len)
+{
+    return sm_cma(pid, remote, (void *)local, len, true);
 }
 
 /* Chunk (bytes of one buffer) and total size for n processes. */
@@ -188,7 +200,7 @@ static int sm_setup_root(coll_sm_module_t *m, mpi_comm_t *comm, int tag)
     int rc = MPI_SUCCESS;
     uint8_t all = SM_OK_MAPPED | SM_OK_CMA;
     sm_create(m, name);
-    if (!name[0] || !(m->scratch = malloc(m->hdr->chunk)))
+    if (!name[0] || !(m->scratch = malloc(2 * (size_t)m->hdr->chunk)))
         all = 0;
     for (int r = 1; r < m->n && rc == MPI_SUCCESS; r++)
         rc = coll_send(name, SM_NAME_MAX, byte, r, tag, comm);
@@ -215,7 +227,7 @@ static int sm_setup_other(coll_sm_module_t *m, mpi_comm_t *comm, int tag)
     if (rc != MPI_SUCCESS)
         return rc;
     name[SM_NAME_MAX - 1] = '\0';
-    if (name[0] && sm_attach(m, name) && (m->scratch = malloc(m->hdr->chunk)) != NULL) {
+    if (name[0] && sm_attach(m, name) && (m->scratch = malloc(2 * (size_t)m->hdr->chunk)) != NULL) {
         uint64_t word = 0;
         coll_sm_ctl(m, m->me)->pid = (int32_t)getpid();
         sm_flag_init(m);

@@ -42,16 +42,38 @@ static int run(coll_tuned_call_t *c)
     return tuned_decide(c)->fn(c);
 }
 
-#define CALL_INIT(name)                                                                            \
-    .op = COLL_OP_##name, .comm = comm, .tag = coll_tag_next(comm), .rank = comm->rank,           \
-    .size = comm->size
+/* Fill a call field by field (a zeroing initializer of the whole struct
+ * costs more than the small collectives it describes). */
+static inline void call_set(coll_tuned_call_t *c, int op, mpi_comm_t *comm, const void *sbuf,
+                            MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count count,
+                            mpi_datatype_t *dt, const MPI_Count *counts, mpi_op_t *mop, int root)
+{
+    c->op = op;
+    c->sbuf = sbuf;
+    c->rbuf = rbuf;
+    c->scount = scount;
+    c->sdt = sdt;
+    c->count = count;
+    c->dt = dt;
+    c->counts = counts;
+    c->mop = mop;
+    c->root = root;
+    c->comm = comm;
+    c->tag = coll_tag_next(comm);
+    c->rank = comm->rank;
+    c->size = comm->size;
+    c->bytes = 0;
+    c->param = 0;
+    c->inplace = c->inplace_all = false;
+}
 
 /* ------------------------------------------------------------ entry points */
 
 static int tuned_barrier(mpi_comm_t *comm, coll_module_t *module)
 {
     (void)module;
-    coll_tuned_call_t c = { CALL_INIT(barrier) };
+    coll_tuned_call_t c;
+    call_set(&c, COLL_OP_barrier, comm, NULL, 0, NULL, NULL, 0, NULL, NULL, NULL, 0);
     return c.size > 1 ? run(&c) : MPI_SUCCESS;
 }
 
@@ -59,8 +81,8 @@ static int tuned_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root,
                        coll_module_t *module)
 {
     (void)module;
-    coll_tuned_call_t c = { CALL_INIT(bcast), .rbuf = buf, .count = count, .dt = dt,
-                            .root = root };
+    coll_tuned_call_t c;
+    call_set(&c, COLL_OP_bcast, comm, NULL, 0, NULL, buf, count, dt, NULL, NULL, root);
     c.bytes = (size_t)(count * dt->size);
     return c.size > 1 && c.bytes ? run(&c) : MPI_SUCCESS;
 }
@@ -69,8 +91,8 @@ static int tuned_reduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datat
                         mpi_op_t *op, int root, mpi_comm_t *comm, coll_module_t *module)
 {
     (void)module;
-    coll_tuned_call_t c = { CALL_INIT(reduce), .sbuf = sbuf, .rbuf = rbuf, .count = count,
-                            .dt = dt, .mop = op, .root = root };
+    coll_tuned_call_t c;
+    call_set(&c, COLL_OP_reduce, comm, sbuf, 0, NULL, rbuf, count, dt, NULL, op, root);
     c.bytes = (size_t)(count * dt->size);
     c.inplace = sbuf == MPI_IN_PLACE;
     if (!c.bytes)
@@ -84,8 +106,8 @@ static int tuned_allreduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_da
                            mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module)
 {
     (void)module;
-    coll_tuned_call_t c = { CALL_INIT(allreduce), .sbuf = sbuf, .rbuf = rbuf, .count = count,
-                            .dt = dt, .mop = op };
+    coll_tuned_call_t c;
+    call_set(&c, COLL_OP_allreduce, comm, sbuf, 0, NULL, rbuf, count, dt, NULL, op, 0);
     c.bytes = (size_t)(count * dt->size);
     c.inplace = c.inplace_all = sbuf == MPI_IN_PLACE;
     if (!c.bytes)
@@ -100,8 +122,8 @@ static int tuned_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *s
                            coll_module_t *module)
 {
     (void)module;
-    coll_tuned_call_t c = { CALL_INIT(allgather), .sbuf = sbuf, .scount = scount, .sdt = sdt,
-                            .rbuf = rbuf, .count = rcount, .dt = rdt };
+    coll_tuned_call_t c;
+    call_set(&c, COLL_OP_allgather, comm, sbuf, scount, sdt, rbuf, rcount, rdt, NULL, NULL, 0);
     c.bytes = (size_t)(rcount * rdt->size);
     c.inplace = c.inplace_all = sbuf == MPI_IN_PLACE;
     if (!c.bytes)
@@ -116,8 +138,8 @@ static int tuned_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sd
                           coll_module_t *module)
 {
     (void)module;
-    coll_tuned_call_t c = { CALL_INIT(alltoall), .sbuf = sbuf, .scount = scount, .sdt = sdt,
-                            .rbuf = rbuf, .count = rcount, .dt = rdt };
+    coll_tuned_call_t c;
+    call_set(&c, COLL_OP_alltoall, comm, sbuf, scount, sdt, rbuf, rcount, rdt, NULL, NULL, 0);
     c.bytes = (size_t)(rcount * rdt->size);
     c.inplace = c.inplace_all = sbuf == MPI_IN_PLACE;
     if (!c.bytes)
@@ -132,9 +154,8 @@ static int reduce_scatter_any(int op, const void *sbuf, void *rbuf, const MPI_Co
                               MPI_Count count, mpi_datatype_t *dt, mpi_op_t *mop,
                               mpi_comm_t *comm)
 {
-    coll_tuned_call_t c = { .op = op, .comm = comm, .tag = coll_tag_next(comm),
-                            .rank = comm->rank, .size = comm->size, .sbuf = sbuf, .rbuf = rbuf,
-                            .counts = counts, .count = count, .dt = dt, .mop = mop };
+    coll_tuned_call_t c;
+    call_set(&c, op, comm, sbuf, 0, NULL, rbuf, count, dt, counts, mop, 0);
     MPI_Count total = 0;
     for (int i = 0; i < c.size; i++)
         total += counts ? counts[i] : count;
@@ -169,8 +190,8 @@ static int tuned_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt,
                         coll_module_t *module)
 {
     (void)module;
-    coll_tuned_call_t c = { CALL_INIT(gather), .sbuf = sbuf, .scount = scount, .sdt = sdt,
-                            .rbuf = rbuf, .count = rcount, .dt = rdt, .root = root };
+    coll_tuned_call_t c;
+    call_set(&c, COLL_OP_gather, comm, sbuf, scount, sdt, rbuf, rcount, rdt, NULL, NULL, root);
     bool am_root = c.rank == root;
     c.bytes = (size_t)(am_root ? rcount * rdt->size : scount * sdt->size);
     c.inplace = am_root && sbuf == MPI_IN_PLACE;
@@ -186,8 +207,8 @@ static int tuned_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt
                          coll_module_t *module)
 {
     (void)module;
-    coll_tuned_call_t c = { CALL_INIT(scatter), .sbuf = sbuf, .scount = scount, .sdt = sdt,
-                            .rbuf = rbuf, .count = rcount, .dt = rdt, .root = root };
+    coll_tuned_call_t c;
+    call_set(&c, COLL_OP_scatter, comm, sbuf, scount, sdt, rbuf, rcount, rdt, NULL, NULL, root);
     bool am_root = c.rank == root;
     c.bytes = (size_t)(am_root ? scount * sdt->size : rcount * rdt->size);
     c.inplace = am_root && rbuf == MPI_IN_PLACE;

@@ -287,6 +287,13 @@ int tuned_red_combine(tuned_red_t *t, void *tmp_part, void *acc_part, MPI_Count 
 /* The first combination of acc elements [first, first+n) with tmp_part:
  * from src when deferred (acc = tmp op src), else tuned_red_combine. */
 int tuned_red_first(tuned_red_t *t, void *tmp_part, MPI_Count first, MPI_Count n, bool lower);
+/* The last combination of acc elements [first, first+n), whose result is
+ * wanted in res (n user elements): written there directly (res = tmp op
+ * current data, *stored set) when res has the temporaries' layout and
+ * the kernel runs on the host, else tuned_red_first into acc (commutative
+ * operations: callers use it for those only). */
+int tuned_red_last(tuned_red_t *t, void *tmp_part, MPI_Count first, MPI_Count n, void *res,
+                   bool *stored);
 /* Exchange with a peer: send elements [sfirst, +sn) of the current data
  * (tuned_red_data) to dst, receive rn elements from src into tmp. */
 int tuned_red_xchg(tuned_red_t *t, MPI_Count sfirst, MPI_Count sn, int dst, MPI_Count rn, int src,

@@ -28,8 +28,10 @@ static const void *own_operand(const coll_tuned_call_t *c)
 static int begin(tuned_red_t *t, const coll_tuned_call_t *c, MPI_Count total, MPI_Count tmp_count,
                  bool load)
 {
+    /* no deferral in place: the result would be written over the operand
+     * still being read */
     return tuned_red_begin(t, c->mop, c->dt, total, load ? own_operand(c) : NULL, NULL,
-                           tmp_count, true);
+                           tmp_count, !c->inplace);
 }
 
 /* ------------------------------------------------------------ recursive halving */
@@ -42,8 +44,10 @@ static MPI_Count super_start(const MPI_Count *d, int m, int rem, int p2)
     return d[m < rem ? 2 * m : m + rem];
 }
 
+/* The halving steps; with `stored` non-NULL the last step writes this
+ * process's block straight into rbuf (its super-block is one block). */
 static int halving(tuned_red_t *t, const coll_tuned_call_t *c, const MPI_Count *d, int n,
-                   int rem, int p2)
+                   int rem, int p2, bool *stored)
 {
     int lo = 0, rc = MPI_SUCCESS;
     for (int mask = p2 / 2; mask > 0 && rc == MPI_SUCCESS; mask >>= 1) {
@@ -54,7 +58,9 @@ static int halving(tuned_red_t *t, const coll_tuned_call_t *c, const MPI_Count *
         MPI_Count gn = super_start(d, give + mask, rem, p2) - gf;
         int pm = n ^ mask, peer = pm < rem ? 2 * pm : pm + rem;
         rc = tuned_red_xchg(t, gf, gn, peer, kn, peer, c->tag, c->comm);
-        if (rc == MPI_SUCCESS)
+        if (rc == MPI_SUCCESS && mask == 1 && stored)
+            rc = tuned_red_last(t, t->tmp, kf, kn, c->rbuf, stored);
+        else if (rc == MPI_SUCCESS)
             rc = tuned_red_first(t, t->tmp, kf, kn, true);
         t->src = NULL;
         lo = keep;
@@ -88,12 +94,13 @@ TUNED_ALG(reduce_scatter, recursive_halving)
         TUNED_CHECK(tuned_red_first(&t, t.tmp, 0, total, true));
         t.src = NULL;
     }
-    TUNED_CHECK(halving(&t, c, d, n, rem, p2));
+    bool stored = false;
+    TUNED_CHECK(halving(&t, c, d, n, rem, p2, r < 2 * rem ? NULL : &stored));
     if (r < 2 * rem)
         TUNED_CHECK(coll_send(tuned_red_at(&t, t.acc, d[r + 1]), tuned_red_n(&t.r, d[r + 2] - d[r + 1]),
                               t.r.rdt, r + 1, c->tag, c->comm));
 out:
-    rc = tuned_red_end(&t, c->rbuf, d[r], mine, rc);
+    rc = tuned_red_end(&t, stored ? NULL : c->rbuf, d[r], mine, rc);
     free(d);
     return rc;
 }
@@ -112,6 +119,7 @@ TUNED_ALG(reduce_scatter, ring)
     for (int i = 0; i < p; i++)
         big = RAIL_MAX(big, d[i + 1] - d[i]);
     tuned_red_t t = { 0 };
+    bool stored = false;
     TUNED_CHECK(begin(&t, c, d[p], big, true));
     for (int k = 0; k < p - 1; k++) {
         int s = (r - k - 1 + 2 * p) % p, b = (r - k - 2 + 2 * p) % p;
@@ -120,11 +128,14 @@ TUNED_ALG(reduce_scatter, ring)
         TUNED_CHECK(tuned_sendrecv(sp, tuned_red_n(&t.r, d[s + 1] - d[s]), t.r.rdt, (r + 1) % p,
                                    t.tmp, tuned_red_n(&t.r, d[b + 1] - d[b]), t.r.rdt,
                                    (r - 1 + p) % p, c->tag, c->comm));
-        TUNED_CHECK(tuned_red_first(&t, t.tmp, d[b], d[b + 1] - d[b], true));
+        if (k == p - 2)   /* block r: straight into rbuf where possible */
+            TUNED_CHECK(tuned_red_last(&t, t.tmp, d[b], d[b + 1] - d[b], c->rbuf, &stored));
+        else
+            TUNED_CHECK(tuned_red_first(&t, t.tmp, d[b], d[b + 1] - d[b], true));
     }
     t.src = NULL;
 out:
-    rc = tuned_red_end(&t, c->rbuf, d[r], d[r + 1] - d[r], rc);
+    rc = tuned_red_end(&t, stored ? NULL : c->rbuf, d[r], d[r + 1] - d[r], rc);
     free(d);
     return rc;
 }

@@ -281,6 +281,25 @@ int tuned_red_first(tuned_red_t *t, void *tmp_part, MPI_Count first, MPI_Count n
                            tuned_red_at(t, t->src, first), a, (size_t)(n * t->r.factor));
 }
 
+int tuned_red_last(tuned_red_t *t, void *tmp_part, MPI_Count first, MPI_Count n, void *res,
+                   bool *stored)
+{
+    const coll_red_t *r = &t->r;
+    void *out = NULL;
+    *stored = false;
+    if (t->host_kernel && n > 0 && !coll_is_device(res, n, r->udt)) {
+        if (r->udt == r->rdt)
+            out = res;
+        else if (rail_dt_is_contig(r->rdt->layout, n * r->factor))
+            out = rail_dt_contig_ptr(r->udt->layout, n, res);
+    }
+    if (!out)
+        return tuned_red_first(t, tmp_part, first, n, true);
+    *stored = true;   /* res = tmp op (own data or acc): no copy afterwards */
+    return rail_op_reduce3(r->rop, (rail_typekind_t)r->rdt->kind, tmp_part, tuned_red_data(t, first),
+                           out, (size_t)(n * r->factor));
+}
+
 int tuned_red_xchg(tuned_red_t *t, MPI_Count sfirst, MPI_Count sn, int dst, MPI_Count rn, int src,
                    int tag, mpi_comm_t *comm)
 {

@@ -1,0 +1,453 @@
+/* MPI_T performance variables, sessions and pvar handles.
+ *
+ * The variables are a static table of values that can be read without
+ * touching any hot path:
+ *   mpi_live_<kind>         live MPI objects of a kind (mpi_obj_live, the
+ *                           counters behind MPIX_Live_objects): class LEVEL,
+ *                           MPI_UNSIGNED_LONG_LONG, readonly, continuous
+ *   mpi_process_cpu_time    CPU time of the process (all threads) while the
+ *                           handle is started: class TIMER, MPI_DOUBLE
+ *                           seconds, not continuous, writable, atomic
+ * A continuous variable is always running: start/stop answer
+ * MPI_T_ERR_PVAR_NO_STARTSTOP; a readonly one cannot be written or reset
+ * (MPI_T_ERR_PVAR_NO_WRITE).  A non-continuous variable starts stopped at
+ * 0 and accumulates, per handle, while started.
+ */
+#include "mpi/mpit.h"
+#include "mpi/mpi_obj.h"
+#include "mpi/binding/gen/mpi_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct pvar_def {
+    const char *name;
+    const char *desc;
+    int var_class;
+    int level;                  /* parameter level 1..9 (mpit_verbosity) */
+    bool continuous, readonly, atomic;
+    mpi_obj_kind_t kind;        /* mpi_live_*: the object kind */
+    uint64_t (*sample)(const struct pvar_def *d);
+    double scale;               /* MPI_DOUBLE variables: value = raw * scale; else raw */
+} pvar_def_t;
+
+static uint64_t sample_live(const pvar_def_t *d)
+{
+    int n = mpi_obj_live(d->kind);
+    return n > 0 ? (uint64_t)n : 0;
+}
+
+static uint64_t sample_cpu_ns(const pvar_def_t *d)
+{
+    (void)d;
+    struct timespec t;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0)
+        return 0;
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+#define LIVE(what, KIND, desc)                                                                     \
+    {"mpi_live_" what, desc " alive in this process: made by the application or the library "      \
+                            "and not yet freed (predefined ones are not counted)",                 \
+     MPI_T_PVAR_CLASS_LEVEL, 2, true, true, false, KIND, sample_live, 0}
+
+static const pvar_def_t pvars[] = {
+    LIVE("comm", MPI_OBJ_COMM, "Communicators"),
+    LIVE("datatype", MPI_OBJ_DATATYPE, "Derived datatypes"),
+    LIVE("group", MPI_OBJ_GROUP, "Groups"),
+    LIVE("op", MPI_OBJ_OP, "User-defined reduction operations"),
+    LIVE("info", MPI_OBJ_INFO, "Info objects"),
+    LIVE("errhandler", MPI_OBJ_ERRHANDLER, "User-defined error handlers"),
+    LIVE("request", MPI_OBJ_REQUEST, "Requests"),
+    LIVE("message", MPI_OBJ_MESSAGE, "Matched messages (MPI_Mprobe, MPI_Improbe)"),
+    LIVE("win", MPI_OBJ_WIN, "RMA windows"),
+    LIVE("file", MPI_OBJ_FILE, "Files"),
+    LIVE("session", MPI_OBJ_SESSION, "MPI sessions"),
+    {"mpi_process_cpu_time",
+     "CPU time used by this process (all its threads) while the handle was started, in seconds",
+     MPI_T_PVAR_CLASS_TIMER, 1, false, false, true, MPI_OBJ_FREED, sample_cpu_ns, 1e-9},
+};
+#define N_PVARS ((int)RAIL_ARRAY_SIZE(pvars))
+
+typedef struct pvar_session {
+    int handles;
+} pvar_session_t;
+
+typedef struct pvar_handle {
+    uintptr_t session;
+    int index;
+    bool started;
+    uint64_t accum;       /* non-continuous: raw value gathered while started */
+    uint64_t mark;        /* sample at the last start or reset */
+} pvar_handle_t;
+
+static mpit_table_t sessions, handles;
+
+int mpit_pvar_count(void)
+{
+    return N_PVARS;
+}
+
+const char *mpit_pvar_name(int index)
+{
+    return index >= 0 && index < N_PVARS ? pvars[index].name : NULL;
+}
+
+static MPI_Datatype datatype_of(const pvar_def_t *d)
+{
+    return d->scale != 0 ? MPI_DOUBLE : MPI_UNSIGNED_LONG_LONG;
+}
+
+/* ------------------------------------------------------------ queries */
+
+static int pvar_get_num(int *num_pvar)
+{
+    if (!num_pvar)
+        return MPI_T_ERR_INVALID;
+    *num_pvar = N_PVARS;
+    return MPI_SUCCESS;
+}
+
+static int pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity,
+                         int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc,
+                         int *desc_len, int *bind, int *readonly, int *continuous, int *atomic)
+{
+    if (pvar_index < 0 || pvar_index >= N_PVARS)
+        return MPI_T_ERR_INVALID_INDEX;
+    const pvar_def_t *d = &pvars[pvar_index];
+    mpit_copy_string(d->name, name, name_len);
+    mpit_copy_string(d->desc, desc, desc_len);
+    if (verbosity)
+        *verbosity = mpit_verbosity(d->level);
+    if (var_class)
+        *var_class = d->var_class;
+    if (datatype)
+        *datatype = datatype_of(d);
+    if (enumtype)
+        *enumtype = MPI_T_ENUM_NULL;
+    if (bind)
+        *bind = MPI_T_BIND_NO_OBJECT;
+    if (readonly)
+        *readonly = d->readonly;
+    if (continuous)
+        *continuous = d->continuous;
+    if (atomic)
+        *atomic = d->atomic;
+    return MPI_SUCCESS;
+}
+
+static int pvar_get_index(const char *name, int var_class, int *pvar_index)
+{
+    if (!name || !pvar_index)
+        return MPI_T_ERR_INVALID;
+    for (int i = 0; i < N_PVARS; i++) {
+        if (pvars[i].var_class == var_class && strcmp(pvars[i].name, name) == 0) {
+            *pvar_index = i;
+            return MPI_SUCCESS;
+        }
+    }
+    return MPI_T_ERR_INVALID_NAME;
+}
+
+/* ------------------------------------------------------------ sessions */
+
+static int session_create(MPI_T_pvar_session *pe_session)
+{
+    if (!pe_session)
+        return MPI_T_ERR_INVALID;
+    uintptr_t v;
+    int rc;
+    if (!mpit_table_new(&sessions, sizeof(pvar_session_t), MPI_T_ERR_OUT_OF_SESSIONS, &v, &rc))
+        return rc;
+    *pe_session = (MPI_T_pvar_session)v;
+    return MPI_SUCCESS;
+}
+
+static void free_handles_of(uintptr_t session)
+{
+    for (int i = 0; i < handles.n; i++) {
+        uintptr_t v = mpit_table_handle_at(&handles, i);
+        pvar_handle_t *h = v ? mpit_table_get(&handles, v) : NULL;
+        if (h && (session == 0 || h->session == session)) {
+            mpit_table_remove(&handles, v);
+            free(h);
+        }
+    }
+}
+
+static int session_free(MPI_T_pvar_session *pe_session)
+{
+    if (!pe_session)
+        return MPI_T_ERR_INVALID;
+    uintptr_t v = (uintptr_t)*pe_session;
+    pvar_session_t *s = mpit_table_get(&sessions, v);
+    if (!s)
+        return MPI_T_ERR_INVALID_SESSION;
+    free_handles_of(v);
+    mpit_table_remove(&sessions, v);
+    free(s);
+    *pe_session = MPI_T_PVAR_SESSION_NULL;
+    return MPI_SUCCESS;
+}
+
+void mpit_pvar_release_all(void)
+{
+    free_handles_of(0);
+    for (int i = 0; i < sessions.n; i++) {
+        uintptr_t v = mpit_table_handle_at(&sessions, i);
+        if (v) {
+            free(mpit_table_get(&sessions, v));
+            mpit_table_remove(&sessions, v);
+        }
+    }
+}
+
+/* ------------------------------------------------------------ handles */
+
+static int handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, MPI_T_pvar_handle *handle,
+                        int *count)
+{
+    pvar_session_t *s = mpit_table_get(&sessions, (uintptr_t)pe_session);
+    if (!s)
+        return MPI_T_ERR_INVALID_SESSION;
+    if (pvar_index < 0 || pvar_index >= N_PVARS)
+        return MPI_T_ERR_INVALID_INDEX;
+    if (!handle || !count)
+        return MPI_T_ERR_INVALID;
+    uintptr_t v;
+    int rc;
+    pvar_handle_t *h = mpit_table_new(&handles, sizeof(*h), MPI_T_ERR_OUT_OF_HANDLES, &v, &rc);
+    if (!h)
+        return rc;
+    *h = (pvar_handle_t){.session = (uintptr_t)pe_session, .index = pvar_index};
+    s->handles++;
+    *handle = (MPI_T_pvar_handle)v;
+    *count = 1;
+    return MPI_SUCCESS;
+}
+
+/* The handle of a session (MPI_T_PVAR_ALL_HANDLES is not one). */
+static int lookup(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, pvar_session_t **s,
+                  pvar_handle_t **h)
+{
+    *s = mpit_table_get(&sessions, (uintptr_t)pe_session);
+    if (!*s)
+        return MPI_T_ERR_INVALID_SESSION;
+    *h = mpit_table_get(&handles, (uintptr_t)handle);
+    if (!*h || (*h)->session != (uintptr_t)pe_session)
+        return MPI_T_ERR_INVALID_HANDLE;
+    return MPI_SUCCESS;
+}
+
+static int handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle *handle)
+{
+    pvar_session_t *s;
+    pvar_handle_t *h;
+    if (!handle)
+        return MPI_T_ERR_INVALID;
+    int rc = lookup(pe_session, *handle, &s, &h);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    mpit_table_remove(&handles, (uintptr_t)*handle);
+    free(h);
+    s->handles--;
+    *handle = MPI_T_PVAR_HANDLE_NULL;
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ values */
+
+static uint64_t raw_value(const pvar_handle_t *h)
+{
+    const pvar_def_t *d = &pvars[h->index];
+    if (d->continuous)
+        return d->sample(d);
+    return h->accum + (h->started ? d->sample(d) - h->mark : 0);
+}
+
+static void store(const pvar_def_t *d, uint64_t raw, void *buf)
+{
+    if (d->scale != 0)
+        *(double *)buf = (double)raw * d->scale;
+    else
+        *(unsigned long long *)buf = raw;
+}
+
+/* Set a non-continuous handle's value (write, reset). */
+static void set_raw(pvar_handle_t *h, uint64_t raw)
+{
+    const pvar_def_t *d = &pvars[h->index];
+    h->accum = raw;
+    if (h->started)
+        h->mark = d->sample(d);
+}
+
+static int start_stop(pvar_handle_t *h, bool start)
+{
+    const pvar_def_t *d = &pvars[h->index];
+    if (d->continuous)
+        return MPI_T_ERR_PVAR_NO_STARTSTOP;
+    if (start && !h->started)
+        h->mark = d->sample(d);
+    else if (!start && h->started)
+        h->accum += d->sample(d) - h->mark;
+    h->started = start;
+    return MPI_SUCCESS;
+}
+
+enum { OP_STOP, OP_START, OP_RESET };
+
+/* MPI_T_PVAR_ALL_HANDLES: start, stop or reset every handle of the session
+ * that can be (continuous ones for start/stop, readonly ones for reset are
+ * skipped). */
+static void for_all(uintptr_t session, int op)
+{
+    for (int i = 0; i < handles.n; i++) {
+        uintptr_t v = mpit_table_handle_at(&handles, i);
+        pvar_handle_t *h = v ? mpit_table_get(&handles, v) : NULL;
+        if (!h || h->session != session)
+            continue;
+        const pvar_def_t *d = &pvars[h->index];
+        if (op == OP_RESET && !d->readonly)
+            set_raw(h, 0);
+        else if (op != OP_RESET && !d->continuous)
+            start_stop(h, op == OP_START);
+    }
+}
+
+static int pvar_control(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, int op)
+{
+    if (handle == MPI_T_PVAR_ALL_HANDLES) {
+        if (!mpit_table_get(&sessions, (uintptr_t)pe_session))
+            return MPI_T_ERR_INVALID_SESSION;
+        for_all((uintptr_t)pe_session, op);
+        return MPI_SUCCESS;
+    }
+    pvar_session_t *s;
+    pvar_handle_t *h;
+    int rc = lookup(pe_session, handle, &s, &h);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (op != OP_RESET)
+        return start_stop(h, op == OP_START);
+    if (pvars[h->index].readonly)
+        return MPI_T_ERR_PVAR_NO_WRITE;
+    set_raw(h, 0);
+    return MPI_SUCCESS;
+}
+
+static int pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void *buf, bool reset)
+{
+    pvar_session_t *s;
+    pvar_handle_t *h;
+    int rc = lookup(pe_session, handle, &s, &h);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!buf)
+        return MPI_T_ERR_INVALID;
+    const pvar_def_t *d = &pvars[h->index];
+    if (reset && d->readonly)
+        return MPI_T_ERR_PVAR_NO_WRITE;
+    if (reset && !d->atomic)
+        return MPI_T_ERR_PVAR_NO_ATOMIC;
+    store(d, raw_value(h), buf);
+    if (reset)
+        set_raw(h, 0);
+    return MPI_SUCCESS;
+}
+
+static int pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void *buf)
+{
+    pvar_session_t *s;
+    pvar_handle_t *h;
+    int rc = lookup(pe_session, handle, &s, &h);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!buf)
+        return MPI_T_ERR_INVALID;
+    const pvar_def_t *d = &pvars[h->index];
+    if (d->readonly)
+        return MPI_T_ERR_PVAR_NO_WRITE;
+    if (d->scale != 0) {
+        double v = *(const double *)buf / d->scale;
+        if (!(v >= 0 && v < 1.8e19))
+            return MPI_T_ERR_INVALID;
+        set_raw(h, (uint64_t)v);
+    } else {
+        set_raw(h, *(const unsigned long long *)buf);
+    }
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ entry points */
+
+int mpii_t_pvar_get_num(int *num_pvar)
+{
+    MPIT_LOCKED(pvar_get_num(num_pvar));
+}
+
+int mpii_t_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity,
+                         int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc,
+                         int *desc_len, int *bind, int *readonly, int *continuous, int *atomic)
+{
+    MPIT_LOCKED(pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype,
+                              enumtype, desc, desc_len, bind, readonly, continuous, atomic));
+}
+
+int mpii_t_pvar_get_index(const char *name, int var_class, int *pvar_index)
+{
+    MPIT_LOCKED(pvar_get_index(name, var_class, pvar_index));
+}
+
+int mpii_t_pvar_session_create(MPI_T_pvar_session *pe_session)
+{
+    MPIT_LOCKED(session_create(pe_session));
+}
+
+int mpii_t_pvar_session_free(MPI_T_pvar_session *pe_session)
+{
+    MPIT_LOCKED(session_free(pe_session));
+}
+
+int mpii_t_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void *obj_handle,
+                             MPI_T_pvar_handle *handle, int *count)
+{
+    (void)obj_handle;   /* every pvar is bound to no object */
+    MPIT_LOCKED(handle_alloc(pe_session, pvar_index, handle, count));
+}
+
+int mpii_t_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle *handle)
+{
+    MPIT_LOCKED(handle_free(pe_session, handle));
+}
+
+int mpii_t_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    MPIT_LOCKED(pvar_control(pe_session, handle, OP_START));
+}
+
+int mpii_t_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    MPIT_LOCKED(pvar_control(pe_session, handle, OP_STOP));
+}
+
+int mpii_t_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    MPIT_LOCKED(pvar_control(pe_session, handle, OP_RESET));
+}
+
+int mpii_t_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void *buf)
+{
+    MPIT_LOCKED(pvar_read(pe_session, handle, buf, false));
+}
+
+int mpii_t_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void *buf)
+{
+    MPIT_LOCKED(pvar_read(pe_session, handle, buf, true));
+}
+
+int mpii_t_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void *buf)
+{
+    MPIT_LOCKED(pvar_write(pe_session, handle, buf));
+}
