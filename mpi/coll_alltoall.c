@@ -15,6 +15,8 @@ static int allgather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_
         if (rc != MPI_SUCCESS)
             return rc;
     }
+    if (MPI_COLL_NOTHING(comm, request, recvcount, recvtype))
+        return MPI_SUCCESS;
     MPI_COLL_RUN(allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
                  flags, info, request);
 }
@@ -95,6 +97,8 @@ static int alltoall_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t
         if (rc != MPI_SUCCESS)
             return rc;
     }
+    if (MPI_COLL_NOTHING(comm, request, recvcount, recvtype))
+        return MPI_SUCCESS;
     MPI_COLL_RUN(alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
                  flags, info, request);
 }

@@ -29,6 +29,14 @@
         return rc_;                                                                                \
     } while (0)
 
+/* A blocking collective of an intracommunicator that moves no data: it
+ * returns at once.  Matching type signatures mean every process sees zero
+ * bytes when one does (each looks at the counts significant to it), so all
+ * skip the call alike and the communicator's collective sequence stays in
+ * step. */
+#define MPI_COLL_NOTHING(comm, request, count, dt)                                                 \
+    (!(request) && !(comm)->is_inter && (MPI_Count)(count) * (dt)->size == 0)
+
 /* The reduction operation applies to the datatype (MPI_ERR_OP). */
 int mpi_coll_check_op(const mpi_op_t *op, const mpi_datatype_t *dt);
 /* sendbuf and recvbuf must not be the same buffer (MPI_ERR_BUFFER: use

@@ -24,6 +24,8 @@ static int reduce_any(const void *sendbuf, void *recvbuf, MPI_Count count,
         if (rc != MPI_SUCCESS)
             return rc;
     }
+    if (MPI_COLL_NOTHING(comm, request, count, datatype))
+        return MPI_SUCCESS;
     MPI_COLL_RUN(reduce, (sendbuf, recvbuf, count, datatype, op, root, comm), flags, info,
                  request);
 }
@@ -55,7 +57,7 @@ static int allreduce_any(const void *sendbuf, void *recvbuf, MPI_Count count,
                          mpi_info_t *info, MPI_Request *request)
 {
     int rc = check_red(sendbuf, recvbuf, count, datatype, op);
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, count, datatype))
         return rc;
     MPI_COLL_RUN(allreduce, (sendbuf, recvbuf, count, datatype, op, comm), flags, info, request);
 }
@@ -125,7 +127,7 @@ static int reduce_scatter_block_any(const void *sendbuf, void *recvbuf, MPI_Coun
                                     unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
     int rc = check_red(sendbuf, recvbuf, recvcount * comm->size, datatype, op);
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, recvcount, datatype))
         return rc;
     MPI_COLL_RUN(reduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm), flags,
                  info, request);

@@ -36,6 +36,8 @@ int mpii_barrier_init(mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
 static int bcast_any(void *buffer, MPI_Count count, mpi_datatype_t *datatype, int root,
                      mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
+    if (MPI_COLL_NOTHING(comm, request, count, datatype))
+        return MPI_SUCCESS;
     MPI_COLL_RUN(bcast, (buffer, count, datatype, root, comm), flags, info, request);
 }
 
@@ -68,6 +70,9 @@ static int gather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *
         if (rc != MPI_SUCCESS)
             return rc;
     }
+    if (comm->rank == root ? MPI_COLL_NOTHING(comm, request, recvcount, recvtype)
+                           : MPI_COLL_NOTHING(comm, request, sendcount, sendtype))
+        return MPI_SUCCESS;
     MPI_COLL_RUN(gather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
                  flags, info, request);
 }
@@ -151,6 +156,9 @@ static int scatter_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t 
         if (rc != MPI_SUCCESS)
             return rc;
     }
+    if (comm->rank == root ? MPI_COLL_NOTHING(comm, request, sendcount, sendtype)
+                           : MPI_COLL_NOTHING(comm, request, recvcount, recvtype))
+        return MPI_SUCCESS;
     MPI_COLL_RUN(scatter, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
                  flags, info, request);
 }

@@ -336,6 +336,7 @@ void pml_req_comm_ref(pml_request_t *r);
 void pml_req_comm_unref(pml_request_t *r);
 
 extern bool pml_rndv_get;
+extern size_t pml_rndv_get_min_host;
 extern size_t pml_frag_inline;
 
 #endif

@@ -139,7 +139,7 @@ typedef struct coll_sm_params {
     size_t segment_size;           /* upper bound of a segment */
     size_t chunk_size;             /* bytes of one buffer (one round) */
     size_t reduce_flat_max;        /* reductions up to this many bytes: one step */
-    size_t cma_min;                /* bcast single copy from this size (0: never) */
+    size_t cma_min;                /* bcast/reduce single copy from this size (0: never) */
     int spin_count, yield_count;
     int tree_degree;
     int verbose;

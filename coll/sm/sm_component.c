@@ -36,10 +36,12 @@ static int sm_register_params(void)
                              "Reductions up to this many bytes: every process combines all "
                              "inputs (one step); larger ones: each process reduces a slice",
                              RAIL_PARAM_LEVEL_TUNER, &p->reduce_flat_max);
-    rail_param_register_size("coll_sm_single_copy_min", 128u << 10,
-                             "Broadcasts of at least this many bytes from a contiguous host "
-                             "buffer: the receivers read the root's buffer directly (CMA, "
-                             "process_vm_readv) instead of through the segment (0: never)",
+    rail_param_register_size("coll_sm_single_copy_min", 0,
+                             "Broadcasts and reductions of at least this many bytes in "
+                             "contiguous host buffers: processes read each other's buffers "
+                             "directly (CMA, process_vm_readv) instead of through the segment "
+                             "(0: never, the default: on the 2-core VMs we measure on, the "
+                             "segment is 2-4x faster; docs/performance.md)",
                              RAIL_PARAM_LEVEL_TUNER, &p->cma_min);
     rail_param_register_int("coll_sm_spin_count", 2000,
                             "Polls a wait spins before it polls with sched_yield() (at most 16 "
