@@ -1,5 +1,6 @@
 /* coll nbc: the schedule engine (see nbc.h). */
 #include "coll/nbc/nbc.h"
+#include "base/atomic.h"
 #include "base/dt.h"
 #include "base/list.h"
 #include "base/progress.h"
@@ -48,6 +49,7 @@ struct coll_sched {
 };
 
 static rail_list_t ready = RAIL_LIST_INIT(ready);
+static int n_ready;   /* schedules on `ready`: the progress callback runs only then */
 static int engine_holds;
 
 /* ------------------------------------------------------------ building */
@@ -230,8 +232,10 @@ static void child_done(mpi_request_t *child)
         s->error = child->status.error;
     child->on_complete = NULL;
     child->ops->release(child);
-    if (--s->pending == 0)
+    if (--s->pending == 0) {
         rail_list_append(&ready, &s->ready_item);
+        rail_atomic_add_fetch(&n_ready, 1);
+    }
 }
 
 static int run_local(coll_sched_t *s, const sched_act_t *a)
@@ -289,6 +293,7 @@ static int sched_progress(void *arg)
     int n = 0;
     rail_list_item_t *it;
     while ((it = rail_list_pop_front(&ready)) != NULL) {
+        rail_atomic_sub_fetch(&n_ready, 1);
         sched_advance(rail_container_of(it, coll_sched_t, ready_item));
         n++;
     }
@@ -301,7 +306,7 @@ void coll_sched_engine_hold(int delta)
     int before = engine_holds;
     engine_holds += delta;
     if (before == 0 && engine_holds > 0)
-        rail_progress_register(sched_progress, NULL, 0);
+        rail_progress_register_lazy(sched_progress, NULL, 0, &n_ready);
     else if (before > 0 && engine_holds == 0)
         rail_progress_unregister(sched_progress, NULL);
     RAIL_CS_EXIT();

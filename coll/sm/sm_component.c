@@ -32,6 +32,16 @@ static int sm_register_params(void)
                             "Buffer sets per process (2 to 8): how many collectives a fast "
                             "process may run ahead of a slow one",
                             RAIL_PARAM_LEVEL_TUNER, &p->sets);
+    rail_param_register_size("coll_sm_alltoall_max", 128u << 10,
+                             "MPI_Alltoall with blocks of this many bytes or more goes to the "
+                             "next component (pairwise exchanges through the pml beat the "
+                             "segment's n-way split there; 0: never)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->alltoall_max);
+    rail_param_register_size("coll_sm_reduce_min", 8192,
+                             "MPI_Reduce of fewer bytes goes to the next component (tuned's "
+                             "trees of eager sends let the non-roots return at once; measured "
+                             "2-10x faster below 8 KiB on 2 cores)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->reduce_min);
     rail_param_register_size("coll_sm_reduce_flat_max", 4096,
                              "Reductions up to this many bytes: every process combines all "
                              "inputs (one step); larger ones: each process reduces a slice",

@@ -228,9 +228,13 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
     if (r0.bytes == 0 && s0.bytes == 0)
         return MPI_SUCCESS;
     uint64_t s;
-    int rc = coll_sm_begin(m, comm, &s);
+    /* the block size is the same on every process (matching signatures) */
+    bool big = coll_sm_params.alltoall_max && r0.bytes >= coll_sm_params.alltoall_max;
+    int rc = big ? COLL_SM_HANDOFF : coll_sm_begin(m, comm, &s);
     if (rc == COLL_SM_HANDOFF) {
-        coll_module_t *next = coll_sm_next(comm, COLL_OP_alltoall, module, "no segment");
+        coll_module_t *next = coll_sm_next(comm, COLL_OP_alltoall, module,
+                                           big ? "large blocks (coll_sm_alltoall_max)"
+                                               : "no segment");
         return next ? next->fns.alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm, next)
                     : MPI_ERR_UNSUPPORTED_OPERATION;
     }

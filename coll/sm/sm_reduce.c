@@ -271,6 +271,11 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     c.rbuf = root < 0 || m->me == root ? rbuf : NULL;
     if (count == 0) /* still check the arguments, as basic does */
         return coll_red_init(&c.r, op, dt, count, NULL, NULL);
+    if (root >= 0 && (size_t)(count * dt->size) < coll_sm_params.reduce_min) {
+        *why = "small reduce (coll_sm_reduce_min)";  /* the same on every process */
+        *handoff = true;
+        return MPI_SUCCESS;
+    }
     if (m->state == COLL_SM_UNSET && (rc = coll_sm_segment_setup(m, comm)) != MPI_SUCCESS)
         return rc;
     if (m->state != COLL_SM_READY) {
