@@ -8,9 +8,20 @@
  * contain all of its CPUs only (the machine, one package if it has one).
  * Colors are node id * 65536 + the object's logical index, so objects of
  * different nodes never share a color.
+ *
+ * MPI_Get_hw_resource_info describes the same: key "mpi_hw_resource_type"
+ * lists, outermost first, the types ("hwloc://Package", ...) of the objects
+ * this process runs inside (each usable with MPI_COMM_TYPE_HW_GUIDED), and
+ * a key per such type gives "<logical index>/<objects of that type on the
+ * node>".
  */
 #include "mpi/mpi_comm_int.h"
+#include "mpi/mpi_err.h"
+#include "mpi/mpi_info.h"
+#include "mpi/binding/gen/mpi_impl.h"
 #include "runtime/rte.h"
+
+#include <stdio.h>
 
 #include <hwloc.h>
 #include <pthread.h>
@@ -89,6 +100,8 @@ static bool parse_type(const char *name, hwloc_obj_type_t *type)
     return false;
 }
 
+static hwloc_obj_t my_obj(hwloc_obj_type_t type);
+
 int comm_hw_color(const char *type_name, int *color, bool *known)
 {
     hwloc_obj_type_t type;
@@ -96,15 +109,53 @@ int comm_hw_color(const char *type_name, int *color, bool *known)
     *known = parse_type(type_name, &type);
     if (!*known || !load() || hwloc_bitmap_iszero(mycpus))
         return MPI_SUCCESS;
+    hwloc_obj_t o = my_obj(type);
+    if (o)
+        *color = (int)(rte_info.node_id * 65536u + (o->logical_index & 0xffffu));
+    return MPI_SUCCESS;
+}
+
+/* The object of `type` this process runs inside, or NULL. */
+static hwloc_obj_t my_obj(hwloc_obj_type_t type)
+{
     int n = hwloc_get_nbobjs_by_type(topo, type);
     for (int i = 0; i < n; i++) {
         hwloc_obj_t o = hwloc_get_obj_by_type(topo, type, (unsigned)i);
         if (o && o->cpuset && !hwloc_bitmap_iszero(o->cpuset) &&
-            hwloc_bitmap_isincluded(mycpus, o->cpuset)) {
-            *color = (int)(rte_info.node_id * 65536u + (o->logical_index & 0xffffu));
-            break;
+            hwloc_bitmap_isincluded(mycpus, o->cpuset))
+            return o;
+    }
+    return NULL;
+}
+
+int mpii_get_hw_resource_info(MPI_Info *hw_info)
+{
+    mpi_info_t *info = mpi_info_new();
+    if (!info)
+        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+    char types[512] = "", key[64], val[64];
+    int rc = MPI_SUCCESS;
+    if (load() && !hwloc_bitmap_iszero(mycpus)) {
+        for (int l = 0; comm_hw_levels[l] && rc == MPI_SUCCESS; l++) {
+            hwloc_obj_type_t type;
+            hwloc_obj_t o = parse_type(comm_hw_levels[l], &type) ? my_obj(type) : NULL;
+            if (!o)
+                continue;
+            snprintf(key, sizeof(key), "hwloc://%s", comm_hw_levels[l]);
+            snprintf(val, sizeof(val), "%u/%d", o->logical_index,
+                     hwloc_get_nbobjs_by_type(topo, type));
+            rc = mpi_info_set_value(info, key, val);
+            size_t used = strlen(types);
+            snprintf(types + used, sizeof(types) - used, "%s%s", used ? "," : "", key);
         }
     }
+    if (rc == MPI_SUCCESS && types[0])
+        rc = mpi_info_set_value(info, "mpi_hw_resource_type", types);
+    if (rc != MPI_SUCCESS) {
+        mpi_info_release(info);
+        return rc;
+    }
+    *hw_info = mpi_info_handle(info);
     return MPI_SUCCESS;
 }
 

@@ -1,5 +1,6 @@
 /* Info objects and MPI_INFO_ENV. */
 #include "tcheck.h"
+#include <stdio.h>
 #include <string.h>
 
 int main(int argc, char **argv)
@@ -78,6 +79,32 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Info_set(hint, "mpi_minimum_memory_alignment", "3"));
     MPI_FAILS(MPI_Alloc_mem(64, hint, &mem), MPI_ERR_INFO_VALUE);
     MPI_OK(MPI_Info_free(&hint));
+
+    /* MPI_Get_hw_resource_info: the machine at least, each listed type with
+     * "<index>/<count>", and every type accepted by MPI_Comm_split_type. */
+    MPI_Info hw;
+    char types[512], *save = NULL;
+    MPI_OK(MPI_Get_hw_resource_info(&hw));
+    len = sizeof(types);
+    MPI_OK(MPI_Info_get_string(hw, "mpi_hw_resource_type", &len, types, &flag));
+    CHECK(flag && strncmp(types, "hwloc://Machine", 15) == 0, "mpi_hw_resource_type '%s'",
+          flag ? types : "(none)");
+    for (char *t = strtok_r(types, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        unsigned idx, cnt;
+        len = sizeof(val);
+        MPI_OK(MPI_Info_get_string(hw, t, &len, val, &flag));
+        CHECK(flag && sscanf(val, "%u/%u", &idx, &cnt) == 2 && idx < cnt, "%s = '%s'", t, val);
+        MPI_Info how;
+        MPI_Comm part;
+        MPI_OK(MPI_Info_create(&how));
+        MPI_OK(MPI_Info_set(how, "mpi_hw_resource_type", t));
+        MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, how, &part));
+        CHECK(part != MPI_COMM_NULL, "split by %s gave MPI_COMM_NULL", t);
+        MPI_OK(MPI_Comm_free(&part));
+        MPI_OK(MPI_Info_free(&how));
+    }
+    MPI_OK(MPI_Info_free(&hw));
+    MPI_FAILS(MPI_Get_hw_resource_info(NULL), MPI_ERR_ARG);
 
     MPI_OK(MPI_Finalize());
     return 0;
