@@ -49,10 +49,10 @@ int pml_register_params(void)
                              "Smallest message from a host buffer sent by single-copy get "
                              "(CMA on sm); smaller ones are pipelined through btl sends, the "
                              "sender copying in while the receiver copies out.  Device buffers "
-                             "always use get where the btl offers it.  0: auto, 8 MiB when the "
-                             "node is oversubscribed, else never (on the 2-core VMs we measure "
-                             "on, the pipeline moves data twice as fast as CMA; "
-                             "docs/performance.md)",
+                             "always use get where the btl offers it.  0: auto: never when "
+                             "every rank has a CPU (on the 2-core VMs we measure on, the "
+                             "pipeline moves data twice as fast as CMA; docs/performance.md), "
+                             "from 8 MiB with up to 2 ranks per CPU, always beyond",
                              RAIL_PARAM_LEVEL_TUNER, &pml_rndv_get_min);
     rail_param_register_int("pml_verbose", 0, "Verbosity of the pml (0: quiet)",
                             RAIL_PARAM_LEVEL_USER, &pml_verbose);
@@ -222,8 +222,13 @@ int pml_init(int thread_level)
     pml_register_params();
     if (pml_eager_credits < 2)
         pml_eager_credits = 2;
+    /* auto: the pipeline needs the sender scheduled while the receiver
+     * copies; with more than two ranks per CPU it rarely is. */
+    bool crowded = rte_info.node_cpus > 0 && rte_info.local_size > 2 * rte_info.node_cpus;
     pml_rndv_get_min_host = pml_rndv_get_min ? pml_rndv_get_min
-                            : rte_info.oversubscribed ? (size_t)8 << 20 : SIZE_MAX;
+                            : crowded                 ? 0
+                            : rte_info.oversubscribed ? (size_t)8 << 20
+                                                      : SIZE_MAX;
     RAIL_CHECK(rail_progress_init(rte_info.oversubscribed, thread_level == MPI_THREAD_MULTIPLE));
     RAIL_CHECK(btl_base_init());
     RAIL_CHECK(rte_modex_commit());

@@ -26,6 +26,7 @@ typedef struct rte_info {
     int appnum;            /* MPMD application number (0 for SPMD) */
     int universe_size;     /* value for MPI_UNIVERSE_SIZE */
     int num_cpus;          /* CPUs this process may run on (its cpuset) */
+    int node_cpus;         /* CPUs of the node the job may use (0: unknown) */
     bool oversubscribed;   /* more local ranks than CPUs: waits must sleep, not spin */
     bool singleton;        /* started without a launcher */
     char nspace[256];      /* job namespace (PMIx nspace) */

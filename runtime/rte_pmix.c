@@ -194,6 +194,7 @@ static void rte_set_cpus(void)
         node = RAIL_MAX(node, mine);
     }
     rte_info.num_cpus = mine;
+    rte_info.node_cpus = node;
     rte_info.oversubscribed = rte_info.local_size > node;
 }
 
