@@ -219,7 +219,7 @@ def parse_args():
                     help="windows tried for windowed algorithms (default 0,4; 0 = all)")
     ap.add_argument("--reps", type=int, default=2, help="interleaved repetitions (default 2)")
     ap.add_argument("--trials", type=int, default=3, help="trials per size (default 3)")
-    ap.add_argument("--target-ms", type=float, default=2, help="length of a trial (default 2)")
+    ap.add_argument("--target-ms", type=int, default=2, help="length of a trial (default 2)")
     ap.add_argument("--tolerance", type=float, default=0.10,
                     help="keep the previous size's algorithm when within this fraction of "
                          "the best (default 0.10)")

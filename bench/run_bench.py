@@ -109,7 +109,10 @@ class Mpi:
     def __init__(self, name, mpicc, mpirun, flavour):
         self.name, self.mpicc, self.mpirun, self.flavour = name, mpicc, mpirun, flavour
         self.library = ""  # MPI_Get_library_version, from the first run
-        self.env = dict(os.environ)
+        # the driver's own RAIL_MPICC / RAIL_MPIRUN / RAIL_RAILINFO are not
+        # Rail MPI parameters: keep them from the jobs (Rail would warn)
+        self.env = {k: v for k, v in os.environ.items()
+                    if k not in ("RAIL_MPICC", "RAIL_MPIRUN", "RAIL_RAILINFO")}
         if flavour == "openmpi" and os.geteuid() == 0:
             self.env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
