@@ -139,6 +139,7 @@ typedef struct coll_sm_params {
     size_t segment_size;           /* upper bound of a segment */
     size_t chunk_size;             /* bytes of one buffer (one round) */
     size_t reduce_min;             /* MPI_Reduce below this many bytes: next module */
+    size_t allreduce_pair_max;     /* 2 processes: MPI_Allreduce up to this size: next */
     size_t alltoall_max;           /* MPI_Alltoall blocks from this size: next module */
     size_t reduce_flat_max;        /* reductions up to this many bytes: one step */
     size_t cma_min;                /* bcast/reduce single copy from this size (0: never) */

@@ -37,6 +37,11 @@ static int sm_register_params(void)
                              "next component (pairwise exchanges through the pml beat the "
                              "segment's n-way split there; 0: never)",
                              RAIL_PARAM_LEVEL_TUNER, &p->alltoall_max);
+    rail_param_register_size("coll_sm_allreduce_pair_max", 2048,
+                             "MPI_Allreduce of at most this many bytes on a communicator of two "
+                             "processes goes to the next component (one message each way "
+                             "instead of every process waiting for every other; 0: never)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->allreduce_pair_max);
     rail_param_register_size("coll_sm_reduce_min", 8192,
                              "MPI_Reduce of fewer bytes goes to the next component (tuned's "
                              "trees of eager sends let the non-roots return at once; measured "

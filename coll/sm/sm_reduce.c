@@ -271,8 +271,15 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     c.rbuf = root < 0 || m->me == root ? rbuf : NULL;
     if (count == 0) /* still check the arguments, as basic does */
         return coll_red_init(&c.r, op, dt, count, NULL, NULL);
-    if (root >= 0 && (size_t)(count * dt->size) < coll_sm_params.reduce_min) {
-        *why = "small reduce (coll_sm_reduce_min)";  /* the same on every process */
+    /* size-based hand-offs: the same verdict on every process */
+    size_t bytes = (size_t)(count * dt->size);
+    if (root >= 0 && bytes < coll_sm_params.reduce_min) {
+        *why = "small reduce (coll_sm_reduce_min)";
+        *handoff = true;
+        return MPI_SUCCESS;
+    }
+    if (root < 0 && m->n == 2 && bytes <= coll_sm_params.allreduce_pair_max) {
+        *why = "small allreduce of two processes (coll_sm_allreduce_pair_max)";
         *handoff = true;
         return MPI_SUCCESS;
     }
