@@ -13,18 +13,20 @@
 
 /* ------------------------------------------------------------ tags
  *
- * Internal messages use negative tags (see comm_xchg.c), in three ranges:
+ * Internal messages use negative tags (see comm_xchg.c), in four ranges:
  *   -16 - (seq mod 2^24)            exchanges that every process of a
  *                                   communicator makes in the same order
  *                                   (comm->xchg_seq: split, dup, merge ...)
  *   COMM_TAG_GROUP - (tag mod 2^24) MPI_Comm_create_group, from the user's tag
  *   COMM_TAG_PEER - (tag mod 2^24)  MPI_Intercomm_create's leaders, on the
  *                                   peer communicator, from the user's tag
+ *   COMM_TAG_PART - (tag mod 2^24)  partitioned communication (p2p_part.c)
  * MPI_ANY_TAG is -2: never used.
  */
 #define COMM_TAG_SEQ (-16)
 #define COMM_TAG_GROUP (-0x02000000)
 #define COMM_TAG_PEER (-0x04000000)
+#define COMM_TAG_PART (-0x06000000)
 
 static inline int comm_tag_next(mpi_comm_t *comm)
 {

@@ -1,0 +1,244 @@
+/*
+ * Partitioned point-to-point (MPI-4.1 section 4): MPI_Psend_init,
+ * MPI_Precv_init, MPI_Pready(_range, _list), MPI_Parrived.
+ *
+ * A partitioned request wraps one internal persistent pml request for the
+ * whole buffer (partitions x count elements):
+ *   receive: MPI_Start starts the internal receive at once; a partition
+ *            has arrived when the whole message has (MPI_Parrived may say
+ *            so late, never early);
+ *   send:    MPI_Start arms it; the internal send starts when the last
+ *            partition is marked ready, so the data of every partition is
+ *            final by then.
+ * The internal requests live in the communicator's collective context
+ * with negative tags COMM_TAG_PART - (tag mod 2^24): no user receive
+ * (MPI_ANY_TAG included) and no collective can match them, and partitioned
+ * operations match each other in the order they are started.  Limit: user
+ * tags that differ by a multiple of 2^24 share a matching lane.
+ *
+ * The internal request completes the partitioned one through its
+ * on_complete hook; pml_req_start clears the hook, so it is set again
+ * after every start (inside the critical section, so no completion can
+ * slip between the two).
+ */
+#include "mpi/p2p.h"
+#include "mpi/mpi_comm_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct part_req {
+    mpi_request_t req;     /* first: the handle points here */
+    mpi_request_t *inner;  /* persistent pml request for the whole buffer */
+    bool send;
+    int partitions;
+    int nready;            /* send: partitions marked ready since MPI_Start */
+    int user_tag;
+    uint8_t *ready;        /* send: per partition */
+} part_req_t;
+
+static void part_inner_done(mpi_request_t *inner);
+
+static void part_release(mpi_request_t *req)
+{
+    part_req_t *p = (part_req_t *)req;
+    mpi_request_t *in = p->inner;
+    if (in) {
+        in->on_complete = NULL;
+        if ((in->flags & MPI_REQ_FLAG_ACTIVE) && !mpi_request_is_complete(in))
+            in->flags |= MPI_REQ_FLAG_FREED;   /* the pml releases it when done */
+        else
+            in->ops->release(in);
+    }
+    free(p->ready);
+    p->req.obj.kind = MPI_OBJ_FREED;
+    free(p);
+}
+
+/* Start the internal request and hook its completion to p. */
+static int part_start_inner(part_req_t *p)
+{
+    mpi_request_t *in = p->inner;
+    RAIL_CS_ENTER();
+    int rc = in->ops->start(in);
+    if (rc == MPI_SUCCESS) {
+        in->flags |= MPI_REQ_FLAG_INTERNAL;
+        if (mpi_request_is_complete(in)) {
+            in->cb_arg = p;
+            part_inner_done(in);
+        } else {
+            in->cb_arg = p;
+            in->on_complete = part_inner_done;
+        }
+    }
+    RAIL_CS_EXIT();
+    return rc;
+}
+
+static void part_inner_done(mpi_request_t *in)
+{
+    part_req_t *p = in->cb_arg;
+    in->on_complete = NULL;
+    in->flags &= (uint8_t)~MPI_REQ_FLAG_ACTIVE;
+    rail_atomic_store_release(&in->complete, 1);
+    p->req.status = in->status;
+    if (p->req.status.source != MPI_PROC_NULL)
+        p->req.status.tag = p->user_tag;
+    mpi_request_complete(&p->req);
+}
+
+static int part_start(mpi_request_t *req)
+{
+    part_req_t *p = (part_req_t *)req;
+    uint8_t flags = req->flags;
+    mpi_request_init(req, MPI_REQ_PART, req->ops, req->comm);
+    req->flags = flags | MPI_REQ_FLAG_ACTIVE;
+    p->nready = 0;
+    if (p->send) {
+        memset(p->ready, 0, (size_t)p->partitions);
+        return p->partitions == 0 ? part_start_inner(p) : MPI_SUCCESS;
+    }
+    return part_start_inner(p);
+}
+
+static const mpi_request_ops_t part_ops = {
+    .release = part_release,
+    .start = part_start,
+};
+
+static int part_init(void *buf, int partitions, MPI_Count count, mpi_datatype_t *dt, int peer,
+                     int tag, mpi_comm_t *comm, bool send, MPI_Request *request)
+{
+    if (partitions < 0)
+        return mpi_errf(MPI_ERR_ARG, "partitions must not be negative (%d)", partitions);
+    if (count > 0 && partitions > 0 && count > (MPI_Count)(INT64_MAX / 2) / partitions)
+        return mpi_errf(MPI_ERR_COUNT, "partitions x count is too large");
+    part_req_t *p = calloc(1, sizeof(*p));
+    if (!p || (send && !(p->ready = calloc((size_t)partitions + 1, 1)))) {
+        free(p);
+        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+    }
+    MPI_Count total = (MPI_Count)partitions * count;
+    int itag = comm_tag_user(COMM_TAG_PART, tag);
+    unsigned flags = PML_COLL | PML_PERSISTENT;
+    int rc = send ? pml_send_create(buf, total, dt, peer, itag, PML_SEND_STANDARD, comm, flags,
+                                    &p->inner)
+                  : pml_recv_create(buf, total, dt, peer, itag, comm, flags, &p->inner);
+    if (rc != MPI_SUCCESS) {
+        free(p->ready);
+        free(p);
+        return mpi_errf(rc, "cannot create the partitioned request");
+    }
+    p->inner->flags |= MPI_REQ_FLAG_INTERNAL;
+    p->send = send;
+    p->partitions = partitions;
+    p->user_tag = tag;
+    mpi_request_init(&p->req, MPI_REQ_PART, &part_ops, comm);
+    p->req.flags = MPI_REQ_FLAG_PERSISTENT;
+    p->req.complete = 1;   /* inactive */
+    *request = (MPI_Request)&p->req;
+    return MPI_SUCCESS;
+}
+
+int mpii_psend_init(const void *buf, int partitions, MPI_Count count, mpi_datatype_t *datatype,
+                    int dest, int tag, mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
+{
+    (void)info;
+    return part_init((void *)buf, partitions, count, datatype, dest, tag, comm, true, request);
+}
+
+int mpii_precv_init(void *buf, int partitions, MPI_Count count, mpi_datatype_t *datatype,
+                    int source, int tag, mpi_comm_t *comm, mpi_info_t *info,
+                    MPI_Request *request)
+{
+    (void)info;
+    return part_init(buf, partitions, count, datatype, source, tag, comm, false, request);
+}
+
+/* The partitioned request behind a handle, of the wanted direction. */
+static int part_of(mpi_request_t *req, bool send, const char *what, part_req_t **out)
+{
+    if (!req || req->kind != MPI_REQ_PART)
+        return mpi_errf(MPI_ERR_REQUEST, "%s needs a partitioned request", what);
+    part_req_t *p = (part_req_t *)req;
+    if (p->send != send)
+        return mpi_errf(MPI_ERR_REQUEST, "%s needs a partitioned %s request", what,
+                        send ? "send" : "receive");
+    if (!(req->flags & MPI_REQ_FLAG_ACTIVE))
+        return mpi_errf(MPI_ERR_REQUEST, "%s on a partitioned request that is not started",
+                        what);
+    *out = p;
+    return MPI_SUCCESS;
+}
+
+static int check_partition(const part_req_t *p, int partition)
+{
+    if (partition < 0 || partition >= p->partitions)
+        return mpi_errf(MPI_ERR_ARG, "partition %d is not in [0, %d)", partition, p->partitions);
+    return MPI_SUCCESS;
+}
+
+static int mark_ready(part_req_t *p, int partition)
+{
+    int rc = check_partition(p, partition);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (p->ready[partition])
+        return mpi_errf(MPI_ERR_ARG, "partition %d is already marked ready", partition);
+    p->ready[partition] = 1;
+    if (++p->nready == p->partitions)
+        return part_start_inner(p);
+    return MPI_SUCCESS;
+}
+
+int mpii_pready(int partition, mpi_request_t *request)
+{
+    part_req_t *p = NULL;
+    int rc = part_of(request, true, "MPI_Pready", &p);
+    return rc == MPI_SUCCESS ? mark_ready(p, partition) : rc;
+}
+
+int mpii_pready_range(int partition_low, int partition_high, mpi_request_t *request)
+{
+    part_req_t *p = NULL;
+    int rc = part_of(request, true, "MPI_Pready_range", &p);
+    if (rc == MPI_SUCCESS && partition_low > partition_high)
+        rc = mpi_errf(MPI_ERR_ARG, "partition_low %d is above partition_high %d", partition_low,
+                      partition_high);
+    if (rc == MPI_SUCCESS)
+        rc = check_partition(p, partition_low);
+    if (rc == MPI_SUCCESS)
+        rc = check_partition(p, partition_high);
+    for (int i = partition_low; rc == MPI_SUCCESS && i <= partition_high; i++)
+        rc = mark_ready(p, i);
+    return rc;
+}
+
+int mpii_pready_list(int length, const int array_of_partitions[], mpi_request_t *request)
+{
+    part_req_t *p = NULL;
+    int rc = part_of(request, true, "MPI_Pready_list", &p);
+    if (rc == MPI_SUCCESS && length < 0)
+        rc = mpi_errf(MPI_ERR_ARG, "length must not be negative (%d)", length);
+    if (rc == MPI_SUCCESS && length > 0 && !array_of_partitions)
+        rc = mpi_errf(MPI_ERR_ARG, "array_of_partitions is NULL");
+    for (int i = 0; rc == MPI_SUCCESS && i < length; i++)
+        rc = check_partition(p, array_of_partitions[i]);
+    for (int i = 0; rc == MPI_SUCCESS && i < length; i++)
+        rc = mark_ready(p, array_of_partitions[i]);
+    return rc;
+}
+
+int mpii_parrived(mpi_request_t *request, int partition, int *flag)
+{
+    part_req_t *p = NULL;
+    int rc = part_of(request, false, "MPI_Parrived", &p);
+    if (rc == MPI_SUCCESS)
+        rc = check_partition(p, partition);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!rail_atomic_load_acquire(&p->req.complete))
+        rail_progress();
+    *flag = rail_atomic_load_acquire(&p->req.complete) != 0;
+    return MPI_SUCCESS;
+}
