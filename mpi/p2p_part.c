@@ -178,17 +178,24 @@ static int check_partition(const part_req_t *p, int partition)
     return MPI_SUCCESS;
 }
 
+/* Threads may mark partitions of one request at once (the point of
+ * partitioned communication): the marks are counted inside the critical
+ * section, which MPI_THREAD_MULTIPLE makes real. */
 static int mark_ready(part_req_t *p, int partition)
 {
     int rc = check_partition(p, partition);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (p->ready[partition])
-        return mpi_errf(MPI_ERR_ARG, "partition %d is already marked ready", partition);
-    p->ready[partition] = 1;
-    if (++p->nready == p->partitions)
-        return part_start_inner(p);
-    return MPI_SUCCESS;
+    RAIL_CS_ENTER();
+    if (p->ready[partition]) {
+        rc = mpi_errf(MPI_ERR_ARG, "partition %d is already marked ready", partition);
+    } else {
+        p->ready[partition] = 1;
+        if (++p->nready == p->partitions)
+            rc = part_start_inner(p);
+    }
+    RAIL_CS_EXIT();
+    return rc;
 }
 
 int mpii_pready(int partition, mpi_request_t *request)

@@ -4,9 +4,11 @@
  * by list, MPI_Parrived polled until the data is there; small and large
  * (rendezvous) messages; MPI_PROC_NULL; a wildcard user receive posted
  * meanwhile never takes partitioned data; and the errors (partition out of
- * range, marked twice, wrong direction, request not started).
+ * range, marked twice, wrong direction, request not started).  Under
+ * MPI_THREAD_MULTIPLE, threads fill and mark the partitions of one send.
  */
 #include "p2p_test.h"
+#include <pthread.h>
 
 enum { PARTS = 8 };
 
@@ -112,6 +114,49 @@ static void proc_null(void)
     MPI_OK(MPI_Request_free(&r));
 }
 
+typedef struct {
+    MPI_Request s;
+    int *buf, first, round;
+} marker_t;
+
+static void *mark_two(void *arg)
+{
+    marker_t *m = arg;
+    for (int p = m->first; p < m->first + 2; p++) {
+        m->buf[p] = t_rank * 100 + m->round * 10 + p;
+        MPI_OK(MPI_Pready(p, m->s));
+    }
+    return NULL;
+}
+
+static void threads(void)
+{
+    int to = (t_rank + 1) % t_size, from = (t_rank + t_size - 1) % t_size;
+    int sbuf[PARTS], rbuf[PARTS];
+    MPI_Request s, r;
+    MPI_OK(MPI_Psend_init(sbuf, PARTS, 1, MPI_INT, to, 11, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
+    MPI_OK(MPI_Precv_init(rbuf, PARTS, 1, MPI_INT, from, 11, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+    for (int k = 0; k < 20; k++) {
+        MPI_OK(MPI_Start(&r));
+        MPI_OK(MPI_Start(&s));
+        pthread_t th[PARTS / 2];
+        marker_t m[PARTS / 2];
+        for (int i = 0; i < PARTS / 2; i++) {
+            m[i] = (marker_t){ s, sbuf, 2 * i, k };
+            CHECK(pthread_create(&th[i], NULL, mark_two, &m[i]) == 0, "pthread_create");
+        }
+        for (int i = 0; i < PARTS / 2; i++)
+            pthread_join(th[i], NULL);
+        MPI_OK(MPI_Wait(&s, MPI_STATUS_IGNORE));
+        MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        for (int p = 0; p < PARTS; p++)
+            CHECK(rbuf[p] == from * 100 + k * 10 + p, "threads: round %d partition %d: %d", k, p,
+                  rbuf[p]);
+    }
+    MPI_OK(MPI_Request_free(&s));
+    MPI_OK(MPI_Request_free(&r));
+}
+
 static void errors(void)
 {
     int b[4], flag;
@@ -150,13 +195,18 @@ static void errors(void)
 
 int main(int argc, char **argv)
 {
-    t_init(&argc, &argv);
+    int provided;
+    MPI_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+    MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &t_rank));
+    MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &t_size));
     ring(1, 20, 0);
     ring(1000, 5, 1);       /* 32 KB: rendezvous on sm */
     ring(40000, 3, 2);      /* 1.28 MB */
     ring(0, 3, 0);
     no_crosstalk();
     proc_null();
+    if (provided == MPI_THREAD_MULTIPLE)
+        threads();
     errors();
     t_barrier();
     MPI_OK(MPI_Finalize());
