@@ -63,13 +63,11 @@ static int part_start_inner(part_req_t *p)
     int rc = in->ops->start(in);
     if (rc == MPI_SUCCESS) {
         in->flags |= MPI_REQ_FLAG_INTERNAL;
-        if (mpi_request_is_complete(in)) {
-            in->cb_arg = p;
+        in->cb_arg = p;
+        if (mpi_request_is_complete(in))
             part_inner_done(in);
-        } else {
-            in->cb_arg = p;
+        else
             in->on_complete = part_inner_done;
-        }
     }
     RAIL_CS_EXIT();
     return rc;

@@ -67,6 +67,19 @@ static inline void call_set(coll_tuned_call_t *c, int op, mpi_comm_t *comm, cons
     c->inplace = c->inplace_all = false;
 }
 
+/* The end of every entry point with data: nothing to do without bytes, a
+ * local copy (unless in place) on one process, else the algorithm. */
+static int run_or_local(coll_tuned_call_t *c, MPI_Count scount, mpi_datatype_t *sdt,
+                        MPI_Count rcount, mpi_datatype_t *rdt)
+{
+    if (!c->bytes)
+        return MPI_SUCCESS;
+    if (c->size == 1)
+        return c->inplace ? MPI_SUCCESS
+                          : coll_copy(c->sbuf, scount, sdt, c->rbuf, rcount, rdt);
+    return run(c);
+}
+
 /* ------------------------------------------------------------ entry points */
 
 static int tuned_barrier(mpi_comm_t *comm, coll_module_t *module)
@@ -95,11 +108,7 @@ static int tuned_reduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datat
     call_set(&c, COLL_OP_reduce, comm, sbuf, 0, NULL, rbuf, count, dt, NULL, op, root);
     c.bytes = (size_t)(count * dt->size);
     c.inplace = sbuf == MPI_IN_PLACE;
-    if (!c.bytes)
-        return MPI_SUCCESS;
-    if (c.size == 1)
-        return c.inplace ? MPI_SUCCESS : coll_copy(sbuf, count, dt, rbuf, count, dt);
-    return run(&c);
+    return run_or_local(&c, count, dt, count, dt);
 }
 
 static int tuned_allreduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
@@ -110,11 +119,7 @@ static int tuned_allreduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_da
     call_set(&c, COLL_OP_allreduce, comm, sbuf, 0, NULL, rbuf, count, dt, NULL, op, 0);
     c.bytes = (size_t)(count * dt->size);
     c.inplace = c.inplace_all = sbuf == MPI_IN_PLACE;
-    if (!c.bytes)
-        return MPI_SUCCESS;
-    if (c.size == 1)
-        return c.inplace ? MPI_SUCCESS : coll_copy(sbuf, count, dt, rbuf, count, dt);
-    return run(&c);
+    return run_or_local(&c, count, dt, count, dt);
 }
 
 static int tuned_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
@@ -126,11 +131,7 @@ static int tuned_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *s
     call_set(&c, COLL_OP_allgather, comm, sbuf, scount, sdt, rbuf, rcount, rdt, NULL, NULL, 0);
     c.bytes = (size_t)(rcount * rdt->size);
     c.inplace = c.inplace_all = sbuf == MPI_IN_PLACE;
-    if (!c.bytes)
-        return MPI_SUCCESS;
-    if (c.size == 1)
-        return c.inplace ? MPI_SUCCESS : coll_copy(sbuf, scount, sdt, rbuf, rcount, rdt);
-    return run(&c);
+    return run_or_local(&c, scount, sdt, rcount, rdt);
 }
 
 static int tuned_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
@@ -142,11 +143,7 @@ static int tuned_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sd
     call_set(&c, COLL_OP_alltoall, comm, sbuf, scount, sdt, rbuf, rcount, rdt, NULL, NULL, 0);
     c.bytes = (size_t)(rcount * rdt->size);
     c.inplace = c.inplace_all = sbuf == MPI_IN_PLACE;
-    if (!c.bytes)
-        return MPI_SUCCESS;
-    if (c.size == 1)
-        return c.inplace ? MPI_SUCCESS : coll_copy(sbuf, scount, sdt, rbuf, rcount, rdt);
-    return run(&c);
+    return run_or_local(&c, scount, sdt, rcount, rdt);
 }
 
 /* reduce_scatter and reduce_scatter_block: counts NULL means count each. */
@@ -195,11 +192,7 @@ static int tuned_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt,
     bool am_root = c.rank == root;
     c.bytes = (size_t)(am_root ? rcount * rdt->size : scount * sdt->size);
     c.inplace = am_root && sbuf == MPI_IN_PLACE;
-    if (!c.bytes)
-        return MPI_SUCCESS;
-    if (c.size == 1)
-        return c.inplace ? MPI_SUCCESS : coll_copy(sbuf, scount, sdt, rbuf, rcount, rdt);
-    return run(&c);
+    return run_or_local(&c, scount, sdt, rcount, rdt);
 }
 
 static int tuned_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
@@ -212,11 +205,7 @@ static int tuned_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt
     bool am_root = c.rank == root;
     c.bytes = (size_t)(am_root ? scount * sdt->size : rcount * rdt->size);
     c.inplace = am_root && rbuf == MPI_IN_PLACE;
-    if (!c.bytes)
-        return MPI_SUCCESS;
-    if (c.size == 1)
-        return c.inplace ? MPI_SUCCESS : coll_copy(sbuf, scount, sdt, rbuf, rcount, rdt);
-    return run(&c);
+    return run_or_local(&c, scount, sdt, rcount, rdt);
 }
 
 /* ------------------------------------------------------------ the component */

@@ -58,6 +58,17 @@ TUNED_ALG(scatter, linear)
     return coll_reqs_wait(&b, rc);
 }
 
+/* A byte temporary of len bytes in the memory kind (host or the device)
+ * of count x dt at buf, the buffer this process gives or gets; NULL when
+ * out of memory.  Free with tuned_bytes_free(*mem, *dev). */
+static char *gs_tmp(size_t len, const void *buf, MPI_Count count, mpi_datatype_t *dt, bool *dev,
+                    void **mem)
+{
+    *dev = coll_is_device(buf, count, dt);
+    *mem = NULL;
+    return tuned_bytes_alloc(len, *dev, (const char *)buf + dt->true_lb, mem);
+}
+
 /* ------------------------------------------------------------ binomial gather */
 
 /* The root unpacks T (block i of relative rank i) into rbuf, or, with
@@ -87,14 +98,12 @@ TUNED_ALG(gather, binomial)
     if (sub == 1)   /* a leaf sends its block as it is */
         return coll_send(c->sbuf, c->scount, c->sdt, (c->rank - tuned_lowbit(v) + p) % p, c->tag,
                          c->comm);
-    bool dev = root ? coll_is_device(c->rbuf, c->count * p, c->dt)
-                    : coll_is_device(c->sbuf, c->scount, c->sdt);
-    const void *like = root ? (const char *)c->rbuf + c->dt->true_lb
-                            : (const char *)c->sbuf + c->sdt->true_lb;
+    bool dev = false;
     void *mem = NULL;
     char *T = NULL;
     if (!direct) {
-        T = tuned_bytes_alloc(B * (size_t)sub, dev, like, &mem);
+        T = root ? gs_tmp(B * (size_t)sub, c->rbuf, c->count * p, c->dt, &dev, &mem)
+                 : gs_tmp(B * (size_t)sub, c->sbuf, c->scount, c->sdt, &dev, &mem);
         if (!T)
             return mpi_errf(MPI_ERR_NO_MEM, "out of memory for %zu bytes", B * (size_t)sub);
         if (!root)   /* own block first */
@@ -148,14 +157,12 @@ TUNED_ALG(scatter, binomial)
     int parent = (c->rank - tuned_lowbit(v) + p) % p;
     if (sub == 1)   /* a leaf receives its block as it is */
         return coll_recv(c->rbuf, c->count, c->dt, parent, c->tag, c->comm);
-    bool dev = root ? coll_is_device(c->sbuf, c->scount * p, c->sdt)
-                    : coll_is_device(c->rbuf, c->count, c->dt);
-    const void *like = root ? (const char *)c->sbuf + c->sdt->true_lb
-                            : (const char *)c->rbuf + c->dt->true_lb;
+    bool dev = false;
     void *mem = NULL;
     char *T = NULL;
     if (!direct) {
-        T = tuned_bytes_alloc(B * (size_t)sub, dev, like, &mem);
+        T = root ? gs_tmp(B * (size_t)sub, c->sbuf, c->scount * p, c->sdt, &dev, &mem)
+                 : gs_tmp(B * (size_t)sub, c->rbuf, c->count, c->dt, &dev, &mem);
         if (!T)
             return mpi_errf(MPI_ERR_NO_MEM, "out of memory for %zu bytes", B * (size_t)sub);
         rc = root ? scatter_root_pack(c, T, B)

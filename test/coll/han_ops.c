@@ -52,31 +52,7 @@ static void test_bcast(int tk, long c, int root)
 
 static void test_reduce(int tk, MPI_Op op, long c, int root, int inplace)
 {
-    const tdt_t *t = &t_types[tk];
-    bool all = root < 0, want = all || me == root, ip = inplace && want;
-    tbuf_t sb, rb;
-    tb_alloc(&sb, (size_t)c * t->ext);
-    tb_alloc(&rb, want ? (size_t)c * t->ext : 0);
-    snprintf(t_current, sizeof(t_current), "han %s %s count %ld root %d%s",
-             all ? "allreduce" : "reduce", t->name, c, root, ip ? " in place" : "");
-    gen_fill(t, sb.h, c, me, 2);
-    t_poison(rb.h, rb.len);
-    if (ip)
-        gen_fill(t, rb.h, c, me, 2);
-    tb_push(&sb);
-    tb_push(&rb);
-    if (all)
-        MPI_OK(MPI_Allreduce(ip ? MPI_IN_PLACE : sb.d, rb.d, (int)c, t->dt, op, C));
-    else
-        MPI_OK(MPI_Reduce(ip ? MPI_IN_PLACE : sb.d, rb.d, (int)c, t->dt, op, root, C));
-    tb_pull(&rb);
-    char w[64];
-    for (long i = 0; want && i < c; i++) {
-        ref_reduce(t, op, w, i, 0, n - 1, 2);
-        CHECK_ELEM(t, rb.h + i * t->ext, w, !ip, i);
-    }
-    tb_free(&sb);
-    tb_free(&rb);
+    smhan_reduce(C, me, n, "han", tk, op, c, root, inplace, 2);
 }
 
 /* mixed: 2c ints sent, c vectors received. */

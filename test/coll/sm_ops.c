@@ -171,32 +171,7 @@ static void test_alltoall(int mixed, int tk, long c, int inplace)
 
 static void test_reduce(int tk, MPI_Op op, const char *opname, long c, int root, int inplace)
 {
-    const tdt_t *t = &t_types[tk];
-    tbuf_t sb, rb;
-    bool all = root < 0, want = all || me == root, ip = inplace && want;
-    tb_alloc(&sb, (size_t)c * t->ext);
-    tb_alloc(&rb, want ? (size_t)c * t->ext : 0);
-    snprintf(t_current, sizeof(t_current), "%s %s %s count %ld root %d%s",
-             all ? "allreduce" : "reduce", t->name, opname, c, root, ip ? " in place" : "");
-    gen_fill(t, sb.h, c, me, 6);
-    t_poison(rb.h, rb.len);
-    if (ip)
-        gen_fill(t, rb.h, c, me, 6);
-    tb_push(&sb);
-    tb_push(&rb);
-    if (all)
-        MPI_OK(MPI_Allreduce(ip ? MPI_IN_PLACE : sb.d, rb.d, (int)c, t->dt, op, C));
-    else
-        MPI_OK(MPI_Reduce(ip ? MPI_IN_PLACE : sb.d, rb.d, (int)c, t->dt, op, root, C));
-    tb_pull(&rb);
-    char w[64];
-    for (long i = 0; want && i < c; i++) {
-        /* the rank order of C is the rank order of the reduction */
-        ref_reduce(t, op, w, i, 0, n - 1, 6);
-        CHECK_ELEM(t, rb.h + i * t->ext, w, !ip, i);
-    }
-    tb_free(&sb);
-    tb_free(&rb);
+    smhan_reduce(C, me, n, opname, tk, op, c, root, inplace, 6);
 }
 
 static void reductions(const long *counts, int nc)

@@ -9,6 +9,7 @@
 #ifndef TEST_COLL_SM_UTIL_H
 #define TEST_COLL_SM_UTIL_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,6 +41,41 @@ static inline sm_maps_t sm_maps(int creator)
     }
     fclose(f);
     return r;
+}
+
+/* A reduction on C (root < 0: MPI_Allreduce) of c elements of t_types[tk],
+ * data from gen_fill(seed), checked on every process that gets a result
+ * against the reference reduction in rank order (the rank order of C is
+ * the order of the reduction).  Needs coll_test.h; label starts the
+ * failure messages.  For the sm and han tests. */
+static inline void smhan_reduce(MPI_Comm C, int me, int n, const char *label, int tk, MPI_Op op,
+                                long c, int root, int inplace, int seed)
+{
+    const tdt_t *t = &t_types[tk];
+    bool all = root < 0, want = all || me == root, ip = inplace && want;
+    tbuf_t sb, rb;
+    tb_alloc(&sb, (size_t)c * t->ext);
+    tb_alloc(&rb, want ? (size_t)c * t->ext : 0);
+    snprintf(t_current, sizeof(t_current), "%s %s %s count %ld root %d%s", label,
+             all ? "allreduce" : "reduce", t->name, c, root, ip ? " in place" : "");
+    gen_fill(t, sb.h, c, me, seed);
+    t_poison(rb.h, rb.len);
+    if (ip)
+        gen_fill(t, rb.h, c, me, seed);
+    tb_push(&sb);
+    tb_push(&rb);
+    if (all)
+        MPI_OK(MPI_Allreduce(ip ? MPI_IN_PLACE : sb.d, rb.d, (int)c, t->dt, op, C));
+    else
+        MPI_OK(MPI_Reduce(ip ? MPI_IN_PLACE : sb.d, rb.d, (int)c, t->dt, op, root, C));
+    tb_pull(&rb);
+    char w[64];
+    for (long i = 0; want && i < c; i++) {
+        ref_reduce(t, op, w, i, 0, n - 1, seed);
+        CHECK_ELEM(t, rb.h + i * t->ext, w, !ip, i);
+    }
+    tb_free(&sb);
+    tb_free(&rb);
 }
 
 #endif
