@@ -1,6 +1,7 @@
 /* Helpers shared by the collective components (see coll_util.h). */
 #include "coll/coll_util.h"
 #include "accel/accel.h"
+#include "base/copy.h"
 #include "base/dt.h"
 #include "mpi/mpi_err.h"
 #include "pml/pml.h"
@@ -37,7 +38,16 @@ int coll_copy(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbu
     int rc;
     if (scount == 0 || sdt->size == 0)
         return MPI_SUCCESS;
-    if (coll_is_device(sbuf, scount, sdt) || coll_is_device(rbuf, rcount, rdt))
+    bool dev = coll_is_device(sbuf, scount, sdt) || coll_is_device(rbuf, rcount, rdt);
+    /* both contiguous host buffers (the common case, and every temporary
+     * of a reduction): one copy, no datatype cursor */
+    const void *sp = dev ? NULL : rail_dt_contig_ptr(sdt->layout, scount, sbuf);
+    void *rp = sp ? rail_dt_contig_ptr(rdt->layout, rcount, rbuf) : NULL;
+    if (rp && scount * sdt->size <= rcount * rdt->size) {
+        rail_copy(rp, sp, (size_t)(scount * sdt->size));
+        return MPI_SUCCESS;
+    }
+    if (dev)
         rc = rail_dt_copy_cb(rdt->layout, rcount, rbuf, sdt->layout, scount, sbuf, copy_cb, NULL);
     else
         rc = rail_dt_copy(rdt->layout, rcount, rbuf, sdt->layout, scount, sbuf);

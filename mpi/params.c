@@ -3,6 +3,7 @@
 #include "mpi/mpi_env.h"
 #include "base/param.h"
 #include "base/op.h"
+#include "base/copy.h"
 #include "pml/pml.h"
 #include "btl/btl.h"
 #include "accel/accel.h"
@@ -21,6 +22,7 @@ int mpi_params_register_all(void)
     int (*const regs[])(void) = {
         mpi_register_params,
         rail_op_register_params,
+        rail_copy_register_params,
         accel_register_params,
         btl_base_register_params,
         pml_register_params,

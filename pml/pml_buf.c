@@ -6,6 +6,7 @@
  */
 #include "pml/pml_internal.h"
 #include "accel/accel.h"
+#include "base/copy.h"
 
 #include <string.h>
 
@@ -62,7 +63,7 @@ int pml_buf_pack(pml_buf_t *b, size_t off, void *dst, size_t len)
 {
     if (RAIL_LIKELY(b->contig != NULL)) {
         if (RAIL_LIKELY(!b->device)) {
-            memcpy(dst, b->contig + off, len);
+            rail_copy(dst, b->contig + off, len);
             return MPI_SUCCESS;
         }
         return accel_copy(dst, b->contig + off, len, NULL);
@@ -80,7 +81,7 @@ int pml_buf_unpack(pml_buf_t *b, size_t off, const void *src, size_t len)
 {
     if (RAIL_LIKELY(b->contig != NULL)) {
         if (RAIL_LIKELY(!b->device)) {
-            memcpy(b->contig + off, src, len);
+            rail_copy(b->contig + off, src, len);
             return MPI_SUCCESS;
         }
         return accel_copy(b->contig + off, src, len, NULL);

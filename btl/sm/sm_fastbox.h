@@ -34,6 +34,7 @@
 #define BTL_SM_SM_FASTBOX_H
 
 #include "btl/sm/sm.h"
+#include "base/copy.h"
 
 #include <string.h>
 
@@ -53,7 +54,7 @@ static inline int btl_sm_copy_payload(void *dst, const btl_payload_t *payload)
     if (!payload || payload->len == 0)
         return MPI_SUCCESS;
     if (payload->data) {
-        memcpy(dst, payload->data, payload->len);
+        rail_copy(dst, payload->data, payload->len);
         return MPI_SUCCESS;
     }
     return payload->pack(payload->ctx, dst, payload->len);

@@ -17,6 +17,8 @@
  *   ctl_off           coll_sm_ctl_t of rank r at ctl_off + r * 256: the flag
  *                     on its own line (adjacent-line prefetch never couples
  *                     two ranks' flags), then per-set words and the pid
+ *   slot_off          coll_sm_slot_t k of rank r at slot_off +
+ *                     (r * slots + k) * slot_stride: small operations (sm_small.c)
  *   data_off (page)   area (r, set) of rank r for set 0 .. sets-1: 2 * chunk
  *                     bytes at data_off + (r * sets + set) * 2 * chunk; its
  *                     halves are the buffers 0 and 1
@@ -97,6 +99,9 @@ typedef struct coll_sm_hdr {
     uint32_t sets;
     uint64_t ctl_off, data_off;
     uint64_t probe;                /* address of a word in rank 0's memory (CMA probe) */
+    uint64_t slot_off;             /* small-operation slots (sm_small.c) */
+    uint32_t slot_size;            /* data bytes of one slot */
+    uint32_t slots;                /* slots per process */
     /* line 1: futex word, bumped by publishers when someone sleeps */
     uint32_t gen RAIL_ALIGNED(RAIL_CACHELINE);
     /* line 2: processes sleeping or about to */
@@ -109,6 +114,7 @@ typedef struct coll_sm_ctl {
     uint64_t addr[COLL_SM_MAX_SETS];   /* single copy: address of the owner's data, by set */
     uint64_t raddr[COLL_SM_MAX_SETS];  /* ... and of its result buffer (reductions) */
     int32_t pid;                   /* owner's pid (single copy), set at setup */
+    int32_t accel;                 /* 1: a device component is active there, set at setup */
 } coll_sm_ctl_t;
 
 /* meta of a bcast root: bytes, and this bit when the receivers read the
@@ -132,6 +138,12 @@ typedef struct coll_sm_module {
     bool oversub;
     bool cma;                      /* every process can read every other's memory */
     void *scratch;                 /* private, 2 * chunk bytes */
+    uint64_t small_seq;            /* small operations started (sm_small.c) */
+    bool host_only;                /* no process has a device component active */
+    uint64_t *small_seen;          /* [n] latest small operation seen published by each */
+    uint64_t small_min;            /* the least of them (others than me) */
+    size_t slot_size, slot_stride;
+    int slots;
 } coll_sm_module_t;
 
 typedef struct coll_sm_params {
@@ -142,6 +154,8 @@ typedef struct coll_sm_params {
     size_t allreduce_pair_max;     /* 2 processes: MPI_Allreduce up to this size: next */
     size_t alltoall_max;           /* MPI_Alltoall blocks from this size: next module */
     size_t reduce_flat_max;        /* reductions up to this many bytes: one step */
+    size_t small_max;              /* slot data bytes: small operations (sm_small.c) */
+    int small_slots;               /* slots per process */
     size_t cma_min;                /* bcast/reduce single copy from this size (0: never) */
     int spin_count, yield_count;
     int tree_degree;
@@ -215,6 +229,40 @@ static inline void coll_sm_claim_set(coll_sm_module_t *m, uint64_t seq)
     if (seq - m->seq0 > (uint64_t)m->sets)
         coll_sm_wait_all(m, COLL_SM_V(seq - (uint64_t)m->sets, COLL_SM_FINAL));
 }
+
+/* ------------------------------------------------------------ slots */
+
+/* One of a process's slots: the number of the small operation whose data
+ * it holds (published last), then the data.  See sm_small.c. */
+typedef struct coll_sm_slot {
+    uint64_t seq;
+    uint32_t flags;                /* COLL_SM_SLOT_* */
+    uint32_t len;                  /* data bytes */
+    uint8_t data[];                /* slot_size bytes, 16 of them in the first line */
+} coll_sm_slot_t;
+#define COLL_SM_SLOT_HDR 16
+#define COLL_SM_SLOT_DEVICE 1u
+
+static inline coll_sm_slot_t *coll_sm_slot(coll_sm_module_t *m, int r, int k)
+{
+    return (coll_sm_slot_t *)(m->seg + m->hdr->slot_off +
+                              ((size_t)r * (size_t)m->slots + (size_t)k) * m->slot_stride);
+}
+/* Publish slot `set` (k) of this process as holding small operation t. */
+void coll_sm_slot_post(coll_sm_module_t *m, int set, uint64_t t);
+/* Wait until every other rank's slot `set` (k) holds operation t or later. */
+void coll_sm_slot_wait_all(coll_sm_module_t *m, int set, uint64_t t);
+void coll_sm_slot_wait(coll_sm_module_t *m, int r, int set, uint64_t t);
+
+/* Small operations (sm_small.c), tried first by the entry points: false
+ * when the call is not one (the same verdict on every process); true when
+ * it ran, with *rc its result, or *handoff set when every process must hand
+ * the call to the next module (some process has device buffers). */
+bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf, void *rbuf,
+                          MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op, int root,
+                          bool *handoff, int *rc);
+bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_Count count,
+                         mpi_datatype_t *dt, int root, int *rc);
 
 /* ------------------------------------------------------------ user data */
 

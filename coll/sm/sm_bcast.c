@@ -126,8 +126,11 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
     coll_sm_data_init(&d, buf, count, dt);
     if (d.bytes == 0)
         return MPI_SUCCESS;
+    int rc;
+    if (coll_sm_small_bcast(m, comm, buf, count, dt, root, &rc))
+        return rc;
     uint64_t s;
-    int rc = coll_sm_begin(m, comm, &s);
+    rc = coll_sm_begin(m, comm, &s);
     if (rc == COLL_SM_HANDOFF) {
         coll_module_t *next = coll_sm_next(comm, COLL_OP_bcast, module, "no segment");
         return next ? next->fns.bcast(buf, count, dt, root, comm, next)

@@ -2,6 +2,7 @@
  * the hand-off to the next module, and moving packed bytes of user data. */
 #include "coll/sm/coll_sm.h"
 #include "accel/accel.h"
+#include "base/copy.h"
 #include "base/log.h"
 #include "base/param.h"
 #include "mpi/mpi_err.h"
@@ -51,6 +52,17 @@ static int sm_register_params(void)
                              "Reductions up to this many bytes: every process combines all "
                              "inputs (one step); larger ones: each process reduces a slice",
                              RAIL_PARAM_LEVEL_TUNER, &p->reduce_flat_max);
+    rail_param_register_size("coll_sm_small_max", 1024,
+                             "Reductions and broadcasts of at most this many bytes go through "
+                             "one slot per process and operation: each process writes its "
+                             "data and a sequence number, the others read them; one "
+                             "cache-line transfer per pair for 48 bytes or less, no other "
+                             "synchronisation (at most 1 MiB; 0: off)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->small_max);
+    rail_param_register_int("coll_sm_small_slots", 128,
+                            "Slots per process for small operations (2 to 1024): how many a "
+                            "fast process (a bcast root) may run ahead of the slowest",
+                            RAIL_PARAM_LEVEL_TUNER, &p->small_slots);
     rail_param_register_size("coll_sm_single_copy_min", 0,
                              "Broadcasts and reductions of at least this many bytes in "
                              "contiguous host buffers: processes read each other's buffers "
@@ -88,6 +100,7 @@ static void sm_release(coll_module_t *module, mpi_comm_t *comm)
     coll_sm_module_t *m = (coll_sm_module_t *)module;
     coll_sm_segment_release(m);
     free(m->scratch);
+    free(m->small_seen);
     free(m);
 }
 
@@ -192,7 +205,7 @@ static int sm_move(const coll_sm_data_t *d, size_t off, void *shm, size_t len, b
         char *u = d->contig + off;
         if (d->device)
             return accel_copy(pack ? shm : u, pack ? u : shm, len, NULL);
-        memcpy(pack ? shm : u, pack ? u : shm, len);
+        rail_copy(pack ? shm : u, pack ? u : shm, len);
         return MPI_SUCCESS;
     }
     struct rail_dt_cursor cur;

@@ -271,12 +271,27 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     c.rbuf = root < 0 || m->me == root ? rbuf : NULL;
     if (count == 0) /* still check the arguments, as basic does */
         return coll_red_init(&c.r, op, dt, count, NULL, NULL);
-    /* size-based hand-offs: the same verdict on every process */
+    /* size-based hand-offs: the same verdict on every process (host_only
+     * too: small reduces without device support go through the slots,
+     * where the non-roots do not wait) */
     size_t bytes = (size_t)(count * dt->size);
+    if (root >= 0 && m->state == COLL_SM_UNSET && (rc = coll_sm_segment_setup(m, comm)) != MPI_SUCCESS)
+        return rc;
+    if (root >= 0 && m->host_only && m->state == COLL_SM_READY &&
+        coll_sm_small_reduce(m, comm, sbuf, rbuf, count, dt, op, root, handoff, &rc)) {
+        if (*handoff)
+            *why = "device buffers";
+        return rc;
+    }
     if (root >= 0 && bytes < coll_sm_params.reduce_min) {
         *why = "small reduce (coll_sm_reduce_min)";
         *handoff = true;
         return MPI_SUCCESS;
+    }
+    if (coll_sm_small_reduce(m, comm, sbuf, rbuf, count, dt, op, root, handoff, &rc)) {
+        if (*handoff)
+            *why = "device buffers";
+        return rc;
     }
     if (root < 0 && m->n == 2 && bytes <= coll_sm_params.allreduce_pair_max) {
         *why = "small allreduce of two processes (coll_sm_allreduce_pair_max)";

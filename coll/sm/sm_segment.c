@@ -15,6 +15,7 @@
  * a rail-<jobid>-* file that the launcher removes.
  */
 #include "coll/sm/coll_sm.h"
+#include "accel/accel.h"
 #include "base/log.h"
 #include "mpi/mpi_err.h"
 #include "runtime/rte.h"
@@ -68,13 +69,33 @@ int coll_sm_cma_write(int32_t pid, uint64_t remote, const void *local, size_t le
     return sm_cma(pid, remote, (void *)local, len, true);
 }
 
+/* Bytes from one slot to the next: whole pairs of lines, so that the
+ * adjacent-line prefetcher never couples two slots. */
+static size_t sm_slot_stride(size_t slot_size)
+{
+    return RAIL_ALIGN_UP(COLL_SM_SLOT_HDR + slot_size, (size_t)128);
+}
+
+/* Data bytes of a slot, and slots per process, in a segment we create. */
+static size_t sm_slot_size(void)
+{
+    return RAIL_MIN(coll_sm_params.small_max, (size_t)1 << 20);
+}
+static int sm_slots(void)
+{
+    return RAIL_MIN(RAIL_MAX(coll_sm_params.small_slots, 2), 1024);
+}
+
 /* Chunk (bytes of one buffer) and total size for n processes. */
 static void sm_layout(int n, int sets, size_t *chunk, size_t *size, size_t *ctl_off,
-                      size_t *data_off)
+                      size_t *slot_off, size_t *data_off)
 {
     size_t per = (size_t)n * (size_t)sets * 2;   /* buffers */
     *ctl_off = COLL_SM_PAGE;
-    *data_off = RAIL_ALIGN_UP(*ctl_off + (size_t)n * COLL_SM_CTL_STRIDE, (size_t)COLL_SM_PAGE);
+    *slot_off = RAIL_ALIGN_UP(*ctl_off + (size_t)n * COLL_SM_CTL_STRIDE, (size_t)128);
+    *data_off = RAIL_ALIGN_UP(*slot_off + (size_t)n * (size_t)sm_slots() *
+                                              sm_slot_stride(sm_slot_size()),
+                              (size_t)COLL_SM_PAGE);
     size_t c = coll_sm_params.chunk_size;
     size_t room = coll_sm_params.segment_size > *data_off
                       ? (coll_sm_params.segment_size - *data_off) / per
@@ -110,10 +131,10 @@ static void sm_flag_init(coll_sm_module_t *m)
 static void sm_create(coll_sm_module_t *m, char *name)
 {
     static uint32_t counter;
-    size_t chunk, size, ctl_off, data_off;
+    size_t chunk, size, ctl_off, slot_off, data_off;
     char suffix[64];
     int sets = RAIL_MIN(RAIL_MAX(coll_sm_params.sets, 2), COLL_SM_MAX_SETS);
-    sm_layout(m->n, sets, &chunk, &size, &ctl_off, &data_off);
+    sm_layout(m->n, sets, &chunk, &size, &ctl_off, &slot_off, &data_off);
     snprintf(suffix, sizeof(suffix), "csm-%d-%u", rte_info.rank,
              __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
     if (rte_shm_name(name, SM_NAME_MAX, suffix) != MPI_SUCCESS) {
@@ -145,8 +166,12 @@ static void sm_create(coll_sm_module_t *m, char *name)
     m->hdr->ctl_off = ctl_off;
     m->hdr->data_off = data_off;
     m->hdr->probe = (uint64_t)(uintptr_t)&sm_probe_word;
+    m->hdr->slot_off = slot_off;
+    m->hdr->slot_size = (uint32_t)sm_slot_size();
+    m->hdr->slots = (uint32_t)sm_slots();
     sm_populate(seg, data_off);
     coll_sm_ctl(m, 0)->pid = (int32_t)getpid();
+    coll_sm_ctl(m, 0)->accel = accel_any_device_active ? 1 : 0;
     sm_flag_init(m);
     rail_atomic_store_release(&m->hdr->magic, COLL_SM_MAGIC);
 }
@@ -187,6 +212,17 @@ static void sm_finish(coll_sm_module_t *m, uint8_t verdict)
     }
     m->chunk = m->hdr->chunk;
     m->sets = (int)m->hdr->sets;
+    m->slot_size = m->hdr->slot_size;
+    m->slot_stride = sm_slot_stride(m->slot_size);
+    m->slots = (int)m->hdr->slots;
+    m->small_seq = 0;
+    m->small_min = 0;
+    free(m->small_seen);
+    m->small_seen = calloc((size_t)m->n, sizeof(uint64_t));   /* NULL: check every time */
+    /* every answer came before the verdict, so every ctl word is written */
+    m->host_only = true;
+    for (int r = 0; r < m->n; r++)
+        m->host_only = m->host_only && coll_sm_ctl(m, r)->accel == 0;
     m->cma = (verdict & SM_OK_CMA) && coll_sm_params.cma_min > 0;
     /* our own areas: fault them in now, in parallel with the others */
     sm_populate(coll_sm_buf(m, m->me, 0, 0), (size_t)m->sets * 2 * m->chunk);
@@ -230,6 +266,7 @@ static int sm_setup_other(coll_sm_module_t *m, mpi_comm_t *comm, int tag)
     if (name[0] && sm_attach(m, name) && (m->scratch = malloc(2 * (size_t)m->hdr->chunk)) != NULL) {
         uint64_t word = 0;
         coll_sm_ctl(m, m->me)->pid = (int32_t)getpid();
+        coll_sm_ctl(m, m->me)->accel = accel_any_device_active ? 1 : 0;
         sm_flag_init(m);
         ok = SM_OK_MAPPED;
         struct iovec l = {&word, sizeof(word)}, r = {(void *)(uintptr_t)m->hdr->probe, sizeof(word)};

@@ -33,9 +33,9 @@ static long sm_futex(uint32_t *addr, int op, uint32_t val, const struct timespec
     return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
 }
 
-void coll_sm_post(coll_sm_module_t *m, uint64_t v)
+static void sm_publish(coll_sm_module_t *m, uint64_t *word, uint64_t v)
 {
-    __atomic_store_n(&coll_sm_ctl(m, m->me)->flag, v, __ATOMIC_SEQ_CST);
+    __atomic_store_n(word, v, __ATOMIC_SEQ_CST);
     coll_sm_hdr_t *h = m->hdr;
     if (RAIL_UNLIKELY(__atomic_load_n(&h->sleepers, __ATOMIC_SEQ_CST) != 0)) {
         __atomic_add_fetch(&h->gen, 1, __ATOMIC_SEQ_CST);
@@ -43,17 +43,35 @@ void coll_sm_post(coll_sm_module_t *m, uint64_t v)
     }
 }
 
-/* The condition: flag[r] >= v for r in [lo, hi) but me; *lo advances past
- * the ranks already seen there. */
+void coll_sm_post(coll_sm_module_t *m, uint64_t v)
+{
+    sm_publish(m, &coll_sm_ctl(m, m->me)->flag, v);
+}
+
+void coll_sm_slot_post(coll_sm_module_t *m, int set, uint64_t t)
+{
+    sm_publish(m, &coll_sm_slot(m, m->me, set)->seq, t);
+}
+
+/* The condition: flag[r] >= v (set < 0) or slot[r][set].seq >= v, for r in
+ * [lo, hi) but me; *lo advances past the ranks already seen there. */
 typedef struct sm_cond {
     int lo, hi;
+    int set;
     uint64_t v;
 } sm_cond_t;
+
+static inline uint64_t sm_word(coll_sm_module_t *m, const sm_cond_t *c, int r)
+{
+    if (c->set < 0)
+        return coll_sm_flag(m, r);
+    return rail_atomic_load_acquire(&coll_sm_slot(m, r, c->set)->seq);
+}
 
 static inline bool sm_done(coll_sm_module_t *m, sm_cond_t *c)
 {
     for (; c->lo < c->hi; c->lo++)
-        if (c->lo != m->me && !COLL_SM_REACHED(coll_sm_flag(m, c->lo), c->v))
+        if (c->lo != m->me && !COLL_SM_REACHED(sm_word(m, c, c->lo), c->v))
             return false;
     return true;
 }
@@ -99,18 +117,30 @@ static void sm_wait_cond(coll_sm_module_t *m, sm_cond_t *c)
 
 void coll_sm_wait(coll_sm_module_t *m, int r, uint64_t v)
 {
-    sm_cond_t c = {r, r + 1, v};
+    sm_cond_t c = {r, r + 1, -1, v};
     sm_wait_cond(m, &c);
 }
 
 void coll_sm_wait_all(coll_sm_module_t *m, uint64_t v)
 {
-    sm_cond_t c = {0, m->n, v};
+    sm_cond_t c = {0, m->n, -1, v};
     sm_wait_cond(m, &c);
 }
 
 void coll_sm_wait_range(coll_sm_module_t *m, int lo, int hi, uint64_t v)
 {
-    sm_cond_t c = {lo, RAIL_MIN(hi, m->n), v};
+    sm_cond_t c = {lo, RAIL_MIN(hi, m->n), -1, v};
+    sm_wait_cond(m, &c);
+}
+
+void coll_sm_slot_wait(coll_sm_module_t *m, int r, int set, uint64_t t)
+{
+    sm_cond_t c = {r, r + 1, set, t};
+    sm_wait_cond(m, &c);
+}
+
+void coll_sm_slot_wait_all(coll_sm_module_t *m, int set, uint64_t t)
+{
+    sm_cond_t c = {0, m->n, set, t};
     sm_wait_cond(m, &c);
 }

@@ -1,5 +1,6 @@
 /* Harness of the btl sm unit tests (see sm_test.h). */
 #include "test/btl/sm/sm_test.h"
+#include "base/copy.h"
 #include "btl/sm/sm.h"
 #include "base/param.h"
 #include "runtime/rte.h"
@@ -288,6 +289,7 @@ btl_module_t *sm_test_init(btl_endpoint_t ***eps_out)
     btl_endpoint_t **eps = calloc((size_t)size, sizeof(*eps));
 
     T_CHECK(procs && eps, "out of memory");
+    rail_copy_select("auto");   /* as MPI_Init does: fragments copied by rail_copy */
     T_CHECK(btl_sm_component.register_params() == MPI_SUCCESS, "register_params");
     T_CHECK(btl_sm_component.init(mods, &n) == MPI_SUCCESS && n == 1, "init gave %d modules", n);
     T_CHECK(rte_fence(true) == MPI_SUCCESS, "fence");

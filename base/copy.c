@@ -1,0 +1,83 @@
+/* rail_copy's vector loop (see copy.h). */
+#include "base/copy.h"
+#include "base/rail.h"
+#include "base/param.h"
+
+#include <stdint.h>
+#include <string.h>
+
+void (*rail_copy_vec)(void *dst, const void *src, size_t len);
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+/* Stores aligned to 32 bytes (the head by one unaligned 32-byte move that
+ * may overlap the loop's first store), loads unaligned, four vectors per
+ * step, the tail by one unaligned 32-byte move ending at the last byte. */
+__attribute__((target("avx2"))) static void copy_avx2(void *dst, const void *src, size_t len)
+{
+    char *d = dst;
+    const char *s = src;
+    _mm256_storeu_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)s));
+    size_t head = 32 - ((uintptr_t)d & 31);
+    d += head;
+    s += head;
+    len -= head;
+    __m256i last = _mm256_loadu_si256((const __m256i *)(s + len - 32));
+    char *d_last = d + len - 32;
+    while (len >= 128) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)s);
+        __m256i b = _mm256_loadu_si256((const __m256i *)(s + 32));
+        __m256i c = _mm256_loadu_si256((const __m256i *)(s + 64));
+        __m256i e = _mm256_loadu_si256((const __m256i *)(s + 96));
+        _mm256_store_si256((__m256i *)d, a);
+        _mm256_store_si256((__m256i *)(d + 32), b);
+        _mm256_store_si256((__m256i *)(d + 64), c);
+        _mm256_store_si256((__m256i *)(d + 96), e);
+        s += 128;
+        d += 128;
+        len -= 128;
+    }
+    while (len >= 32) {
+        _mm256_store_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)s));
+        s += 32;
+        d += 32;
+        len -= 32;
+    }
+    _mm256_storeu_si256((__m256i *)d_last, last);
+}
+
+static int cpu_has_avx2(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+}
+#else
+#define copy_avx2 NULL
+static int cpu_has_avx2(void)
+{
+    return 0;
+}
+#endif
+
+void rail_copy_select(const char *isa)
+{
+    if (isa && strcmp(isa, "libc") == 0)
+        rail_copy_vec = NULL;
+    else
+        rail_copy_vec = cpu_has_avx2() ? copy_avx2 : NULL;
+}
+
+static const char *copy_isa_setting = "auto";
+
+int rail_copy_register_params(void)
+{
+    int rc = rail_param_register_string(
+        "copy_isa", "auto", "auto|libc",
+        "Bulk copies of the transfer paths (pml, btl sm, coll sm): auto (an AVX2 loop with "
+        "aligned stores when the CPU has AVX2, else memcpy) or libc (memcpy)",
+        RAIL_PARAM_LEVEL_DEV, &copy_isa_setting);
+    if (rc == MPI_SUCCESS)
+        rail_copy_select(copy_isa_setting);
+    return rc;
+}

@@ -1,0 +1,223 @@
+/*
+ * coll sm: small reductions and broadcasts through slots.
+ *
+ * Each process owns coll_sm_small_slots slots in the segment: a sequence
+ * word, a flags word and a length, then the data bytes (coll_sm_small_max
+ * of them, the first 48 in the sequence word's cache line).  Small
+ * operations are numbered apart from the flag-based ones (m->small_seq,
+ * from 1, the same at every process because collectives are called in the
+ * same order); operation t uses slot t % slots of every process.
+ *
+ *   allreduce, reduce: every process copies its input into its slot and
+ *     publishes t, then waits until every slot of the set holds t (reduce:
+ *     the non-roots too, for the device bits below, unless no process of
+ *     the communicator has a device component active (m->host_only): then
+ *     the non-roots leave at once and the root publishes t only once it
+ *     has read every slot).  The result is
+ *     x0 op (x1 op (... op x(n-1))) read from the slots, the order of the
+ *     flat reduction (sm_reduce.c) and of basic, so every process gets the
+ *     same bits.  For two processes and 8 bytes: one cache-line transfer
+ *     each way, nothing else.
+ *   bcast: the root copies the data into its slot and publishes t without
+ *     waiting; a receiver waits for the root's slot to hold t, copies the
+ *     data out and publishes t in its own slot (no data: "done reading").
+ *
+ * Reuse: before writing its slot t % slots, a process waits until every
+ * other process has published operation t - slots + 1 (for reductions
+ * normally long true: one load per process of a line already in its
+ * cache).  A process publishes operation x only after it finished operation
+ * x - 1, reads included, so nobody still reads operation t - slots, the
+ * last one that used the slot; a process runs at most slots - 1 small
+ * operations ahead of the slowest.  Many slots let a bcast root run far
+ * ahead, which matters most when processes outnumber cores (every wait
+ * there costs a context switch).
+ *
+ * Device buffers: reductions must run on the device, so a process with
+ * device buffers sets COLL_SM_SLOT_DEVICE in its slot instead of copying
+ * data; every process sees every slot's flags, and if any has the bit they
+ * all hand the call to the next module.  Broadcasts move device data with
+ * accel copies (coll_sm_pack/unpack) and need no hand-off.
+ */
+#include "coll/sm/coll_sm.h"
+#include "mpi/mpi_err.h"
+
+#include <string.h>
+
+/* Every other process published operation t or later. */
+static void small_seen_all(coll_sm_module_t *m, uint64_t t)
+{
+    if (!m->small_seen)
+        return;
+    for (int p = 0; p < m->n; p++)
+        m->small_seen[p] = RAIL_MAX(m->small_seen[p], t);
+    m->small_min = RAIL_MAX(m->small_min, t);
+}
+
+/* Wait until every other process published operation `need`.  What we
+ * learn is kept (small_seen), and a process not known to be there is first
+ * asked about a later operation, half the slots back from t: when it is
+ * there, the next slots / 2 operations need not ask it again.  So a bcast
+ * root, which reads nobody's slot otherwise, pays one cache miss per
+ * process every slots / 2 operations instead of one per operation. */
+static void small_claim(coll_sm_module_t *m, uint64_t t, uint64_t need)
+{
+    uint64_t slots = (uint64_t)m->slots, probe = t - slots / 2, least = UINT64_MAX;
+    if (!m->small_seen) {
+        coll_sm_slot_wait_all(m, (int)(need % slots), need);
+        return;
+    }
+    for (int p = 0; p < m->n; p++) {
+        if (p == m->me)
+            continue;
+        if (m->small_seen[p] < need) {
+            uint64_t v = rail_atomic_load_acquire(&coll_sm_slot(m, p, (int)(probe % slots))->seq);
+            if (v >= probe) {
+                m->small_seen[p] = v;
+            } else {
+                coll_sm_slot_wait(m, p, (int)(need % slots), need);
+                m->small_seen[p] = need;
+            }
+        }
+        least = RAIL_MIN(least, m->small_seen[p]);
+    }
+    m->small_min = least;
+}
+
+/* Number the operation, wait until its slot is free; *set is the slot. */
+static uint64_t small_begin(coll_sm_module_t *m, int *set)
+{
+    uint64_t t = ++m->small_seq, slots = (uint64_t)m->slots;
+    *set = (int)(t % slots);
+    if (t >= slots && t - slots + 1 > m->small_min)
+        small_claim(m, t, t - slots + 1);
+    return t;
+}
+
+/* The segment, set up at the first collective; false when there is none. */
+static bool small_ready(coll_sm_module_t *m, mpi_comm_t *comm, int *rc)
+{
+    if (m->state == COLL_SM_UNSET)
+        *rc = coll_sm_segment_setup(m, comm);
+    return *rc == MPI_SUCCESS && m->state == COLL_SM_READY;
+}
+
+/* out = x0 op (x1 op (... op x(n-1))) over len basic elements of every
+ * slot of the set. */
+static int small_fold(coll_sm_module_t *m, const coll_red_t *r, rail_typekind_t kind, int set,
+                      size_t len, void *out)
+{
+    int n = m->n, rc;
+    if (n == 1) {
+        memcpy(out, coll_sm_slot(m, 0, set)->data, len * (size_t)r->rdt->extent);
+        return MPI_SUCCESS;
+    }
+    rc = rail_op_reduce3(r->rop, kind, coll_sm_slot(m, n - 2, set)->data,
+                         coll_sm_slot(m, n - 1, set)->data, out, len);
+    for (int i = n - 3; i >= 0 && rc == MPI_SUCCESS; i--)
+        rc = rail_op_reduce(r->rop, kind, coll_sm_slot(m, i, set)->data, out, len);
+    return rc == MPI_SUCCESS ? rc : mpi_errf(rc, "coll sm: reduction kernel failed");
+}
+
+bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf, void *rbuf,
+                          MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op, int root,
+                          bool *handoff, int *rc)
+{
+    *handoff = false;
+    *rc = MPI_SUCCESS;
+    /* the same verdict on every process: count, datatype, op and the
+     * parameters are the same */
+    if (count <= 0 || op->op == RAIL_OP_NONE ||
+        (size_t)(count * dt->size) > coll_sm_params.small_max)
+        return false;
+    coll_red_t r;
+    if ((*rc = coll_red_init(&r, op, dt, count, NULL, NULL)) != MPI_SUCCESS)
+        return true;
+    rail_typekind_t kind = (rail_typekind_t)r.rdt->kind;
+    if (kind == RAIL_TK_NONE || !rail_op_kernel(r.rop, kind))
+        return false;
+    size_t need = (size_t)(count * r.factor * r.rdt->extent);
+    if (!small_ready(m, comm, rc))
+        return *rc != MPI_SUCCESS;
+    if (need > m->slot_size || need > 2 * m->chunk)
+        return false;
+
+    const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    bool want = root < 0 || m->me == root;
+    bool dev = coll_is_device(mine, count, dt) || (want && coll_is_device(rbuf, count, dt));
+    int set;
+    uint64_t t = small_begin(m, &set);
+    coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
+    my->flags = dev ? COLL_SM_SLOT_DEVICE : 0;
+    my->len = (uint32_t)need;
+    if (!dev)
+        *rc = coll_red_load(&r, my->data, mine, count);
+    if (root >= 0 && m->host_only) {
+        /* nobody can have device buffers: no agreement needed, the
+         * non-roots leave at once; the root publishes when it has read */
+        if (m->me != root) {
+            coll_sm_slot_post(m, set, t);
+            return true;
+        }
+        coll_sm_slot_wait_all(m, set, t);
+        small_seen_all(m, t);
+        if (*rc == MPI_SUCCESS)
+            *rc = small_fold(m, &r, kind, set, (size_t)(count * r.factor), m->scratch);
+        if (*rc == MPI_SUCCESS)
+            *rc = coll_red_store(&r, rbuf, m->scratch, count);
+        coll_sm_slot_post(m, set, t);
+        return true;
+    }
+    coll_sm_slot_post(m, set, t);
+    coll_sm_slot_wait_all(m, set, t);
+    small_seen_all(m, t);
+    for (int i = 0; i < m->n; i++) {
+        if (coll_sm_slot(m, i, set)->flags & COLL_SM_SLOT_DEVICE) {
+            *handoff = true;
+            return true;
+        }
+    }
+    if (!want || *rc != MPI_SUCCESS)
+        return true;
+    *rc = small_fold(m, &r, kind, set, (size_t)(count * r.factor), m->scratch);
+    if (*rc == MPI_SUCCESS)
+        *rc = coll_red_store(&r, rbuf, m->scratch, count);
+    return true;
+}
+
+bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_Count count,
+                         mpi_datatype_t *dt, int root, int *rc)
+{
+    coll_sm_data_t d;
+    *rc = MPI_SUCCESS;
+    coll_sm_data_init(&d, buf, count, dt);
+    if (d.bytes == 0 || d.bytes > coll_sm_params.small_max)
+        return false;
+    if (!small_ready(m, comm, rc))
+        return *rc != MPI_SUCCESS;
+    if (d.bytes > m->slot_size)
+        return false;
+    int set;
+    uint64_t t = small_begin(m, &set);
+    if (m->me == root) {
+        coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
+        my->len = (uint32_t)d.bytes;
+        *rc = coll_sm_pack(&d, 0, my->data, d.bytes);
+        coll_sm_slot_post(m, set, t);
+        return true;
+    }
+    coll_sm_slot_wait(m, root, set, t);
+    if (m->small_seen)
+        m->small_seen[root] = RAIL_MAX(m->small_seen[root], t);
+    const coll_sm_slot_t *rs = coll_sm_slot(m, root, set);
+    size_t len = rs->len;
+    if (len > d.bytes) {
+        *rc = mpi_errf(MPI_ERR_TRUNCATE, "bcast: %zu bytes from the root, room for %zu here",
+                       len, d.bytes);
+        len = d.bytes;
+    }
+    int r2 = coll_sm_unpack(&d, 0, rs->data, len);
+    if (*rc == MPI_SUCCESS)
+        *rc = r2;
+    coll_sm_slot_post(m, set, t);
+    return true;
+}

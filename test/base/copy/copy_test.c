@@ -1,0 +1,76 @@
+/*
+ * rail_copy against memcpy: every source and destination alignment within a
+ * cache line, lengths around the vector threshold and the loop's steps, and
+ * guard bytes on both sides (a vector head or tail that wrote outside the
+ * range would show).  Both implementations: auto and libc.  Also a copy of
+ * 1 MiB at each of the 8-byte misalignments (the case glibc's `rep movsb`
+ * handles at 2 GB/s on AMD hosts), checked for content only.
+ */
+#include "base/copy.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+static void check_one(size_t len, size_t so, size_t dof)
+{
+    static uint8_t src[8192 + 128], dst[8192 + 256], ref[8192 + 256];
+    for (size_t i = 0; i < sizeof(src); i++)
+        src[i] = (uint8_t)(i * 131 + len);
+    memset(dst, 0xee, sizeof(dst));
+    memset(ref, 0xee, sizeof(ref));
+    rail_copy(dst + 64 + dof, src + so, len);
+    memcpy(ref + 64 + dof, src + so, len);
+    if (memcmp(dst, ref, sizeof(dst)) != 0) {
+        size_t at = 0;
+        while (dst[at] == ref[at])
+            at++;
+        if (failures++ < 10)
+            fprintf(stderr, "FAIL: len %zu src+%zu dst+%zu: first difference at byte %zd\n",
+                    len, so, dof, (ssize_t)at - 64 - (ssize_t)dof);
+    }
+}
+
+static void sweep(const char *isa)
+{
+    rail_copy_select(isa);
+    const size_t lens[] = { 0, 1, 31, 2047, 2048, 2049, 2080, 2111, 2175, 2176, 2177, 4096,
+                            4099, 5000, 8191, 8192 };
+    for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
+        for (size_t so = 0; so < 64; so++)
+            for (size_t dof = 0; dof < 64; dof++)
+                check_one(lens[l], so, dof);
+}
+
+int main(void)
+{
+    sweep("libc");
+    if (rail_copy_vec != NULL) {
+        fprintf(stderr, "FAIL: copy_isa=libc left a vector copy selected\n");
+        failures++;
+    }
+    sweep("auto");
+    printf("vector copy: %s\n", rail_copy_vec ? "yes (AVX2)" : "no (this CPU: memcpy)");
+
+    size_t big = (size_t)1 << 20;
+    uint8_t *a = malloc(big + 64), *b = malloc(big + 64);
+    if (!a || !b)
+        return 1;
+    for (size_t i = 0; i < big + 64; i++)
+        a[i] = (uint8_t)(i ^ (i >> 9));
+    for (size_t off = 0; off < 64; off += 8) {
+        memset(b, 0, big + 64);
+        rail_copy(b + off, a, big);
+        if (memcmp(b + off, a, big) != 0 || (off && b[off - 1] != 0) || b[off + big] != 0) {
+            fprintf(stderr, "FAIL: 1 MiB copy to offset %zu\n", off);
+            failures++;
+        }
+    }
+    free(a);
+    free(b);
+    printf("%s: %d failures\n", failures ? "FAIL" : "ok", failures);
+    return failures ? 1 : 0;
+}
