@@ -230,6 +230,12 @@ static inline void coll_sm_claim_set(coll_sm_module_t *m, uint64_t seq)
         coll_sm_wait_all(m, COLL_SM_V(seq - (uint64_t)m->sets, COLL_SM_FINAL));
 }
 
+/* out = x0 op (x1 op (... op x(n-1))) over len basic elements of `kind`,
+ * where x_r is at x + r * stride (every rank's buffer or slot); the order
+ * of basic, so every process gets the same bits (sm_reduce.c). */
+int coll_sm_fold(rail_op_t rop, rail_typekind_t kind, int n, const char *x, size_t stride,
+                 size_t len, void *out);
+
 /* ------------------------------------------------------------ slots */
 
 /* One of a process's slots: the number of the small operation whose data

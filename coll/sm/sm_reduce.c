@@ -58,19 +58,25 @@ typedef struct sm_red {
 
 #define SM_KEEP(rc, r) ((rc) != MPI_SUCCESS ? (rc) : (r))
 
-/* out = x0 op (x1 op (... op x(n-1))) over the same `len` basic elements
- * at byte offset `off` of every process's buffer b. */
+int coll_sm_fold(rail_op_t rop, rail_typekind_t kind, int n, const char *x, size_t stride,
+                 size_t len, void *out)
+{
+    if (len == 0)
+        return MPI_SUCCESS;
+    int rc = rail_op_reduce3(rop, kind, x + (size_t)(n - 2) * stride,
+                             x + (size_t)(n - 1) * stride, out, len);
+    for (int i = n - 3; i >= 0 && rc == MPI_SUCCESS; i--)
+        rc = rail_op_reduce(rop, kind, x + (size_t)i * stride, out, len);
+    return rc == MPI_SUCCESS ? rc : mpi_errf(rc, "coll sm: reduction kernel failed");
+}
+
+/* The fold over the same `len` basic elements at byte offset `off` of every
+ * process's buffer b (areas of consecutive ranks are sets * 2 buffers apart). */
 static int sm_fold(coll_sm_module_t *m, const sm_red_t *c, int set, int b, size_t off,
                    size_t len, void *out)
 {
-    int n = m->n, rc;
-    if (len == 0)
-        return MPI_SUCCESS;
-    rc = rail_op_reduce3(c->r.rop, c->kind, coll_sm_buf(m, n - 2, set, b) + off,
-                         coll_sm_buf(m, n - 1, set, b) + off, out, len);
-    for (int i = n - 3; i >= 0 && rc == MPI_SUCCESS; i--)
-        rc = rail_op_reduce(c->r.rop, c->kind, coll_sm_buf(m, i, set, b) + off, out, len);
-    return rc == MPI_SUCCESS ? rc : mpi_errf(rc, "coll sm: reduction kernel failed");
+    return coll_sm_fold(c->r.rop, c->kind, m->n, coll_sm_buf(m, 0, set, b) + off,
+                        (size_t)m->sets * 2 * m->chunk, len, out);
 }
 
 static bool sm_any_device(coll_sm_module_t *m, int set)
@@ -271,14 +277,15 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     c.rbuf = root < 0 || m->me == root ? rbuf : NULL;
     if (count == 0) /* still check the arguments, as basic does */
         return coll_red_init(&c.r, op, dt, count, NULL, NULL);
-    /* size-based hand-offs: the same verdict on every process (host_only
-     * too: small reduces without device support go through the slots,
-     * where the non-roots do not wait) */
+    /* size-based hand-offs: the same verdict on every process, host_only
+     * too (it needs the segment): without device components a small reduce
+     * goes through the slots, where the non-roots do not wait, so
+     * coll_sm_reduce_min applies only when some process has one */
     size_t bytes = (size_t)(count * dt->size);
     if (root >= 0 && m->state == COLL_SM_UNSET && (rc = coll_sm_segment_setup(m, comm)) != MPI_SUCCESS)
         return rc;
-    if (root >= 0 && m->host_only && m->state == COLL_SM_READY &&
-        coll_sm_small_reduce(m, comm, sbuf, rbuf, count, dt, op, root, handoff, &rc)) {
+    bool tree = root >= 0 && !m->host_only && bytes < coll_sm_params.reduce_min;
+    if (!tree && coll_sm_small_reduce(m, comm, sbuf, rbuf, count, dt, op, root, handoff, &rc)) {
         if (*handoff)
             *why = "device buffers";
         return rc;
@@ -287,11 +294,6 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
         *why = "small reduce (coll_sm_reduce_min)";
         *handoff = true;
         return MPI_SUCCESS;
-    }
-    if (coll_sm_small_reduce(m, comm, sbuf, rbuf, count, dt, op, root, handoff, &rc)) {
-        if (*handoff)
-            *why = "device buffers";
-        return rc;
     }
     if (root < 0 && m->n == 2 && bytes <= coll_sm_params.allreduce_pair_max) {
         *why = "small allreduce of two processes (coll_sm_allreduce_pair_max)";

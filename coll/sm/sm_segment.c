@@ -217,8 +217,6 @@ static void sm_finish(coll_sm_module_t *m, uint8_t verdict)
     m->slots = (int)m->hdr->slots;
     m->small_seq = 0;
     m->small_min = 0;
-    free(m->small_seen);
-    m->small_seen = calloc((size_t)m->n, sizeof(uint64_t));   /* NULL: check every time */
     /* every answer came before the verdict, so every ctl word is written */
     m->host_only = true;
     for (int r = 0; r < m->n; r++)
@@ -229,6 +227,15 @@ static void sm_finish(coll_sm_module_t *m, uint8_t verdict)
     m->state = COLL_SM_READY;
 }
 
+/* Private memory of the module; before the answer, so that a failure is
+ * everyone's verdict. */
+static bool sm_alloc_private(coll_sm_module_t *m)
+{
+    m->scratch = malloc(2 * (size_t)m->hdr->chunk);
+    m->small_seen = calloc((size_t)m->n, sizeof(uint64_t));
+    return m->scratch && m->small_seen;
+}
+
 static int sm_setup_root(coll_sm_module_t *m, mpi_comm_t *comm, int tag)
 {
     char name[SM_NAME_MAX] = "";
@@ -236,7 +243,7 @@ static int sm_setup_root(coll_sm_module_t *m, mpi_comm_t *comm, int tag)
     int rc = MPI_SUCCESS;
     uint8_t all = SM_OK_MAPPED | SM_OK_CMA;
     sm_create(m, name);
-    if (!name[0] || !(m->scratch = malloc(2 * (size_t)m->hdr->chunk)))
+    if (!name[0] || !sm_alloc_private(m))
         all = 0;
     for (int r = 1; r < m->n && rc == MPI_SUCCESS; r++)
         rc = coll_send(name, SM_NAME_MAX, byte, r, tag, comm);
@@ -263,7 +270,7 @@ static int sm_setup_other(coll_sm_module_t *m, mpi_comm_t *comm, int tag)
     if (rc != MPI_SUCCESS)
         return rc;
     name[SM_NAME_MAX - 1] = '\0';
-    if (name[0] && sm_attach(m, name) && (m->scratch = malloc(2 * (size_t)m->hdr->chunk)) != NULL) {
+    if (name[0] && sm_attach(m, name) && sm_alloc_private(m)) {
         uint64_t word = 0;
         coll_sm_ctl(m, m->me)->pid = (int32_t)getpid();
         coll_sm_ctl(m, m->me)->accel = accel_any_device_active ? 1 : 0;

@@ -41,13 +41,10 @@
 #include "coll/sm/coll_sm.h"
 #include "mpi/mpi_err.h"
 
-#include <string.h>
 
 /* Every other process published operation t or later. */
 static void small_seen_all(coll_sm_module_t *m, uint64_t t)
 {
-    if (!m->small_seen)
-        return;
     for (int p = 0; p < m->n; p++)
         m->small_seen[p] = RAIL_MAX(m->small_seen[p], t);
     m->small_min = RAIL_MAX(m->small_min, t);
@@ -62,10 +59,6 @@ static void small_seen_all(coll_sm_module_t *m, uint64_t t)
 static void small_claim(coll_sm_module_t *m, uint64_t t, uint64_t need)
 {
     uint64_t slots = (uint64_t)m->slots, probe = t - slots / 2, least = UINT64_MAX;
-    if (!m->small_seen) {
-        coll_sm_slot_wait_all(m, (int)(need % slots), need);
-        return;
-    }
     for (int p = 0; p < m->n; p++) {
         if (p == m->me)
             continue;
@@ -101,23 +94,6 @@ static bool small_ready(coll_sm_module_t *m, mpi_comm_t *comm, int *rc)
     return *rc == MPI_SUCCESS && m->state == COLL_SM_READY;
 }
 
-/* out = x0 op (x1 op (... op x(n-1))) over len basic elements of every
- * slot of the set. */
-static int small_fold(coll_sm_module_t *m, const coll_red_t *r, rail_typekind_t kind, int set,
-                      size_t len, void *out)
-{
-    int n = m->n, rc;
-    if (n == 1) {
-        memcpy(out, coll_sm_slot(m, 0, set)->data, len * (size_t)r->rdt->extent);
-        return MPI_SUCCESS;
-    }
-    rc = rail_op_reduce3(r->rop, kind, coll_sm_slot(m, n - 2, set)->data,
-                         coll_sm_slot(m, n - 1, set)->data, out, len);
-    for (int i = n - 3; i >= 0 && rc == MPI_SUCCESS; i--)
-        rc = rail_op_reduce(r->rop, kind, coll_sm_slot(m, i, set)->data, out, len);
-    return rc == MPI_SUCCESS ? rc : mpi_errf(rc, "coll sm: reduction kernel failed");
-}
-
 bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf, void *rbuf,
                           MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op, int root,
                           bool *handoff, int *rc)
@@ -151,36 +127,29 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
     my->len = (uint32_t)need;
     if (!dev)
         *rc = coll_red_load(&r, my->data, mine, count);
-    if (root >= 0 && m->host_only) {
-        /* nobody can have device buffers: no agreement needed, the
-         * non-roots leave at once; the root publishes when it has read */
-        if (m->me != root) {
-            coll_sm_slot_post(m, set, t);
-            return true;
-        }
-        coll_sm_slot_wait_all(m, set, t);
-        small_seen_all(m, t);
-        if (*rc == MPI_SUCCESS)
-            *rc = small_fold(m, &r, kind, set, (size_t)(count * r.factor), m->scratch);
-        if (*rc == MPI_SUCCESS)
-            *rc = coll_red_store(&r, rbuf, m->scratch, count);
+    /* a reduce where nobody can have device buffers needs no agreement:
+     * the non-roots leave at once, the root publishes once it has read */
+    bool agree = root < 0 || !m->host_only;
+    if (agree || !want)
         coll_sm_slot_post(m, set, t);
+    if (!agree && !want)
         return true;
-    }
-    coll_sm_slot_post(m, set, t);
     coll_sm_slot_wait_all(m, set, t);
     small_seen_all(m, t);
-    for (int i = 0; i < m->n; i++) {
+    for (int i = 0; agree && i < m->n; i++) {
         if (coll_sm_slot(m, i, set)->flags & COLL_SM_SLOT_DEVICE) {
             *handoff = true;
             return true;
         }
     }
-    if (!want || *rc != MPI_SUCCESS)
-        return true;
-    *rc = small_fold(m, &r, kind, set, (size_t)(count * r.factor), m->scratch);
-    if (*rc == MPI_SUCCESS)
+    if (want && *rc == MPI_SUCCESS)
+        *rc = coll_sm_fold(r.rop, kind, m->n, (const char *)coll_sm_slot(m, 0, set)->data,
+                           (size_t)m->slots * m->slot_stride, (size_t)(count * r.factor),
+                           m->scratch);
+    if (want && *rc == MPI_SUCCESS)
         *rc = coll_red_store(&r, rbuf, m->scratch, count);
+    if (!agree)
+        coll_sm_slot_post(m, set, t);
     return true;
 }
 
@@ -206,8 +175,7 @@ bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_C
         return true;
     }
     coll_sm_slot_wait(m, root, set, t);
-    if (m->small_seen)
-        m->small_seen[root] = RAIL_MAX(m->small_seen[root], t);
+    m->small_seen[root] = RAIL_MAX(m->small_seen[root], t);
     const coll_sm_slot_t *rs = coll_sm_slot(m, root, set);
     size_t len = rs->len;
     if (len > d.bytes) {
