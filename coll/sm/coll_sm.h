@@ -235,6 +235,10 @@ static inline void coll_sm_claim_set(coll_sm_module_t *m, uint64_t seq)
  * of basic, so every process gets the same bits (sm_reduce.c). */
 int coll_sm_fold(rail_op_t rop, rail_typekind_t kind, int n, const char *x, size_t stride,
                  size_t len, void *out);
+/* The same with x_own at xown instead (a process's own data, read where
+ * it is); out must not overlap any x. */
+int coll_sm_fold_own(rail_op_t rop, rail_typekind_t kind, int n, const char *x, size_t stride,
+                     size_t len, void *out, int own, const void *xown);
 
 /* ------------------------------------------------------------ slots */
 
@@ -263,10 +267,13 @@ void coll_sm_slot_wait(coll_sm_module_t *m, int r, int set, uint64_t t);
 /* Small operations (sm_small.c), tried first by the entry points: false
  * when the call is not one (the same verdict on every process); true when
  * it ran, with *rc its result, or *handoff set when every process must hand
- * the call to the next module (some process has device buffers). */
+ * the call to the next module (some process has device buffers).  A
+ * reduction of count elements (root < 0: every process) leaves elements
+ * [lo, lo + cnt) of the result in rbuf: 0, count for reduce and allreduce,
+ * the process's own block for reduce_scatter. */
 bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf, void *rbuf,
                           MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op, int root,
-                          bool *handoff, int *rc);
+                          MPI_Count lo, MPI_Count cnt, bool *handoff, int *rc);
 bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_Count count,
                          mpi_datatype_t *dt, int root, int *rc);
 
@@ -308,6 +315,12 @@ int coll_sm_reduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t
                    mpi_op_t *op, int root, mpi_comm_t *comm, coll_module_t *module);
 int coll_sm_allreduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
                       mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module);
+int coll_sm_reduce_scatter(const void *sbuf, void *rbuf, const MPI_Count rcounts[],
+                           mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm,
+                           coll_module_t *module);
+int coll_sm_reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count rcount,
+                                 mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm,
+                                 coll_module_t *module);
 int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
                    MPI_Count rcount, mpi_datatype_t *rdt, int root, mpi_comm_t *comm,
                    coll_module_t *module);

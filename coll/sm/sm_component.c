@@ -141,6 +141,8 @@ static coll_module_t *sm_comm_query(mpi_comm_t *comm, int *priority)
             .bcast = coll_sm_bcast,
             .reduce = coll_sm_reduce,
             .allreduce = coll_sm_allreduce,
+            .reduce_scatter = coll_sm_reduce_scatter,
+            .reduce_scatter_block = coll_sm_reduce_scatter_block,
             .gather = coll_sm_gather,
             .scatter = coll_sm_scatter,
             .allgather = coll_sm_allgather,

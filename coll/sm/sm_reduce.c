@@ -58,16 +58,23 @@ typedef struct sm_red {
 
 #define SM_KEEP(rc, r) ((rc) != MPI_SUCCESS ? (rc) : (r))
 
-int coll_sm_fold(rail_op_t rop, rail_typekind_t kind, int n, const char *x, size_t stride,
-                 size_t len, void *out)
+int coll_sm_fold_own(rail_op_t rop, rail_typekind_t kind, int n, const char *x, size_t stride,
+                     size_t len, void *out, int own, const void *xown)
 {
     if (len == 0)
         return MPI_SUCCESS;
-    int rc = rail_op_reduce3(rop, kind, x + (size_t)(n - 2) * stride,
-                             x + (size_t)(n - 1) * stride, out, len);
+#define SM_X(i) ((i) == own ? (const char *)xown : x + (size_t)(i) * stride)
+    int rc = rail_op_reduce3(rop, kind, SM_X(n - 2), SM_X(n - 1), out, len);
     for (int i = n - 3; i >= 0 && rc == MPI_SUCCESS; i--)
-        rc = rail_op_reduce(rop, kind, x + (size_t)i * stride, out, len);
+        rc = rail_op_reduce(rop, kind, SM_X(i), out, len);
+#undef SM_X
     return rc == MPI_SUCCESS ? rc : mpi_errf(rc, "coll sm: reduction kernel failed");
+}
+
+int coll_sm_fold(rail_op_t rop, rail_typekind_t kind, int n, const char *x, size_t stride,
+                 size_t len, void *out)
+{
+    return coll_sm_fold_own(rop, kind, n, x, stride, len, out, -1, NULL);
 }
 
 /* The fold over the same `len` basic elements at byte offset `off` of every
@@ -285,7 +292,8 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     if (root >= 0 && m->state == COLL_SM_UNSET && (rc = coll_sm_segment_setup(m, comm)) != MPI_SUCCESS)
         return rc;
     bool tree = root >= 0 && !m->host_only && bytes < coll_sm_params.reduce_min;
-    if (!tree && coll_sm_small_reduce(m, comm, sbuf, rbuf, count, dt, op, root, handoff, &rc)) {
+    if (!tree && coll_sm_small_reduce(m, comm, sbuf, rbuf, count, dt, op, root, 0, count,
+                                          handoff, &rc)) {
         if (*handoff)
             *why = "device buffers";
         return rc;

@@ -18,6 +18,8 @@
  *     flat reduction (sm_reduce.c) and of basic, so every process gets the
  *     same bits.  For two processes and 8 bytes: one cache-line transfer
  *     each way, nothing else.
+ *   reduce_scatter: as allreduce, but each process folds and stores only
+ *     its own block (elements lo .. lo + cnt of everyone's input).
  *   bcast: the root copies the data into its slot and publishes t without
  *     waiting; a receiver waits for the root's slot to hold t, copies the
  *     data out and publishes t in its own slot (no data: "done reading").
@@ -96,7 +98,7 @@ static bool small_ready(coll_sm_module_t *m, mpi_comm_t *comm, int *rc)
 
 bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf, void *rbuf,
                           MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op, int root,
-                          bool *handoff, int *rc)
+                          MPI_Count lo, MPI_Count cnt, bool *handoff, int *rc)
 {
     *handoff = false;
     *rc = MPI_SUCCESS;
@@ -119,7 +121,7 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
 
     const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     bool want = root < 0 || m->me == root;
-    bool dev = coll_is_device(mine, count, dt) || (want && coll_is_device(rbuf, count, dt));
+    bool dev = coll_is_device(mine, count, dt) || (want && coll_is_device(rbuf, cnt, dt));
     int set;
     uint64_t t = small_begin(m, &set);
     coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
@@ -142,12 +144,14 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
             return true;
         }
     }
+    want = want && cnt > 0;
     if (want && *rc == MPI_SUCCESS)
-        *rc = coll_sm_fold(r.rop, kind, m->n, (const char *)coll_sm_slot(m, 0, set)->data,
-                           (size_t)m->slots * m->slot_stride, (size_t)(count * r.factor),
+        *rc = coll_sm_fold(r.rop, kind, m->n,
+                           (const char *)coll_red_at(&r, coll_sm_slot(m, 0, set)->data, lo),
+                           (size_t)m->slots * m->slot_stride, (size_t)(cnt * r.factor),
                            m->scratch);
     if (want && *rc == MPI_SUCCESS)
-        *rc = coll_red_store(&r, rbuf, m->scratch, count);
+        *rc = coll_red_store(&r, rbuf, m->scratch, cnt);
     if (!agree)
         coll_sm_slot_post(m, set, t);
     return true;

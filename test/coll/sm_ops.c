@@ -6,9 +6,10 @@
  * send / receive types of equal signature; counts 0, 1, primes, ~1 MiB
  * (many rounds of the shared buffers, the more so with the small-chunk
  * variants of test/tests.conf); roots 0, n-1 and n/2; MPI_IN_PLACE;
- * reductions SUM / MAX / MIN / MINLOC / MAXLOC on both sides of the flat /
- * slice threshold, and a non-commutative user operation (handed to the
- * next component).  With COLLTEST_DEVICE=1 every user buffer is fake
+ * reductions (reduce, allreduce, reduce_scatter(_block) with blocks of
+ * equal and unequal lengths, one empty) SUM / MAX / MIN / MINLOC / MAXLOC
+ * on both sides of the flat / slice threshold and of the slots, and a
+ * non-commutative user operation (handed to the next component).  With COLLTEST_DEVICE=1 every user buffer is fake
  * device memory; with COLLTEST_DEVICE=2 only odd ranks' are (the processes
  * of one reduction must agree to hand it on).  Checks that sm set up a
  * segment for the communicators (np >= 2) and that its name is gone.
@@ -192,6 +193,17 @@ static void reductions(const long *counts, int nc)
                         continue;
                     test_reduce(cs[k].tk, cs[k].op, cs[k].name, c, roots[ri], ip);
                 }
+    /* reduce_scatter(_block): blocks of these many elements (the largest
+     * ~1 MiB of input in all) */
+    for (size_t k = 0; k < sizeof(cs) / sizeof(cs[0]); k++)
+        for (int i = 0; i < nc; i++)
+            for (int v = 0; v < 4; v++) {
+                long c = counts[i] > 5003 ? counts[i] / n + 1 : counts[i];
+                if (counts[i] > 5003 && k % 3 != 0)
+                    continue;
+                smhan_reduce_scatter(C, me, n, cs[k].name, cs[k].tk, cs[k].op, c, v & 1, v >> 1,
+                                     7);
+            }
 }
 
 /* ------------------------------------------------------------ driver */

@@ -36,7 +36,7 @@ static void step(MPI_Comm comm, int it, int *buf, int *out, long big)
     MPI_OK(MPI_Comm_size(comm, &cn));
     int root = it % cn;
     long c = it % 5 == 0 ? big : 1 + it % 7;
-    switch (it % 6) {
+    switch (it % 7) {
     case 0:
         MPI_OK(MPI_Barrier(comm));
         break;
@@ -51,11 +51,11 @@ static void step(MPI_Comm comm, int it, int *buf, int *out, long big)
     case 3: {
         for (long i = 0; i < c; i++)
             buf[i] = val(cr, i, it);
-        if (it % 6 == 2)
+        if (it % 7 == 2)
             MPI_OK(MPI_Allreduce(buf, out, (int)c, MPI_INT, MPI_SUM, comm));
         else
             MPI_OK(MPI_Reduce(buf, out, (int)c, MPI_INT, MPI_SUM, root, comm));
-        for (long i = 0; (it % 6 == 2 || cr == root) && i < c; i++) {
+        for (long i = 0; (it % 7 == 2 || cr == root) && i < c; i++) {
             int want = 0;
             for (int r = 0; r < cn; r++)
                 want += val(r, i, it);
@@ -83,6 +83,20 @@ static void step(MPI_Comm comm, int it, int *buf, int *out, long big)
         for (int r = 0; r < cn; r++)
             for (long i = 0; i < cb; i++)
                 CHECK(out[r * cb + i] == val(r * cn + cr, i, it), "alltoall step %d", it);
+        break;
+    }
+    case 6: {
+        long cb = c / cn + 1;
+        for (long i = 0; i < cb * cn; i++)
+            buf[i] = val(cr, i, it);
+        MPI_OK(MPI_Reduce_scatter_block(buf, out, (int)cb, MPI_INT, MPI_SUM, comm));
+        for (long i = 0; i < cb; i++) {
+            int want = 0;
+            for (int r = 0; r < cn; r++)
+                want += val(r, cr * cb + i, it);
+            CHECK(out[i] == want, "reduce_scatter_block step %d element %ld: %d, expected %d", it,
+                  i, out[i], want);
+        }
         break;
     }
     }

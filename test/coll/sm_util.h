@@ -43,6 +43,22 @@ static inline sm_maps_t sm_maps(int creator)
     return r;
 }
 
+/* Reduction buffers: sb holds `in` elements of gen_fill(me, seed), rb
+ * `out` elements of poison, or the input too when in place; both pushed
+ * to the device where the test runs on device buffers. */
+static inline void smhan_red_bufs(const tdt_t *t, tbuf_t *sb, tbuf_t *rb, long in, long out,
+                                  bool ip, int me, int seed)
+{
+    tb_alloc(sb, (size_t)in * t->ext);
+    tb_alloc(rb, (size_t)out * t->ext);
+    gen_fill(t, sb->h, in, me, seed);
+    t_poison(rb->h, rb->len);
+    if (ip)
+        gen_fill(t, rb->h, in, me, seed);
+    tb_push(sb);
+    tb_push(rb);
+}
+
 /* A reduction on C (root < 0: MPI_Allreduce) of c elements of t_types[tk],
  * data from gen_fill(seed), checked on every process that gets a result
  * against the reference reduction in rank order (the rank order of C is
@@ -54,16 +70,9 @@ static inline void smhan_reduce(MPI_Comm C, int me, int n, const char *label, in
     const tdt_t *t = &t_types[tk];
     bool all = root < 0, want = all || me == root, ip = inplace && want;
     tbuf_t sb, rb;
-    tb_alloc(&sb, (size_t)c * t->ext);
-    tb_alloc(&rb, want ? (size_t)c * t->ext : 0);
     snprintf(t_current, sizeof(t_current), "%s %s %s count %ld root %d%s", label,
              all ? "allreduce" : "reduce", t->name, c, root, ip ? " in place" : "");
-    gen_fill(t, sb.h, c, me, seed);
-    t_poison(rb.h, rb.len);
-    if (ip)
-        gen_fill(t, rb.h, c, me, seed);
-    tb_push(&sb);
-    tb_push(&rb);
+    smhan_red_bufs(t, &sb, &rb, c, want ? c : 0, ip, me, seed);
     if (all)
         MPI_OK(MPI_Allreduce(ip ? MPI_IN_PLACE : sb.d, rb.d, (int)c, t->dt, op, C));
     else
@@ -76,6 +85,47 @@ static inline void smhan_reduce(MPI_Comm C, int me, int n, const char *label, in
     }
     tb_free(&sb);
     tb_free(&rb);
+}
+
+/* MPI_Reduce_scatter_block (block) or MPI_Reduce_scatter of c elements
+ * per block (MPI_Reduce_scatter: block i gets c + i % 3 elements, and
+ * rank 1's is empty), checked like smhan_reduce: each process's block of
+ * the rank-ordered reduction, nothing written beyond it. */
+static inline void smhan_reduce_scatter(MPI_Comm C, int me, int n, const char *label, int tk,
+                                        MPI_Op op, long c, int block, int inplace, int seed)
+{
+    const tdt_t *t = &t_types[tk];
+    int *counts = malloc(sizeof(int) * (size_t)n);
+    long total = 0, lo = 0;
+    for (int i = 0; i < n; i++) {
+        counts[i] = block ? (int)c : i == 1 ? 0 : (int)(c + i % 3);
+        if (i == me)
+            lo = total;
+        total += counts[i];
+    }
+    long mine = counts[me];
+    tbuf_t sb, rb;
+    snprintf(t_current, sizeof(t_current), "%s %s %s count %ld%s", label,
+             block ? "reduce_scatter_block" : "reduce_scatter", t->name, c,
+             inplace ? " in place" : "");
+    smhan_red_bufs(t, &sb, &rb, total, inplace ? total : mine + 1, inplace, me, seed);
+    const void *sp = inplace ? MPI_IN_PLACE : sb.d;
+    if (block)
+        MPI_OK(MPI_Reduce_scatter_block(sp, rb.d, (int)c, t->dt, op, C));
+    else
+        MPI_OK(MPI_Reduce_scatter(sp, rb.d, counts, t->dt, op, C));
+    tb_pull(&rb);
+    char w[64];
+    for (long i = 0; i < mine; i++) {
+        ref_reduce(t, op, w, lo + i, 0, n - 1, seed);
+        CHECK_ELEM(t, rb.h + i * t->ext, w, !inplace, i);
+    }
+    for (size_t i = (size_t)mine * t->ext; !inplace && i < rb.len; i++)
+        CHECK(((unsigned char *)rb.h)[i] == (T_HOLE & 0xff),   /* t_poison's byte */
+              "%s: byte %zu beyond the block changed", t_current, i);
+    tb_free(&sb);
+    tb_free(&rb);
+    free(counts);
 }
 
 #endif

@@ -1,0 +1,208 @@
+/*
+ * coll sm: reduce_scatter and reduce_scatter_block.
+ *
+ * Up to coll_sm_small_max bytes of input: through the slots, as an
+ * allreduce where each process folds only its own block (sm_small.c).
+ *
+ * Larger: each buffer is cut into n pieces of Ps bytes (a multiple of 64),
+ * piece j for block j; round k carries elements [k * P, (k + 1) * P) of
+ * every block (P = elements per piece; blocks of different lengths simply
+ * run out of pieces early).  Round k, buffer k % 2: every process loads
+ * piece k of every block of its input into its buffer, posts step k + 1,
+ * waits for everyone's step k + 1 and folds piece k of its own block from
+ * all n buffers, in rank order (the order of basic, so the bits match).
+ * Everybody does 1 / n of the folding in every round.  Where the user's
+ * buffers are dense arrays of the reduction's type in host memory, a
+ * process's own piece is read from its input where it is (nobody else
+ * reads it) and the fold writes straight into the result.
+ *
+ * Reuse: round k + 2 overwrites buffer k % 2 after the writer waited, in
+ * round k + 1, for everyone's step k + 2, which each posts only after it
+ * folded round k.  MPI_IN_PLACE: the result of round k lands on elements
+ * [k * P, (k + 1) * P) of rbuf, inside block 0, whose later rounds read
+ * only elements from (k + 1) * P on.
+ *
+ * Device buffers hand the call on (as the other reductions do): the bit
+ * in the meta word, seen by all after round 0.
+ */
+#include "coll/sm/coll_sm.h"
+#include "mpi/mpi_err.h"
+
+#define SM_KEEP(rc, r) ((rc) != MPI_SUCCESS ? (rc) : (r))
+
+typedef struct sm_rs {
+    coll_red_t r;
+    rail_typekind_t kind;
+    const MPI_Count *counts;       /* NULL: every block has `count` elements */
+    MPI_Count count;
+    MPI_Count total;               /* elements of the whole input */
+    MPI_Count lo;                  /* where my block starts */
+    const void *mine;
+    void *rbuf;
+    size_t ps;                     /* bytes of a piece in a buffer */
+    MPI_Count P;                   /* user elements of a piece */
+    const char *src;               /* input / result as dense arrays of the */
+    char *dst;                     /* reduction's type in host memory, or NULL */
+} sm_rs_t;
+
+static MPI_Count rs_block(const sm_rs_t *c, int j)
+{
+    return c->counts ? c->counts[j] : c->count;
+}
+
+/* Elements of block j (length b) in round k. */
+static MPI_Count rs_piece(const sm_rs_t *c, MPI_Count b, MPI_Count k)
+{
+    MPI_Count left = b - k * c->P;
+    return left <= 0 ? 0 : RAIL_MIN(left, c->P);
+}
+
+static bool rs_any_device(coll_sm_module_t *m, int set)
+{
+    for (int i = 0; i < m->n; i++)
+        if (coll_sm_ctl(m, i)->meta[set] & 1)
+            return true;
+    return false;
+}
+
+/* The rounds of a reduce_scatter too large for the slots. */
+static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, bool *handoff)
+{
+    int n = m->n, me = m->me, rc;
+    MPI_Count K = 0;
+    for (int j = 0; j < n; j++)
+        K = RAIL_MAX(K, (rs_block(c, j) + c->P - 1) / c->P);
+    uint64_t s;
+    if ((rc = coll_sm_begin(m, comm, &s)) != MPI_SUCCESS)
+        return rc;
+    int set = coll_sm_set(m, s);
+    coll_sm_claim_set(m, s);
+    coll_sm_ctl(m, me)->meta[set] = dev ? 1 : 0;
+    size_t stride = (size_t)m->sets * 2 * m->chunk;   /* between ranks' buffers */
+    MPI_Count mylen = rs_block(c, me);
+    for (MPI_Count k = 0; k < K; k++) {
+        int b = (int)(k & 1);
+        char *buf = coll_sm_buf(m, me, set, b);
+        MPI_Count off = 0;
+        for (int j = 0; j < n && !dev; j++) {
+            MPI_Count bj = rs_block(c, j), l = rs_piece(c, bj, k);
+            if (l > 0 && !(j == me && c->src))   /* nobody else reads my own piece */
+                rc = SM_KEEP(rc, coll_red_load(&c->r, buf + (size_t)j * c->ps,
+                                               coll_elem(c->mine, c->r.udt, off + k * c->P), l));
+            off += bj;
+        }
+        coll_sm_post(m, COLL_SM_V(s, k + 1));
+        coll_sm_wait_all(m, COLL_SM_V(s, k + 1));
+        if (k == 0 && (*handoff = rs_any_device(m, set)))
+            break;
+        MPI_Count l = rs_piece(c, mylen, k);
+        if (l == 0 || rc != MPI_SUCCESS)
+            continue;
+        size_t eb = (size_t)c->r.rdt->extent * (size_t)c->r.factor;   /* bytes per element */
+        char *out = c->dst ? c->dst + (size_t)(k * c->P) * eb : m->scratch;
+        rc = coll_sm_fold_own(c->r.rop, c->kind, n,
+                              coll_sm_buf(m, 0, set, b) + (size_t)me * c->ps, stride,
+                              (size_t)(l * c->r.factor), out, c->src ? me : -1,
+                              c->src ? c->src + (size_t)(c->lo + k * c->P) * eb : NULL);
+        if (!c->dst)
+            rc = SM_KEEP(rc, coll_red_store(&c->r, coll_elem(c->rbuf, c->r.udt, k * c->P),
+                                            m->scratch, l));
+    }
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    return *handoff ? MPI_SUCCESS : rc;
+}
+
+static int rs_any(const void *sbuf, void *rbuf, const MPI_Count counts[], MPI_Count count,
+                  mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module,
+                  bool *handoff, const char **why)
+{
+    coll_sm_module_t *m = (coll_sm_module_t *)module;
+    sm_rs_t c = {.counts = counts, .count = count, .rbuf = rbuf};
+    int rc = MPI_SUCCESS;
+    *handoff = false;
+    *why = NULL;
+    for (int j = 0; j < m->n; j++) {
+        if (j == m->me)
+            c.lo = c.total;
+        c.total += rs_block(&c, j);
+    }
+    c.mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    if (c.total == 0 || dt->size == 0)   /* still check the arguments, as basic does */
+        return coll_red_init(&c.r, op, dt, 0, NULL, NULL);
+    MPI_Count mylen = rs_block(&c, m->me);
+    if (coll_sm_small_reduce(m, comm, sbuf, rbuf, c.total, dt, op, -1, c.lo, mylen, handoff,
+                             &rc)) {
+        if (*handoff)
+            *why = "device buffers";
+        return rc;
+    }
+    if (m->state == COLL_SM_UNSET && (rc = coll_sm_segment_setup(m, comm)) != MPI_SUCCESS)
+        return rc;
+    *handoff = true;
+    if (m->state != COLL_SM_READY) {
+        *why = "no segment";
+        return MPI_SUCCESS;
+    }
+    if (op->op == RAIL_OP_NONE) {
+        *why = "user-defined operation";
+        return MPI_SUCCESS;
+    }
+    if ((rc = coll_red_init(&c.r, op, dt, c.total, NULL, NULL)) != MPI_SUCCESS) {
+        *handoff = false;
+        return rc;
+    }
+    c.kind = (rail_typekind_t)c.r.rdt->kind;
+    if (c.kind == RAIL_TK_NONE || !rail_op_kernel(c.r.rop, c.kind)) {
+        *why = "no host kernel for this datatype";
+        return MPI_SUCCESS;
+    }
+    size_t ue = (size_t)(c.r.factor * c.r.rdt->extent);
+    c.ps = m->chunk / (size_t)m->n / 64 * 64;
+    c.P = ue ? (MPI_Count)(c.ps / ue) : 0;
+    if (c.P == 0) {
+        *why = "datatype larger than a piece of a shared-memory buffer";
+        return MPI_SUCCESS;
+    }
+    *handoff = false;
+    bool dev = coll_is_device(c.mine, c.total, dt) || coll_is_device(rbuf, mylen, dt);
+    /* user buffers read and written in place where they are dense arrays
+     * of the reduction's type; my own input stays where it is unless it
+     * is also where the result goes (MPI_IN_PLACE) */
+    bool dense = !dev && c.r.rdt->size == c.r.rdt->extent;
+    if (dense && sbuf != MPI_IN_PLACE)
+        c.src = rail_dt_contig_ptr(dt->layout, c.total, c.mine);
+    if (dense)
+        c.dst = rail_dt_contig_ptr(dt->layout, mylen, rbuf);
+    rc = rs_run(m, comm, &c, dev, handoff);
+    if (*handoff)
+        *why = "device buffers";
+    return rc;
+}
+
+int coll_sm_reduce_scatter(const void *sbuf, void *rbuf, const MPI_Count rcounts[],
+                           mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm,
+                           coll_module_t *module)
+{
+    bool handoff;
+    const char *why;
+    int rc = rs_any(sbuf, rbuf, rcounts, 0, dt, op, comm, module, &handoff, &why);
+    if (!handoff)
+        return rc;
+    coll_module_t *next = coll_sm_next(comm, COLL_OP_reduce_scatter, module, why);
+    return next ? next->fns.reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, next)
+                : MPI_ERR_UNSUPPORTED_OPERATION;
+}
+
+int coll_sm_reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count rcount,
+                                 mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm,
+                                 coll_module_t *module)
+{
+    bool handoff;
+    const char *why;
+    int rc = rs_any(sbuf, rbuf, NULL, rcount, dt, op, comm, module, &handoff, &why);
+    if (!handoff)
+        return rc;
+    coll_module_t *next = coll_sm_next(comm, COLL_OP_reduce_scatter_block, module, why);
+    return next ? next->fns.reduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm, next)
+                : MPI_ERR_UNSUPPORTED_OPERATION;
+}
