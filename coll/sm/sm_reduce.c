@@ -53,6 +53,7 @@ typedef struct sm_red {
     bool dev;                      /* my buffers are device memory */
     bool cma;                      /* single copy (see SINGLE COPY above) */
     const void *mine;              /* my input */
+    const char *src;               /* ... as a dense host array of the reduction's type, or NULL */
     void *rbuf;                    /* NULL where the result is not wanted */
 } sm_red_t;
 
@@ -116,20 +117,26 @@ static bool sm_red_plan(coll_sm_module_t *m, sm_red_t *c, MPI_Count count)
 }
 
 /* Round k's first step: my input (m_u user elements) into my buffer,
- * post `step`, and wait for everyone's when `all`.  Round 0 also carries
- * the device bit: everyone waits for everyone, and *handoff is set when
- * any process has device buffers. */
+ * except elements [skip_lo, skip_hi) that only I read (my slice, taken
+ * from c->src), post `step`, and wait for everyone's when `all`.  Round 0
+ * also carries the device bit: everyone waits for everyone, and *handoff
+ * is set when any process has device buffers. */
 static int sm_put_input(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_Count k,
-                        MPI_Count m_u, uint32_t step, bool all, bool *handoff)
+                        MPI_Count m_u, MPI_Count skip_lo, MPI_Count skip_hi, uint32_t step,
+                        bool all, bool *handoff)
 {
     int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
     if (k == 0) {
         coll_sm_claim_set(m, s);
         coll_sm_ctl(m, m->me)->meta[set] = c->dev ? 1 : 0;
     }
-    if (!c->dev)
-        rc = coll_red_load(&c->r, coll_sm_buf(m, m->me, set, (int)(k & 1)),
-                           coll_elem(c->mine, c->r.udt, k * c->E), m_u);
+    char *buf = coll_sm_buf(m, m->me, set, (int)(k & 1));
+    MPI_Count e0 = k * c->E;
+    if (!c->dev && skip_lo > 0)
+        rc = coll_red_load(&c->r, buf, coll_elem(c->mine, c->r.udt, e0), skip_lo);
+    if (!c->dev && rc == MPI_SUCCESS && skip_hi < m_u)
+        rc = coll_red_load(&c->r, coll_red_at(&c->r, buf, skip_hi),
+                           coll_elem(c->mine, c->r.udt, e0 + skip_hi), m_u - skip_hi);
     coll_sm_post(m, COLL_SM_V(s, step));
     if (k == 0 || all) {
         coll_sm_wait_all(m, COLL_SM_V(s, step));
@@ -145,7 +152,7 @@ static int sm_flat_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI
     bool want = c->rbuf != NULL;
     if (k >= 2 && !want)
         coll_sm_wait(m, c->root, COLL_SM_V(s, k));
-    int rc = sm_put_input(m, c, s, k, m_u, (uint32_t)(k + 1), want, handoff);
+    int rc = sm_put_input(m, c, s, k, m_u, m_u, m_u, (uint32_t)(k + 1), want, handoff);
     if (*handoff || !want)
         return rc;
     rc = SM_KEEP(rc, sm_fold(m, c, coll_sm_set(m, s), b, 0, (size_t)(m_u * c->r.factor), m->scratch));
@@ -157,13 +164,19 @@ static int sm_slice_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MP
                           MPI_Count m_u, bool *handoff)
 {
     int set = coll_sm_set(m, s), b = (int)(k & 1), n = m->n, me = m->me;
-    int rc = sm_put_input(m, c, s, k, m_u, (uint32_t)(2 * k + 1), true, handoff);
+    MPI_Count lo = me * m_u / n, hi = (me + 1) * m_u / n;
+    /* nobody else reads my slice of my input: it stays where it is */
+    bool own = c->src != NULL;
+    int rc = sm_put_input(m, c, s, k, m_u, own ? lo : m_u, own ? hi : m_u, (uint32_t)(2 * k + 1),
+                          true, handoff);
     if (*handoff)
         return rc;
-    MPI_Count lo = me * m_u / n, hi = (me + 1) * m_u / n;
-    rc = SM_KEEP(rc, sm_fold(m, c, set, b, (size_t)lo * c->ue,
-                             (size_t)((hi - lo) * c->r.factor),
-                             coll_sm_buf(m, me, set, b) + c->acc_off));
+    size_t eb = (size_t)(c->r.factor * c->r.rdt->extent);
+    rc = SM_KEEP(rc, coll_sm_fold_own(c->r.rop, c->kind, n, coll_sm_buf(m, 0, set, b) + lo * eb,
+                                      (size_t)m->sets * 2 * m->chunk,
+                                      (size_t)((hi - lo) * c->r.factor),
+                                      coll_sm_buf(m, me, set, b) + c->acc_off, own ? me : -1,
+                                      own ? c->src + (size_t)(k * c->E + lo) * eb : NULL));
     coll_sm_post(m, COLL_SM_V(s, 2 * k + 2));
     if (!c->rbuf)
         return rc;
@@ -321,6 +334,8 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
         return rc;
     }
     c.dev = coll_is_device(c.mine, count, dt) || (c.rbuf && coll_is_device(c.rbuf, count, dt));
+    if (!c.dev && c.r.rdt->size == c.r.rdt->extent)
+        c.src = rail_dt_contig_ptr(dt->layout, count, c.mine);
     /* the same on every process: datatype, count and parameters are */
     c.cma = m->cma && coll_sm_params.cma_min && !c.flat &&
             (size_t)(count * dt->size) >= coll_sm_params.cma_min &&
