@@ -16,7 +16,9 @@
  *   A reduce sender writes round k >= 2 after the root's step k (the root
  *   posts k + 1 only once round k - 1 is done).
  * SLICE (larger), two steps per round, each process reducing 1/n:
- *   copy my input into my buffer, post 2k + 1; wait for everyone's 2k + 1;
+ *   copy my input into my buffer (but for slice `me` when the input is a
+ *   dense host array: only I read it, from where it is), post 2k + 1;
+ *   wait for everyone's 2k + 1;
  *   combine slice `me` of all inputs into the tail of my buffer, post
  *   2k + 2; allreduce, everyone / reduce, the root: wait for everyone's
  *   2k + 2 and copy every slice out.
