@@ -514,7 +514,8 @@ class HwLimits:
 # ---------------------------------------------------------------- summary
 
 def aggregate(rows):
-    """{(bench, np): {size: {mpi: (value or None, status)}}}: medians over reps."""
+    """{(bench, np): {size: {mpi: (value or None, status, fastest or None)}}}: the
+    median over reps, and the best rep (least time, most bandwidth)."""
     cells = {}
     for r in rows:
         if r.get("size") == "":
@@ -527,7 +528,13 @@ def aggregate(rows):
             for mpi, rs in per_mpi.items():
                 vals = [r["value"] for r in rs if r["status"] == "ok"]
                 bad = [r["status"] for r in rs if r["status"] != "ok"]
-                cell = (statistics.median(vals) if vals else None, bad[0] if bad else "ok")
+                metric = BENCH_BY_NAME[key[0]].metric if key[0] in BENCH_BY_NAME else LATENCY
+                fastest = None
+                for v in vals:
+                    if fastest is None or better(metric, v, fastest):
+                        fastest = v
+                cell = (statistics.median(vals) if vals else None, bad[0] if bad else "ok",
+                        fastest)
                 table.setdefault(key, {}).setdefault(size, {})[mpi] = cell
     return table
 
@@ -543,10 +550,13 @@ def time_ratio(metric, rail, best):
     return rail / best if metric in (LATENCY, STARTUP) else best / rail
 
 
-def best_peer(metric, cells, peers):
+def best_peer(metric, cells, peers, field=0):
+    """(peer, value) of the best peer by the median (field 0) or by its
+    fastest rep (field 2)."""
     best = None
     for p in peers:
-        v = cells.get(p, (None, ""))[0]
+        c = cells.get(p)
+        v = c[field] if c and len(c) > field else None
         if v is not None and (best is None or better(metric, v, best[1])):
             best = (p, v)
     return best
@@ -555,7 +565,7 @@ def best_peer(metric, cells, peers):
 def cell_text(cell):
     if cell is None:
         return "-"
-    v, status = cell
+    v, status = cell[0], cell[1]
     if v is None:
         return status
     return fmt(v) + ("" if status == "ok" else "*")
@@ -564,7 +574,7 @@ def cell_text(cell):
 def table_lines(bench, np, sizes, names, markdown):
     """One table: a row per size, a column per MPI, best peer, ratio."""
     peers = [n for n in names if n != "rail"]
-    head = ["size"] + names + ["best peer", "rail/best"]
+    head = ["size"] + names + ["best peer", "rail/best", "fastest reps"]
     body = []
     for size in sorted(sizes):
         if size == 0 and bench.metric == BANDWIDTH:
@@ -573,8 +583,13 @@ def table_lines(bench, np, sizes, names, markdown):
         best = best_peer(bench.metric, cells, peers)
         rail = cells.get("rail", (None, ""))[0]
         ratio = time_ratio(bench.metric, rail, best and best[1])
+        fbest = best_peer(bench.metric, cells, peers, 2)
+        rc = cells.get("rail")
+        fratio = time_ratio(bench.metric, rc[2] if rc and len(rc) > 2 else None,
+                            fbest and fbest[1])
         body.append([size_label(size)] + [cell_text(cells.get(n)) for n in names] +
-                    [best[0] if best else "-", "%.2f" % ratio if ratio else "-"])
+                    [best[0] if best else "-", "%.2f" % ratio if ratio else "-",
+                     "%.2f" % fratio if fratio else "-"])
     if markdown:
         return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + [
             "| " + " | ".join(r) + " |" for r in body]
@@ -591,8 +606,10 @@ def summary(args, table, names, lim, key_sizes):
     """Returns (terminal text, markdown text)."""
     term, md = [], []
     note_ratio = ("rail/best = Rail's time / best peer's time (for bandwidth and rate: best "
-                  "peer's / Rail's), so below 1 means Rail MPI is faster.  '*' = some "
-                  "repetitions failed or timed out; TIMEOUT/FAIL/ERROR = all did.")
+                  "peer's / Rail's), so below 1 means Rail MPI is faster; medians over the "
+                  "repetitions.  fastest reps = the same ratio between each MPI's best "
+                  "repetition (robust to a machine whose speed changes between runs).  "
+                  "'*' = some repetitions failed or timed out; TIMEOUT/FAIL/ERROR = all did.")
     term.append(note_ratio)
     md.append(note_ratio)
     for bench in BENCHES:

@@ -222,6 +222,16 @@ void coll_sm_wait(coll_sm_module_t *m, int r, uint64_t v);
 /* Wait until every other rank's flag >= v; the same for ranks [lo, hi). */
 void coll_sm_wait_all(coll_sm_module_t *m, uint64_t v);
 void coll_sm_wait_range(coll_sm_module_t *m, int lo, int hi, uint64_t v);
+/* Whether some process marked operation `set`'s meta word as using
+ * device buffers (bit 0; reductions hand those to the next module). */
+static inline bool coll_sm_any_device(coll_sm_module_t *m, int set)
+{
+    for (int i = 0; i < m->n; i++)
+        if (coll_sm_ctl(m, i)->meta[set] & 1)
+            return true;
+    return false;
+}
+
 /* Before writing into the areas of its set: every rank finished the last
  * operation that used it. */
 static inline void coll_sm_claim_set(coll_sm_module_t *m, uint64_t seq)

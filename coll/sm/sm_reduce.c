@@ -89,14 +89,6 @@ static int sm_fold(coll_sm_module_t *m, const sm_red_t *c, int set, int b, size_
                         (size_t)m->sets * 2 * m->chunk, len, out);
 }
 
-static bool sm_any_device(coll_sm_module_t *m, int set)
-{
-    for (int i = 0; i < m->n; i++)
-        if (coll_sm_ctl(m, i)->meta[set] & 1)
-            return true;
-    return false;
-}
-
 /* Round sizes; false when one user element does not fit a buffer. */
 static bool sm_red_plan(coll_sm_module_t *m, sm_red_t *c, MPI_Count count)
 {
@@ -142,7 +134,7 @@ static int sm_put_input(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_
     coll_sm_post(m, COLL_SM_V(s, step));
     if (k == 0 || all) {
         coll_sm_wait_all(m, COLL_SM_V(s, step));
-        *handoff = k == 0 && sm_any_device(m, set);
+        *handoff = k == 0 && coll_sm_any_device(m, set);
     }
     return rc;
 }
@@ -239,7 +231,7 @@ static int sm_cma_run(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, bool *
         c->rbuf ? (uint64_t)(uintptr_t)rail_dt_contig_ptr(dt->layout, c->r.count, c->rbuf) : 0;
     coll_sm_post(m, COLL_SM_V(s, 1));
     coll_sm_wait_all(m, COLL_SM_V(s, 1));
-    if ((*handoff = sm_any_device(m, set)))
+    if ((*handoff = coll_sm_any_device(m, set)))
         return MPI_SUCCESS;
     int dst = c->root < 0 ? me : c->root;
     const coll_sm_ctl_t *cd = coll_sm_ctl(m, dst);

@@ -57,14 +57,6 @@ static MPI_Count rs_piece(const sm_rs_t *c, MPI_Count b, MPI_Count k)
     return left <= 0 ? 0 : RAIL_MIN(left, c->P);
 }
 
-static bool rs_any_device(coll_sm_module_t *m, int set)
-{
-    for (int i = 0; i < m->n; i++)
-        if (coll_sm_ctl(m, i)->meta[set] & 1)
-            return true;
-    return false;
-}
-
 /* The rounds of a reduce_scatter too large for the slots. */
 static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, bool *handoff)
 {
@@ -93,7 +85,7 @@ static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, b
         }
         coll_sm_post(m, COLL_SM_V(s, k + 1));
         coll_sm_wait_all(m, COLL_SM_V(s, k + 1));
-        if (k == 0 && (*handoff = rs_any_device(m, set)))
+        if (k == 0 && (*handoff = coll_sm_any_device(m, set)))
             break;
         MPI_Count l = rs_piece(c, mylen, k);
         if (l == 0 || rc != MPI_SUCCESS)
