@@ -286,6 +286,9 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
                           MPI_Count lo, MPI_Count cnt, bool *handoff, int *rc);
 bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_Count count,
                          mpi_datatype_t *dt, int root, int *rc);
+bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
+                             MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                             mpi_datatype_t *rdt, int *rc);
 
 /* ------------------------------------------------------------ user data */
 

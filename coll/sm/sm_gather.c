@@ -162,8 +162,11 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
     coll_sm_data_init(&r0, rbuf, rcount, rdt);
     if (r0.bytes == 0)
         return MPI_SUCCESS;
+    int rc;
+    if (coll_sm_small_allgather(m, comm, sbuf, scount, sdt, rbuf, rcount, rdt, &rc))
+        return rc;
     uint64_t s;
-    int rc = coll_sm_begin(m, comm, &s);
+    rc = coll_sm_begin(m, comm, &s);
     if (rc == COLL_SM_HANDOFF) {
         coll_module_t *next = coll_sm_next(comm, COLL_OP_allgather, module, "no segment");
         return next ? next->fns.allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm, next)
