@@ -529,10 +529,7 @@ def aggregate(rows):
                 vals = [r["value"] for r in rs if r["status"] == "ok"]
                 bad = [r["status"] for r in rs if r["status"] != "ok"]
                 metric = BENCH_BY_NAME[key[0]].metric if key[0] in BENCH_BY_NAME else LATENCY
-                fastest = None
-                for v in vals:
-                    if fastest is None or better(metric, v, fastest):
-                        fastest = v
+                fastest = (min if metric in (LATENCY, STARTUP) else max)(vals) if vals else None
                 cell = (statistics.median(vals) if vals else None, bad[0] if bad else "ok",
                         fastest)
                 table.setdefault(key, {}).setdefault(size, {})[mpi] = cell
@@ -555,8 +552,7 @@ def best_peer(metric, cells, peers, field=0):
     fastest rep (field 2)."""
     best = None
     for p in peers:
-        c = cells.get(p)
-        v = c[field] if c and len(c) > field else None
+        v = cells.get(p, (None, "", None))[field]
         if v is not None and (best is None or better(metric, v, best[1])):
             best = (p, v)
     return best
@@ -584,8 +580,7 @@ def table_lines(bench, np, sizes, names, markdown):
         rail = cells.get("rail", (None, ""))[0]
         ratio = time_ratio(bench.metric, rail, best and best[1])
         fbest = best_peer(bench.metric, cells, peers, 2)
-        rc = cells.get("rail")
-        fratio = time_ratio(bench.metric, rc[2] if rc and len(rc) > 2 else None,
+        fratio = time_ratio(bench.metric, cells.get("rail", (None, "", None))[2],
                             fbest and fbest[1])
         body.append([size_label(size)] + [cell_text(cells.get(n)) for n in names] +
                     [best[0] if best else "-", "%.2f" % ratio if ratio else "-",

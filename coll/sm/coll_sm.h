@@ -249,6 +249,11 @@ int coll_sm_fold(rail_op_t rop, rail_typekind_t kind, int n, const char *x, size
  * it is); out must not overlap any x. */
 int coll_sm_fold_own(rail_op_t rop, rail_typekind_t kind, int n, const char *x, size_t stride,
                      size_t len, void *out, int own, const void *xown);
+/* Whether sm can reduce count elements of dt with op on the host: NULL
+ * with r and *kind set (or *rc an argument error), else why the call must
+ * go to the next module (the same answer on every process). */
+const char *coll_sm_red_prepare(coll_red_t *r, rail_typekind_t *kind, mpi_op_t *op,
+                                mpi_datatype_t *dt, MPI_Count count, int *rc);
 
 /* ------------------------------------------------------------ slots */
 

@@ -55,10 +55,9 @@ static int sm_register_params(void)
     rail_param_register_size("coll_sm_small_max", 1024,
                              "Reductions, broadcasts and allgathers (all blocks) of at most this "
                              "many bytes go through one slot per process and operation: each "
-                             "process writes its "
-                             "data and a sequence number, the others read them; one "
-                             "cache-line transfer per pair for 48 bytes or less, no other "
-                             "synchronisation (at most 1 MiB; 0: off)",
+                             "process writes its data and a sequence number, the others read "
+                             "them; one cache-line transfer per pair for 48 bytes or less, no "
+                             "other synchronisation (at most 1 MiB; 0: off)",
                              RAIL_PARAM_LEVEL_TUNER, &p->small_max);
     rail_param_register_int("coll_sm_small_slots", 128,
                             "Slots per process for small operations (2 to 1024): how many a "

@@ -261,18 +261,27 @@ static int sm_cma_run(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, bool *
 
 /* Why sm cannot reduce this call (the same answer on every process), or
  * NULL; fills c. */
-static const char *sm_red_check(coll_sm_module_t *m, sm_red_t *c, mpi_op_t *op,
+const char *coll_sm_red_prepare(coll_red_t *r, rail_typekind_t *kind, mpi_op_t *op,
                                 mpi_datatype_t *dt, MPI_Count count, int *rc)
 {
     *rc = MPI_SUCCESS;
     if (op->op == RAIL_OP_NONE)
         return "user-defined operation";
-    *rc = coll_red_init(&c->r, op, dt, count, NULL, NULL);
+    *rc = coll_red_init(r, op, dt, count, NULL, NULL);
     if (*rc != MPI_SUCCESS)
         return NULL;
-    c->kind = (rail_typekind_t)c->r.rdt->kind;
-    if (c->kind == RAIL_TK_NONE || !rail_op_kernel(c->r.rop, c->kind))
+    *kind = (rail_typekind_t)r->rdt->kind;
+    if (*kind == RAIL_TK_NONE || !rail_op_kernel(r->rop, *kind))
         return "no host kernel for this datatype";
+    return NULL;
+}
+
+static const char *sm_red_check(coll_sm_module_t *m, sm_red_t *c, mpi_op_t *op,
+                                mpi_datatype_t *dt, MPI_Count count, int *rc)
+{
+    const char *why = coll_sm_red_prepare(&c->r, &c->kind, op, dt, count, rc);
+    if (why || *rc != MPI_SUCCESS)
+        return why;
     if (!sm_red_plan(m, c, count))
         return "datatype larger than a shared-memory buffer";
     return NULL;

@@ -135,18 +135,10 @@ static int rs_any(const void *sbuf, void *rbuf, const MPI_Count counts[], MPI_Co
         *why = "no segment";
         return MPI_SUCCESS;
     }
-    if (op->op == RAIL_OP_NONE) {
-        *why = "user-defined operation";
-        return MPI_SUCCESS;
-    }
-    if ((rc = coll_red_init(&c.r, op, dt, c.total, NULL, NULL)) != MPI_SUCCESS) {
-        *handoff = false;
+    *why = coll_sm_red_prepare(&c.r, &c.kind, op, dt, c.total, &rc);
+    if (*why || rc != MPI_SUCCESS) {
+        *handoff = *why != NULL;
         return rc;
-    }
-    c.kind = (rail_typekind_t)c.r.rdt->kind;
-    if (c.kind == RAIL_TK_NONE || !rail_op_kernel(c.r.rop, c.kind)) {
-        *why = "no host kernel for this datatype";
-        return MPI_SUCCESS;
     }
     size_t ue = (size_t)(c.r.factor * c.r.rdt->extent);
     c.ps = m->chunk / (size_t)m->n / 64 * 64;

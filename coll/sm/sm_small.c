@@ -21,8 +21,7 @@
  *   reduce_scatter: as allreduce, but each process folds and stores only
  *     its own block (elements lo .. lo + cnt of everyone's input).
  *   allgather (all blocks together at most small_max bytes): every
- *     process copies its block into its slot and
- *     publishes t, waits until every slot of the set holds t, and copies
+ *     process copies its block into its slot and publishes t, waits until every slot of the set holds t, and copies
  *     every block out (its own too, from its slot, unless in place).
  *   bcast: the root copies the data into its slot and publishes t without
  *     waiting; a receiver waits for the root's slot to hold t, copies the
@@ -108,15 +107,12 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
     *rc = MPI_SUCCESS;
     /* the same verdict on every process: count, datatype, op and the
      * parameters are the same */
-    if (count <= 0 || op->op == RAIL_OP_NONE ||
-        (size_t)(count * dt->size) > coll_sm_params.small_max)
+    if (count <= 0 || (size_t)(count * dt->size) > coll_sm_params.small_max)
         return false;
     coll_red_t r;
-    if ((*rc = coll_red_init(&r, op, dt, count, NULL, NULL)) != MPI_SUCCESS)
-        return true;
-    rail_typekind_t kind = (rail_typekind_t)r.rdt->kind;
-    if (kind == RAIL_TK_NONE || !rail_op_kernel(r.rop, kind))
-        return false;
+    rail_typekind_t kind;
+    if (coll_sm_red_prepare(&r, &kind, op, dt, count, rc) || *rc != MPI_SUCCESS)
+        return *rc != MPI_SUCCESS;
     size_t need = (size_t)(count * r.factor * r.rdt->extent);
     if (!small_ready(m, comm, rc))
         return *rc != MPI_SUCCESS;

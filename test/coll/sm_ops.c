@@ -9,9 +9,10 @@
  * reductions (reduce, allreduce, reduce_scatter(_block) with blocks of
  * equal and unequal lengths, one empty) SUM / MAX / MIN / MINLOC / MAXLOC
  * on both sides of the flat / slice threshold and of the slots, and a
- * non-commutative user operation (handed to the next component).  With COLLTEST_DEVICE=1 every user buffer is fake
- * device memory; with COLLTEST_DEVICE=2 only odd ranks' are (the processes
- * of one reduction must agree to hand it on).  Checks that sm set up a
+ * non-commutative user operation (handed to the next component).  With
+ * COLLTEST_DEVICE=1 every user buffer is fake device memory; with
+ * COLLTEST_DEVICE=2 only odd ranks' are (the processes of one reduction
+ * must agree to hand it on).  Checks that sm set up a
  * segment for the communicators (np >= 2) and that its name is gone.
  */
 #include "coll_test.h"
