@@ -139,6 +139,7 @@ int coll_topo(const mpi_comm_t *comm, const mpi_topo_t **t)
 void coll_reqs_init(coll_reqs_t *b)
 {
     b->n = 0;
+    b->send_flags = 0;
     b->cap = (int)RAIL_ARRAY_SIZE(b->inl);
     b->r = b->inl;
 }
@@ -164,8 +165,8 @@ int coll_reqs_isend(coll_reqs_t *b, const void *buf, MPI_Count count, mpi_dataty
 {
     int rc = reqs_grow(b);
     if (rc == MPI_SUCCESS)
-        rc = pml_isend(buf, count, dt, peer, tag, PML_SEND_STANDARD, comm, PML_COLL,
-                       &b->r[b->n]);
+        rc = pml_isend(buf, count, dt, peer, tag, PML_SEND_STANDARD, comm,
+                       PML_COLL | b->send_flags, &b->r[b->n]);
     if (rc == MPI_SUCCESS)
         b->n++;
     return rc;
@@ -195,7 +196,9 @@ int coll_reqs_wait(coll_reqs_t *b, int rc)
     int wrc = b->n ? pml_waitall(b->n, b->r) : MPI_SUCCESS;
     if (b->r != b->inl)
         free(b->r);
+    unsigned flags = b->send_flags;
     coll_reqs_init(b);
+    b->send_flags = flags;
     if (rc != MPI_SUCCESS)
         return rc;
     return coll_recv_error(wrc);

@@ -107,6 +107,7 @@ static inline int coll_nbr_send_block(const mpi_topo_t *t, int k)
 /* A batch of pml requests posted together and waited for together. */
 typedef struct coll_reqs {
     int n, cap;
+    unsigned send_flags;   /* pml flags of the sends besides PML_COLL (0 after init) */
     mpi_request_t **r;
     mpi_request_t *inl[16];
 } coll_reqs_t;
@@ -116,7 +117,7 @@ int coll_reqs_isend(coll_reqs_t *b, const void *buf, MPI_Count count, mpi_dataty
                     int tag, mpi_comm_t *comm);
 int coll_reqs_irecv(coll_reqs_t *b, void *buf, MPI_Count count, mpi_datatype_t *dt, int peer,
                     int tag, mpi_comm_t *comm);
-/* Wait for all and forget them; the first error (rc: one of the caller's
+/* Wait for all and forget them (send_flags stay); the first error (rc: one of the caller's
  * that happened while posting, waited past so nothing is left behind). */
 int coll_reqs_wait(coll_reqs_t *b, int rc);
 

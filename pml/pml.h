@@ -64,6 +64,11 @@ typedef enum pml_send_mode {
 enum {
     PML_COLL = 1 << 0,        /* use the communicator's collective context */
     PML_PERSISTENT = 1 << 1,  /* *_init: create an inactive persistent request */
+    /* Sends: a rendezvous message from a host buffer goes by the btl's
+     * single-copy get (CMA on sm) whatever pml_rndv_get_min says.  For a
+     * caller with many transfers in flight on an oversubscribed node: the
+     * receiver copies alone, while the pipeline needs both ends running. */
+    PML_SINGLE_COPY = 1 << 2,
 };
 
 /* ------------------------------------------------------------ setup */

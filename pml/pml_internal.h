@@ -229,7 +229,7 @@ enum pml_req_state {
     PML_RS_DONE,
 };
 
-enum { PML_RF_STATIC = 1, PML_RF_REGISTERED = 2, PML_RF_COMMREF = 4 };
+enum { PML_RF_STATIC = 1, PML_RF_REGISTERED = 2, PML_RF_COMMREF = 4, PML_RF_SINGLE_COPY = 8 };
 
 typedef struct pml_request {
     mpi_request_t req;           /* first: the handle points here */

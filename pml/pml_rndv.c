@@ -23,7 +23,8 @@ static size_t build_get_desc(pml_request_t *r, pml_peer_t *peer, pml_get_desc_t 
 {
     if (peer->rts_max_iov == 0 || r->buf.bytes == 0 ||
         (r->buf.device && !(peer->btl_flags & BTL_FLAG_DEVICE_MEM)) ||
-        (!r->buf.device && r->buf.bytes < pml_rndv_get_min_host))
+        (!r->buf.device && r->buf.bytes < pml_rndv_get_min_host &&
+         !(r->rflags & PML_RF_SINGLE_COPY)))
         return 0;
     struct iovec iov[PML_RTS_MAX_IOV];
     int n = 0;

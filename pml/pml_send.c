@@ -17,7 +17,7 @@ void pml_req_init_send(pml_request_t *r, const void *buf, MPI_Count count, mpi_d
     r->tag = tag;
     r->mode = (uint8_t)mode;
     r->state = PML_RS_INACTIVE;
-    r->rflags = 0;
+    r->rflags = flags & PML_SINGLE_COPY ? PML_RF_SINGLE_COPY : 0;
     r->hdr_flags = 0;
     r->offset = 0;
     r->xfer = 0;

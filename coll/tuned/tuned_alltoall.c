@@ -39,6 +39,8 @@ TUNED_ALG(alltoall, linear)
     int rc = coll_copy(sblock(c, r), c->scount, c->sdt, rblock(c, r), c->count, c->dt);
     coll_reqs_t b;
     coll_reqs_init(&b);
+    if (tuned_alltoall_single_copy((size_t)(c->scount * c->sdt->size)))
+        b.send_flags = PML_SINGLE_COPY;
     for (int start = 1; start < p && rc == MPI_SUCCESS; start += w) {
         int end = RAIL_MIN(start + w, p);
         for (int k = start; k < end && rc == MPI_SUCCESS; k++) {

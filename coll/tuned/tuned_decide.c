@@ -149,6 +149,10 @@ int tuned_builtin(const coll_tuned_call_t *c)
          * 2 cores: 15-25% faster from 512 KiB blocks) */
         if (crowded() && s >= (64 << 10) && !c->inplace_all)
             return TUNED_A_alltoall_linear;
+        /* fewer processes per CPU: linear pays from larger blocks, when the
+         * receivers also copy by themselves (tuned_alltoall.c) */
+        if (tuned_alltoall_single_copy(s) && !c->inplace_all)
+            return TUNED_A_alltoall_linear;
         return TUNED_A_alltoall_pairwise;
     case COLL_OP_reduce_scatter:
         if (!commute)

@@ -22,6 +22,8 @@
 
 #include "coll/tuned/coll_tuned.h"
 #include "coll/coll_util.h"
+#include "pml/pml.h"
+#include "runtime/rte.h"
 
 /* ------------------------------------------------------------ a call */
 
@@ -225,6 +227,15 @@ void tuned_bytes_free(void *mem, bool device);
 /* Free the cached host scratch buffers (the last communicator went). */
 void tuned_scratch_drop(void);
 extern size_t coll_tuned_scratch_max;
+/* Blocks of at least this many bytes on an oversubscribed node: alltoall
+ * goes linear, every block by single-copy get (PML_SINGLE_COPY). */
+extern size_t coll_tuned_alltoall_single_copy_min;
+
+static inline bool tuned_alltoall_single_copy(size_t block_bytes)
+{
+    return rte_info.oversubscribed && coll_tuned_alltoall_single_copy_min > 0 &&
+           block_bytes >= coll_tuned_alltoall_single_copy_min;
+}
 
 /* A range of user elements of a reduction temporary: address and what to
  * pass the pml (count, datatype). */
