@@ -123,6 +123,25 @@ typedef struct coll_sm_ctl {
 
 enum { COLL_SM_UNSET = 0, COLL_SM_READY = 1, COLL_SM_OFF = -1 };
 
+/* ADAPTIVE SINGLE COPY (sm_adapt.c).  From coll_sm_adapt_min bytes in
+ * contiguous host buffers (and below coll_sm_single_copy_min, which forces
+ * single copy), the process that decides a call times it and picks, call
+ * by call, the path that has been faster for that kind of operation and
+ * size class: the segment (copy in, copy out) or single copy (CMA).
+ * Which one wins depends on the machine, and on this kind of VM even on
+ * the minute.  A bcast root decides alone (COLL_SM_META_CMA tells the
+ * receivers).  Not when the node is oversubscribed (the segment). */
+enum { COLL_SM_PATH_SEGMENT = 0, COLL_SM_PATH_CMA = 1 };
+enum { COLL_SM_ADAPT_BCAST, COLL_SM_ADAPT_KINDS };
+#define COLL_SM_ADAPT_LOG2_MIN 14     /* size classes: < 32 KiB, < 64 KiB, ... */
+#define COLL_SM_ADAPT_CLASSES 12      /* the last one open-ended (32 MiB and more) */
+
+typedef struct coll_sm_adapt {
+    float est[2];                  /* ns per byte of each path (0: not measured) */
+    uint32_t since;                /* calls since the slower path was last tried */
+    uint32_t runs[2];              /* measured calls of each path */
+} coll_sm_adapt_t;
+
 typedef struct coll_sm_module {
     coll_module_t super;
     int state;                     /* COLL_SM_* */
@@ -144,6 +163,7 @@ typedef struct coll_sm_module {
     uint64_t small_min;            /* the least of them (others than me) */
     size_t slot_size, slot_stride;
     int slots;
+    coll_sm_adapt_t adapt[COLL_SM_ADAPT_KINDS][COLL_SM_ADAPT_CLASSES];
 } coll_sm_module_t;
 
 typedef struct coll_sm_params {
@@ -157,6 +177,8 @@ typedef struct coll_sm_params {
     size_t small_max;              /* slot data bytes: small operations (sm_small.c) */
     int small_slots;               /* slots per process */
     size_t cma_min;                /* bcast/reduce single copy from this size (0: never) */
+    size_t adapt_min;              /* ... chosen by measured time from this size (0: never) */
+    bool adapt_alternate;          /* testing: ... alternating instead */
     int spin_count, yield_count;
     int tree_degree;
     int verbose;
@@ -207,6 +229,17 @@ int coll_sm_cma_write(int32_t pid, uint64_t remote, const void *local, size_t le
  * (not set up: hand the call to the next module), or an error. */
 #define COLL_SM_HANDOFF 1
 int coll_sm_begin(coll_sm_module_t *m, mpi_comm_t *comm, uint64_t *seq);
+
+/* ------------------------------------------------------------ adaptive single copy */
+
+uint64_t coll_sm_now_ns(void);
+/* The estimates of `kind` (COLL_SM_ADAPT_*) for calls of `bytes`. */
+coll_sm_adapt_t *coll_sm_adapt_of(coll_sm_module_t *m, int kind, size_t bytes);
+/* The path (COLL_SM_PATH_*) the next call of the class takes, and whether
+ * to time it (whole: until every process is done). */
+int coll_sm_adapt_pick(coll_sm_adapt_t *a, bool *measure);
+/* A timed call: `ns` for `bytes` on `path`. */
+void coll_sm_adapt_record(coll_sm_adapt_t *a, int path, size_t bytes, uint64_t ns);
 
 /* ------------------------------------------------------------ flags */
 

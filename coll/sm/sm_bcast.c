@@ -13,9 +13,10 @@
  *             them (all from the same lines).
  *   scatter:  the root writes receiver j's rounds into j's area.
  *
- * SINGLE COPY (bcast of at least coll_sm_single_copy_min bytes from a
- * contiguous host buffer, when every process could read rank 0's memory
- * with process_vm_readv at setup): the root publishes its buffer's address
+ * SINGLE COPY (bcast from a contiguous host buffer, when every process
+ * could read rank 0's memory with process_vm_readv at setup; from
+ * coll_sm_single_copy_min bytes always, from coll_sm_adapt_min bytes when
+ * it has been faster, sm_adapt.c): the root publishes its buffer's address
  * with the size (COLL_SM_META_CMA) and waits until every receiver has
  * posted FINAL; each receiver reads the root's buffer directly.
  *
@@ -106,6 +107,32 @@ static int sm_send_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t 
 
 /* ------------------------------------------------------------ bcast */
 
+/* The root's path for d: forced single copy, or chosen by measured time
+ * (*a set when this call is to be timed and recorded there), or the
+ * segment. */
+static int bcast_path(coll_sm_module_t *m, const coll_sm_data_t *d, coll_sm_adapt_t **a)
+{
+    *a = NULL;
+    if (!m->cma || !d->contig || d->device)
+        return COLL_SM_PATH_SEGMENT;
+    if (coll_sm_params.cma_min > 0 && d->bytes >= coll_sm_params.cma_min)
+        return COLL_SM_PATH_CMA;
+    if (coll_sm_params.adapt_alternate && coll_sm_params.adapt_min > 0 &&
+        d->bytes >= coll_sm_params.adapt_min)
+        return (int)(m->seq & 1);   /* testing: both paths, one after the other */
+    /* oversubscribed: the segment, whose root fills buffers ahead while the
+     * receivers wait for a CPU, was as fast or faster at every size (np 4
+     * and 8 on 2 cores), and timing whole calls there costs more than it
+     * tells */
+    if (coll_sm_params.adapt_min == 0 || d->bytes < coll_sm_params.adapt_min || m->oversub)
+        return COLL_SM_PATH_SEGMENT;
+    coll_sm_adapt_t *c = coll_sm_adapt_of(m, COLL_SM_ADAPT_BCAST, d->bytes);
+    bool measure;
+    int path = coll_sm_adapt_pick(c, &measure);
+    *a = measure ? c : NULL;
+    return path;
+}
+
 /* Root of a single-copy bcast: publish the buffer, wait until everyone has
  * read it. */
 static void bcast_root_cma(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d)
@@ -138,13 +165,24 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
     }
     if (rc != MPI_SUCCESS)
         return rc;
-    if (m->me == root && m->cma && d.bytes >= coll_sm_params.cma_min && d.contig && !d.device)
-        bcast_root_cma(m, s, &d);
-    else if (m->me == root)
-        rc = sm_send_rounds(m, s, &d, &m->me, 1, d.bytes);
-    else
+    if (m->me != root) {
         rc = sm_receive(m, s, root, root, &d);
+        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+        return rc;
+    }
+    coll_sm_adapt_t *a;
+    int path = bcast_path(m, &d, &a);
+    uint64_t t0 = a ? coll_sm_now_ns() : 0;
+    if (path == COLL_SM_PATH_CMA)
+        bcast_root_cma(m, s, &d);
+    else
+        rc = sm_send_rounds(m, s, &d, &m->me, 1, d.bytes);
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    if (a) {
+        /* timed whole: until every receiver has its data */
+        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
+        coll_sm_adapt_record(a, path, d.bytes, coll_sm_now_ns() - t0);
+    }
     return rc;
 }
 

@@ -65,11 +65,21 @@ static int sm_register_params(void)
                             RAIL_PARAM_LEVEL_TUNER, &p->small_slots);
     rail_param_register_size("coll_sm_single_copy_min", 0,
                              "Broadcasts and reductions of at least this many bytes in "
-                             "contiguous host buffers: processes read each other's buffers "
-                             "directly (CMA, process_vm_readv) instead of through the segment "
-                             "(0: never, the default: on the 2-core VMs we measure on, the "
-                             "segment is 2-4x faster; docs/performance.md)",
+                             "contiguous host buffers: processes always read each other's "
+                             "buffers directly (CMA, process_vm_readv) instead of through the "
+                             "segment (0: never forced; see coll_sm_adapt_min)",
                              RAIL_PARAM_LEVEL_TUNER, &p->cma_min);
+    rail_param_register_size("coll_sm_adapt_min", 16384,
+                             "Broadcasts of at least this many bytes in contiguous host "
+                             "buffers choose, call by call, between the segment and single "
+                             "copy (CMA) by measured time: which is faster depends on the "
+                             "machine and, on some VMs, on the minute (docs/performance.md; "
+                             "0: never single copy unless coll_sm_single_copy_min says so)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->adapt_min);
+    rail_param_register_bool("coll_sm_adapt_alternate", false,
+                             "Testing: broadcasts from coll_sm_adapt_min bytes alternate between "
+                             "the segment and single copy, call by call, oversubscribed or not",
+                             RAIL_PARAM_LEVEL_DEV, &p->adapt_alternate);
     rail_param_register_int("coll_sm_spin_count", 2000,
                             "Polls a wait spins before it polls with sched_yield() (at most 16 "
                             "when the node is oversubscribed)",

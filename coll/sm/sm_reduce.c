@@ -340,7 +340,7 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     if (!c.dev && c.r.rdt->size == c.r.rdt->extent)
         c.src = rail_dt_contig_ptr(dt->layout, count, c.mine);
     /* the same on every process: datatype, count and parameters are */
-    c.cma = m->cma && coll_sm_params.cma_min && !c.flat &&
+    c.cma = m->cma && coll_sm_params.cma_min > 0 && !c.flat &&
             (size_t)(count * dt->size) >= coll_sm_params.cma_min &&
             rail_dt_is_contig(dt->layout, count) && c.r.rdt->size == c.r.rdt->extent;
     uint64_t s;

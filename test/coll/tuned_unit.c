@@ -9,23 +9,13 @@
 #include "coll/tuned/tuned_json.h"
 #include "base/param.h"
 
+#include "test/unit_check.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                           \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
 
 static const int ops[] = { COLL_OP_barrier, COLL_OP_bcast, COLL_OP_reduce, COLL_OP_allreduce,
                            COLL_OP_allgather, COLL_OP_alltoall, COLL_OP_reduce_scatter,
