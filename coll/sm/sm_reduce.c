@@ -26,10 +26,16 @@
  *   only after finishing round k - 1: so nobody writes a buffer of round
  *   k + 2 before all readers of round k are done.
  *
- * SINGLE COPY (from coll_sm_single_copy_min bytes, contiguous datatype of
- * a basic type without padding, when every process can read the others'
- * memory): no copies into the segment; see sm_cma_run.  Three steps for
- * any size (two for reduce).
+ * SINGLE COPY (contiguous datatype of a basic type without padding, when
+ * every process can read the others' memory; always from
+ * coll_sm_single_copy_min bytes): no copies into the segment; see
+ * sm_cma_run.  Three steps for any size (two for reduce).
+ *
+ * CHOSEN BY TIME (the same, from coll_sm_adapt_reduce_min bytes when the
+ * node is not oversubscribed): rank 0 picks single copy or the slices by
+ * the time each took before (sm_adapt.c) and announces it in step 1, which
+ * is single copy's first step (sm_red_announce); the slices then use steps
+ * from 2 (step0).
  *
  * DEVICE BUFFERS.  A process whose buffers are device memory sets bit 0 of
  * its meta word and copies nothing; after everyone's first step, all
@@ -54,6 +60,7 @@ typedef struct sm_red {
     int root;                      /* -1: allreduce */
     bool dev;                      /* my buffers are device memory */
     bool cma;                      /* single copy (see SINGLE COPY above) */
+    uint32_t step0;                /* 1: step 1 was the announcement (sm_red_announce) */
     const void *mine;              /* my input */
     const char *src;               /* ... as a dense host array of the reduction's type, or NULL */
     void *rbuf;                    /* NULL where the result is not wanted */
@@ -120,7 +127,7 @@ static int sm_put_input(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_
                         bool all, bool *handoff)
 {
     int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
-    if (k == 0) {
+    if (k == 0 && c->step0 == 0) {
         coll_sm_claim_set(m, s);
         coll_sm_ctl(m, m->me)->meta[set] = c->dev ? 1 : 0;
     }
@@ -161,8 +168,8 @@ static int sm_slice_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MP
     MPI_Count lo = me * m_u / n, hi = (me + 1) * m_u / n;
     /* nobody else reads my slice of my input: it stays where it is */
     bool own = c->src != NULL;
-    int rc = sm_put_input(m, c, s, k, m_u, own ? lo : m_u, own ? hi : m_u, (uint32_t)(2 * k + 1),
-                          true, handoff);
+    uint32_t step = (uint32_t)(2 * k + 1) + c->step0;
+    int rc = sm_put_input(m, c, s, k, m_u, own ? lo : m_u, own ? hi : m_u, step, true, handoff);
     if (*handoff)
         return rc;
     size_t eb = (size_t)(c->r.factor * c->r.rdt->extent);
@@ -171,10 +178,10 @@ static int sm_slice_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MP
                                       (size_t)((hi - lo) * c->r.factor),
                                       coll_sm_buf(m, me, set, b) + c->acc_off, own ? me : -1,
                                       own ? c->src + (size_t)(k * c->E + lo) * eb : NULL));
-    coll_sm_post(m, COLL_SM_V(s, 2 * k + 2));
+    coll_sm_post(m, COLL_SM_V(s, step + 1));
     if (!c->rbuf)
         return rc;
-    coll_sm_wait_all(m, COLL_SM_V(s, 2 * k + 2));
+    coll_sm_wait_all(m, COLL_SM_V(s, step + 1));
     for (int j = 0; j < n; j++) {
         MPI_Count l = j * m_u / n, h = (j + 1) * m_u / n;
         if (h > l)
@@ -218,20 +225,35 @@ static int sm_cma_fold(coll_sm_module_t *m, const sm_red_t *c, int set, size_t a
  * addresses are published (with the device bit), 2 the slices are done;
  * allreduce waits for everyone's FINAL before returning (its result
  * buffer is read until then). */
-static int sm_cma_run(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, bool *handoff)
+/* Step 1 of a single-copy reduction, and of one whose path rank 0 chose by
+ * time: publish the device bit, `path` (rank 0's counts: bit 1 of its meta
+ * word), the buffer addresses; wait for everyone's.  Returns rank 0's
+ * path; *handoff when some process has device buffers. */
+static int sm_red_announce(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, int path,
+                           bool *handoff)
 {
-    int set = coll_sm_set(m, s), n = m->n, me = m->me, rc = MPI_SUCCESS;
-    coll_sm_ctl_t *my = coll_sm_ctl(m, me);
+    int set = coll_sm_set(m, s);
+    coll_sm_ctl_t *my = coll_sm_ctl(m, m->me);
     mpi_datatype_t *dt = c->r.udt;
-    size_t esz = (size_t)c->r.rdt->size, N = (size_t)(c->r.count * c->r.factor);
     coll_sm_claim_set(m, s);
-    my->meta[set] = c->dev ? 1 : 0;
+    my->meta[set] = (c->dev ? 1u : 0u) | (uint64_t)path << 1;
     my->addr[set] = (uint64_t)(uintptr_t)rail_dt_contig_ptr(dt->layout, c->r.count, c->mine);
     my->raddr[set] =
         c->rbuf ? (uint64_t)(uintptr_t)rail_dt_contig_ptr(dt->layout, c->r.count, c->rbuf) : 0;
     coll_sm_post(m, COLL_SM_V(s, 1));
     coll_sm_wait_all(m, COLL_SM_V(s, 1));
-    if ((*handoff = coll_sm_any_device(m, set)))
+    *handoff = coll_sm_any_device(m, set);
+    return (int)((coll_sm_ctl(m, 0)->meta[set] >> 1) & 1);
+}
+
+static int sm_cma_run(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, bool *handoff)
+{
+    int set = coll_sm_set(m, s), n = m->n, me = m->me, rc = MPI_SUCCESS;
+    coll_sm_ctl_t *my = coll_sm_ctl(m, me);
+    size_t esz = (size_t)c->r.rdt->size, N = (size_t)(c->r.count * c->r.factor);
+    if (c->step0 == 0)
+        sm_red_announce(m, c, s, COLL_SM_PATH_CMA, handoff);
+    if (*handoff)
         return MPI_SUCCESS;
     int dst = c->root < 0 ? me : c->root;
     const coll_sm_ctl_t *cd = coll_sm_ctl(m, dst);
@@ -340,14 +362,34 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     if (!c.dev && c.r.rdt->size == c.r.rdt->extent)
         c.src = rail_dt_contig_ptr(dt->layout, count, c.mine);
     /* the same on every process: datatype, count and parameters are */
-    c.cma = m->cma && coll_sm_params.cma_min > 0 && !c.flat &&
-            (size_t)(count * dt->size) >= coll_sm_params.cma_min &&
-            rail_dt_is_contig(dt->layout, count) && c.r.rdt->size == c.r.rdt->extent;
+    bool cma_ok = m->cma && !c.flat && rail_dt_is_contig(dt->layout, count) &&
+                  c.r.rdt->size == c.r.rdt->extent;
+    c.cma = cma_ok && coll_sm_params.cma_min > 0 && bytes >= coll_sm_params.cma_min;
+    bool timed = cma_ok && !c.cma && coll_sm_params.adapt_reduce_min > 0 &&
+                 bytes >= coll_sm_params.adapt_reduce_min &&
+                 (!m->oversub || coll_sm_params.adapt_alternate);
     uint64_t s;
     rc = coll_sm_begin(m, comm, &s);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (c.cma)
+    coll_sm_adapt_t *a = NULL;
+    uint64_t t0 = 0;
+    if (timed) {
+        /* rank 0 picks the path by time and announces it in step 1 */
+        int want = COLL_SM_PATH_SEGMENT;
+        if (coll_sm_params.adapt_alternate) {
+            want = (int)(s & 1);
+        } else if (m->me == 0) {
+            bool measure;
+            a = coll_sm_adapt_of(m, root < 0 ? COLL_SM_ADAPT_ALLREDUCE : COLL_SM_ADAPT_REDUCE,
+                                 bytes);
+            want = coll_sm_adapt_pick(a, &measure);
+            t0 = coll_sm_now_ns();
+        }
+        c.step0 = 1;
+        c.cma = sm_red_announce(m, &c, s, want, handoff) == COLL_SM_PATH_CMA;
+    }
+    if (c.cma && !*handoff)
         rc = sm_cma_run(m, &c, s, handoff);
     for (MPI_Count k = 0, e0 = 0; !c.cma && e0 < count && !*handoff; k++, e0 += c.E) {
         MPI_Count m_u = RAIL_MIN(c.E, count - e0);
@@ -355,6 +397,9 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
                        : sm_slice_round(m, &c, s, k, m_u, handoff);
         rc = SM_KEEP(rc, r);
     }
+    if (a && !*handoff)
+        coll_sm_adapt_record(a, c.cma ? COLL_SM_PATH_CMA : COLL_SM_PATH_SEGMENT, bytes,
+                             coll_sm_now_ns() - t0);
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     if (c.cma && root < 0 && !*handoff)   /* the others read my result until their FINAL */
         coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
