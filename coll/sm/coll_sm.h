@@ -166,7 +166,12 @@ typedef struct coll_sm_module {
     size_t slot_size, slot_stride;
     int slots;
     coll_sm_adapt_t adapt[COLL_SM_ADAPT_KINDS][COLL_SM_ADAPT_CLASSES];
+    char *cma_buf;                 /* single-copy reductions: 3 pieces, made at the first */
 } coll_sm_module_t;
+
+/* Bytes a single-copy reduction reads per process_vm_readv (fewer calls,
+ * each pinning more pages: 256 KiB was 15% faster than 64 KiB at 1 MiB) */
+#define COLL_SM_CMA_PIECE ((size_t)256 << 10)
 
 typedef struct coll_sm_params {
     int priority;

@@ -118,6 +118,7 @@ static void sm_release(coll_module_t *module, mpi_comm_t *comm)
     coll_sm_module_t *m = (coll_sm_module_t *)module;
     coll_sm_segment_release(m);
     free(m->scratch);
+    free(m->cma_buf);
     free(m->small_seen);
     free(m);
 }

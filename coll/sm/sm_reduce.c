@@ -193,27 +193,41 @@ static int sm_slice_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MP
 
 /* ------------------------------------------------------------ single copy */
 
+/* Bytes [off, off + bytes) of process i's input: where it is (mine), or
+ * read into tmp. */
+static int sm_cma_input(coll_sm_module_t *m, const sm_red_t *c, int set, int i, size_t off,
+                        size_t bytes, char *tmp, const char **x)
+{
+    if (i == m->me) {
+        *x = (const char *)rail_dt_contig_ptr(c->r.udt->layout, c->r.count, c->mine) + off;
+        return MPI_SUCCESS;
+    }
+    *x = tmp;
+    const coll_sm_ctl_t *ci = coll_sm_ctl(m, i);
+    return coll_sm_cma_read(ci->pid, ci->addr[set] + off, tmp, bytes);
+}
+
 /* Piece [a, a + len) (basic elements, esz bytes each) of my slice:
- * acc = x0 op (x1 op (... op x(n-1))), each x read from its owner's buffer. */
+ * out = x0 op (x1 op (... op x(n-1))), each x read from its owner's buffer
+ * into t1 or t2 (mine used where it is); out must not overlap my input. */
 static int sm_cma_fold(coll_sm_module_t *m, const sm_red_t *c, int set, size_t a, size_t len,
-                       size_t esz, char *acc, char *tmp)
+                       size_t esz, char *out, char *t1, char *t2)
 {
     size_t off = a * esz, bytes = len * esz;
-    int rc = MPI_SUCCESS;
-    for (int i = m->n - 1; i >= 0 && rc == MPI_SUCCESS; i--) {
-        const coll_sm_ctl_t *ci = coll_sm_ctl(m, i);
-        char *dst = i == m->n - 1 ? acc : tmp;
-        const char *x = dst;
-        if (i == m->me)
-            x = (const char *)rail_dt_contig_ptr(c->r.udt->layout, c->r.count, c->mine) + off;
-        else
-            rc = coll_sm_cma_read(ci->pid, ci->addr[set] + off, dst, bytes);
-        if (rc != MPI_SUCCESS)
-            break;
-        if (i == m->n - 1)
-            memmove(acc, x, bytes);
-        else
-            rc = rail_op_reduce(c->r.rop, c->kind, x, acc, len);
+    int n = m->n;
+    const char *x, *y;
+    int rc = sm_cma_input(m, c, set, n - 1, off, bytes, t1, &y);
+    if (rc == MPI_SUCCESS && n == 1)
+        memmove(out, y, bytes);
+    if (rc != MPI_SUCCESS || n == 1)
+        return rc;
+    rc = sm_cma_input(m, c, set, n - 2, off, bytes, t2, &x);
+    if (rc == MPI_SUCCESS)
+        rc = rail_op_reduce3(c->r.rop, c->kind, x, y, out, len);
+    for (int i = n - 3; i >= 0 && rc == MPI_SUCCESS; i--) {
+        rc = sm_cma_input(m, c, set, i, off, bytes, t1, &x);
+        if (rc == MPI_SUCCESS)
+            rc = rail_op_reduce(c->r.rop, c->kind, x, out, len);
     }
     return rc;
 }
@@ -257,14 +271,20 @@ static int sm_cma_run(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, bool *
         return MPI_SUCCESS;
     int dst = c->root < 0 ? me : c->root;
     const coll_sm_ctl_t *cd = coll_sm_ctl(m, dst);
-    char *acc = m->scratch, *tmp = acc + m->chunk;
-    size_t P = m->chunk / esz, lo = me * N / n, hi = (me + 1) * N / n;
+    if (!m->cma_buf && !(m->cma_buf = malloc(3 * COLL_SM_CMA_PIECE)))
+        return mpi_errf(MPI_ERR_NO_MEM, "coll sm: out of memory for single-copy buffers");
+    char *acc = m->cma_buf, *t1 = acc + COLL_SM_CMA_PIECE, *t2 = t1 + COLL_SM_CMA_PIECE;
+    size_t P = COLL_SM_CMA_PIECE / esz, lo = me * N / n, hi = (me + 1) * N / n;
+    /* my part of the result goes straight into my result buffer, unless
+     * that is my input (in place): it is read until the last fold */
+    bool direct = dst == me && cd->raddr[set] != my->addr[set];
     for (size_t a = lo; a < hi && rc == MPI_SUCCESS; a += P) {
         size_t len = RAIL_MIN(P, hi - a);
-        rc = sm_cma_fold(m, c, set, a, len, esz, acc, tmp);
-        if (rc == MPI_SUCCESS && dst == me)
-            memcpy((char *)(uintptr_t)cd->raddr[set] + a * esz, acc, len * esz);
-        else if (rc == MPI_SUCCESS)
+        char *res = (char *)(uintptr_t)cd->raddr[set] + a * esz;
+        rc = sm_cma_fold(m, c, set, a, len, esz, direct ? res : acc, t1, t2);
+        if (rc == MPI_SUCCESS && dst == me && !direct)
+            memcpy(res, acc, len * esz);
+        else if (rc == MPI_SUCCESS && dst != me)
             rc = coll_sm_cma_write(cd->pid, cd->raddr[set] + a * esz, acc, len * esz);
     }
     coll_sm_post(m, COLL_SM_V(s, 2));
