@@ -77,8 +77,7 @@ static inline int btl_sm_fbox_send(btl_endpoint_t *ep, uint8_t tag, const void *
     size_t at = skip ? 0 : pos;
     uint8_t *e = ep->fbox_out + at;
     *(uint64_t *)(ep->fbox_out + ((at + size) & ep->out_mask)) = 0;
-    if (hdr_len)
-        memcpy(e + 8, hdr, hdr_len);
+    rail_copy(e + 8, hdr, hdr_len);
     int rc = btl_sm_copy_payload(e + 8 + RAIL_ALIGN_UP(hdr_len, 8), payload);
     if (RAIL_UNLIKELY(rc != MPI_SUCCESS))
         return rc;

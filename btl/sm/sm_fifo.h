@@ -42,4 +42,12 @@ int btl_sm_fifo_send(btl_sm_module_t *m, btl_endpoint_t *ep, uint8_t tag, const 
                      size_t hdr_len, const btl_payload_t *payload, size_t len);
 int btl_sm_fifo_drain(btl_sm_module_t *m);
 
+/* False when our FIFO is certainly empty: the head is the stub and nothing
+ * is linked behind it (one load of a line of our own; a poll's fast path). */
+static inline bool btl_sm_fifo_maybe(const btl_sm_module_t *m)
+{
+    return m->fifo_head != m->fifo_stub ||
+           rail_atomic_load_acquire(&m->hdr->fifo_stub.next) != 0;
+}
+
 #endif

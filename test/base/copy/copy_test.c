@@ -1,6 +1,7 @@
 /*
  * rail_copy against memcpy: every source and destination alignment within a
- * cache line, lengths around the vector threshold and the loop's steps, and
+ * cache line, every length of the inline small copy's cases (0-33),
+ * lengths around the vector threshold and the loop's steps, and
  * guard bytes on both sides (a vector head or tail that wrote outside the
  * range would show).  Both implementations: auto and libc.  Also a copy of
  * 1 MiB at each of the 8-byte misalignments (the case glibc's `rep movsb`
@@ -37,8 +38,9 @@ static void check_one(size_t len, size_t so, size_t dof)
 static void sweep(const char *isa)
 {
     rail_copy_select(isa);
-    const size_t lens[] = { 0, 1, 31, 2047, 2048, 2049, 2080, 2111, 2175, 2176, 2177, 4096,
-                            4099, 5000, 8191, 8192 };
+    const size_t lens[] = { 0,    1,    2,    3,    4,    5,    7,    8,    9,    15,   16,
+                            17,   24,   31,   32,   33,   2047, 2048, 2049, 2080, 2111, 2175,
+                            2176, 2177, 4096, 4099, 5000, 8191, 8192 };
     for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
         for (size_t so = 0; so < 64; so++)
             for (size_t dof = 0; dof < 64; dof++)
