@@ -130,11 +130,18 @@ enum { COLL_SM_UNSET = 0, COLL_SM_READY = 1, COLL_SM_OFF = -1 };
  * size class: the segment (copy in, copy out) or single copy (CMA).
  * Which one wins depends on the machine, and on this kind of VM even on
  * the minute.  A bcast root decides alone (COLL_SM_META_CMA tells the
- * receivers); for reductions (from coll_sm_adapt_reduce_min) rank 0 does
- * and tells the others in a first step (sm_reduce.c).  Not when the node
+ * receivers); for reductions and allgathers (from coll_sm_adapt_agree_min)
+ * rank 0 does and tells the others in a first step (sm_reduce.c,
+ * sm_gather.c).  Not when the node
  * is oversubscribed (the segment). */
 enum { COLL_SM_PATH_SEGMENT = 0, COLL_SM_PATH_CMA = 1 };
-enum { COLL_SM_ADAPT_BCAST, COLL_SM_ADAPT_REDUCE, COLL_SM_ADAPT_ALLREDUCE, COLL_SM_ADAPT_KINDS };
+enum {
+    COLL_SM_ADAPT_BCAST,
+    COLL_SM_ADAPT_REDUCE,
+    COLL_SM_ADAPT_ALLREDUCE,
+    COLL_SM_ADAPT_ALLGATHER,
+    COLL_SM_ADAPT_KINDS
+};
 #define COLL_SM_ADAPT_LOG2_MIN 14     /* size classes: < 32 KiB, < 64 KiB, ... */
 #define COLL_SM_ADAPT_CLASSES 12      /* the last one open-ended (32 MiB and more) */
 
@@ -185,7 +192,7 @@ typedef struct coll_sm_params {
     int small_slots;               /* slots per process */
     size_t cma_min;                /* bcast/reduce single copy from this size (0: never) */
     size_t adapt_min;              /* ... chosen by measured time from this size (0: never) */
-    size_t adapt_reduce_min;       /* the same for reductions */
+    size_t adapt_agree_min;       /* the same for reductions */
     bool adapt_alternate;          /* testing: ... alternating instead */
     int spin_count, yield_count;
     int tree_degree;
@@ -361,6 +368,11 @@ static inline coll_sm_data_t coll_sm_data_at(const coll_sm_data_t *d, MPI_Count 
         b.contig += off;
     return b;
 }
+/* Read min(total, d's bytes) bytes at `addr` in process `owner` into d
+ * (single copy; through the scratch buffer when d is not contiguous host
+ * memory). */
+int coll_sm_cma_read_data(coll_sm_module_t *m, int owner, uint64_t addr, size_t total,
+                          const coll_sm_data_t *d);
 /* bytes [off, off + len) of the packed data <-> shared memory */
 int coll_sm_pack(const coll_sm_data_t *d, size_t off, void *dst, size_t len);
 int coll_sm_unpack(const coll_sm_data_t *d, size_t off, const void *src, size_t len);

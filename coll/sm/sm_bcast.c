@@ -35,12 +35,10 @@ static size_t rounds_of(size_t bytes, size_t per)
     return (bytes + per - 1) / per;
 }
 
-/* Receiver of a single-copy bcast: read `total` bytes of the root's buffer
- * (through the scratch buffer when ours is not contiguous host memory). */
-static int sm_receive_cma(coll_sm_module_t *m, int root, uint64_t addr, size_t total,
+int coll_sm_cma_read_data(coll_sm_module_t *m, int owner, uint64_t addr, size_t total,
                           const coll_sm_data_t *d)
 {
-    int32_t pid = coll_sm_ctl(m, root)->pid;
+    int32_t pid = coll_sm_ctl(m, owner)->pid;
     size_t want = RAIL_MIN(total, d->bytes);
     if (d->contig && !d->device)
         return coll_sm_cma_read(pid, addr, d->contig, want);
@@ -65,7 +63,7 @@ static int sm_receive(coll_sm_module_t *m, uint64_t s, int root, int owner,
     size_t total = (size_t)(meta & ~COLL_SM_META_CMA), C = m->chunk;
     size_t K = meta & COLL_SM_META_CMA ? 0 : rounds_of(total, C);
     if (meta & COLL_SM_META_CMA)
-        rc = sm_receive_cma(m, root, coll_sm_ctl(m, root)->addr[set], total, d);
+        rc = coll_sm_cma_read_data(m, root, coll_sm_ctl(m, root)->addr[set], total, d);
     for (size_t k = 0; k < K; k++) {
         if (k > 0)
             coll_sm_wait(m, root, COLL_SM_V(s, k + 1));

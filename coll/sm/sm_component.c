@@ -76,17 +76,17 @@ static int sm_register_params(void)
                              "machine and, on some VMs, on the minute (docs/performance.md; "
                              "0: never single copy unless coll_sm_single_copy_min says so)",
                              RAIL_PARAM_LEVEL_TUNER, &p->adapt_min);
-    rail_param_register_size("coll_sm_adapt_reduce_min", 65536,
-                             "Reductions of at least this many bytes in contiguous host "
-                             "buffers: rank 0 chooses, call by call, between the segment and "
-                             "single copy by measured time and tells the others in a first "
-                             "step (which costs one wait for everyone: worth it from larger "
-                             "sizes than for bcast; 0: never)",
-                             RAIL_PARAM_LEVEL_TUNER, &p->adapt_reduce_min);
+    rail_param_register_size("coll_sm_adapt_agree_min", 65536,
+                             "Reductions (contiguous host buffers) and allgathers (all "
+                             "blocks) of at least this many bytes: rank 0 chooses, call by "
+                             "call, between the segment and single copy by measured time and "
+                             "tells the others in a first step (which costs one wait for "
+                             "everyone: worth it from larger sizes than for bcast; 0: never)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->adapt_agree_min);
     rail_param_register_bool("coll_sm_adapt_alternate", false,
-                             "Testing: broadcasts from coll_sm_adapt_min bytes and reductions "
-                             "from coll_sm_adapt_reduce_min bytes alternate between the segment "
-                             "and single copy, call by call, oversubscribed or not",
+                             "Testing: broadcasts from coll_sm_adapt_min bytes, reductions and "
+                             "allgathers from coll_sm_adapt_agree_min bytes alternate between "
+                             "the segment and single copy, call by call, oversubscribed or not",
                              RAIL_PARAM_LEVEL_DEV, &p->adapt_alternate);
     rail_param_register_int("coll_sm_spin_count", 2000,
                             "Polls a wait spins before it polls with sched_yield() (at most 16 "

@@ -17,6 +17,15 @@
  *              lands on it).
  * Each writer's meta word is its bytes per block; readers copy at most
  * that and their own size (MPI_ERR_TRUNCATE when the writer's is larger).
+ *
+ * ALLGATHER BY SINGLE COPY (from coll_sm_adapt_agree_min bytes in all, not
+ * oversubscribed; sm_adapt.c): step 1 announces, per process, its block's
+ * size (meta), address (addr) and in raddr whether that block is
+ * contiguous host memory (bit 0) and, from rank 0, whether it wants single
+ * copy (bit 1, chosen by time).  If rank 0 wants it and every block can be
+ * read directly, everyone reads the others' blocks with process_vm_readv
+ * and waits for everyone's FINAL before returning (its block is read until
+ * then); otherwise the rounds follow, from step 2.
  * Own blocks are copied locally (gather, allgather) or go through the
  * segment like the others (alltoall).
  */
@@ -128,27 +137,63 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void
 
 /* ------------------------------------------------------------ allgather */
 
+/* The rounds, from step step0 + 1 (step 1 may have been the announcement,
+ * which claimed the set and wrote meta). */
 static int allgather_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *mine,
-                            const coll_sm_data_t *r0)
+                            const coll_sm_data_t *r0, uint32_t step0)
 {
     int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
     size_t C = m->chunk, K = rounds_of(r0->bytes, C);
-    coll_sm_claim_set(m, s);
-    coll_sm_ctl(m, m->me)->meta[set] = mine->bytes;
+    if (step0 == 0) {
+        coll_sm_claim_set(m, s);
+        coll_sm_ctl(m, m->me)->meta[set] = mine->bytes;
+    }
     for (size_t k = 0; k < K; k++) {
         size_t off = k * C;
         int b = (int)(k & 1);
         if (off < mine->bytes)
             rc = SM_KEEP(rc, coll_sm_pack(mine, off, coll_sm_buf(m, m->me, set, b),
                                           RAIL_MIN(C, mine->bytes - off)));
-        coll_sm_post(m, COLL_SM_V(s, k + 1));
-        coll_sm_wait_all(m, COLL_SM_V(s, k + 1));
+        coll_sm_post(m, COLL_SM_V(s, step0 + k + 1));
+        coll_sm_wait_all(m, COLL_SM_V(s, step0 + k + 1));
         for (int j = 0; j < m->n; j++) {
             if (j == m->me)
                 continue;
             coll_sm_data_t dj = coll_sm_data_at(r0, j * r0->count);
             rc = SM_KEEP(rc, sm_take(m, set, j, &dj, off, C, coll_sm_buf(m, j, set, b)));
         }
+    }
+    return SM_KEEP(rc, sm_truncated(m, set, r0->bytes));
+}
+
+/* Step 1 of a time-chosen allgather (see ALLGATHER BY SINGLE COPY): true
+ * when everyone reads the others' blocks directly. */
+static bool allgather_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *mine,
+                               int want)
+{
+    int set = coll_sm_set(m, s);
+    coll_sm_ctl_t *my = coll_sm_ctl(m, m->me);
+    bool direct = mine->contig && !mine->device;
+    coll_sm_claim_set(m, s);
+    my->meta[set] = mine->bytes;
+    my->addr[set] = (uint64_t)(uintptr_t)mine->contig;
+    my->raddr[set] = (direct ? 1u : 0u) | (uint64_t)want << 1;
+    coll_sm_post(m, COLL_SM_V(s, 1));
+    coll_sm_wait_all(m, COLL_SM_V(s, 1));
+    bool all = (coll_sm_ctl(m, 0)->raddr[set] >> 1) & 1;
+    for (int j = 0; j < m->n && all; j++)
+        all = coll_sm_ctl(m, j)->raddr[set] & 1;
+    return all;
+}
+
+static int allgather_cma(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0)
+{
+    int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
+    for (int k = 1; k < m->n && rc == MPI_SUCCESS; k++) {
+        int j = (m->me + k) % m->n;   /* not everyone at the same block first */
+        const coll_sm_ctl_t *cj = coll_sm_ctl(m, j);
+        coll_sm_data_t dj = coll_sm_data_at(r0, j * r0->count);
+        rc = coll_sm_cma_read_data(m, j, cj->addr[set], (size_t)cj->meta[set], &dj);
     }
     return SM_KEEP(rc, sm_truncated(m, set, r0->bytes));
 }
@@ -180,8 +225,37 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
         coll_sm_data_init(&mine, sbuf, scount, sdt);
         rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt);
     }
-    rc = SM_KEEP(rc, allgather_rounds(m, s, &mine, &r0));
+    /* the total is the same everywhere (matching signatures), parameters too */
+    size_t total = r0.bytes * (size_t)m->n;
+    if (!m->cma || coll_sm_params.adapt_agree_min == 0 || total < coll_sm_params.adapt_agree_min ||
+        (m->oversub && !coll_sm_params.adapt_alternate)) {
+        rc = SM_KEEP(rc, allgather_rounds(m, s, &mine, &r0, 0));
+        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+        return rc;
+    }
+    /* rank 0 picks by time, everyone agrees in step 1 */
+    coll_sm_adapt_t *a = NULL;
+    int want = COLL_SM_PATH_SEGMENT;
+    uint64_t t0 = 0;
+    if (coll_sm_params.adapt_alternate) {
+        want = (int)(s & 1);
+    } else if (m->me == 0) {
+        bool measure;
+        a = coll_sm_adapt_of(m, COLL_SM_ADAPT_ALLGATHER, total);
+        want = coll_sm_adapt_pick(a, &measure);
+        t0 = coll_sm_now_ns();
+    }
+    bool cma = allgather_announce(m, s, &mine, want);
+    if (cma)
+        rc = SM_KEEP(rc, allgather_cma(m, s, &r0));
+    else
+        rc = SM_KEEP(rc, allgather_rounds(m, s, &mine, &r0, 1));
+    if (a)
+        coll_sm_adapt_record(a, cma ? COLL_SM_PATH_CMA : COLL_SM_PATH_SEGMENT, total,
+                             coll_sm_now_ns() - t0);
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    if (cma)   /* the others read my block until their FINAL */
+        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
     return rc;
 }
 

@@ -31,7 +31,7 @@
  * coll_sm_single_copy_min bytes): no copies into the segment; see
  * sm_cma_run.  Three steps for any size (two for reduce).
  *
- * CHOSEN BY TIME (the same, from coll_sm_adapt_reduce_min bytes when the
+ * CHOSEN BY TIME (the same, from coll_sm_adapt_agree_min bytes when the
  * node is not oversubscribed): rank 0 picks single copy or the slices by
  * the time each took before (sm_adapt.c) and announces it in step 1, which
  * is single copy's first step (sm_red_announce); the slices then use steps
@@ -385,8 +385,8 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     bool cma_ok = m->cma && !c.flat && rail_dt_is_contig(dt->layout, count) &&
                   c.r.rdt->size == c.r.rdt->extent;
     c.cma = cma_ok && coll_sm_params.cma_min > 0 && bytes >= coll_sm_params.cma_min;
-    bool timed = cma_ok && !c.cma && coll_sm_params.adapt_reduce_min > 0 &&
-                 bytes >= coll_sm_params.adapt_reduce_min &&
+    bool timed = cma_ok && !c.cma && coll_sm_params.adapt_agree_min > 0 &&
+                 bytes >= coll_sm_params.adapt_agree_min &&
                  (!m->oversub || coll_sm_params.adapt_alternate);
     uint64_t s;
     rc = coll_sm_begin(m, comm, &s);

@@ -222,7 +222,7 @@ static void sm_finish(coll_sm_module_t *m, uint8_t verdict)
     for (int r = 0; r < m->n; r++)
         m->host_only = m->host_only && coll_sm_ctl(m, r)->accel == 0;
     m->cma = (verdict & SM_OK_CMA) && (coll_sm_params.cma_min > 0 || coll_sm_params.adapt_min > 0 ||
-                                          coll_sm_params.adapt_reduce_min > 0);
+                                          coll_sm_params.adapt_agree_min > 0);
     /* our own areas: fault them in now, in parallel with the others */
     sm_populate(coll_sm_buf(m, m->me, 0, 0), (size_t)m->sets * 2 * m->chunk);
     m->state = COLL_SM_READY;
