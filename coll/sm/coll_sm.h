@@ -140,6 +140,7 @@ enum {
     COLL_SM_ADAPT_REDUCE,
     COLL_SM_ADAPT_ALLREDUCE,
     COLL_SM_ADAPT_ALLGATHER,
+    COLL_SM_ADAPT_REDUCE_SCATTER,
     COLL_SM_ADAPT_KINDS
 };
 #define COLL_SM_ADAPT_LOG2_MIN 14     /* size classes: < 32 KiB, < 64 KiB, ... */
@@ -297,6 +298,15 @@ int coll_sm_fold(rail_op_t rop, rail_typekind_t kind, int n, const char *x, size
  * it is); out must not overlap any x. */
 int coll_sm_fold_own(rail_op_t rop, rail_typekind_t kind, int n, const char *x, size_t stride,
                      size_t len, void *out, int own, const void *xown);
+/* Single-copy reductions: elements [a, a + len) (esz bytes each) of every
+ * process's input (at ctl addr[set]; mine at `own`), out = x0 op (x1 op
+ * (... op x(n-1))), the others read into t1 and t2 (COLL_SM_CMA_PIECE
+ * bytes each); out must not overlap my input. */
+int coll_sm_cma_fold(coll_sm_module_t *m, rail_op_t rop, rail_typekind_t kind, int set,
+                     const char *own, size_t a, size_t len, size_t esz, char *out, char *t1,
+                     char *t2);
+/* The module's 3 pieces for them (made at the first call), or NULL. */
+char *coll_sm_cma_bufs(coll_sm_module_t *m);
 /* Whether sm can reduce count elements of dt with op on the host: NULL
  * with r and *kind set (or *rc an argument error), else why the call must
  * go to the next module (the same answer on every process). */

@@ -193,13 +193,13 @@ static int sm_slice_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MP
 
 /* ------------------------------------------------------------ single copy */
 
-/* Bytes [off, off + bytes) of process i's input: where it is (mine), or
- * read into tmp. */
-static int sm_cma_input(coll_sm_module_t *m, const sm_red_t *c, int set, int i, size_t off,
+/* Bytes [off, off + bytes) of process i's input: where it is (mine, at
+ * own), or read into tmp. */
+static int sm_cma_input(coll_sm_module_t *m, const char *own, int set, int i, size_t off,
                         size_t bytes, char *tmp, const char **x)
 {
     if (i == m->me) {
-        *x = (const char *)rail_dt_contig_ptr(c->r.udt->layout, c->r.count, c->mine) + off;
+        *x = own + off;
         return MPI_SUCCESS;
     }
     *x = tmp;
@@ -207,29 +207,34 @@ static int sm_cma_input(coll_sm_module_t *m, const sm_red_t *c, int set, int i, 
     return coll_sm_cma_read(ci->pid, ci->addr[set] + off, tmp, bytes);
 }
 
-/* Piece [a, a + len) (basic elements, esz bytes each) of my slice:
- * out = x0 op (x1 op (... op x(n-1))), each x read from its owner's buffer
- * into t1 or t2 (mine used where it is); out must not overlap my input. */
-static int sm_cma_fold(coll_sm_module_t *m, const sm_red_t *c, int set, size_t a, size_t len,
-                       size_t esz, char *out, char *t1, char *t2)
+int coll_sm_cma_fold(coll_sm_module_t *m, rail_op_t rop, rail_typekind_t kind, int set,
+                     const char *own, size_t a, size_t len, size_t esz, char *out, char *t1,
+                     char *t2)
 {
     size_t off = a * esz, bytes = len * esz;
     int n = m->n;
     const char *x, *y;
-    int rc = sm_cma_input(m, c, set, n - 1, off, bytes, t1, &y);
+    int rc = sm_cma_input(m, own, set, n - 1, off, bytes, t1, &y);
     if (rc == MPI_SUCCESS && n == 1)
         memmove(out, y, bytes);
     if (rc != MPI_SUCCESS || n == 1)
         return rc;
-    rc = sm_cma_input(m, c, set, n - 2, off, bytes, t2, &x);
+    rc = sm_cma_input(m, own, set, n - 2, off, bytes, t2, &x);
     if (rc == MPI_SUCCESS)
-        rc = rail_op_reduce3(c->r.rop, c->kind, x, y, out, len);
+        rc = rail_op_reduce3(rop, kind, x, y, out, len);
     for (int i = n - 3; i >= 0 && rc == MPI_SUCCESS; i--) {
-        rc = sm_cma_input(m, c, set, i, off, bytes, t1, &x);
+        rc = sm_cma_input(m, own, set, i, off, bytes, t1, &x);
         if (rc == MPI_SUCCESS)
-            rc = rail_op_reduce(c->r.rop, c->kind, x, out, len);
+            rc = rail_op_reduce(rop, kind, x, out, len);
     }
     return rc;
+}
+
+char *coll_sm_cma_bufs(coll_sm_module_t *m)
+{
+    if (!m->cma_buf)
+        m->cma_buf = malloc(3 * COLL_SM_CMA_PIECE);
+    return m->cma_buf;
 }
 
 /* Every process reduces its slice of the whole vector reading the others'
@@ -271,9 +276,10 @@ static int sm_cma_run(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, bool *
         return MPI_SUCCESS;
     int dst = c->root < 0 ? me : c->root;
     const coll_sm_ctl_t *cd = coll_sm_ctl(m, dst);
-    if (!m->cma_buf && !(m->cma_buf = malloc(3 * COLL_SM_CMA_PIECE)))
+    if (!coll_sm_cma_bufs(m))
         return mpi_errf(MPI_ERR_NO_MEM, "coll sm: out of memory for single-copy buffers");
     char *acc = m->cma_buf, *t1 = acc + COLL_SM_CMA_PIECE, *t2 = t1 + COLL_SM_CMA_PIECE;
+    const char *own = rail_dt_contig_ptr(c->r.udt->layout, c->r.count, c->mine);
     size_t P = COLL_SM_CMA_PIECE / esz, lo = me * N / n, hi = (me + 1) * N / n;
     /* my part of the result goes straight into my result buffer, unless
      * that is my input (in place): it is read until the last fold */
@@ -281,7 +287,8 @@ static int sm_cma_run(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, bool *
     for (size_t a = lo; a < hi && rc == MPI_SUCCESS; a += P) {
         size_t len = RAIL_MIN(P, hi - a);
         char *res = (char *)(uintptr_t)cd->raddr[set] + a * esz;
-        rc = sm_cma_fold(m, c, set, a, len, esz, direct ? res : acc, t1, t2);
+        rc = coll_sm_cma_fold(m, c->r.rop, c->kind, set, own, a, len, esz, direct ? res : acc,
+                              t1, t2);
         if (rc == MPI_SUCCESS && dst == me && !direct)
             memcpy(res, acc, len * esz);
         else if (rc == MPI_SUCCESS && dst != me)

@@ -24,6 +24,16 @@
  *
  * Device buffers hand the call on (as the other reductions do): the bit
  * in the meta word, seen by all after round 0.
+ *
+ * SINGLE COPY, chosen by time (from coll_sm_adapt_agree_min bytes of
+ * input, not oversubscribed; sm_adapt.c): step 1 announces each process's
+ * device bit (meta), input address (addr) and in raddr whether its input
+ * and result are dense host arrays, input not in place (bit 0), and, from
+ * rank 0, whether it wants single copy (bit 1).  If rank 0 wants it and
+ * everyone can, each process folds its block reading the others' inputs
+ * with process_vm_readv, straight into its result, and waits for
+ * everyone's FINAL before returning (its input is read until then);
+ * otherwise the rounds follow from step 2.
  */
 #include "coll/sm/coll_sm.h"
 #include "mpi/mpi_err.h"
@@ -43,6 +53,8 @@ typedef struct sm_rs {
     MPI_Count P;                   /* user elements of a piece */
     const char *src;               /* input / result as dense arrays of the */
     char *dst;                     /* reduction's type in host memory, or NULL */
+    bool timed;                    /* single copy or rounds, chosen by time */
+    size_t bytes;                  /* of the whole input */
 } sm_rs_t;
 
 static MPI_Count rs_block(const sm_rs_t *c, int j)
@@ -57,19 +69,11 @@ static MPI_Count rs_piece(const sm_rs_t *c, MPI_Count b, MPI_Count k)
     return left <= 0 ? 0 : RAIL_MIN(left, c->P);
 }
 
-/* The rounds of a reduce_scatter too large for the slots. */
-static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, bool *handoff)
+/* Rounds 0 .. K - 1, from step step0 + 1. */
+static int rs_rounds(coll_sm_module_t *m, uint64_t s, sm_rs_t *c, bool dev, uint32_t step0,
+                     MPI_Count K, bool *handoff)
 {
-    int n = m->n, me = m->me, rc;
-    MPI_Count K = 0;
-    for (int j = 0; j < n; j++)
-        K = RAIL_MAX(K, (rs_block(c, j) + c->P - 1) / c->P);
-    uint64_t s;
-    if ((rc = coll_sm_begin(m, comm, &s)) != MPI_SUCCESS)
-        return rc;
-    int set = coll_sm_set(m, s);
-    coll_sm_claim_set(m, s);
-    coll_sm_ctl(m, me)->meta[set] = dev ? 1 : 0;
+    int n = m->n, me = m->me, rc = MPI_SUCCESS, set = coll_sm_set(m, s);
     size_t stride = (size_t)m->sets * 2 * m->chunk;   /* between ranks' buffers */
     MPI_Count mylen = rs_block(c, me);
     for (MPI_Count k = 0; k < K; k++) {
@@ -83,8 +87,8 @@ static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, b
                                                coll_elem(c->mine, c->r.udt, off + k * c->P), l));
             off += bj;
         }
-        coll_sm_post(m, COLL_SM_V(s, k + 1));
-        coll_sm_wait_all(m, COLL_SM_V(s, k + 1));
+        coll_sm_post(m, COLL_SM_V(s, step0 + (uint32_t)k + 1));
+        coll_sm_wait_all(m, COLL_SM_V(s, step0 + (uint32_t)k + 1));
         if (k == 0 && (*handoff = coll_sm_any_device(m, set)))
             break;
         MPI_Count l = rs_piece(c, mylen, k);
@@ -100,7 +104,83 @@ static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, b
             rc = SM_KEEP(rc, coll_red_store(&c->r, coll_elem(c->rbuf, c->r.udt, k * c->P),
                                             m->scratch, l));
     }
+    return rc;
+}
+
+/* Step 1 of a time-chosen call (SINGLE COPY above): whether everyone folds
+ * by single copy; *handoff when some process has device buffers. */
+static bool rs_announce(coll_sm_module_t *m, uint64_t s, const sm_rs_t *c, bool dev, int want,
+                        bool *handoff)
+{
+    int set = coll_sm_set(m, s);
+    coll_sm_ctl_t *my = coll_sm_ctl(m, m->me);
+    my->meta[set] = dev ? 1 : 0;
+    my->addr[set] = (uint64_t)(uintptr_t)c->src;
+    my->raddr[set] = (c->src && c->dst ? 1u : 0u) | (uint64_t)want << 1;
+    coll_sm_post(m, COLL_SM_V(s, 1));
+    coll_sm_wait_all(m, COLL_SM_V(s, 1));
+    if ((*handoff = coll_sm_any_device(m, set)))
+        return false;
+    bool all = (coll_sm_ctl(m, 0)->raddr[set] >> 1) & 1;
+    for (int j = 0; j < m->n && all; j++)
+        all = coll_sm_ctl(m, j)->raddr[set] & 1;
+    return all;
+}
+
+/* My block, folded from everyone's input read where it is. */
+static int rs_cma(coll_sm_module_t *m, uint64_t s, const sm_rs_t *c)
+{
+    if (!coll_sm_cma_bufs(m))
+        return mpi_errf(MPI_ERR_NO_MEM, "coll sm: out of memory for single-copy buffers");
+    char *t1 = m->cma_buf + COLL_SM_CMA_PIECE, *t2 = t1 + COLL_SM_CMA_PIECE;
+    size_t esz = (size_t)c->r.rdt->size, P = COLL_SM_CMA_PIECE / esz;
+    size_t lo = (size_t)(c->lo * c->r.factor), N = (size_t)(rs_block(c, m->me) * c->r.factor);
+    int rc = MPI_SUCCESS;
+    for (size_t a = 0; a < N && rc == MPI_SUCCESS; a += P)
+        rc = coll_sm_cma_fold(m, c->r.rop, c->kind, coll_sm_set(m, s), c->src, lo + a,
+                              RAIL_MIN(P, N - a), esz, c->dst + a * esz, t1, t2);
+    return rc;
+}
+
+/* The rounds of a reduce_scatter too large for the slots (or single copy). */
+static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, bool *handoff)
+{
+    int n = m->n, me = m->me, rc;
+    MPI_Count K = 0;
+    for (int j = 0; j < n; j++)
+        K = RAIL_MAX(K, (rs_block(c, j) + c->P - 1) / c->P);
+    uint64_t s;
+    if ((rc = coll_sm_begin(m, comm, &s)) != MPI_SUCCESS)
+        return rc;
+    coll_sm_claim_set(m, s);
+    coll_sm_adapt_t *a = NULL;
+    uint64_t t0 = 0;
+    bool cma = false;
+    if (c->timed) {
+        /* rank 0 picks by time, everyone agrees in step 1 */
+        int want = COLL_SM_PATH_SEGMENT;
+        if (coll_sm_params.adapt_alternate) {
+            want = (int)(s & 1);
+        } else if (me == 0) {
+            bool measure;
+            a = coll_sm_adapt_of(m, COLL_SM_ADAPT_REDUCE_SCATTER, c->bytes);
+            want = coll_sm_adapt_pick(a, &measure);
+            t0 = coll_sm_now_ns();
+        }
+        cma = rs_announce(m, s, c, dev, want, handoff);
+    } else {
+        coll_sm_ctl(m, me)->meta[coll_sm_set(m, s)] = dev ? 1 : 0;
+    }
+    if (cma)
+        rc = rs_cma(m, s, c);
+    else if (!*handoff)
+        rc = rs_rounds(m, s, c, dev, c->timed ? 1 : 0, K, handoff);
+    if (a && !*handoff)
+        coll_sm_adapt_record(a, cma ? COLL_SM_PATH_CMA : COLL_SM_PATH_SEGMENT, c->bytes,
+                             coll_sm_now_ns() - t0);
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    if (cma)   /* my input is read until everyone's FINAL */
+        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
     return *handoff ? MPI_SUCCESS : rc;
 }
 
@@ -157,6 +237,11 @@ static int rs_any(const void *sbuf, void *rbuf, const MPI_Count counts[], MPI_Co
         c.src = rail_dt_contig_ptr(dt->layout, c.total, c.mine);
     if (dense)
         c.dst = rail_dt_contig_ptr(dt->layout, mylen, rbuf);
+    /* the same verdict everywhere: sizes, parameters and the setup's are */
+    c.bytes = (size_t)(c.total * dt->size);
+    c.timed = m->cma && coll_sm_params.adapt_agree_min > 0 &&
+              c.bytes >= coll_sm_params.adapt_agree_min &&
+              (!m->oversub || coll_sm_params.adapt_alternate);
     rc = rs_run(m, comm, &c, dev, handoff);
     if (*handoff)
         *why = "device buffers";
