@@ -18,6 +18,7 @@ int pml_verbose;
 bool pml_rndv_get = true;
 size_t pml_rndv_get_min;        /* the parameter; 0: auto */
 size_t pml_rndv_get_min_host;   /* in effect, for host send buffers */
+size_t pml_rndv_adapt_min;
 size_t pml_frag_inline;
 pml_peer_t *pml_peers;
 int pml_n_peers;
@@ -54,6 +55,14 @@ int pml_register_params(void)
                              "pipeline moves data twice as fast as CMA; docs/performance.md), "
                              "from 8 MiB with up to 2 ranks per CPU, always beyond",
                              RAIL_PARAM_LEVEL_TUNER, &pml_rndv_get_min);
+    rail_param_register_size("pml_rndv_adapt_min", 65536,
+                             "Host messages of at least this many bytes (below the get "
+                             "threshold in effect) to a peer whose btl offers get: the sender "
+                             "chooses, message by message, between the pipeline and the get by "
+                             "the time each took before, per peer and size class (a ping-pong "
+                             "favours the pipeline, many messages in flight or a VM whose "
+                             "cross-core transfers slowed down favour the get; 0: never)",
+                             RAIL_PARAM_LEVEL_TUNER, &pml_rndv_adapt_min);
     rail_param_register_int("pml_verbose", 0, "Verbosity of the pml (0: quiet)",
                             RAIL_PARAM_LEVEL_USER, &pml_verbose);
     rail_progress_register_params();
@@ -208,6 +217,7 @@ static void peers_init(void)
         p->credit_batch = RAIL_MAX(1, p->credits / 2);
         p->consumed = 0;
         p->active = false;
+        p->adapt = NULL;
         rail_list_init(&p->pending);
         if (p->eager_limit > pml_frag_inline)
             pml_frag_inline = p->eager_limit;
@@ -272,6 +282,8 @@ int pml_finalize(void)
     cap_deferred = 0;
     btl_base_finalize();
     pml_ctx_fini_all();
+    for (int w = 0; pml_peers && w < pml_n_peers; w++)
+        free(pml_peers[w].adapt);
     free(pml_peers);
     pml_peers = NULL;
     pml_n_peers = 0;

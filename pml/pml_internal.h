@@ -24,6 +24,7 @@
 #ifndef PML_PML_INTERNAL_H
 #define PML_PML_INTERNAL_H
 
+#include "base/adapt.h"
 #include "base/rail.h"
 #include "base/atomic.h"
 #include "base/dt.h"
@@ -144,6 +145,8 @@ typedef struct pml_peer {
     int credit_batch;         /* return credits when consumed reaches this */
     int world;
     bool active;              /* in pml_active_peers */
+    rail_adapt_t *adapt;      /* pipeline (0) or get (1) by time, per size class; NULL until
+                               * the first such choice (pml_rndv.c) */
     rail_list_t pending;      /* pml_pend_t: sends and control waiting for the btl */
     rail_list_item_t active_item;
 } pml_peer_t;
@@ -254,6 +257,8 @@ typedef struct pml_request {
     uint32_t get_ri;
     size_t get_roff;
     btl_reg_t reg;               /* send: registration of the buffer */
+    rail_adapt_t *adapt;         /* send: the class this message is timed for, or NULL */
+    uint64_t t0;                 /* ... and when it started */
     struct pml_request *next_free;
     pml_buf_t buf;               /* last: the cursor is large */
 } pml_request_t;
@@ -337,6 +342,7 @@ void pml_req_comm_unref(pml_request_t *r);
 
 extern bool pml_rndv_get;
 extern size_t pml_rndv_get_min_host;
+extern size_t pml_rndv_adapt_min;   /* pipeline or get by time from this size (0: never) */
 extern size_t pml_frag_inline;
 
 #endif

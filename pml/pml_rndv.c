@@ -12,19 +12,45 @@
  */
 #include "pml/pml_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define PML_GET_MAX_IOV 64
 
 /* ------------------------------------------------------------ sender */
 
+/* A host message below the get threshold: whether to offer the get this
+ * time, chosen by time (base/adapt.h) from pml_rndv_adapt_min bytes; the
+ * message is then timed from here to its completion (pml_cb_fin: get;
+ * pml_stream_push: pipeline, the path the receiver may also have picked). */
+static bool adapt_get(pml_request_t *r, pml_peer_t *peer)
+{
+    if (pml_rndv_adapt_min == 0 || r->buf.bytes < pml_rndv_adapt_min)
+        return false;
+    if (!peer->adapt && !(peer->adapt = calloc(RAIL_ADAPT_CLASSES, sizeof(rail_adapt_t))))
+        return false;
+    bool measure;
+    r->adapt = &peer->adapt[rail_adapt_class(r->buf.bytes)];
+    r->t0 = rail_now_ns();
+    return rail_adapt_pick(r->adapt, &measure) == 1;
+}
+
+static void adapt_done(pml_request_t *r, int path)
+{
+    if (r->adapt)
+        rail_adapt_record(r->adapt, path, r->buf.bytes, rail_now_ns() - r->t0);
+    r->adapt = NULL;
+}
+
 /* Describe the send buffer for the receiver's get; payload bytes or 0. */
 static size_t build_get_desc(pml_request_t *r, pml_peer_t *peer, pml_get_desc_t *d)
 {
+    r->adapt = NULL;
     if (peer->rts_max_iov == 0 || r->buf.bytes == 0 ||
-        (r->buf.device && !(peer->btl_flags & BTL_FLAG_DEVICE_MEM)) ||
-        (!r->buf.device && r->buf.bytes < pml_rndv_get_min_host &&
-         !(r->rflags & PML_RF_SINGLE_COPY)))
+        (r->buf.device && !(peer->btl_flags & BTL_FLAG_DEVICE_MEM)))
+        return 0;
+    if (!r->buf.device && r->buf.bytes < pml_rndv_get_min_host &&
+        !(r->rflags & PML_RF_SINGLE_COPY) && !adapt_get(r, peer))
         return 0;
     struct iovec iov[PML_RTS_MAX_IOV];
     int n = 0;
@@ -103,6 +129,7 @@ void pml_cb_fin(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t h
     const pml_ctl_hdr_t *h = hdr;
     pml_request_t *r = (pml_request_t *)(uintptr_t)h->sreq;
     send_deregister(r);
+    adapt_done(r, 1);
     pml_req_complete(r);
 }
 
@@ -128,6 +155,7 @@ int pml_stream_push(pml_request_t *r)
         r->offset = off + len;
     }
     send_deregister(r);
+    adapt_done(r, 0);
     pml_req_complete(r);
     return MPI_SUCCESS;
 }

@@ -76,6 +76,7 @@
 #include "coll/coll_util.h"
 #include "base/atomic.h"
 #include "base/dt.h"
+#include "base/adapt.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -123,7 +124,7 @@ typedef struct coll_sm_ctl {
 
 enum { COLL_SM_UNSET = 0, COLL_SM_READY = 1, COLL_SM_OFF = -1 };
 
-/* ADAPTIVE SINGLE COPY (sm_adapt.c).  From coll_sm_adapt_min bytes in
+/* ADAPTIVE SINGLE COPY (base/adapt.h).  From coll_sm_adapt_min bytes in
  * contiguous host buffers (and below coll_sm_single_copy_min, which forces
  * single copy), the process that decides a call times it and picks, call
  * by call, the path that has been faster for that kind of operation and
@@ -143,14 +144,6 @@ enum {
     COLL_SM_ADAPT_REDUCE_SCATTER,
     COLL_SM_ADAPT_KINDS
 };
-#define COLL_SM_ADAPT_LOG2_MIN 14     /* size classes: < 32 KiB, < 64 KiB, ... */
-#define COLL_SM_ADAPT_CLASSES 12      /* the last one open-ended (32 MiB and more) */
-
-typedef struct coll_sm_adapt {
-    float est[2];                  /* ns per byte of each path (0: not measured) */
-    uint32_t since;                /* calls since the slower path was last tried */
-    uint32_t runs[2];              /* measured calls of each path */
-} coll_sm_adapt_t;
 
 typedef struct coll_sm_module {
     coll_module_t super;
@@ -173,7 +166,7 @@ typedef struct coll_sm_module {
     uint64_t small_min;            /* the least of them (others than me) */
     size_t slot_size, slot_stride;
     int slots;
-    coll_sm_adapt_t adapt[COLL_SM_ADAPT_KINDS][COLL_SM_ADAPT_CLASSES];
+    rail_adapt_t adapt[COLL_SM_ADAPT_KINDS][RAIL_ADAPT_CLASSES];
     char *cma_buf;                 /* single-copy reductions: 3 pieces, made at the first */
 } coll_sm_module_t;
 
@@ -248,14 +241,13 @@ int coll_sm_begin(coll_sm_module_t *m, mpi_comm_t *comm, uint64_t *seq);
 
 /* ------------------------------------------------------------ adaptive single copy */
 
-uint64_t coll_sm_now_ns(void);
-/* The estimates of `kind` (COLL_SM_ADAPT_*) for calls of `bytes`. */
-coll_sm_adapt_t *coll_sm_adapt_of(coll_sm_module_t *m, int kind, size_t bytes);
-/* The path (COLL_SM_PATH_*) the next call of the class takes, and whether
- * to time it (whole: until every process is done). */
-int coll_sm_adapt_pick(coll_sm_adapt_t *a, bool *measure);
-/* A timed call: `ns` for `bytes` on `path`. */
-void coll_sm_adapt_record(coll_sm_adapt_t *a, int path, size_t bytes, uint64_t ns);
+/* The estimates of `kind` (COLL_SM_ADAPT_*) for calls of `bytes`; paths are
+ * COLL_SM_PATH_*, a timed call is timed whole (until every process is
+ * done). */
+static inline rail_adapt_t *coll_sm_adapt_of(coll_sm_module_t *m, int kind, size_t bytes)
+{
+    return &m->adapt[kind][rail_adapt_class(bytes)];
+}
 
 /* ------------------------------------------------------------ flags */
 

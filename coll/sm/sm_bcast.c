@@ -16,7 +16,7 @@
  * SINGLE COPY (bcast from a contiguous host buffer, when every process
  * could read rank 0's memory with process_vm_readv at setup; from
  * coll_sm_single_copy_min bytes always, from coll_sm_adapt_min bytes when
- * it has been faster, sm_adapt.c): the root publishes its buffer's address
+ * it has been faster, base/adapt.c): the root publishes its buffer's address
  * with the size (COLL_SM_META_CMA) and waits until every receiver has
  * posted FINAL; each receiver reads the root's buffer directly.
  *
@@ -108,7 +108,7 @@ static int sm_send_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t 
 /* The root's path for d: forced single copy, or chosen by measured time
  * (*a set when this call is to be timed and recorded there), or the
  * segment. */
-static int bcast_path(coll_sm_module_t *m, const coll_sm_data_t *d, coll_sm_adapt_t **a)
+static int bcast_path(coll_sm_module_t *m, const coll_sm_data_t *d, rail_adapt_t **a)
 {
     *a = NULL;
     if (!m->cma || !d->contig || d->device)
@@ -124,9 +124,9 @@ static int bcast_path(coll_sm_module_t *m, const coll_sm_data_t *d, coll_sm_adap
      * tells */
     if (coll_sm_params.adapt_min == 0 || d->bytes < coll_sm_params.adapt_min || m->oversub)
         return COLL_SM_PATH_SEGMENT;
-    coll_sm_adapt_t *c = coll_sm_adapt_of(m, COLL_SM_ADAPT_BCAST, d->bytes);
+    rail_adapt_t *c = coll_sm_adapt_of(m, COLL_SM_ADAPT_BCAST, d->bytes);
     bool measure;
-    int path = coll_sm_adapt_pick(c, &measure);
+    int path = rail_adapt_pick(c, &measure);
     *a = measure ? c : NULL;
     return path;
 }
@@ -168,9 +168,9 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
         coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
         return rc;
     }
-    coll_sm_adapt_t *a;
+    rail_adapt_t *a;
     int path = bcast_path(m, &d, &a);
-    uint64_t t0 = a ? coll_sm_now_ns() : 0;
+    uint64_t t0 = a ? rail_now_ns() : 0;
     if (path == COLL_SM_PATH_CMA)
         bcast_root_cma(m, s, &d);
     else
@@ -179,7 +179,7 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
     if (a) {
         /* timed whole: until every receiver has its data */
         coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
-        coll_sm_adapt_record(a, path, d.bytes, coll_sm_now_ns() - t0);
+        rail_adapt_record(a, path, d.bytes, rail_now_ns() - t0);
     }
     return rc;
 }

@@ -19,7 +19,7 @@
  * that and their own size (MPI_ERR_TRUNCATE when the writer's is larger).
  *
  * ALLGATHER BY SINGLE COPY (from coll_sm_adapt_agree_min bytes in all, not
- * oversubscribed; sm_adapt.c): step 1 announces, per process, its block's
+ * oversubscribed; base/adapt.c): step 1 announces, per process, its block's
  * size (meta), address (addr) and in raddr whether that block is
  * contiguous host memory (bit 0) and, from rank 0, whether it wants single
  * copy (bit 1, chosen by time).  If rank 0 wants it and every block can be
@@ -234,7 +234,7 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
         return rc;
     }
     /* rank 0 picks by time, everyone agrees in step 1 */
-    coll_sm_adapt_t *a = NULL;
+    rail_adapt_t *a = NULL;
     int want = COLL_SM_PATH_SEGMENT;
     uint64_t t0 = 0;
     if (coll_sm_params.adapt_alternate) {
@@ -242,8 +242,8 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
     } else if (m->me == 0) {
         bool measure;
         a = coll_sm_adapt_of(m, COLL_SM_ADAPT_ALLGATHER, total);
-        want = coll_sm_adapt_pick(a, &measure);
-        t0 = coll_sm_now_ns();
+        want = rail_adapt_pick(a, &measure);
+        t0 = rail_now_ns();
     }
     bool cma = allgather_announce(m, s, &mine, want);
     if (cma)
@@ -251,8 +251,8 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
     else
         rc = SM_KEEP(rc, allgather_rounds(m, s, &mine, &r0, 1));
     if (a)
-        coll_sm_adapt_record(a, cma ? COLL_SM_PATH_CMA : COLL_SM_PATH_SEGMENT, total,
-                             coll_sm_now_ns() - t0);
+        rail_adapt_record(a, cma ? COLL_SM_PATH_CMA : COLL_SM_PATH_SEGMENT, total,
+                             rail_now_ns() - t0);
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     if (cma)   /* the others read my block until their FINAL */
         coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));

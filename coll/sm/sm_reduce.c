@@ -33,7 +33,7 @@
  *
  * CHOSEN BY TIME (the same, from coll_sm_adapt_agree_min bytes when the
  * node is not oversubscribed): rank 0 picks single copy or the slices by
- * the time each took before (sm_adapt.c) and announces it in step 1, which
+ * the time each took before (base/adapt.c) and announces it in step 1, which
  * is single copy's first step (sm_red_announce); the slices then use steps
  * from 2 (step0).
  *
@@ -399,7 +399,7 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     rc = coll_sm_begin(m, comm, &s);
     if (rc != MPI_SUCCESS)
         return rc;
-    coll_sm_adapt_t *a = NULL;
+    rail_adapt_t *a = NULL;
     uint64_t t0 = 0;
     if (timed) {
         /* rank 0 picks the path by time and announces it in step 1 */
@@ -410,8 +410,8 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
             bool measure;
             a = coll_sm_adapt_of(m, root < 0 ? COLL_SM_ADAPT_ALLREDUCE : COLL_SM_ADAPT_REDUCE,
                                  bytes);
-            want = coll_sm_adapt_pick(a, &measure);
-            t0 = coll_sm_now_ns();
+            want = rail_adapt_pick(a, &measure);
+            t0 = rail_now_ns();
         }
         c.step0 = 1;
         c.cma = sm_red_announce(m, &c, s, want, handoff) == COLL_SM_PATH_CMA;
@@ -425,8 +425,8 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
         rc = SM_KEEP(rc, r);
     }
     if (a && !*handoff)
-        coll_sm_adapt_record(a, c.cma ? COLL_SM_PATH_CMA : COLL_SM_PATH_SEGMENT, bytes,
-                             coll_sm_now_ns() - t0);
+        rail_adapt_record(a, c.cma ? COLL_SM_PATH_CMA : COLL_SM_PATH_SEGMENT, bytes,
+                             rail_now_ns() - t0);
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     if (c.cma && root < 0 && !*handoff)   /* the others read my result until their FINAL */
         coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));

@@ -26,7 +26,7 @@
  * in the meta word, seen by all after round 0.
  *
  * SINGLE COPY, chosen by time (from coll_sm_adapt_agree_min bytes of
- * input, not oversubscribed; sm_adapt.c): step 1 announces each process's
+ * input, not oversubscribed; base/adapt.c): step 1 announces each process's
  * device bit (meta), input address (addr) and in raddr whether its input
  * and result are dense host arrays, input not in place (bit 0), and, from
  * rank 0, whether it wants single copy (bit 1).  If rank 0 wants it and
@@ -153,7 +153,7 @@ static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, b
     if ((rc = coll_sm_begin(m, comm, &s)) != MPI_SUCCESS)
         return rc;
     coll_sm_claim_set(m, s);
-    coll_sm_adapt_t *a = NULL;
+    rail_adapt_t *a = NULL;
     uint64_t t0 = 0;
     bool cma = false;
     if (c->timed) {
@@ -164,8 +164,8 @@ static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, b
         } else if (me == 0) {
             bool measure;
             a = coll_sm_adapt_of(m, COLL_SM_ADAPT_REDUCE_SCATTER, c->bytes);
-            want = coll_sm_adapt_pick(a, &measure);
-            t0 = coll_sm_now_ns();
+            want = rail_adapt_pick(a, &measure);
+            t0 = rail_now_ns();
         }
         cma = rs_announce(m, s, c, dev, want, handoff);
     } else {
@@ -176,8 +176,8 @@ static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, b
     else if (!*handoff)
         rc = rs_rounds(m, s, c, dev, c->timed ? 1 : 0, K, handoff);
     if (a && !*handoff)
-        coll_sm_adapt_record(a, cma ? COLL_SM_PATH_CMA : COLL_SM_PATH_SEGMENT, c->bytes,
-                             coll_sm_now_ns() - t0);
+        rail_adapt_record(a, cma ? COLL_SM_PATH_CMA : COLL_SM_PATH_SEGMENT, c->bytes,
+                             rail_now_ns() - t0);
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     if (cma)   /* my input is read until everyone's FINAL */
         coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));

@@ -1,7 +1,7 @@
 /*
- * Unit test of coll sm's choice between the segment and single copy by
- * measured time (coll/sm/sm_adapt.c; no MPI job): size classes, each path
- * tried twice first (the lower sample kept), the faster path afterwards
+ * Unit test of the choice between two paths by measured time (base/adapt.c,
+ * with coll sm's classes; no MPI job): size classes, each path tried twice
+ * first (the lower sample kept), the faster path afterwards
  * with every 8th call timed, the slower one retried at an interval that
  * grows with how much slower it was (capped), a lone slow sample moving
  * the faster path's estimate by at most a quarter, and a lasting change
@@ -18,12 +18,12 @@ enum { SEG = COLL_SM_PATH_SEGMENT, CMA = COLL_SM_PATH_CMA };
 #define BYTES ((size_t)1 << 20)
 
 /* One call: pick, and when timed record `ns[path]`; returns the path. */
-static int call(coll_sm_adapt_t *a, const uint64_t ns[2], int *timed)
+static int call(rail_adapt_t *a, const uint64_t ns[2], int *timed)
 {
     bool measure;
-    int p = coll_sm_adapt_pick(a, &measure);
+    int p = rail_adapt_pick(a, &measure);
     if (measure) {
-        coll_sm_adapt_record(a, p, BYTES, ns[p]);
+        rail_adapt_record(a, p, BYTES, ns[p]);
         (*timed)++;
     }
     return p;
@@ -37,13 +37,13 @@ static void test_classes(void)
     CHECK(coll_sm_adapt_of(&m, COLL_SM_ADAPT_BCAST, 32768) == &m.adapt[0][1], "32 KiB: class 1");
     CHECK(coll_sm_adapt_of(&m, COLL_SM_ADAPT_BCAST, BYTES) == &m.adapt[0][6], "1 MiB: class 6");
     CHECK(coll_sm_adapt_of(&m, COLL_SM_ADAPT_BCAST, (size_t)1 << 40) ==
-              &m.adapt[0][COLL_SM_ADAPT_CLASSES - 1],
+              &m.adapt[0][RAIL_ADAPT_CLASSES - 1],
           "huge: the last class");
 }
 
 static void test_policy(void)
 {
-    coll_sm_adapt_t a = {0};
+    rail_adapt_t a = {0};
     const uint64_t cma_fast[2] = {400000, 100000};   /* segment 4x slower */
     int timed = 0, p[4];
     /* exploration: the segment twice, then single copy twice, all timed */
@@ -64,7 +64,7 @@ static void test_policy(void)
 
     /* a lone slow sample of the faster path: at most a quarter up */
     float before = a.est[CMA];
-    coll_sm_adapt_record(&a, CMA, BYTES, 100000000);
+    rail_adapt_record(&a, CMA, BYTES, 100000000);
     CHECK(a.est[CMA] <= 1.26f * before, "one outlier moved the estimate %g -> %g", before,
           a.est[CMA]);
     a.est[CMA] = before;
@@ -82,7 +82,7 @@ static void test_policy(void)
     int tried = 0;
     for (int i = 0; i < 1024; i++) {
         bool measure;
-        tried += coll_sm_adapt_pick(&a, &measure) == CMA;
+        tried += rail_adapt_pick(&a, &measure) == CMA;
     }
     CHECK(tried == 1, "capped retry interval: %d tries in 1024 calls", tried);
 }
