@@ -33,9 +33,11 @@ static int btl_sm_register_params(void)
     RAIL_CHECK(rail_param_register_size("btl_sm_eager_limit", 4096,
         "Largest message (payload bytes) the pml sends eagerly through btl sm", T,
         &p->eager_limit));
-    RAIL_CHECK(rail_param_register_size("btl_sm_max_send_size", 32768 - BTL_SM_FRAG_HDR,
+    RAIL_CHECK(rail_param_register_size("btl_sm_max_send_size", 131072 - BTL_SM_FRAG_HDR,
         "Largest header + payload of one send: the size of a FIFO buffer less its "
-        "128-byte header", T, &p->max_send_size));
+        "128-byte header (the pml's pipeline fragment: 128 KiB moved 1 MiB messages "
+        "1.8x and 4 MiB 1.6x faster than 32 KiB on 2 cores; frag_count of them per "
+        "process in its segment)", T, &p->max_send_size));
     RAIL_CHECK(rail_param_register_size("btl_sm_fbox_size", 16384,
         "Bytes of the fast-box ring for each local sender (a power of two >= 1024; "
         "0 turns fast boxes off).  Left at its default, it shrinks past 64 local "
