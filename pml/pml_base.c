@@ -218,6 +218,7 @@ static void peers_init(void)
         p->consumed = 0;
         p->active = false;
         p->adapt = NULL;
+        p->adapt_done_ns = 0;
         rail_list_init(&p->pending);
         if (p->eager_limit > pml_frag_inline)
             pml_frag_inline = p->eager_limit;

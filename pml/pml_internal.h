@@ -147,6 +147,7 @@ typedef struct pml_peer {
     bool active;              /* in pml_active_peers */
     rail_adapt_t *adapt;      /* pipeline (0) or get (1) by time, per size class; NULL until
                                * the first such choice (pml_rndv.c) */
+    uint64_t adapt_done_ns;   /* when the last timed message to it completed */
     rail_list_t pending;      /* pml_pend_t: sends and control waiting for the btl */
     rail_list_item_t active_item;
 } pml_peer_t;

@@ -20,9 +20,12 @@
 /* ------------------------------------------------------------ sender */
 
 /* A host message below the get threshold: whether to offer the get this
- * time, chosen by time (base/adapt.h) from pml_rndv_adapt_min bytes; the
- * message is then timed from here to its completion (pml_cb_fin: get;
- * pml_stream_push: pipeline, the path the receiver may also have picked). */
+ * time, chosen by time (base/adapt.h) from pml_rndv_adapt_min bytes.  The
+ * message is timed to its completion (pml_cb_fin: get; pml_stream_push:
+ * pipeline, which the receiver may also have chosen) from here or, when it
+ * waited behind others to that peer, from the completion before it: its
+ * own service time, so that a window of messages in flight (bw) does not
+ * charge each one with the queue in front of it. */
 static bool adapt_get(pml_request_t *r, pml_peer_t *peer)
 {
     if (pml_rndv_adapt_min == 0 || r->buf.bytes < pml_rndv_adapt_min)
@@ -37,8 +40,11 @@ static bool adapt_get(pml_request_t *r, pml_peer_t *peer)
 
 static void adapt_done(pml_request_t *r, int path)
 {
-    if (r->adapt)
-        rail_adapt_record(r->adapt, path, r->buf.bytes, rail_now_ns() - r->t0);
+    if (!r->adapt)
+        return;
+    uint64_t now = rail_now_ns(), from = RAIL_MAX(r->t0, r->peer->adapt_done_ns);
+    rail_adapt_record(r->adapt, path, r->buf.bytes, now - from);
+    r->peer->adapt_done_ns = now;
     r->adapt = NULL;
 }
 
