@@ -51,9 +51,9 @@ int pml_register_params(void)
                              "(CMA on sm); smaller ones are pipelined through btl sends, the "
                              "sender copying in while the receiver copies out.  Device buffers "
                              "always use get where the btl offers it.  0: auto: never when "
-                             "every rank has a CPU (on the 2-core VMs we measure on, the "
-                             "pipeline moves data twice as fast as CMA; docs/performance.md), "
-                             "from 8 MiB with up to 2 ranks per CPU, always beyond",
+                             "every rank has a CPU, from 8 MiB with up to 2 ranks per CPU, "
+                             "always beyond; below it, from pml_rndv_adapt_min bytes, the "
+                             "sender chooses by time (docs/performance.md)",
                              RAIL_PARAM_LEVEL_TUNER, &pml_rndv_get_min);
     rail_param_register_size("pml_rndv_adapt_min", 65536,
                              "Host messages of at least this many bytes (below the get "
