@@ -52,7 +52,7 @@ int accel_register_params(void)
     rail_param_register_string("accel", accel_default, NULL,
                                "Accelerator components allowed (comma-separated; host is always "
                                "on; fake emulates a device for tests; ^name excludes from the "
-                               "default)", RAIL_PARAM_LEVEL_USER, &accel_setting);
+                               "default; empty: the default)", RAIL_PARAM_LEVEL_USER, &accel_setting);
     rail_param_register_int("accel_verbose", 0,
                             "Verbosity of accel: 1 = which components are active and why not",
                             RAIL_PARAM_LEVEL_USER, &accel_verbose);
@@ -142,9 +142,11 @@ static bool accel_allowed(const char *setting, bool user_set, const char *name, 
 static void accel_select(void)
 {
     accel_register_params();
-    const char *setting = accel_setting != NULL ? accel_setting : accel_default;
+    /* an empty list (RAIL_ACCEL= in a script) means the default */
+    bool empty = accel_setting == NULL || !*accel_setting;
+    const char *setting = empty ? accel_default : accel_setting;
     const rail_param_t *p = rail_param_find("accel");
-    bool user_set = p != NULL && p->source != RAIL_PARAM_SRC_DEFAULT;
+    bool user_set = p != NULL && p->source != RAIL_PARAM_SRC_DEFAULT && !empty;
     if (user_set)
         check_list(setting[0] == '^' ? setting + 1 : setting, setting[0] == '^');
     accel_nclassifiers = 0;

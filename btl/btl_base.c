@@ -55,7 +55,7 @@ int btl_base_register_params(void)
 {
     rail_param_register_string("btl", "self,sm,tcp", NULL,
                                "Byte transfer layers to use, comma-separated (\"self,sm,tcp\"), "
-                               "or \"^name,...\" to use all but those",
+                               "or \"^name,...\" to use all but those (empty: the default)",
                                RAIL_PARAM_LEVEL_USER, &btl_param);
     rail_param_register_int("btl_verbose", 0, "Verbosity of the btl framework (0: quiet)",
                             RAIL_PARAM_LEVEL_USER, &btl_verbose);
@@ -128,12 +128,14 @@ int btl_base_init(void)
     if (base_initialized++)
         return MPI_SUCCESS;
     btl_base_register_params();
-    const char *p = btl_param ? btl_param : "self,sm,tcp";
+    /* an empty list (RAIL_BTL= in a script) means the default */
+    bool empty = !btl_param || !*btl_param;
+    const char *p = empty ? "self,sm,tcp" : btl_param;
     bool exclude = p[0] == '^';
     const char *list = exclude ? p + 1 : p;
     warn_unknown_names(list);
     const rail_param_t *rp = rail_param_find("btl");
-    bool param_set_by_user = rp && rp->source != RAIL_PARAM_SRC_DEFAULT;
+    bool param_set_by_user = rp && rp->source != RAIL_PARAM_SRC_DEFAULT && !empty;
     for (int i = 0; btl_components[i]; i++) {
         const btl_component_t *c = btl_components[i];
         int pos = list_find(list, c->name);

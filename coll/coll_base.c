@@ -54,7 +54,8 @@ int coll_register_params(void)
     rail_param_register_string("coll", coll_default, NULL,
                                "Collective components to use, comma-separated (\"basic,nbc\"), "
                                "or \"^name,...\" to use all but those; each operation is served "
-                               "by the component of highest priority that offers it",
+                               "by the component of highest priority that offers it (empty: "
+                               "the default)",
                                RAIL_PARAM_LEVEL_USER, &coll_param);
     rail_param_register_int("coll_verbose", 0,
                             "Verbosity of the coll framework (0: quiet; 1: modules chosen for "
@@ -123,12 +124,14 @@ static int cand_cmp(const void *a, const void *b)
 /* Query every allowed component; cands sorted by priority, then order. */
 static int query_all(mpi_comm_t *comm, cand_t *cands, int *n)
 {
-    const char *p = coll_param ? coll_param : coll_default;
+    /* an empty list (RAIL_COLL= in a script) means the default */
+    bool empty = !coll_param || !*coll_param;
+    const char *p = empty ? coll_default : coll_param;
     bool exclude = p[0] == '^';
     const char *list = exclude ? p + 1 : p;
     warn_unknown_names(list);
     const rail_param_t *rp = rail_param_find("coll");
-    bool user_list = rp && rp->source != RAIL_PARAM_SRC_DEFAULT && !exclude;
+    bool user_list = rp && rp->source != RAIL_PARAM_SRC_DEFAULT && !exclude && !empty;
     *n = 0;
     for (int i = 0; coll_components[i]; i++) {
         const coll_component_t *c = coll_components[i];
@@ -292,7 +295,7 @@ static int missing(mpi_comm_t *comm, int op)
                         comm->name[0] ? comm->name : "(unnamed)");
     return mpi_errf(MPI_ERR_UNSUPPORTED_OPERATION,
                     "no collective component offers %s on this communicator (coll=\"%s\")",
-                    op_names[op], coll_param ? coll_param : coll_default);
+                    op_names[op], coll_param && *coll_param ? coll_param : coll_default);
 }
 
 #define COLL_X_DISPATCH_DEF(name, params, args)                                                    \
