@@ -133,8 +133,8 @@ enum { COLL_SM_UNSET = 0, COLL_SM_READY = 1, COLL_SM_OFF = -1 };
  * the minute.  A bcast root decides alone (COLL_SM_META_CMA tells the
  * receivers); for reductions and allgathers (from coll_sm_adapt_agree_min)
  * rank 0 does and tells the others in a first step (sm_reduce.c,
- * sm_gather.c).  Not when the node
- * is oversubscribed (the segment). */
+ * sm_gather.c, sm_rscatter.c).  Not when the node is oversubscribed (the
+ * segment). */
 enum { COLL_SM_PATH_SEGMENT = 0, COLL_SM_PATH_CMA = 1 };
 enum {
     COLL_SM_ADAPT_BCAST,
@@ -186,7 +186,7 @@ typedef struct coll_sm_params {
     int small_slots;               /* slots per process */
     size_t cma_min;                /* bcast/reduce single copy from this size (0: never) */
     size_t adapt_min;              /* ... chosen by measured time from this size (0: never) */
-    size_t adapt_agree_min;       /* the same for reductions */
+    size_t adapt_agree_min;        /* ... for reductions and allgathers (rank 0 chooses) */
     bool adapt_alternate;          /* testing: ... alternating instead */
     int spin_count, yield_count;
     int tree_degree;
@@ -247,6 +247,33 @@ int coll_sm_begin(coll_sm_module_t *m, mpi_comm_t *comm, uint64_t *seq);
 static inline rail_adapt_t *coll_sm_adapt_of(coll_sm_module_t *m, int kind, size_t bytes)
 {
     return &m->adapt[kind][rail_adapt_class(bytes)];
+}
+
+/* Whether a reduction or allgather of `bytes` has its path chosen by time,
+ * rank 0 announcing it in step 1 (the same verdict on every process). */
+static inline bool coll_sm_agreed(const coll_sm_module_t *m, size_t bytes)
+{
+    return m->cma && coll_sm_params.adapt_agree_min > 0 &&
+           bytes >= coll_sm_params.adapt_agree_min &&
+           (!m->oversub || coll_sm_params.adapt_alternate);
+}
+
+/* For such a call, operation s: the path this process proposes (rank 0's
+ * counts); on rank 0 *a and *t0 are set to time the call with (NULL
+ * elsewhere). */
+static inline int coll_sm_agreed_want(coll_sm_module_t *m, uint64_t s, int kind, size_t bytes,
+                                      rail_adapt_t **a, uint64_t *t0)
+{
+    bool measure;
+    *a = NULL;
+    *t0 = 0;
+    if (coll_sm_params.adapt_alternate)
+        return (int)(s & 1);   /* testing: both paths, one after the other */
+    if (m->me != 0)
+        return COLL_SM_PATH_SEGMENT;
+    *a = coll_sm_adapt_of(m, kind, bytes);
+    *t0 = rail_now_ns();
+    return rail_adapt_pick(*a, &measure);
 }
 
 /* ------------------------------------------------------------ flags */

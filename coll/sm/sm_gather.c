@@ -227,24 +227,15 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
     }
     /* the total is the same everywhere (matching signatures), parameters too */
     size_t total = r0.bytes * (size_t)m->n;
-    if (!m->cma || coll_sm_params.adapt_agree_min == 0 || total < coll_sm_params.adapt_agree_min ||
-        (m->oversub && !coll_sm_params.adapt_alternate)) {
+    if (!coll_sm_agreed(m, total)) {
         rc = SM_KEEP(rc, allgather_rounds(m, s, &mine, &r0, 0));
         coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
         return rc;
     }
     /* rank 0 picks by time, everyone agrees in step 1 */
-    rail_adapt_t *a = NULL;
-    int want = COLL_SM_PATH_SEGMENT;
-    uint64_t t0 = 0;
-    if (coll_sm_params.adapt_alternate) {
-        want = (int)(s & 1);
-    } else if (m->me == 0) {
-        bool measure;
-        a = coll_sm_adapt_of(m, COLL_SM_ADAPT_ALLGATHER, total);
-        want = rail_adapt_pick(a, &measure);
-        t0 = rail_now_ns();
-    }
+    rail_adapt_t *a;
+    uint64_t t0;
+    int want = coll_sm_agreed_want(m, s, COLL_SM_ADAPT_ALLGATHER, total, &a, &t0);
     bool cma = allgather_announce(m, s, &mine, want);
     if (cma)
         rc = SM_KEEP(rc, allgather_cma(m, s, &r0));

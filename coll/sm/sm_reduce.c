@@ -392,9 +392,7 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     bool cma_ok = m->cma && !c.flat && rail_dt_is_contig(dt->layout, count) &&
                   c.r.rdt->size == c.r.rdt->extent;
     c.cma = cma_ok && coll_sm_params.cma_min > 0 && bytes >= coll_sm_params.cma_min;
-    bool timed = cma_ok && !c.cma && coll_sm_params.adapt_agree_min > 0 &&
-                 bytes >= coll_sm_params.adapt_agree_min &&
-                 (!m->oversub || coll_sm_params.adapt_alternate);
+    bool timed = cma_ok && !c.cma && coll_sm_agreed(m, bytes);
     uint64_t s;
     rc = coll_sm_begin(m, comm, &s);
     if (rc != MPI_SUCCESS)
@@ -403,16 +401,8 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     uint64_t t0 = 0;
     if (timed) {
         /* rank 0 picks the path by time and announces it in step 1 */
-        int want = COLL_SM_PATH_SEGMENT;
-        if (coll_sm_params.adapt_alternate) {
-            want = (int)(s & 1);
-        } else if (m->me == 0) {
-            bool measure;
-            a = coll_sm_adapt_of(m, root < 0 ? COLL_SM_ADAPT_ALLREDUCE : COLL_SM_ADAPT_REDUCE,
-                                 bytes);
-            want = rail_adapt_pick(a, &measure);
-            t0 = rail_now_ns();
-        }
+        int want = coll_sm_agreed_want(
+            m, s, root < 0 ? COLL_SM_ADAPT_ALLREDUCE : COLL_SM_ADAPT_REDUCE, bytes, &a, &t0);
         c.step0 = 1;
         c.cma = sm_red_announce(m, &c, s, want, handoff) == COLL_SM_PATH_CMA;
     }

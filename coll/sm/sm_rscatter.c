@@ -158,15 +158,7 @@ static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, b
     bool cma = false;
     if (c->timed) {
         /* rank 0 picks by time, everyone agrees in step 1 */
-        int want = COLL_SM_PATH_SEGMENT;
-        if (coll_sm_params.adapt_alternate) {
-            want = (int)(s & 1);
-        } else if (me == 0) {
-            bool measure;
-            a = coll_sm_adapt_of(m, COLL_SM_ADAPT_REDUCE_SCATTER, c->bytes);
-            want = rail_adapt_pick(a, &measure);
-            t0 = rail_now_ns();
-        }
+        int want = coll_sm_agreed_want(m, s, COLL_SM_ADAPT_REDUCE_SCATTER, c->bytes, &a, &t0);
         cma = rs_announce(m, s, c, dev, want, handoff);
     } else {
         coll_sm_ctl(m, me)->meta[coll_sm_set(m, s)] = dev ? 1 : 0;
@@ -239,9 +231,7 @@ static int rs_any(const void *sbuf, void *rbuf, const MPI_Count counts[], MPI_Co
         c.dst = rail_dt_contig_ptr(dt->layout, mylen, rbuf);
     /* the same verdict everywhere: sizes, parameters and the setup's are */
     c.bytes = (size_t)(c.total * dt->size);
-    c.timed = m->cma && coll_sm_params.adapt_agree_min > 0 &&
-              c.bytes >= coll_sm_params.adapt_agree_min &&
-              (!m->oversub || coll_sm_params.adapt_alternate);
+    c.timed = coll_sm_agreed(m, c.bytes);
     rc = rs_run(m, comm, &c, dev, handoff);
     if (*handoff)
         *why = "device buffers";
