@@ -17,7 +17,9 @@ void btl_sm_fifo_init(btl_sm_module_t *m)
     h->fifo_stub.next = 0;
     h->fifo_tail = m->fifo_stub;
     m->n_free = 0;
-    for (int i = (int)h->frag_count - 1; i >= 0; i--) {
+    m->free_first = 0;
+    m->free_cap = (int)h->frag_count;
+    for (int i = 0; i < (int)h->frag_count; i++) {
         size_t off = h->frag_off + (size_t)i * h->frag_size;
         btl_sm_frag_t *f = (btl_sm_frag_t *)(m->seg + off);
         f->self = BTL_SM_OFF(m->my_index, off);
@@ -76,10 +78,18 @@ int btl_sm_fifo_send(btl_sm_module_t *m, btl_endpoint_t *ep, uint8_t tag, const 
 {
     if (RAIL_UNLIKELY(m->n_free == 0))
         return RAIL_AGAIN;
-    btl_sm_frag_t *f = m->free_frags[m->n_free - 1];
+    /* Small payloads take the newest idle frag (its first lines are likely
+     * still ours), large ones the oldest (sm.h). */
+    const bool oldest = len > BTL_SM_FRAG_HOT_MAX;
+    int at = oldest ? m->free_first : m->free_first + m->n_free - 1;
+    if (at >= m->free_cap)
+        at -= m->free_cap;
+    btl_sm_frag_t *f = m->free_frags[at];
     int rc = btl_sm_copy_payload((uint8_t *)f + BTL_SM_FRAG_HDR, payload);
     if (RAIL_UNLIKELY(rc != MPI_SUCCESS))
         return rc;
+    if (oldest && ++m->free_first == m->free_cap)
+        m->free_first = 0;
     m->n_free--;
     f->payload_len = (uint32_t)len;
     f->dst = ep->index;
@@ -97,7 +107,9 @@ int btl_sm_fifo_send(btl_sm_module_t *m, btl_endpoint_t *ep, uint8_t tag, const 
 static void btl_sm_frag_returned(btl_sm_module_t *m, btl_sm_frag_t *f)
 {
     m->eps[f->dst].fifo_outstanding--;
-    m->free_frags[m->n_free++] = f;
+    int at = m->free_first + m->n_free;
+    m->free_frags[at < m->free_cap ? at : at - m->free_cap] = f;
+    m->n_free++;
 }
 
 /* A peer's frag: deliver (after its earlier fast-box messages), hand it back. */
