@@ -8,6 +8,10 @@
  *   mpi_process_cpu_time    CPU time of the process (all threads) while the
  *                           handle is started: class TIMER, MPI_DOUBLE
  *                           seconds, not continuous, writable, atomic
+ *   pml_rndv_recv_get,      rendezvous messages received by single-copy get /
+ *   pml_rndv_recv_pipelined by the pipeline (the pml's counters): class
+ *                           COUNTER, MPI_UNSIGNED_LONG_LONG, readonly,
+ *                           continuous
  * A continuous variable is always running: start/stop answer
  * MPI_T_ERR_PVAR_NO_STARTSTOP; a readonly one cannot be written or reset
  * (MPI_T_ERR_PVAR_NO_WRITE).  A non-continuous variable starts stopped at
@@ -16,6 +20,7 @@
 #include "mpi/mpit.h"
 #include "mpi/mpi_obj.h"
 #include "mpi/binding/gen/mpi_impl.h"
+#include "pml/pml.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +33,7 @@ typedef struct pvar_def {
     int level;                  /* parameter level 1..9 (mpit_verbosity) */
     bool continuous, readonly, atomic;
     mpi_obj_kind_t kind;        /* mpi_live_*: the object kind */
+    const uint64_t *counter;    /* sample_counter: the value */
     uint64_t (*sample)(const struct pvar_def *d);
     double scale;               /* MPI_DOUBLE variables: value = raw * scale; else raw */
 } pvar_def_t;
@@ -47,10 +53,15 @@ static uint64_t sample_cpu_ns(const pvar_def_t *d)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+static uint64_t sample_counter(const pvar_def_t *d)
+{
+    return rail_atomic_load_relaxed(d->counter);
+}
+
 #define LIVE(what, KIND, desc)                                                                     \
     {"mpi_live_" what, desc " alive in this process: made by the application or the library "      \
                             "and not yet freed (predefined ones are not counted)",                 \
-     MPI_T_PVAR_CLASS_LEVEL, 2, true, true, false, KIND, sample_live, 0}
+     MPI_T_PVAR_CLASS_LEVEL, 2, true, true, false, KIND, NULL, sample_live, 0}
 
 static const pvar_def_t pvars[] = {
     LIVE("comm", MPI_OBJ_COMM, "Communicators"),
@@ -66,7 +77,17 @@ static const pvar_def_t pvars[] = {
     LIVE("session", MPI_OBJ_SESSION, "MPI sessions"),
     {"mpi_process_cpu_time",
      "CPU time used by this process (all its threads) while the handle was started, in seconds",
-     MPI_T_PVAR_CLASS_TIMER, 1, false, false, true, MPI_OBJ_FREED, sample_cpu_ns, 1e-9},
+     MPI_T_PVAR_CLASS_TIMER, 1, false, false, true, MPI_OBJ_FREED, NULL, sample_cpu_ns, 1e-9},
+    {"pml_rndv_recv_get",
+     "Rendezvous (large) messages this process received by the transport's single-copy get "
+     "(CMA between processes of a node)",
+     MPI_T_PVAR_CLASS_COUNTER, 4, true, true, false, MPI_OBJ_FREED, &pml_count_rndv_get,
+     sample_counter, 0},
+    {"pml_rndv_recv_pipelined",
+     "Rendezvous (large) messages this process received by the pipeline (fragments copied "
+     "through the transport's sends)",
+     MPI_T_PVAR_CLASS_COUNTER, 4, true, true, false, MPI_OBJ_FREED, &pml_count_rndv_pipelined,
+     sample_counter, 0},
 };
 #define N_PVARS ((int)RAIL_ARRAY_SIZE(pvars))
 

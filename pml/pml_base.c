@@ -19,6 +19,7 @@ bool pml_rndv_get = true;
 size_t pml_rndv_get_min;        /* the parameter; 0: auto */
 size_t pml_rndv_get_min_host;   /* in effect, for host send buffers */
 size_t pml_rndv_adapt_min;
+bool pml_rndv_adapt_alternate;
 size_t pml_frag_inline;
 pml_peer_t *pml_peers;
 int pml_n_peers;
@@ -53,16 +54,21 @@ int pml_register_params(void)
                              "always use get where the btl offers it.  0: auto: never when "
                              "every rank has a CPU, from 8 MiB with up to 2 ranks per CPU, "
                              "always beyond; below it, from pml_rndv_adapt_min bytes, the "
-                             "sender chooses by time (docs/performance.md)",
+                             "receiver chooses by time (docs/performance.md)",
                              RAIL_PARAM_LEVEL_TUNER, &pml_rndv_get_min);
     rail_param_register_size("pml_rndv_adapt_min", 65536,
                              "Host messages of at least this many bytes (below the get "
-                             "threshold in effect) to a peer whose btl offers get: the sender "
+                             "threshold in effect) to a peer whose btl offers get: the receiver "
                              "chooses, message by message, between the pipeline and the get by "
-                             "the time each took before, per peer and size class (a ping-pong "
-                             "favours the pipeline, many messages in flight or a VM whose "
-                             "cross-core transfers slowed down favour the get; 0: never)",
+                             "the time each took before from match to the last byte, per peer "
+                             "and size class (a ping-pong favours the pipeline, many messages in "
+                             "flight or a VM whose cross-core transfers slowed down favour the "
+                             "get; 0: never)",
                              RAIL_PARAM_LEVEL_TUNER, &pml_rndv_adapt_min);
+    rail_param_register_bool("pml_rndv_adapt_alternate", false,
+                             "Testing: every message chosen by time (pml_rndv_adapt_min) takes "
+                             "the get and the pipeline in turn",
+                             RAIL_PARAM_LEVEL_DEV, &pml_rndv_adapt_alternate);
     rail_param_register_int("pml_verbose", 0, "Verbosity of the pml (0: quiet)",
                             RAIL_PARAM_LEVEL_USER, &pml_verbose);
     rail_progress_register_params();
@@ -219,6 +225,7 @@ static void peers_init(void)
         p->active = false;
         p->adapt = NULL;
         p->adapt_done_ns = 0;
+        p->adapt_flip = 0;
         rail_list_init(&p->pending);
         if (p->eager_limit > pml_frag_inline)
             pml_frag_inline = p->eager_limit;

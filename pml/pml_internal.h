@@ -46,7 +46,12 @@ enum {
 };
 
 enum { PML_HDR_EAGER = 0, PML_HDR_RNDV = 1 };
-enum { PML_HF_SYNC = 1, PML_HF_GET = 2, PML_HF_NOCREDIT = 4 /* RTS: the sender ran out of credits */ };
+enum {
+    PML_HF_SYNC = 1,
+    PML_HF_GET = 2,
+    PML_HF_NOCREDIT = 4,   /* RTS: the sender ran out of credits */
+    PML_HF_CHOOSE = 8,     /* RTS with GET: the receiver may pipeline instead (by time) */
+};
 
 typedef struct pml_match_hdr {
     uint8_t type;
@@ -145,9 +150,10 @@ typedef struct pml_peer {
     int credit_batch;         /* return credits when consumed reaches this */
     int world;
     bool active;              /* in pml_active_peers */
-    rail_adapt_t *adapt;      /* pipeline (0) or get (1) by time, per size class; NULL until
-                               * the first such choice (pml_rndv.c) */
-    uint64_t adapt_done_ns;   /* when the last timed message to it completed */
+    rail_adapt_t *adapt;      /* receiving from it: pipeline (0) or get (1) by time, per size
+                               * class; NULL until the first such choice (pml_rndv.c) */
+    uint64_t adapt_done_ns;   /* when the last timed message from it completed */
+    uint8_t adapt_flip;       /* pml_rndv_adapt_alternate: the path taken last */
     rail_list_t pending;      /* pml_pend_t: sends and control waiting for the btl */
     rail_list_item_t active_item;
 } pml_peer_t;
@@ -258,8 +264,8 @@ typedef struct pml_request {
     uint32_t get_ri;
     size_t get_roff;
     btl_reg_t reg;               /* send: registration of the buffer */
-    rail_adapt_t *adapt;         /* send: the class this message is timed for, or NULL */
-    uint64_t t0;                 /* ... and when it started */
+    rail_adapt_t *adapt;         /* recv: the class this message is timed for, or NULL */
+    uint64_t t0;                 /* ... and when it was matched */
     struct pml_request *next_free;
     pml_buf_t buf;               /* last: the cursor is large */
 } pml_request_t;
@@ -344,6 +350,7 @@ void pml_req_comm_unref(pml_request_t *r);
 extern bool pml_rndv_get;
 extern size_t pml_rndv_get_min_host;
 extern size_t pml_rndv_adapt_min;   /* pipeline or get by time from this size (0: never) */
+extern bool pml_rndv_adapt_alternate; /* testing: every such choice alternates */
 extern size_t pml_frag_inline;
 
 #endif

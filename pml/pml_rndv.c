@@ -17,47 +17,25 @@
 
 #define PML_GET_MAX_IOV 64
 
+uint64_t pml_count_rndv_get, pml_count_rndv_pipelined;
+
 /* ------------------------------------------------------------ sender */
 
-/* A host message below the get threshold: whether to offer the get this
- * time, chosen by time (base/adapt.h) from pml_rndv_adapt_min bytes.  The
- * message is timed to its completion (pml_cb_fin: get; pml_stream_push:
- * pipeline, which the receiver may also have chosen) from here or, when it
- * waited behind others to that peer, from the completion before it: its
- * own service time, so that a window of messages in flight (bw) does not
- * charge each one with the queue in front of it. */
-static bool adapt_get(pml_request_t *r, pml_peer_t *peer)
+/* Describe the send buffer for the receiver's get; payload bytes or 0.
+ * *choose: a host message below the get threshold whose receiver picks
+ * between the get and the pipeline by time (pml_rndv_adapt_min). */
+static size_t build_get_desc(pml_request_t *r, pml_peer_t *peer, pml_get_desc_t *d, bool *choose)
 {
-    if (pml_rndv_adapt_min == 0 || r->buf.bytes < pml_rndv_adapt_min)
-        return false;
-    if (!peer->adapt && !(peer->adapt = calloc(RAIL_ADAPT_CLASSES, sizeof(rail_adapt_t))))
-        return false;
-    bool measure;
-    r->adapt = &peer->adapt[rail_adapt_class(r->buf.bytes)];
-    r->t0 = rail_now_ns();
-    return rail_adapt_pick(r->adapt, &measure) == 1;
-}
-
-static void adapt_done(pml_request_t *r, int path)
-{
-    if (!r->adapt)
-        return;
-    uint64_t now = rail_now_ns(), from = RAIL_MAX(r->t0, r->peer->adapt_done_ns);
-    rail_adapt_record(r->adapt, path, r->buf.bytes, now - from);
-    r->peer->adapt_done_ns = now;
-    r->adapt = NULL;
-}
-
-/* Describe the send buffer for the receiver's get; payload bytes or 0. */
-static size_t build_get_desc(pml_request_t *r, pml_peer_t *peer, pml_get_desc_t *d)
-{
-    r->adapt = NULL;
+    *choose = false;
     if (peer->rts_max_iov == 0 || r->buf.bytes == 0 ||
         (r->buf.device && !(peer->btl_flags & BTL_FLAG_DEVICE_MEM)))
         return 0;
     if (!r->buf.device && r->buf.bytes < pml_rndv_get_min_host &&
-        !(r->rflags & PML_RF_SINGLE_COPY) && !adapt_get(r, peer))
-        return 0;
+        !(r->rflags & PML_RF_SINGLE_COPY)) {
+        if (pml_rndv_adapt_min == 0 || r->buf.bytes < pml_rndv_adapt_min)
+            return 0;
+        *choose = true;
+    }
     struct iovec iov[PML_RTS_MAX_IOV];
     int n = 0;
     size_t cov = pml_buf_iov(&r->buf, 0, iov, peer->rts_max_iov, r->buf.bytes, &n);
@@ -102,11 +80,13 @@ int pml_rndv_send_rts(pml_request_t *r, pml_src_t *s, pml_peer_t *peer)
         pml_get_desc_t d;
         uint8_t bytes[sizeof(pml_get_desc_t) + PML_RTS_MAX_IOV * sizeof(pml_iov64_t)];
     } desc;
-    size_t dlen = build_get_desc(r, peer, &desc.d);
+    bool choose;
+    size_t dlen = build_get_desc(r, peer, &desc.d, &choose);
     pml_rts_hdr_t h;
     h.m.type = PML_HDR_RNDV;
     h.m.flags = (uint8_t)((dlen ? PML_HF_GET : 0) | (r->mode == PML_SEND_SYNC ? PML_HF_SYNC : 0) |
-                          (r->buf.bytes <= peer->eager_limit ? PML_HF_NOCREDIT : 0));
+                          (r->buf.bytes <= peer->eager_limit ? PML_HF_NOCREDIT : 0) |
+                          (dlen && choose ? PML_HF_CHOOSE : 0));
     h.m.seq = s->send_seq;
     h.m.src = r->ctx->my_rank;
     h.m.tag = r->tag;
@@ -135,7 +115,6 @@ void pml_cb_fin(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t h
     const pml_ctl_hdr_t *h = hdr;
     pml_request_t *r = (pml_request_t *)(uintptr_t)h->sreq;
     send_deregister(r);
-    adapt_done(r, 1);
     pml_req_complete(r);
 }
 
@@ -161,7 +140,6 @@ int pml_stream_push(pml_request_t *r)
         r->offset = off + len;
     }
     send_deregister(r);
-    adapt_done(r, 0);
     pml_req_complete(r);
     return MPI_SUCCESS;
 }
@@ -184,8 +162,40 @@ void pml_cb_cts(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t h
 
 /* ------------------------------------------------------------ receiver */
 
+/* A message whose sender let us choose (PML_HF_CHOOSE): the get or the
+ * pipeline, by the time each took before from that peer for the size
+ * class (base/adapt.h).  The receiver decides because it sees the whole
+ * transfer: from the match to the last byte in its buffer (the sender's
+ * view of the pipeline ends when it handed over the last fragment, before
+ * the copy-out, and made the pipeline look twice as fast as it was).  A
+ * message is timed from its match or, when it waited behind an earlier
+ * timed one from that peer, from that one's completion: its own service
+ * time, so a window of messages in flight is judged per message. */
+static bool adapt_get(pml_request_t *r, pml_peer_t *peer)
+{
+    if (!peer->adapt && !(peer->adapt = calloc(RAIL_ADAPT_CLASSES, sizeof(rail_adapt_t))))
+        return true;
+    r->adapt = &peer->adapt[rail_adapt_class(r->xfer)];
+    r->t0 = rail_now_ns();
+    if (pml_rndv_adapt_alternate)
+        return (peer->adapt_flip ^= 1) != 0;
+    bool measure;
+    return rail_adapt_pick(r->adapt, &measure) == 1;
+}
+
+static void adapt_done(pml_request_t *r, int path)
+{
+    if (!r->adapt)
+        return;
+    uint64_t now = rail_now_ns(), from = RAIL_MAX(r->t0, r->peer->adapt_done_ns);
+    rail_adapt_record(r->adapt, path, r->xfer, now - from);
+    r->peer->adapt_done_ns = now;
+    r->adapt = NULL;
+}
+
 static void recv_send_cts(pml_request_t *r)
 {
+    pml_count_rndv_pipelined++;
     r->state = PML_RS_FRAGS;
     r->got = 0;
     pml_ctl_hdr_t c = { r->remote, (uint64_t)(uintptr_t)r, r->xfer };
@@ -194,12 +204,14 @@ static void recv_send_cts(pml_request_t *r)
 
 static void get_finish(pml_request_t *r)
 {
+    pml_count_rndv_get++;
     if (r->desc_frag) {
         pml_frag_free(r->desc_frag);
         r->desc_frag = NULL;
     }
     pml_ctl_hdr_t c = { r->remote, 0, r->xfer };
     pml_ctl_send(r->peer, PML_TAG_FIN, &c, sizeof(c));
+    adapt_done(r, 1);
     if (r->error != MPI_SUCCESS)
         r->req.status.error = r->error;
     pml_req_complete(r);
@@ -314,9 +326,18 @@ void pml_rndv_matched(pml_request_t *r, const pml_inmsg_t *m)
     if (m->msg_len > r->buf.bytes)
         r->req.status.error = MPI_ERR_TRUNCATE;
     r->offset = 0;
+    r->adapt = NULL;
     bool can_get = (m->hdr->flags & PML_HF_GET) && (peer->btl_flags & BTL_FLAG_GET) &&
                    (!r->buf.device || (peer->btl_flags & BTL_FLAG_DEVICE_MEM)) &&
                    m->data_len >= sizeof(pml_get_desc_t) && r->xfer > 0;
+    if (can_get && (m->hdr->flags & PML_HF_CHOOSE) && !r->buf.device && !adapt_get(r, peer)) {
+        /* The pipeline this time (timed in pml_cb_frag); the sender
+         * answers the CTS as after a failed get. */
+        if (m->frag)
+            pml_frag_free(m->frag);
+        recv_send_cts(r);
+        return;
+    }
     if (!can_get || r->xfer == 0) {
         if (m->frag)
             pml_frag_free(m->frag);
@@ -366,6 +387,7 @@ void pml_cb_frag(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t 
     }
     r->got += len;
     if (r->got >= r->xfer) {
+        adapt_done(r, 0);
         if (r->error != MPI_SUCCESS)
             r->req.status.error = r->error;
         pml_req_complete(r);
