@@ -19,9 +19,9 @@
  *                     two ranks' flags), then per-set words and the pid
  *   slot_off          coll_sm_slot_t k of rank r at slot_off +
  *                     (r * slots + k) * slot_stride: small operations (sm_small.c)
- *   data_off (page)   area (r, set) of rank r for set 0 .. sets-1: 2 * chunk
- *                     bytes at data_off + (r * sets + set) * 2 * chunk; its
- *                     halves are the buffers 0 and 1
+ *   data_off (page)   area (r, set) of rank r for set 0 .. sets-1: nbuf
+ *                     buffers of chunk bytes at data_off + (r * sets + set)
+ *                     * nbuf * chunk (coll_sm_buffers)
  *
  * FLAGS.  Each rank owns one 64-bit flag, monotonic over the life of the
  * communicator: (seq << 32) | step, where seq numbers the sm collectives
@@ -36,9 +36,20 @@
  * that used that set (coll_sm_claim_set); normally long true, so a process
  * may run up to `sets` collectives ahead of the slowest one without
  * waiting for it.  Within an operation, data go in rounds of at most one
- * buffer, rounds alternate between the two buffers of the area, and the
- * steps say when a buffer may be read or reused (the algorithm files
- * explain each case).  Per-operation values a reader needs (message size,
+ * buffer, rounds take the buffers of the area in turn, and the steps say
+ * when a buffer may be read or reused (the algorithm files explain each
+ * case for two buffers; with nbuf, "round k - 2" reads "round k - nbuf").
+ *
+ * ROTATION.  Round k of operation s uses buffer (k + lap * stride) % nbuf
+ * of its set, lap = s / sets, stride = nbuf / 2 | 1 (coll_sm_bidx): the
+ * same at every process, and any start is safe because claim_set orders
+ * whole operations.  So a stream of one-round operations cycles through
+ * every buffer of every set, and a long one through every buffer of its
+ * set, before a buffer is written again.  Why: rewriting lines that a
+ * reader has just copied out (they sit in its cache) costs the writer an
+ * invalidation per line; on the 2-core EPYC VMs we measure on, a 1 MiB
+ * bcast at np 2 took 110 us through two alternating 64 KiB buffers and
+ * 22-27 us when every buffer had gone cold first (docs/performance.md).  Per-operation values a reader needs (message size,
  * device buffers, a buffer address) go in ctl.meta[set] / ctl.addr[set]
  * before the first step; the same cross-operation wait protects them.
  *
@@ -84,6 +95,7 @@
 #define COLL_SM_MAGIC 0x314d53434c494152ULL /* "RAILCSM1" */
 #define COLL_SM_CTL_STRIDE 256
 #define COLL_SM_MAX_SETS 8
+#define COLL_SM_MAX_BUFFERS 256
 #define COLL_SM_PAGE 4096
 #define COLL_SM_FINAL 0xffffffffu
 #define COLL_SM_V(seq, step) (((uint64_t)(seq) << 32) | (uint32_t)(step))
@@ -98,6 +110,7 @@ typedef struct coll_sm_hdr {
     uint32_t n;
     uint32_t chunk;
     uint32_t sets;
+    uint32_t nbuf;                 /* buffers per area */
     uint64_t ctl_off, data_off;
     uint64_t probe;                /* address of a word in rank 0's memory (CMA probe) */
     uint64_t slot_off;             /* small-operation slots (sm_small.c) */
@@ -156,6 +169,7 @@ typedef struct coll_sm_module {
     coll_sm_hdr_t *hdr;
     size_t chunk;                  /* bytes of one buffer */
     int sets;                      /* buffer sets: operations in flight */
+    int nbuf;                      /* buffers per area (set) */
     int degree;                    /* barrier tree */
     bool oversub;
     bool cma;                      /* every process can read every other's memory */
@@ -193,6 +207,7 @@ typedef struct coll_sm_params {
     int verbose;
     size_t seq_start;              /* testing: first sequence number */
     int sets;
+    int buffers;                   /* buffers per area */
 } coll_sm_params_t;
 
 extern coll_sm_params_t coll_sm_params;
@@ -210,11 +225,24 @@ static inline coll_sm_ctl_t *coll_sm_ctl(coll_sm_module_t *m, int r)
     return (coll_sm_ctl_t *)(m->seg + m->hdr->ctl_off + (size_t)r * COLL_SM_CTL_STRIDE);
 }
 
-/* Buffer b (0, 1) of rank r's area in set `set`. */
+/* Buffer b (0 .. nbuf - 1) of rank r's area in set `set`. */
 static inline char *coll_sm_buf(coll_sm_module_t *m, int r, int set, int b)
 {
     return m->seg + m->hdr->data_off +
-           (((size_t)r * (size_t)m->sets + (size_t)set) * 2 + (size_t)b) * m->chunk;
+           (((size_t)r * (size_t)m->sets + (size_t)set) * (size_t)m->nbuf + (size_t)b) * m->chunk;
+}
+
+/* Bytes between the same buffer of consecutive ranks' areas. */
+static inline size_t coll_sm_rank_stride(const coll_sm_module_t *m)
+{
+    return (size_t)m->sets * (size_t)m->nbuf * m->chunk;
+}
+
+/* The buffer of round k of operation seq (see ROTATION above). */
+static inline int coll_sm_bidx(const coll_sm_module_t *m, uint64_t seq, size_t k)
+{
+    uint64_t lap = seq / (uint64_t)m->sets, stride = (uint64_t)(m->nbuf / 2) | 1;
+    return (int)((k + lap * stride) % (uint64_t)m->nbuf);
 }
 
 /* The buffer set of operation seq. */

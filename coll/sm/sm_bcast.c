@@ -2,11 +2,11 @@
  * coll sm: rooted distribution, bcast and scatter.
  *
  * The root writes round k (at most one buffer of packed bytes per
- * destination) into buffer k % 2 and posts step k + 1; a receiver waits for
- * the root's step k + 1, copies the round out and posts step k + 1.  Before
- * writing round k >= 2 into a buffer the root waits until every receiver
- * posted step k - 1 (it has copied round k - 2 out of that buffer), so the
- * root runs at most two rounds ahead.  Receivers skip the post of their
+ * destination) into buffer coll_sm_bidx(k) and posts step k + 1; a receiver
+ * waits for the root's step k + 1, copies the round out and posts step
+ * k + 1.  Before writing round k >= nbuf into a buffer the root waits until
+ * every receiver posted step k - nbuf + 1 (it has copied round k - nbuf out
+ * of that buffer), so the root runs at most nbuf rounds ahead.  Receivers skip the post of their
  * last round: FINAL covers it.
  *
  *   bcast:    the rounds go in the root's own area; every receiver reads
@@ -69,7 +69,7 @@ static int sm_receive(coll_sm_module_t *m, uint64_t s, int root, int owner,
             coll_sm_wait(m, root, COLL_SM_V(s, k + 1));
         size_t off = k * C, len = RAIL_MIN(C, total - off);
         if (off < d->bytes) {
-            int r = coll_sm_unpack(d, off, coll_sm_buf(m, owner, set, (int)(k & 1)),
+            int r = coll_sm_unpack(d, off, coll_sm_buf(m, owner, set, coll_sm_bidx(m, s, k)),
                                    RAIL_MIN(len, d->bytes - off));
             rc = rc != MPI_SUCCESS ? rc : r;
         }
@@ -91,11 +91,11 @@ static int sm_send_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t 
     coll_sm_claim_set(m, s);
     coll_sm_ctl(m, m->me)->meta[set] = bytes;
     for (size_t k = 0; k < K; k++) {
-        if (k >= 2)
-            coll_sm_wait_all(m, COLL_SM_V(s, k - 1));
+        if (k >= (size_t)m->nbuf)
+            coll_sm_wait_all(m, COLL_SM_V(s, k - (size_t)m->nbuf + 1));
         size_t off = k * C, len = RAIL_MIN(C, bytes - off);
         for (int i = 0; i < n_dst; i++) {
-            int r = coll_sm_pack(&src[i], off, coll_sm_buf(m, owner[i], set, (int)(k & 1)), len);
+            int r = coll_sm_pack(&src[i], off, coll_sm_buf(m, owner[i], set, coll_sm_bidx(m, s, k)), len);
             rc = rc != MPI_SUCCESS ? rc : r;
         }
         coll_sm_post(m, COLL_SM_V(s, k + 1));

@@ -20,19 +20,27 @@ static int sm_register_params(void)
                             "Priority of the sm collective component (shared-memory collectives "
                             "of communicators within one node; negative: do not use)",
                             RAIL_PARAM_LEVEL_TUNER, &p->priority);
-    rail_param_register_size("coll_sm_segment_size", 32u << 20,
+    rail_param_register_size("coll_sm_segment_size", 64u << 20,
                              "Largest shared-memory segment of one communicator (each process "
-                             "gets 2 * coll_sm_sets buffers of coll_sm_chunk_size bytes, fewer "
-                             "bytes when they would not fit)",
+                             "gets coll_sm_sets * coll_sm_buffers buffers of coll_sm_chunk_size "
+                             "bytes, fewer bytes when they would not fit)",
                              RAIL_PARAM_LEVEL_TUNER, &p->segment_size);
     rail_param_register_size("coll_sm_chunk_size", 64u << 10,
                              "Bytes of one shared-memory buffer: data move in rounds of this "
-                             "size, two rounds in flight (rounded down to a page)",
+                             "size (rounded down to a page)",
                              RAIL_PARAM_LEVEL_TUNER, &p->chunk_size);
-    rail_param_register_int("coll_sm_sets", 8,
+    rail_param_register_int("coll_sm_sets", 4,
                             "Buffer sets per process (2 to 8): how many collectives a fast "
                             "process may run ahead of a slow one",
                             RAIL_PARAM_LEVEL_TUNER, &p->sets);
+    rail_param_register_int("coll_sm_buffers", 32,
+                            "Buffers per set (2 to 256): rounds of one collective a writer may "
+                            "run ahead of its readers; the rounds of successive collectives "
+                            "rotate through all of them, so a buffer is written again only "
+                            "after sets * buffers * chunk bytes went through the others (the "
+                            "readers no longer hold its lines: rewriting lines another core "
+                            "has just read cost up to 4x on the machines we measured)",
+                            RAIL_PARAM_LEVEL_TUNER, &p->buffers);
     rail_param_register_size("coll_sm_alltoall_max", 128u << 10,
                              "MPI_Alltoall with blocks of this many bytes or more goes to the "
                              "next component (pairwise exchanges through the pml beat the "

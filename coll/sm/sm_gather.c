@@ -3,10 +3,10 @@
  * into its own area; the readers copy them out.
  *
  *   gather:    a sender posts step k + 1 when round k (one buffer of its
- *              block) is in buffer k % 2; the root waits for everyone's
- *              step k + 1, copies round k out and posts step k + 1.  A
- *              sender writes round k >= 2 only after the root's step k - 1
- *              (round k - 2 consumed).
+ *              block) is in buffer coll_sm_bidx(k); the root waits for
+ *              everyone's step k + 1, copies round k out and posts step
+ *              k + 1.  A sender writes round k >= nbuf only after the
+ *              root's step k - nbuf + 1 (round k - nbuf consumed).
  *   allgather: round k of every block: write mine, post k + 1, wait for
  *              everyone's k + 1, copy theirs out.  Writing round k + 2
  *              into the same buffer is safe without another wait: every
@@ -71,10 +71,10 @@ static int gather_send(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_
     coll_sm_claim_set(m, s);
     coll_sm_ctl(m, m->me)->meta[set] = d->bytes;
     for (size_t k = 0; k < K; k++) {
-        if (k >= 2)
-            coll_sm_wait(m, root, COLL_SM_V(s, k - 1));
+        if (k >= (size_t)m->nbuf)
+            coll_sm_wait(m, root, COLL_SM_V(s, k - (size_t)m->nbuf + 1));
         size_t off = k * C;
-        int r = coll_sm_pack(d, off, coll_sm_buf(m, m->me, set, (int)(k & 1)),
+        int r = coll_sm_pack(d, off, coll_sm_buf(m, m->me, set, coll_sm_bidx(m, s, k)),
                              RAIL_MIN(C, d->bytes - off));
         rc = SM_KEEP(rc, r);
         if (k + 1 < K)
@@ -93,7 +93,7 @@ static int gather_root(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d0
             if (j == m->me)
                 continue;
             coll_sm_data_t dj = coll_sm_data_at(d0, j * d0->count);
-            int r = sm_take(m, set, j, &dj, k * C, C, coll_sm_buf(m, j, set, (int)(k & 1)));
+            int r = sm_take(m, set, j, &dj, k * C, C, coll_sm_buf(m, j, set, coll_sm_bidx(m, s, k)));
             rc = SM_KEEP(rc, r);
         }
         if (k + 1 < K)
@@ -150,7 +150,7 @@ static int allgather_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_
     }
     for (size_t k = 0; k < K; k++) {
         size_t off = k * C;
-        int b = (int)(k & 1);
+        int b = coll_sm_bidx(m, s, k);
         if (off < mine->bytes)
             rc = SM_KEEP(rc, coll_sm_pack(mine, off, coll_sm_buf(m, m->me, set, b),
                                           RAIL_MIN(C, mine->bytes - off)));
@@ -264,7 +264,7 @@ static int alltoall_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
     coll_sm_ctl(m, m->me)->meta[set] = s0->bytes;
     for (size_t k = 0; k < K; k++) {
         size_t off = k * P;
-        int b = (int)(k & 1);
+        int b = coll_sm_bidx(m, s, k);
         char *out = coll_sm_buf(m, m->me, set, b);
         for (int j = 0; j < n && off < s0->bytes; j++) {
             coll_sm_data_t dj = coll_sm_data_at(s0, j * s0->count);

@@ -7,14 +7,14 @@
  * in rank order, x0 op (x1 op (... op x(n-1))), the order coll basic
  * uses, so every process gets the same bits and the results equal basic's.
  * Data go in rounds of E user elements (one buffer); round k uses buffer
- * k % 2 of every area.
+ * coll_sm_bidx(k) of every area (the same index everywhere).
  *
  * FLAT (up to coll_sm_reduce_flat_max bytes), one step per round:
  *   everyone: copy my input into my buffer, post step k + 1
  *   allreduce, everyone / reduce, the root: wait for everyone's step
  *   k + 1, combine all inputs into a private scratch buffer, store.
- *   A reduce sender writes round k >= 2 after the root's step k (the root
- *   posts k + 1 only once round k - 1 is done).
+ *   A reduce sender writes round k >= nbuf after the root's step
+ *   k - nbuf + 2 (the root posts j + 1 only once round j - 1 is done).
  * SLICE (larger), two steps per round, each process reducing 1/n:
  *   copy my input into my buffer (but for slice `me` when the input is a
  *   dense host array: only I read it, from where it is), post 2k + 1;
@@ -88,12 +88,12 @@ int coll_sm_fold(rail_op_t rop, rail_typekind_t kind, int n, const char *x, size
 }
 
 /* The fold over the same `len` basic elements at byte offset `off` of every
- * process's buffer b (areas of consecutive ranks are sets * 2 buffers apart). */
+ * process's buffer b (areas of consecutive ranks are coll_sm_rank_stride apart). */
 static int sm_fold(coll_sm_module_t *m, const sm_red_t *c, int set, int b, size_t off,
                    size_t len, void *out)
 {
     return coll_sm_fold(c->r.rop, c->kind, m->n, coll_sm_buf(m, 0, set, b) + off,
-                        (size_t)m->sets * 2 * m->chunk, len, out);
+                        coll_sm_rank_stride(m), len, out);
 }
 
 /* Round sizes; false when one user element does not fit a buffer. */
@@ -131,7 +131,7 @@ static int sm_put_input(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_
         coll_sm_claim_set(m, s);
         coll_sm_ctl(m, m->me)->meta[set] = c->dev ? 1 : 0;
     }
-    char *buf = coll_sm_buf(m, m->me, set, (int)(k & 1));
+    char *buf = coll_sm_buf(m, m->me, set, coll_sm_bidx(m, s, (size_t)k));
     MPI_Count e0 = k * c->E;
     if (!c->dev && skip_lo > 0)
         rc = coll_red_load(&c->r, buf, coll_elem(c->mine, c->r.udt, e0), skip_lo);
@@ -149,10 +149,10 @@ static int sm_put_input(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_
 static int sm_flat_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_Count k,
                          MPI_Count m_u, bool *handoff)
 {
-    int b = (int)(k & 1);
+    int b = coll_sm_bidx(m, s, (size_t)k);
     bool want = c->rbuf != NULL;
-    if (k >= 2 && !want)
-        coll_sm_wait(m, c->root, COLL_SM_V(s, k));
+    if (k >= m->nbuf && !want)
+        coll_sm_wait(m, c->root, COLL_SM_V(s, k - m->nbuf + 2));
     int rc = sm_put_input(m, c, s, k, m_u, m_u, m_u, (uint32_t)(k + 1), want, handoff);
     if (*handoff || !want)
         return rc;
@@ -164,7 +164,7 @@ static int sm_flat_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI
 static int sm_slice_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_Count k,
                           MPI_Count m_u, bool *handoff)
 {
-    int set = coll_sm_set(m, s), b = (int)(k & 1), n = m->n, me = m->me;
+    int set = coll_sm_set(m, s), b = coll_sm_bidx(m, s, (size_t)k), n = m->n, me = m->me;
     MPI_Count lo = me * m_u / n, hi = (me + 1) * m_u / n;
     /* nobody else reads my slice of my input: it stays where it is */
     bool own = c->src != NULL;
@@ -174,7 +174,7 @@ static int sm_slice_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MP
         return rc;
     size_t eb = (size_t)(c->r.factor * c->r.rdt->extent);
     rc = SM_KEEP(rc, coll_sm_fold_own(c->r.rop, c->kind, n, coll_sm_buf(m, 0, set, b) + lo * eb,
-                                      (size_t)m->sets * 2 * m->chunk,
+                                      coll_sm_rank_stride(m),
                                       (size_t)((hi - lo) * c->r.factor),
                                       coll_sm_buf(m, me, set, b) + c->acc_off, own ? me : -1,
                                       own ? c->src + (size_t)(k * c->E + lo) * eb : NULL));

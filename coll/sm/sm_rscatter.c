@@ -7,7 +7,7 @@
  * Larger: each buffer is cut into n pieces of Ps bytes (a multiple of 64),
  * piece j for block j; round k carries elements [k * P, (k + 1) * P) of
  * every block (P = elements per piece; blocks of different lengths simply
- * run out of pieces early).  Round k, buffer k % 2: every process loads
+ * run out of pieces early).  Round k, buffer coll_sm_bidx(k): every process loads
  * piece k of every block of its input into its buffer, posts step k + 1,
  * waits for everyone's step k + 1 and folds piece k of its own block from
  * all n buffers, in rank order (the order of basic, so the bits match).
@@ -74,10 +74,10 @@ static int rs_rounds(coll_sm_module_t *m, uint64_t s, sm_rs_t *c, bool dev, uint
                      MPI_Count K, bool *handoff)
 {
     int n = m->n, me = m->me, rc = MPI_SUCCESS, set = coll_sm_set(m, s);
-    size_t stride = (size_t)m->sets * 2 * m->chunk;   /* between ranks' buffers */
+    size_t stride = coll_sm_rank_stride(m);   /* between ranks' buffers */
     MPI_Count mylen = rs_block(c, me);
     for (MPI_Count k = 0; k < K; k++) {
-        int b = (int)(k & 1);
+        int b = coll_sm_bidx(m, s, (size_t)k);
         char *buf = coll_sm_buf(m, me, set, b);
         MPI_Count off = 0;
         for (int j = 0; j < n && !dev; j++) {

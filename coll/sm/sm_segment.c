@@ -87,10 +87,10 @@ static int sm_slots(void)
 }
 
 /* Chunk (bytes of one buffer) and total size for n processes. */
-static void sm_layout(int n, int sets, size_t *chunk, size_t *size, size_t *ctl_off,
+static void sm_layout(int n, int sets, int nbuf, size_t *chunk, size_t *size, size_t *ctl_off,
                       size_t *slot_off, size_t *data_off)
 {
-    size_t per = (size_t)n * (size_t)sets * 2;   /* buffers */
+    size_t per = (size_t)n * (size_t)sets * (size_t)nbuf;   /* buffers */
     *ctl_off = COLL_SM_PAGE;
     *slot_off = RAIL_ALIGN_UP(*ctl_off + (size_t)n * COLL_SM_CTL_STRIDE, (size_t)128);
     *data_off = RAIL_ALIGN_UP(*slot_off + (size_t)n * (size_t)sm_slots() *
@@ -134,7 +134,8 @@ static void sm_create(coll_sm_module_t *m, char *name)
     size_t chunk, size, ctl_off, slot_off, data_off;
     char suffix[64];
     int sets = RAIL_MIN(RAIL_MAX(coll_sm_params.sets, 2), COLL_SM_MAX_SETS);
-    sm_layout(m->n, sets, &chunk, &size, &ctl_off, &slot_off, &data_off);
+    int nbuf = RAIL_MIN(RAIL_MAX(coll_sm_params.buffers, 2), COLL_SM_MAX_BUFFERS);
+    sm_layout(m->n, sets, nbuf, &chunk, &size, &ctl_off, &slot_off, &data_off);
     snprintf(suffix, sizeof(suffix), "csm-%d-%u", rte_info.rank,
              __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
     if (rte_shm_name(name, SM_NAME_MAX, suffix) != MPI_SUCCESS) {
@@ -163,6 +164,7 @@ static void sm_create(coll_sm_module_t *m, char *name)
     m->hdr->n = (uint32_t)m->n;
     m->hdr->chunk = (uint32_t)chunk;
     m->hdr->sets = (uint32_t)sets;
+    m->hdr->nbuf = (uint32_t)nbuf;
     m->hdr->ctl_off = ctl_off;
     m->hdr->data_off = data_off;
     m->hdr->probe = (uint64_t)(uintptr_t)&sm_probe_word;
@@ -212,6 +214,7 @@ static void sm_finish(coll_sm_module_t *m, uint8_t verdict)
     }
     m->chunk = m->hdr->chunk;
     m->sets = (int)m->hdr->sets;
+    m->nbuf = (int)m->hdr->nbuf;
     m->slot_size = m->hdr->slot_size;
     m->slot_stride = sm_slot_stride(m->slot_size);
     m->slots = (int)m->hdr->slots;
@@ -224,7 +227,7 @@ static void sm_finish(coll_sm_module_t *m, uint8_t verdict)
     m->cma = (verdict & SM_OK_CMA) && (coll_sm_params.cma_min > 0 || coll_sm_params.adapt_min > 0 ||
                                           coll_sm_params.adapt_agree_min > 0);
     /* our own areas: fault them in now, in parallel with the others */
-    sm_populate(coll_sm_buf(m, m->me, 0, 0), (size_t)m->sets * 2 * m->chunk);
+    sm_populate(coll_sm_buf(m, m->me, 0, 0), coll_sm_rank_stride(m));
     m->state = COLL_SM_READY;
 }
 
