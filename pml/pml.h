@@ -23,9 +23,10 @@
  *             many iovecs) the receiver answers CTS and the sender streams
  *             the data in fragments through btl send (pipelined, staging
  *             device data through host memory with accel_copy).  For host
- *             buffers the sender offers get from pml_rndv_get_min bytes,
- *             and between pml_rndv_adapt_min and that, when the time each
- *             protocol took before to that peer says so (pml_rndv.c).
+ *             buffers the sender offers get from pml_rndv_get_min bytes;
+ *             between pml_rndv_adapt_min and that it offers get and lets
+ *             the receiver choose (PML_HF_CHOOSE) by the time each
+ *             protocol took before from that peer (pml_rndv.c).
  *
  * FLOW CONTROL.  Each peer may have at most C eager messages in flight
  * towards us that we have not matched yet, C = min(pml_eager_credits (128),

@@ -33,7 +33,7 @@ static int sm_register_params(void)
                             "Buffer sets per process (2 to 8): how many collectives a fast "
                             "process may run ahead of a slow one",
                             RAIL_PARAM_LEVEL_TUNER, &p->sets);
-    rail_param_register_int("coll_sm_buffers", 32,
+    rail_param_register_int("coll_sm_buffers", 16,
                             "Buffers per set (2 to 256): rounds of one collective a writer may "
                             "run ahead of its readers; the rounds of successive collectives "
                             "rotate through all of them, so a buffer is written again only "
