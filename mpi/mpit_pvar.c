@@ -12,6 +12,9 @@
  *   pml_rndv_recv_pipelined by the pipeline (the pml's counters): class
  *                           COUNTER, MPI_UNSIGNED_LONG_LONG, readonly,
  *                           continuous
+ *   coll_sm_segments_created / _reused  coll sm segments this process set
+ *                           up fresh / continued from a freed communicator:
+ *                           the same kind
  * A continuous variable is always running: start/stop answer
  * MPI_T_ERR_PVAR_NO_STARTSTOP; a readonly one cannot be written or reset
  * (MPI_T_ERR_PVAR_NO_WRITE).  A non-continuous variable starts stopped at
@@ -21,6 +24,7 @@
 #include "mpi/mpi_obj.h"
 #include "mpi/binding/gen/mpi_impl.h"
 #include "pml/pml.h"
+#include "coll/sm/coll_sm.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +67,11 @@ static uint64_t sample_counter(const pvar_def_t *d)
                             "and not yet freed (predefined ones are not counted)",                 \
      MPI_T_PVAR_CLASS_LEVEL, 2, true, true, false, KIND, NULL, sample_live, 0}
 
+/* A readonly, always running event counter of this process at *ptr. */
+#define COUNTER(name, desc, ptr)                                                                   \
+    {name, desc, MPI_T_PVAR_CLASS_COUNTER, 4, true, true, false, MPI_OBJ_FREED, ptr,             \
+     sample_counter, 0}
+
 static const pvar_def_t pvars[] = {
     LIVE("comm", MPI_OBJ_COMM, "Communicators"),
     LIVE("datatype", MPI_OBJ_DATATYPE, "Derived datatypes"),
@@ -78,16 +87,22 @@ static const pvar_def_t pvars[] = {
     {"mpi_process_cpu_time",
      "CPU time used by this process (all its threads) while the handle was started, in seconds",
      MPI_T_PVAR_CLASS_TIMER, 1, false, false, true, MPI_OBJ_FREED, NULL, sample_cpu_ns, 1e-9},
-    {"pml_rndv_recv_get",
-     "Rendezvous (large) messages this process received by the transport's single-copy get "
-     "(CMA between processes of a node)",
-     MPI_T_PVAR_CLASS_COUNTER, 4, true, true, false, MPI_OBJ_FREED, &pml_count_rndv_get,
-     sample_counter, 0},
-    {"pml_rndv_recv_pipelined",
-     "Rendezvous (large) messages this process received by the pipeline (fragments copied "
-     "through the transport's sends)",
-     MPI_T_PVAR_CLASS_COUNTER, 4, true, true, false, MPI_OBJ_FREED, &pml_count_rndv_pipelined,
-     sample_counter, 0},
+    COUNTER("pml_rndv_recv_get",
+            "Rendezvous (large) messages this process received by the transport's single-copy get "
+            "(CMA between processes of a node)",
+            &pml_count_rndv_get),
+    COUNTER("pml_rndv_recv_pipelined",
+            "Rendezvous (large) messages this process received by the pipeline (fragments copied "
+            "through the transport's sends)",
+            &pml_count_rndv_pipelined),
+    COUNTER("coll_sm_segments_created",
+            "Shared-memory segments of node-local communicators this process set up fresh (at a "
+            "communicator's first collective)",
+            &coll_sm_count_created),
+    COUNTER("coll_sm_segments_reused",
+            "Shared-memory segments of freed communicators this process continued on for a new "
+            "communicator of the same processes (coll_sm_segment_cache)",
+            &coll_sm_count_reused),
 };
 #define N_PVARS ((int)RAIL_ARRAY_SIZE(pvars))
 

@@ -113,6 +113,7 @@ typedef struct coll_sm_hdr {
     uint32_t nbuf;                 /* buffers per area */
     uint64_t ctl_off, data_off;
     uint64_t probe;                /* address of a word in rank 0's memory (CMA probe) */
+    uint64_t id;                   /* creator's world rank << 32 | its serial + 1 (reuse) */
     uint64_t slot_off;             /* small-operation slots (sm_small.c) */
     uint32_t slot_size;            /* data bytes of one slot */
     uint32_t slots;                /* slots per process */
@@ -182,6 +183,7 @@ typedef struct coll_sm_module {
     int slots;
     rail_adapt_t adapt[COLL_SM_ADAPT_KINDS][RAIL_ADAPT_CLASSES];
     char *cma_buf;                 /* single-copy reductions: 3 pieces, made at the first */
+    uint8_t verdict;               /* of the setup exchange (SM_OK_* in sm_segment.c) */
 } coll_sm_module_t;
 
 /* Bytes a single-copy reduction reads per process_vm_readv (fewer calls,
@@ -208,6 +210,7 @@ typedef struct coll_sm_params {
     size_t seq_start;              /* testing: first sequence number */
     int sets;
     int buffers;                   /* buffers per area */
+    int segment_cache;             /* freed communicators' segments kept for reuse */
 } coll_sm_params_t;
 
 extern coll_sm_params_t coll_sm_params;
@@ -255,6 +258,12 @@ static inline int coll_sm_set(const coll_sm_module_t *m, uint64_t seq)
  * MPI_SUCCESS (state READY or OFF), or an error of the exchange. */
 int coll_sm_segment_setup(coll_sm_module_t *m, mpi_comm_t *comm);
 void coll_sm_segment_release(coll_sm_module_t *m);
+/* The communicator goes away: keep its segment for the next communicator
+ * of the same members (sm_segment.c, REUSE), or release it. */
+void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm);
+/* Segments this process set up fresh / continued from a freed
+ * communicator (MPI_T counters). */
+extern uint64_t coll_sm_count_created, coll_sm_count_reused;
 
 /* Copy len bytes at address `remote` in process pid into local memory
  * (process_vm_readv); MPI_SUCCESS or MPI_ERR_OTHER with a message. */

@@ -33,6 +33,11 @@ static int sm_register_params(void)
                             "Buffer sets per process (2 to 8): how many collectives a fast "
                             "process may run ahead of a slow one",
                             RAIL_PARAM_LEVEL_TUNER, &p->sets);
+    rail_param_register_int("coll_sm_segment_cache", 4,
+                            "Segments of freed communicators each process keeps mapped (0 to "
+                            "16), so that a new communicator of the same processes in the same "
+                            "order continues on one instead of making its own (milliseconds)",
+                            RAIL_PARAM_LEVEL_TUNER, &p->segment_cache);
     rail_param_register_int("coll_sm_buffers", 16,
                             "Buffers per set (2 to 256): rounds of one collective a writer may "
                             "run ahead of its readers; the rounds of successive collectives "
@@ -122,9 +127,8 @@ static int sm_register_params(void)
 
 static void sm_release(coll_module_t *module, mpi_comm_t *comm)
 {
-    (void)comm;
     coll_sm_module_t *m = (coll_sm_module_t *)module;
-    coll_sm_segment_release(m);
+    coll_sm_segment_keep(m, comm);
     free(m->scratch);
     free(m->cma_buf);
     free(m->small_seen);

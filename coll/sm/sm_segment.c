@@ -13,6 +13,19 @@
  * of the communicator's sequence, taken by every process in the same call.
  * After the exchange nothing is left in /dev/shm; a crash during it leaves
  * a rail-<jobid>-* file that the launcher removes.
+ *
+ * REUSE.  Making a segment costs milliseconds (allocating and faulting in
+ * megabytes), so a freed communicator's segment stays mapped in a small
+ * per-process cache (coll_sm_segment_cache entries, least recently freed
+ * evicted), with the members' world ranks and where its sequence numbers
+ * stood.  When rank 0 of a new communicator holds one with exactly the
+ * new membership, its first message offers it (the segment's id and
+ * sequence numbers) instead of a name; every process answers whether it
+ * holds the same entry, and if all do, all continue on it from those
+ * sequence numbers (flags stay monotonic, so nothing needs resetting).
+ * Every member freed the old communicator before answering, after its
+ * last operation on it, so no process still reads it.  Otherwise the offer
+ * is dropped everywhere and a fresh segment follows as above.
  */
 #include "coll/sm/coll_sm.h"
 #include "accel/accel.h"
@@ -21,6 +34,7 @@
 #include "runtime/rte.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +51,28 @@
 #define SM_NAME_MAX 128
 
 /* Answer and verdict bits of the setup exchange. */
-enum { SM_OK_MAPPED = 1, SM_OK_CMA = 2 };
+enum { SM_OK_MAPPED = 1, SM_OK_CMA = 2, SM_OK_REUSE = 4 };
+
+/* Rank 0's first message: a cached segment to reuse (id != 0) or a name. */
+typedef struct sm_offer {
+    uint64_t id, seq, small_seq;
+    char name[SM_NAME_MAX];
+} sm_offer_t;
+
+/* A freed communicator's segment, kept for the next one of the same members. */
+typedef struct sm_cached {
+    char *seg;
+    size_t seg_size;
+    uint64_t id, seq, small_seq;
+    uint8_t verdict;
+    int n;
+    int *world;                    /* members' world ranks, in comm rank order */
+} sm_cached_t;
+
+#define SM_CACHE_MAX 16
+static sm_cached_t sm_cache[SM_CACHE_MAX];   /* oldest first */
+static int sm_cache_n;
+uint64_t coll_sm_count_created, coll_sm_count_reused;
 
 /* Read by the others through CMA at setup: can they read our memory? */
 static const uint64_t sm_probe_word = COLL_SM_MAGIC;
@@ -136,8 +171,8 @@ static void sm_create(coll_sm_module_t *m, char *name)
     int sets = RAIL_MIN(RAIL_MAX(coll_sm_params.sets, 2), COLL_SM_MAX_SETS);
     int nbuf = RAIL_MIN(RAIL_MAX(coll_sm_params.buffers, 2), COLL_SM_MAX_BUFFERS);
     sm_layout(m->n, sets, nbuf, &chunk, &size, &ctl_off, &slot_off, &data_off);
-    snprintf(suffix, sizeof(suffix), "csm-%d-%u", rte_info.rank,
-             __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
+    uint32_t serial = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+    snprintf(suffix, sizeof(suffix), "csm-%d-%u", rte_info.rank, serial);
     if (rte_shm_name(name, SM_NAME_MAX, suffix) != MPI_SUCCESS) {
         name[0] = '\0';
         return;
@@ -168,6 +203,7 @@ static void sm_create(coll_sm_module_t *m, char *name)
     m->hdr->ctl_off = ctl_off;
     m->hdr->data_off = data_off;
     m->hdr->probe = (uint64_t)(uintptr_t)&sm_probe_word;
+    m->hdr->id = (uint64_t)(uint32_t)rte_info.rank << 32 | ((uint64_t)serial + 1);
     m->hdr->slot_off = slot_off;
     m->hdr->slot_size = (uint32_t)sm_slot_size();
     m->hdr->slots = (uint32_t)sm_slots();
@@ -205,13 +241,9 @@ static bool sm_attach(coll_sm_module_t *m, const char *name)
     return true;
 }
 
-static void sm_finish(coll_sm_module_t *m, uint8_t verdict)
+/* The module's view of a mapped segment (hdr set) and the verdict. */
+static void sm_take_layout(coll_sm_module_t *m, uint8_t verdict)
 {
-    if (!(verdict & SM_OK_MAPPED)) {
-        coll_sm_segment_release(m);
-        m->state = COLL_SM_OFF;
-        return;
-    }
     m->chunk = m->hdr->chunk;
     m->sets = (int)m->hdr->sets;
     m->nbuf = (int)m->hdr->nbuf;
@@ -220,20 +252,33 @@ static void sm_finish(coll_sm_module_t *m, uint8_t verdict)
     m->slots = (int)m->hdr->slots;
     m->small_seq = 0;
     m->small_min = 0;
+    m->verdict = verdict;
     /* every answer came before the verdict, so every ctl word is written */
     m->host_only = true;
     for (int r = 0; r < m->n; r++)
         m->host_only = m->host_only && coll_sm_ctl(m, r)->accel == 0;
     m->cma = (verdict & SM_OK_CMA) && (coll_sm_params.cma_min > 0 || coll_sm_params.adapt_min > 0 ||
                                           coll_sm_params.adapt_agree_min > 0);
+}
+
+static void sm_finish(coll_sm_module_t *m, uint8_t verdict)
+{
+    if (!(verdict & SM_OK_MAPPED)) {
+        coll_sm_segment_release(m);
+        m->state = COLL_SM_OFF;
+        return;
+    }
+    sm_take_layout(m, verdict);
     /* Our own areas: fault them in now, in parallel with the others.  This
      * costs (~0.5 ms per MiB on the VMs we measure on; a dup, a collective
-     * and a free at np 2: 1.5 ms with 1 MiB per process, 4-5 ms with 4 MiB),
-     * but buffers left to fault in at first use made the rarely taken path
-     * of every time-based choice look slow each time it was tried (a
-     * 64 KiB bcast stayed on CMA at 6 us where the segment took 1.6). */
+     * and a free at np 2: 1.5 ms with 1 MiB per process, 4-5 ms with 4 MiB;
+     * hence REUSE), but buffers left to fault in at first use made the
+     * rarely taken path of every time-based choice look slow each time it
+     * was tried (a 64 KiB bcast stayed on CMA at 6 us where the segment
+     * took 1.6). */
     sm_populate(coll_sm_buf(m, m->me, 0, 0), coll_sm_rank_stride(m));
     m->state = COLL_SM_READY;
+    rail_atomic_add_fetch(&coll_sm_count_created, 1);
 }
 
 /* Private memory of the module; before the answer, so that a failure is
@@ -245,59 +290,222 @@ static bool sm_alloc_private(coll_sm_module_t *m)
     return m->scratch && m->small_seen;
 }
 
+static void sm_free_private(coll_sm_module_t *m)
+{
+    free(m->scratch);
+    free(m->small_seen);
+    m->scratch = NULL;
+    m->small_seen = NULL;
+}
+
+/* ------------------------------------------------------------ reuse */
+
+/* The cache is shared by the threads of the process (communicators may be
+ * freed and set up concurrently): entries are taken out under the lock
+ * and owned by the setup that took them until adopted or unmapped. */
+static pthread_mutex_t sm_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool sm_cache_members(const sm_cached_t *e, const mpi_comm_t *comm)
+{
+    if (e->n != comm->size)
+        return false;
+    for (int i = 0; i < e->n; i++)
+        if (e->world[i] != mpi_group_world_rank(comm->group, i))
+            return false;
+    return true;
+}
+
+static void sm_cached_free(sm_cached_t *e, bool unmap)
+{
+    if (unmap && e->seg)
+        munmap(e->seg, e->seg_size);
+    free(e->world);
+    memset(e, 0, sizeof(*e));
+}
+
+/* Take out the most recently freed entry for comm's members (comm != NULL)
+ * or the one with `id`; false when there is none. */
+static bool sm_cache_take(const mpi_comm_t *comm, uint64_t id, sm_cached_t *out)
+{
+    bool found = false;
+    pthread_mutex_lock(&sm_cache_lock);
+    for (int i = sm_cache_n - 1; i >= 0 && !found; i--) {
+        if (comm ? !sm_cache_members(&sm_cache[i], comm) : sm_cache[i].id != id)
+            continue;
+        *out = sm_cache[i];
+        memmove(&sm_cache[i], &sm_cache[i + 1], (size_t)(sm_cache_n - i - 1) * sizeof(sm_cache[0]));
+        sm_cache_n--;
+        found = true;
+    }
+    pthread_mutex_unlock(&sm_cache_lock);
+    return found;
+}
+
+/* Continue on entry e (every member holds it; private memory allocated). */
+static void sm_adopt(coll_sm_module_t *m, sm_cached_t *e)
+{
+    m->seg = e->seg;
+    m->seg_size = e->seg_size;
+    m->hdr = (coll_sm_hdr_t *)e->seg;
+    sm_take_layout(m, e->verdict);
+    m->seq = m->seq0 = e->seq;     /* every flag already says e->seq is over */
+    m->small_seq = e->small_seq;
+    m->state = COLL_SM_READY;
+    e->seg = NULL;
+    sm_cached_free(e, false);
+    rail_atomic_add_fetch(&coll_sm_count_reused, 1);
+}
+
+/* Rank 0's offer of e (e->seg NULL: none) answered with verdict `all`:
+ * adopt it, or unmap it and forget the private memory. */
+static bool sm_offer_done(coll_sm_module_t *m, sm_cached_t *e, uint8_t all)
+{
+    if (e->seg && (all & SM_OK_REUSE)) {
+        sm_adopt(m, e);
+        return true;
+    }
+    RAIL_VERBOSE(m->me == 0 ? coll_sm_verbosity() : 0, 2,
+                 "coll sm: a freed communicator's segment offered for reuse was refused by "
+                 "some process; making a fresh one");
+    sm_free_private(m);
+    m->hdr = NULL;
+    sm_cached_free(e, true);
+    return false;
+}
+
+void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm)
+{
+    int max = RAIL_MIN(coll_sm_params.segment_cache, SM_CACHE_MAX);
+    int *world = NULL;
+    if (m->state != COLL_SM_READY || !m->seg || max <= 0 ||
+        !(world = malloc((size_t)comm->size * sizeof(int)))) {
+        coll_sm_segment_release(m);
+        return;
+    }
+    for (int i = 0; i < comm->size; i++)
+        world[i] = mpi_group_world_rank(comm->group, i);
+    sm_cached_t old[SM_CACHE_MAX];
+    int n_old = 0;
+    pthread_mutex_lock(&sm_cache_lock);
+    while (sm_cache_n >= max) {
+        old[n_old++] = sm_cache[0];
+        memmove(&sm_cache[0], &sm_cache[1], (size_t)(sm_cache_n - 1) * sizeof(sm_cache[0]));
+        sm_cache_n--;
+    }
+    sm_cache[sm_cache_n++] = (sm_cached_t){ m->seg, m->seg_size, m->hdr->id, m->seq,
+                                            m->small_seq, m->verdict, comm->size, world };
+    pthread_mutex_unlock(&sm_cache_lock);
+    for (int i = 0; i < n_old; i++)
+        sm_cached_free(&old[i], true);
+    m->seg = NULL;
+    m->hdr = NULL;
+    m->seg_size = 0;
+}
+
+/* ------------------------------------------------------------ exchange */
+
 static int sm_setup_root(coll_sm_module_t *m, mpi_comm_t *comm, int tag)
 {
-    char name[SM_NAME_MAX] = "";
     mpi_datatype_t *byte = coll_byte_type();
     int rc = MPI_SUCCESS;
-    uint8_t all = SM_OK_MAPPED | SM_OK_CMA;
-    sm_create(m, name);
-    if (!name[0] || !sm_alloc_private(m))
-        all = 0;
-    for (int r = 1; r < m->n && rc == MPI_SUCCESS; r++)
-        rc = coll_send(name, SM_NAME_MAX, byte, r, tag, comm);
-    for (int r = 1; r < m->n && rc == MPI_SUCCESS; r++) {
-        uint8_t ok = 0;
-        rc = coll_recv(&ok, 1, byte, r, tag, comm);
-        all &= ok;
+    sm_cached_t e = { 0 };
+    sm_cache_take(comm, 0, &e);
+    for (;;) {
+        sm_offer_t offer;
+        memset(&offer, 0, sizeof(offer));
+        uint8_t all;
+        if (e.seg) {
+            offer.id = e.id;
+            offer.seq = e.seq;
+            offer.small_seq = e.small_seq;
+            m->hdr = (coll_sm_hdr_t *)e.seg;
+            all = sm_alloc_private(m) ? SM_OK_REUSE : 0;
+        } else {
+            all = SM_OK_MAPPED | SM_OK_CMA;
+            sm_create(m, offer.name);
+            if (!offer.name[0] || !sm_alloc_private(m))
+                all = 0;
+        }
+        for (int r = 1; r < m->n && rc == MPI_SUCCESS; r++)
+            rc = coll_send(&offer, sizeof(offer), byte, r, tag, comm);
+        for (int r = 1; r < m->n && rc == MPI_SUCCESS; r++) {
+            uint8_t ok = 0;
+            rc = coll_recv(&ok, 1, byte, r, tag, comm);
+            all &= ok;
+        }
+        if (offer.name[0])
+            shm_unlink(offer.name);
+        for (int r = 1; r < m->n && rc == MPI_SUCCESS; r++)
+            rc = coll_send(&all, 1, byte, r, tag, comm);
+        if (rc != MPI_SUCCESS) {
+            if (e.seg) {
+                m->hdr = NULL;
+                sm_cached_free(&e, true);
+            }
+            return rc;
+        }
+        if (!offer.id) {
+            sm_finish(m, all);
+            return MPI_SUCCESS;
+        }
+        if (sm_offer_done(m, &e, all))
+            return MPI_SUCCESS;
+        /* not everyone had it: a fresh segment */
     }
-    if (name[0])
-        shm_unlink(name);
-    for (int r = 1; r < m->n && rc == MPI_SUCCESS; r++)
-        rc = coll_send(&all, 1, byte, r, tag, comm);
-    if (rc == MPI_SUCCESS)
-        sm_finish(m, all);
-    return rc;
 }
 
 static int sm_setup_other(coll_sm_module_t *m, mpi_comm_t *comm, int tag)
 {
-    char name[SM_NAME_MAX];
     mpi_datatype_t *byte = coll_byte_type();
-    uint8_t ok = 0, all = 0;
-    int rc = coll_recv(name, SM_NAME_MAX, byte, 0, tag, comm);
-    if (rc != MPI_SUCCESS)
+    for (;;) {
+        sm_offer_t offer;
+        uint8_t ok = 0, all = 0;
+        int rc = coll_recv(&offer, sizeof(offer), byte, 0, tag, comm);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        offer.name[SM_NAME_MAX - 1] = '\0';
+        if (offer.id) {
+            sm_cached_t e = { 0 };
+            if (sm_cache_take(NULL, offer.id, &e) && e.seq == offer.seq &&
+                e.small_seq == offer.small_seq && sm_cache_members(&e, comm)) {
+                m->hdr = (coll_sm_hdr_t *)e.seg;
+                if (sm_alloc_private(m))
+                    ok = SM_OK_REUSE;
+            }
+            rc = coll_send(&ok, 1, byte, 0, tag, comm);
+            if (rc == MPI_SUCCESS)
+                rc = coll_recv(&all, 1, byte, 0, tag, comm);
+            if (rc != MPI_SUCCESS) {
+                m->hdr = NULL;
+                sm_cached_free(&e, true);
+                return rc;
+            }
+            if (sm_offer_done(m, &e, all))
+                return MPI_SUCCESS;
+            continue;            /* a fresh segment follows */
+        }
+        if (offer.name[0] && sm_attach(m, offer.name) && sm_alloc_private(m)) {
+            uint64_t word = 0;
+            coll_sm_ctl(m, m->me)->pid = (int32_t)getpid();
+            coll_sm_ctl(m, m->me)->accel = accel_any_device_active ? 1 : 0;
+            sm_flag_init(m);
+            ok = SM_OK_MAPPED;
+            struct iovec l = {&word, sizeof(word)},
+                         r = {(void *)(uintptr_t)m->hdr->probe, sizeof(word)};
+            if (process_vm_readv((pid_t)coll_sm_ctl(m, 0)->pid, &l, 1, &r, 1, 0) ==
+                    sizeof(word) &&
+                word == COLL_SM_MAGIC)
+                ok |= SM_OK_CMA;
+        }
+        rc = coll_send(&ok, 1, byte, 0, tag, comm);
+        if (rc == MPI_SUCCESS)
+            rc = coll_recv(&all, 1, byte, 0, tag, comm);
+        if (rc == MPI_SUCCESS)
+            sm_finish(m, all);
+        else
+            coll_sm_segment_release(m);
         return rc;
-    name[SM_NAME_MAX - 1] = '\0';
-    if (name[0] && sm_attach(m, name) && sm_alloc_private(m)) {
-        uint64_t word = 0;
-        coll_sm_ctl(m, m->me)->pid = (int32_t)getpid();
-        coll_sm_ctl(m, m->me)->accel = accel_any_device_active ? 1 : 0;
-        sm_flag_init(m);
-        ok = SM_OK_MAPPED;
-        struct iovec l = {&word, sizeof(word)}, r = {(void *)(uintptr_t)m->hdr->probe, sizeof(word)};
-        if (process_vm_readv((pid_t)coll_sm_ctl(m, 0)->pid, &l, 1, &r, 1, 0) == sizeof(word) &&
-            word == COLL_SM_MAGIC)
-            ok |= SM_OK_CMA;
     }
-    rc = coll_send(&ok, 1, byte, 0, tag, comm);
-    if (rc == MPI_SUCCESS)
-        rc = coll_recv(&all, 1, byte, 0, tag, comm);
-    if (rc == MPI_SUCCESS)
-        sm_finish(m, all);
-    else
-        coll_sm_segment_release(m);
-    return rc;
 }
 
 int coll_sm_segment_setup(coll_sm_module_t *m, mpi_comm_t *comm)
@@ -312,8 +520,10 @@ int coll_sm_segment_setup(coll_sm_module_t *m, mpi_comm_t *comm)
     RAIL_VERBOSE(m->me == 0 ? coll_sm_verbosity() : 0, 1,
                  "coll sm: communicator %s (context %u, %d processes): %s",
                  comm->name[0] ? comm->name : "(unnamed)", comm->context_id, m->n,
-                 m->state == COLL_SM_READY ? "shared-memory segment ready"
-                                           : "no segment: using the next component");
+                 m->state != COLL_SM_READY ? "no segment: using the next component"
+                 : m->seq0 != coll_sm_params.seq_start && m->seq == m->seq0
+                     ? "shared-memory segment of a freed communicator reused"
+                     : "shared-memory segment ready");
     if (m->state == COLL_SM_READY)
         RAIL_VERBOSE(m->me == 0 ? coll_sm_verbosity() : 0, 2,
                      "coll sm: segment of %zu bytes, buffers of %zu bytes, single copy %s",

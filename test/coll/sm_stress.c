@@ -5,7 +5,8 @@
  * traffic, on several communicators at once; then communicators made and
  * freed in a loop: a segment appears at a communicator's first collective
  * (not at MPI_Comm_dup), its name is unlinked at once, and it goes with
- * MPI_Comm_free.  Prints the time of a barrier and a small allreduce (no
+ * MPI_Comm_free or is reused by the next communicator of the same members
+ * (MPI_T counters tell).  Prints the time of a barrier and a small allreduce (no
  * limit: shared machines vary).
  */
 #include "coll_test.h"
@@ -145,41 +146,122 @@ static void mixed_sequence(long big, int iters)
     free(out);
 }
 
-/* Communicators made and freed: segments follow them. */
+/* MPI_T: the value of an int control variable / a counter. */
+static int cvar_int(const char *name)
+{
+    int idx, count, v = -1;
+    MPI_T_cvar_handle h;
+    MPI_OK(MPI_T_cvar_get_index(name, &idx));
+    MPI_OK(MPI_T_cvar_handle_alloc(idx, NULL, &h, &count));
+    MPI_OK(MPI_T_cvar_read(h, &v));
+    MPI_OK(MPI_T_cvar_handle_free(&h));
+    return v;
+}
+
+static unsigned long long pvar_count(const char *name)
+{
+    int idx, count;
+    unsigned long long v = 0;
+    MPI_T_pvar_session ses;
+    MPI_T_pvar_handle h;
+    MPI_OK(MPI_T_pvar_session_create(&ses));
+    MPI_OK(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx));
+    MPI_OK(MPI_T_pvar_handle_alloc(ses, idx, NULL, &h, &count));
+    MPI_OK(MPI_T_pvar_read(ses, h, &v));
+    MPI_OK(MPI_T_pvar_handle_free(ses, &h));
+    MPI_OK(MPI_T_pvar_session_free(&ses));
+    return v;
+}
+
+/* Communicators made and freed: a segment appears at a communicator's
+ * first collective (not at MPI_Comm_dup), its name is unlinked at once,
+ * and it goes with MPI_Comm_free or stays in the reuse cache
+ * (coll_sm_segment_cache), from which the next communicator of the same
+ * processes in the same order continues on it. */
 static void churn(void)
 {
+    const int cache = cvar_int("coll_sm_segment_cache");
+    const unsigned long long reused0 = pvar_count("coll_sm_segments_reused");
     sm_maps_t base = sm_maps(-1);
     for (int i = 0; i < 40; i++) {
         MPI_Comm d, s;
+        int before = sm_maps(-1).segments;
         MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
-        CHECK(sm_maps(-1).segments == base.segments, "a segment appeared at MPI_Comm_dup");
+        /* (a freed communicator's segment may go meanwhile) */
+        CHECK(sm_maps(-1).segments <= before, "a segment appeared at MPI_Comm_dup");
+        before = sm_maps(-1).segments;
         int x = me, y = 0;
         MPI_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, d));
         CHECK(y == n * (n - 1) / 2, "allreduce on a new communicator: %d", y);
         MPI_OK(MPI_Barrier(d));   /* a small allreduce of 2 may go to tuned; a barrier is sm's */
         sm_maps_t now_ = sm_maps(-1);
-        CHECK(n < 2 || now_.segments == base.segments + 1,
-              "after the first sm collective: %d segments, expected %d", now_.segments,
-              base.segments + 1);
+        CHECK(n < 2 || (cache == 0 ? now_.segments == before + 1 : now_.segments <= before + 1),
+              "after the first sm collective: %d segments, expected %s%d", now_.segments,
+              cache ? "at most " : "", before + 1);
         CHECK(now_.linked == 0, "a segment name is still in /dev/shm");
         MPI_OK(MPI_Comm_split(d, me < n / 2, n - me, &s));
         MPI_OK(MPI_Barrier(s));
         MPI_OK(MPI_Bcast(&x, 1, MPI_INT, 0, s));
+        CHECK(x == (me < n / 2 ? n / 2 - 1 : n - 1), "bcast on a split communicator: %d", x);
         if (i % 2)
             MPI_OK(MPI_Comm_free(&d));
         MPI_OK(MPI_Comm_free(&s));
         if (!(i % 2))
             MPI_OK(MPI_Comm_free(&d));
         /* a freed communicator may live on until its last messages are
-         * out; then its segment goes with it: they must not pile up */
-        CHECK(sm_maps(-1).segments <= base.segments + 2, "%d segments pile up after "
-              "MPI_Comm_free", sm_maps(-1).segments - base.segments);
+         * out; then its segment goes with it or into the cache: they must
+         * not pile up */
+        CHECK(sm_maps(-1).segments <= base.segments + 2 + cache,
+              "%d segments pile up after MPI_Comm_free", sm_maps(-1).segments - base.segments);
     }
     int flag;
-    for (int i = 0; i < 100000 && sm_maps(-1).segments != base.segments; i++)
+    for (int i = 0; i < 100000 && sm_maps(-1).segments > base.segments + cache; i++)
         MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
-    CHECK(sm_maps(-1).segments == base.segments, "segments left after MPI_Comm_free: %d",
-          sm_maps(-1).segments - base.segments);
+    CHECK(sm_maps(-1).segments <= base.segments + cache,
+          "segments left after MPI_Comm_free: %d (cache %d)", sm_maps(-1).segments - base.segments,
+          cache);
+    /* every dup after the first continues on the last one's segment when
+     * it was freed last or the cache holds two */
+    unsigned long long reused = pvar_count("coll_sm_segments_reused") - reused0;
+    if (n >= 2 && cache >= 2)
+        CHECK(reused >= 39, "only %llu segments reused in 40 rounds (cache %d)", reused, cache);
+    if (cache == 0)
+        CHECK(reused == 0, "%llu segments reused without a cache", reused);
+
+    /* An offer that not every process can take: everyone caches a dup of
+     * the world's segment, then the second half makes and frees
+     * communicators of its own until that entry left its cache; the next
+     * dup's rank 0 offers it, the second half answers no, and a fresh
+     * segment must follow. */
+    if (n >= 4 && cache >= 1) {
+        MPI_Comm d, h;
+        MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+        MPI_OK(MPI_Barrier(d));
+        MPI_OK(MPI_Comm_free(&d));
+        for (int k = 0; k < cache; k++) {
+            /* a different order each time: a different membership */
+            MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, me >= n / 2 ? 0 : MPI_UNDEFINED,
+                                  k % 2 ? me : -me, &h));
+            if (h != MPI_COMM_NULL) {
+                int hn;
+                MPI_OK(MPI_Comm_size(h, &hn));
+                MPI_OK(MPI_Barrier(h));
+                MPI_OK(MPI_Comm_free(&h));
+                if (hn < 2)
+                    break;
+            }
+        }
+        unsigned long long c0 = pvar_count("coll_sm_segments_created");
+        MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+        int x = me + 1, y = 0;
+        MPI_OK(MPI_Barrier(d));
+        MPI_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, d));
+        CHECK(y == n * (n + 1) / 2, "allreduce after a refused offer: %d", y);
+        if (cache <= 2)   /* the second half's two orders evicted it for sure */
+            CHECK(pvar_count("coll_sm_segments_created") == c0 + 1,
+                  "no fresh segment after a refused offer");
+        MPI_OK(MPI_Comm_free(&d));
+    }
 }
 
 static void timing(void)
@@ -200,6 +282,8 @@ static void timing(void)
 
 int main(int argc, char **argv)
 {
+    int provided;
+    MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
     t_init(&argc, &argv);
     me = t_rank;
     n = t_size;
@@ -209,5 +293,6 @@ int main(int argc, char **argv)
     if (me == 0)
         printf("sm_stress: passed at np %d\n", n);
     MPI_OK(MPI_Finalize());
+    MPI_T_finalize();
     return 0;
 }
