@@ -154,6 +154,7 @@ struct btl_endpoint {
     uint64_t cookie;
     char *base;                    /* the peer's segment, mapped here */
     size_t size;
+    bool frags_mapped;             /* its frags populated here (sm_fifo.c) */
 };
 
 typedef struct btl_sm_params {

@@ -53,7 +53,9 @@ static int btl_sm_register_params(void)
         "off: the pml copies large messages in and out through sends)",
         RAIL_PARAM_LEVEL_USER, &p->single_copy));
     RAIL_CHECK(rail_param_register_bool("btl_sm_prefault", true,
-        "Pre-fault the whole segment at init (else only headers and fast boxes)", T,
+        "Pre-fault our whole segment at init, the peers' headers and our rings in them "
+        "too, and a peer's FIFO buffers when its first one arrives (else only headers "
+        "and fast boxes)", T,
         &p->prefault));
     RAIL_CHECK(rail_param_register_int("btl_sm_verbose", 0,
         "Verbosity of btl sm (the larger of this and btl_verbose)", RAIL_PARAM_LEVEL_DEV,

@@ -116,6 +116,16 @@ static void btl_sm_frag_returned(btl_sm_module_t *m, btl_sm_frag_t *f)
 static void btl_sm_frag_received(btl_sm_module_t *m, btl_sm_frag_t *f)
 {
     btl_endpoint_t *ep = &m->eps[f->src];
+    if (RAIL_UNLIKELY(!ep->frags_mapped)) {
+        /* The sender's frags, all at once (btl_sm_prefault): a fault per
+         * page on each frag's first use cost 16 us for 64 KiB here and
+         * made the pml's time-based choice see the pipeline three times
+         * slower than it is; doing it at init cost 3 ms per peer in
+         * MPI_Init at np 8, paid even by peers that never send large. */
+        ep->frags_mapped = true;
+        if (btl_sm_params.prefault)
+            btl_sm_populate(ep->base + ep->hdr->frag_off, ep->size - ep->hdr->frag_off);
+    }
     btl_sm_fbox_poll(m, ep);
     btl_sm_deliver(m, ep, f->tag, f->hdr, f->hdr_len, (uint8_t *)f + BTL_SM_FRAG_HDR,
                    f->payload_len);

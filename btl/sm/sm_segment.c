@@ -8,12 +8,14 @@
  * paid by all ranks in parallel, each for its own small segment, and lands
  * on each receiver's NUMA node; a segment's size follows its owner's
  * parameters.  Every local peer maps every segment eagerly in add_procs
- * (open + mmap; only the header and its own ring are populated): the FIFO
- * links frags of any process to frags of any other, so every producer must
- * see every segment, and eager mapping lets the file be unlinked right away
- * by the last peer that maps it.  After wire-up nothing is left in
- * /dev/shm; before, a crash leaves files that the launcher's sweep of
- * rail-<jobid>-* removes; finalize and exit() unlink too.
+ * (open + mmap; populated with btl_sm_prefault, its frags only when the
+ * first one arrives, else only the header: a first touch on the message
+ * path costs a fault per page): the FIFO links
+ * frags of any process to frags of any other, so every producer must see
+ * every segment, and eager mapping lets the file be unlinked right away by
+ * the last peer that maps it.  After wire-up nothing is left in /dev/shm;
+ * before, a crash leaves files that the launcher's sweep of rail-<jobid>-*
+ * removes; finalize and exit() unlink too.
  */
 #include "btl/sm/sm.h"
 #include "btl/sm/sm_fastbox.h"
@@ -221,7 +223,9 @@ static int btl_sm_map_peer(btl_sm_module_t *m, int idx)
                            .cookie = c->cookie, .base = base, .size = c->size, .hdr = base};
     m->bases[idx] = base;
     m->peers[m->n_peers++] = ep;
-    btl_sm_populate(base, ep->hdr->fbox_ring_off);   /* header and control lines */
+    /* header and control lines, and with btl_sm_prefault our ring in it;
+     * its frags when the first one reaches us (sm_fifo.c) */
+    btl_sm_populate(base, btl_sm_params.prefault ? ep->hdr->frag_off : ep->hdr->fbox_ring_off);
     btl_sm_fbox_setup(m, ep);
     btl_sm_attached(ep->hdr, c->name);
     int err = m->cma ? btl_sm_cma_probe_peer(ep, c->probe_addr) : 0;
