@@ -31,13 +31,14 @@ static int tuned_register_params(void)
                                       "later calls (reused buffers do not fault in again)",
                                       RAIL_PARAM_LEVEL_TUNER, &coll_tuned_scratch_max);
     if (rc == MPI_SUCCESS)
-        rc = rail_param_register_size("coll_tuned_alltoall_single_copy_min", (size_t)4 << 20,
+        rc = rail_param_register_size("coll_tuned_alltoall_single_copy_min", (size_t)128 << 10,
                                       "On a node with more processes of the job than CPUs: "
                                       "MPI_Alltoall of blocks of at least this many bytes posts "
                                       "every exchange at once and moves each block by the "
                                       "btl's single-copy get (CMA on sm), which the receiver "
-                                      "does alone (np 4 on 2 cores: 4 MiB blocks 25% faster "
-                                      "than pairwise through the pipeline; 0: never)",
+                                      "does alone (np 4 on 2 cores: 128 KiB to 4 MiB blocks "
+                                      "10-40% faster than pairwise through the pipeline; 0: "
+                                      "never)",
                                       RAIL_PARAM_LEVEL_TUNER, &coll_tuned_alltoall_single_copy_min);
     if (rc == MPI_SUCCESS)
         rc = tuned_table_register_params();

@@ -50,7 +50,7 @@ typedef struct scratch {
 
 static _Atomic(scratch_t *) scratch[SCRATCH_SLOTS];
 size_t coll_tuned_scratch_max = (size_t)32 << 20;
-size_t coll_tuned_alltoall_single_copy_min = (size_t)4 << 20;
+size_t coll_tuned_alltoall_single_copy_min = (size_t)128 << 10;
 
 static void scratch_put(void *p);
 
