@@ -103,6 +103,8 @@ static int init_component(const btl_component_t *c, int order, bool explicit)
 {
     int n = BTL_MAX_MODULES - n_mods;
     int saved = btl_verbose;
+    /* a job of one process needs nothing but self: no reasons then */
+    explicit = explicit && (rte_info.size > 1 || strcmp(c->name, "self") == 0);
     if (explicit && btl_verbose < 1)
         btl_verbose = 1;
     int rc = c->init(&mods[n_mods], &n);

@@ -45,4 +45,12 @@ echo "$out" | grep -q "did you mean 'btl_sm_eager_limit'" || fail "no suggestion
 # mpirun --param reaches the ranks (a bad value is reported by the rank).
 out=$(run_mpi -n 2 --param btl=self,nosuchbtl "$top_builddir/examples/hello" 2>&1)
 echo "$out" | grep -qi "nosuchbtl" || fail "--param value did not reach the ranks: $out"
+
+# A transport named explicitly that cannot run is reported, but not in a
+# job of one process, which needs nothing but self.
+out=$(RAIL_BTL=self,tcp run_mpi -n 1 "$top_builddir/examples/hello" 2>&1) || fail "hello failed: $out"
+echo "$out" | grep -q "cannot run here\|no other process" && fail "np 1 warned about tcp: $out"
+out=$(RAIL_BTL=self,sm,tcp RAIL_BTL_TCP_IF_INCLUDE=nosuchif0 run_mpi -n 2 \
+      "$top_builddir/examples/hello" 2>&1) || fail "hello failed: $out"
+echo "$out" | grep -q 'component "tcp" was requested' || fail "no word about tcp: $out"
 pass
