@@ -41,6 +41,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -122,19 +123,35 @@ static int sm_slots(void)
 }
 
 /* Chunk (bytes of one buffer) and total size for n processes. */
-static void sm_layout(int n, int sets, int nbuf, size_t *chunk, size_t *size, size_t *ctl_off,
+/* Bytes a segment may take: coll_sm_segment_size, and at most a quarter of
+ * what /dev/shm has free (containers often give it 64 MiB, which the btl
+ * sm segments share; cached segments count as used). */
+static size_t sm_budget(void)
+{
+    struct statvfs v;
+    size_t cap = coll_sm_params.segment_size;
+    if (statvfs("/dev/shm", &v) == 0 && v.f_frsize > 0)
+        cap = RAIL_MIN(cap, (size_t)v.f_bavail * (size_t)v.f_frsize / 4);
+    return cap;
+}
+
+/* Chunk (bytes of one buffer) and total size for n processes: fewer
+ * buffers per set (*nbuf, down to 2), then smaller ones, when the full
+ * layout would exceed the budget. */
+static void sm_layout(int n, int sets, int *nbuf, size_t *chunk, size_t *size, size_t *ctl_off,
                       size_t *slot_off, size_t *data_off)
 {
-    size_t per = (size_t)n * (size_t)sets * (size_t)nbuf;   /* buffers */
+    size_t budget = sm_budget();
     *ctl_off = COLL_SM_PAGE;
     *slot_off = RAIL_ALIGN_UP(*ctl_off + (size_t)n * COLL_SM_CTL_STRIDE, (size_t)128);
     *data_off = RAIL_ALIGN_UP(*slot_off + (size_t)n * (size_t)sm_slots() *
                                               sm_slot_stride(sm_slot_size()),
                               (size_t)COLL_SM_PAGE);
     size_t c = coll_sm_params.chunk_size;
-    size_t room = coll_sm_params.segment_size > *data_off
-                      ? (coll_sm_params.segment_size - *data_off) / per
-                      : 0;
+    while (*nbuf > 2 && *data_off + (size_t)n * (size_t)sets * (size_t)*nbuf * c > budget)
+        *nbuf /= 2;
+    size_t per = (size_t)n * (size_t)sets * (size_t)*nbuf;   /* buffers */
+    size_t room = budget > *data_off ? (budget - *data_off) / per : 0;
     c = RAIL_MIN(c, room);
     c = c / COLL_SM_PAGE * COLL_SM_PAGE;
     *chunk = RAIL_MAX(c, (size_t)COLL_SM_PAGE);
@@ -170,7 +187,7 @@ static void sm_create(coll_sm_module_t *m, char *name)
     char suffix[64];
     int sets = RAIL_MIN(RAIL_MAX(coll_sm_params.sets, 2), COLL_SM_MAX_SETS);
     int nbuf = RAIL_MIN(RAIL_MAX(coll_sm_params.buffers, 2), COLL_SM_MAX_BUFFERS);
-    sm_layout(m->n, sets, nbuf, &chunk, &size, &ctl_off, &slot_off, &data_off);
+    sm_layout(m->n, sets, &nbuf, &chunk, &size, &ctl_off, &slot_off, &data_off);
     uint32_t serial = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
     snprintf(suffix, sizeof(suffix), "csm-%d-%u", rte_info.rank, serial);
     if (rte_shm_name(name, SM_NAME_MAX, suffix) != MPI_SUCCESS) {
