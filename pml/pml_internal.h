@@ -264,7 +264,8 @@ typedef struct pml_request {
     uint32_t get_ri;
     size_t get_roff;
     btl_reg_t reg;               /* send: registration of the buffer */
-    rail_adapt_t *adapt;         /* recv: the class this message is timed for, or NULL */
+    rail_adapt_t *adapt;         /* recv rendezvous: the class this message is timed for, or
+                                  * NULL (set in pml_rndv_matched, before any use) */
     uint64_t t0;                 /* ... and when it was matched */
     struct pml_request *next_free;
     pml_buf_t buf;               /* last: the cursor is large */

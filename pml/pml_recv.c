@@ -25,7 +25,6 @@ int pml_req_init_recv(pml_request_t *r, void *buf, MPI_Count count, mpi_datatype
     r->gets_pending = 0;
     r->error = MPI_SUCCESS;
     r->desc_frag = NULL;
-    r->adapt = NULL;
     return pml_buf_init(&r->buf, buf, count, dt);
 }
 

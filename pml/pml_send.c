@@ -24,7 +24,6 @@ void pml_req_init_send(pml_request_t *r, const void *buf, MPI_Count count, mpi_d
     r->gets_pending = 0;
     r->error = MPI_SUCCESS;
     r->desc_frag = NULL;
-    r->adapt = NULL;
     pml_buf_init(&r->buf, buf, count, dt);
 }
 

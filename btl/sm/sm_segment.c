@@ -223,8 +223,9 @@ static int btl_sm_map_peer(btl_sm_module_t *m, int idx)
                            .cookie = c->cookie, .base = base, .size = c->size, .hdr = base};
     m->bases[idx] = base;
     m->peers[m->n_peers++] = ep;
-    /* header and control lines, and with btl_sm_prefault our ring in it;
-     * its frags when the first one reaches us (sm_fifo.c) */
+    /* header and control lines, and with btl_sm_prefault its fast-box
+     * rings (ours among them); its frags when the first one reaches us
+     * (sm_fifo.c) */
     btl_sm_populate(base, btl_sm_params.prefault ? ep->hdr->frag_off : ep->hdr->fbox_ring_off);
     btl_sm_fbox_setup(m, ep);
     btl_sm_attached(ep->hdr, c->name);

@@ -49,9 +49,11 @@
  * reader has just copied out (they sit in its cache) costs the writer an
  * invalidation per line; on the 2-core EPYC VMs we measure on, a 1 MiB
  * bcast at np 2 took 110 us through two alternating 64 KiB buffers and
- * 22-27 us when every buffer had gone cold first (docs/performance.md).  Per-operation values a reader needs (message size,
- * device buffers, a buffer address) go in ctl.meta[set] / ctl.addr[set]
- * before the first step; the same cross-operation wait protects them.
+ * 22-27 us when every buffer had gone cold first (docs/performance.md).
+ *
+ * Per-operation values a reader needs (message size, device buffers, a
+ * buffer address) go in ctl.meta[set] / ctl.addr[set] before the first
+ * step; the same cross-operation wait protects them.
  *
  * MEMORY ORDERING.  Data in shared buffers are plain stores; a flag is
  * published with a sequentially consistent store (a release suffices for

@@ -122,7 +122,6 @@ static int sm_slots(void)
     return RAIL_MIN(RAIL_MAX(coll_sm_params.small_slots, 2), 1024);
 }
 
-/* Chunk (bytes of one buffer) and total size for n processes. */
 /* Bytes a segment may take: coll_sm_segment_size, and at most a quarter of
  * what /dev/shm has free (containers often give it 64 MiB, which the btl
  * sm segments share; cached segments count as used). */
@@ -332,6 +331,15 @@ static bool sm_cache_members(const sm_cached_t *e, const mpi_comm_t *comm)
     return true;
 }
 
+/* Take entry i out of the cache (the lock held). */
+static sm_cached_t sm_cache_remove(int i)
+{
+    sm_cached_t e = sm_cache[i];
+    memmove(&sm_cache[i], &sm_cache[i + 1], (size_t)(sm_cache_n - i - 1) * sizeof(sm_cache[0]));
+    sm_cache_n--;
+    return e;
+}
+
 static void sm_cached_free(sm_cached_t *e, bool unmap)
 {
     if (unmap && e->seg)
@@ -349,9 +357,7 @@ static bool sm_cache_take(const mpi_comm_t *comm, uint64_t id, sm_cached_t *out)
     for (int i = sm_cache_n - 1; i >= 0 && !found; i--) {
         if (comm ? !sm_cache_members(&sm_cache[i], comm) : sm_cache[i].id != id)
             continue;
-        *out = sm_cache[i];
-        memmove(&sm_cache[i], &sm_cache[i + 1], (size_t)(sm_cache_n - i - 1) * sizeof(sm_cache[0]));
-        sm_cache_n--;
+        *out = sm_cache_remove(i);
         found = true;
     }
     pthread_mutex_unlock(&sm_cache_lock);
@@ -404,11 +410,8 @@ void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm)
     sm_cached_t old[SM_CACHE_MAX];
     int n_old = 0;
     pthread_mutex_lock(&sm_cache_lock);
-    while (sm_cache_n >= max) {
-        old[n_old++] = sm_cache[0];
-        memmove(&sm_cache[0], &sm_cache[1], (size_t)(sm_cache_n - 1) * sizeof(sm_cache[0]));
-        sm_cache_n--;
-    }
+    while (sm_cache_n >= max)
+        old[n_old++] = sm_cache_remove(0);
     sm_cache[sm_cache_n++] = (sm_cached_t){ m->seg, m->seg_size, m->hdr->id, m->seq,
                                             m->small_seq, m->verdict, comm->size, world };
     pthread_mutex_unlock(&sm_cache_lock);
