@@ -410,6 +410,12 @@ bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_C
 bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
                              MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
                              mpi_datatype_t *rdt, int *rc);
+bool coll_sm_small_alltoall(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
+                            MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                            mpi_datatype_t *rdt, int *rc);
+
+/* The first error of a sequence of steps: rc once it is one, else r. */
+#define SM_KEEP(rc, r) ((rc) != MPI_SUCCESS ? (rc) : (r))
 
 /* ------------------------------------------------------------ user data */
 

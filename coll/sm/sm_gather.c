@@ -60,7 +60,6 @@ static int sm_truncated(coll_sm_module_t *m, int set, size_t mine)
     return MPI_SUCCESS;
 }
 
-#define SM_KEEP(rc, r) ((rc) != MPI_SUCCESS ? (rc) : (r))
 
 /* ------------------------------------------------------------ gather */
 
@@ -295,10 +294,13 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
         coll_sm_data_init(&s0, sbuf, scount, sdt);
     if (r0.bytes == 0 && s0.bytes == 0)
         return MPI_SUCCESS;
+    int rc;
+    if (coll_sm_small_alltoall(m, comm, sbuf, scount, sdt, rbuf, rcount, rdt, &rc))
+        return rc;
     uint64_t s;
     /* the block size is the same on every process (matching signatures) */
     bool big = coll_sm_params.alltoall_max && r0.bytes >= coll_sm_params.alltoall_max;
-    int rc = big ? COLL_SM_HANDOFF : coll_sm_begin(m, comm, &s);
+    rc = big ? COLL_SM_HANDOFF : coll_sm_begin(m, comm, &s);
     if (rc == COLL_SM_HANDOFF) {
         coll_module_t *next = coll_sm_next(comm, COLL_OP_alltoall, module,
                                            big ? "large blocks (coll_sm_alltoall_max)"

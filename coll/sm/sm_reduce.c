@@ -66,7 +66,6 @@ typedef struct sm_red {
     void *rbuf;                    /* NULL where the result is not wanted */
 } sm_red_t;
 
-#define SM_KEEP(rc, r) ((rc) != MPI_SUCCESS ? (rc) : (r))
 
 int coll_sm_fold_own(rail_op_t rop, rail_typekind_t kind, int n, const char *x, size_t stride,
                      size_t len, void *out, int own, const void *xown)

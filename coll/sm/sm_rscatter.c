@@ -38,7 +38,6 @@
 #include "coll/sm/coll_sm.h"
 #include "mpi/mpi_err.h"
 
-#define SM_KEEP(rc, r) ((rc) != MPI_SUCCESS ? (rc) : (r))
 
 typedef struct sm_rs {
     coll_red_t r;

@@ -23,6 +23,13 @@
  *   allgather (all blocks together at most small_max bytes): every
  *     process copies its block into its slot and publishes t, waits until every slot of the set holds t, and copies
  *     every block out (its own too, from its slot, unless in place).
+ *   alltoall (the blocks for the others together at most small_max
+ *     bytes): every process copies the blocks for the others into its
+ *     slot, the one for process me + 1 + i at position i (at two processes
+ *     the other's block shares the sequence word's line), publishes t,
+ *     copies its own block locally, waits until every slot of the set
+ *     holds t and copies its block out of each (np 2, 8 B: 0.12-0.13 us
+ *     against 0.20 through the flag rounds and Open MPI's 0.18).
  *   bcast: the root copies the data into its slot and publishes t without
  *     waiting; a receiver waits for the root's slot to hold t, copies the
  *     data out and publishes t in its own slot (no data: "done reading").
@@ -240,6 +247,68 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *
         int r2 = coll_sm_unpack(&dj, 0, sj->data, RAIL_MIN(len, m->slot_size));
         if (*rc == MPI_SUCCESS)
             *rc = r2;
+    }
+    return true;
+}
+
+bool coll_sm_small_alltoall(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
+                            MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                            mpi_datatype_t *rdt, int *rc)
+{
+    coll_sm_data_t r0, s0;
+    *rc = MPI_SUCCESS;
+    coll_sm_data_init(&r0, rbuf, rcount, rdt);
+    /* the same verdict everywhere: the receive signature is.  The blocks
+     * for the others together at most small_max bytes */
+    size_t others = r0.bytes * (size_t)(m->n - 1);
+    if (r0.bytes == 0 || others > coll_sm_params.small_max)
+        return false;
+    if (!small_ready(m, comm, rc))
+        return *rc != MPI_SUCCESS;
+    if (others > m->slot_size)
+        return false;
+    bool inplace = sbuf == MPI_IN_PLACE;
+    if (inplace)
+        s0 = r0;
+    else
+        coll_sm_data_init(&s0, sbuf, scount, sdt);
+    size_t sb = s0.bytes;
+    int set, n = m->n;
+    uint64_t t = small_begin(m, &set);
+    coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
+    my->len = (uint32_t)RAIL_MIN(sb, (size_t)UINT32_MAX);
+    /* position i holds the block for process me + 1 + i: at two processes
+     * the other's block starts in the sequence word's line */
+    for (int i = 0; i < n - 1; i++) {
+        int j = (m->me + 1 + i) % n;
+        size_t at = (size_t)i * sb;
+        if (at >= m->slot_size)
+            break;
+        coll_sm_data_t dj = coll_sm_data_at(&s0, j * s0.count);
+        *rc = SM_KEEP(*rc, coll_sm_pack(&dj, 0, my->data + at, RAIL_MIN(sb, m->slot_size - at)));
+    }
+    coll_sm_slot_post(m, set, t);
+    if (!inplace)
+        *rc = SM_KEEP(*rc, coll_copy(coll_elem(sbuf, sdt, m->me * scount), scount, sdt,
+                                     coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt));
+    coll_sm_slot_wait_all(m, set, t);
+    small_seen_all(m, t);
+    for (int p = 0; p < n; p++) {
+        if (p == m->me)
+            continue;
+        const coll_sm_slot_t *sp = coll_sm_slot(m, p, set);
+        size_t len = sp->len, at = (size_t)((m->me - p - 1 + n) % n) * len;
+        if (len > r0.bytes) {
+            if (*rc == MPI_SUCCESS)
+                *rc = mpi_errf(MPI_ERR_TRUNCATE, "alltoall: process %d sent %zu bytes, this "
+                               "process's arguments hold %zu (type signatures differ)", p, len,
+                               r0.bytes);
+            len = r0.bytes;
+        }
+        if (at >= m->slot_size)
+            continue;
+        coll_sm_data_t dp = coll_sm_data_at(&r0, p * rcount);
+        *rc = SM_KEEP(*rc, coll_sm_unpack(&dp, 0, sp->data + at, RAIL_MIN(len, m->slot_size - at)));
     }
     return true;
 }
