@@ -86,15 +86,6 @@ int coll_sm_fold(rail_op_t rop, rail_typekind_t kind, int n, const char *x, size
     return coll_sm_fold_own(rop, kind, n, x, stride, len, out, -1, NULL);
 }
 
-/* The fold over the same `len` basic elements at byte offset `off` of every
- * process's buffer b (areas of consecutive ranks are coll_sm_rank_stride apart). */
-static int sm_fold(coll_sm_module_t *m, const sm_red_t *c, int set, int b, size_t off,
-                   size_t len, void *out)
-{
-    return coll_sm_fold(c->r.rop, c->kind, m->n, coll_sm_buf(m, 0, set, b) + off,
-                        coll_sm_rank_stride(m), len, out);
-}
-
 /* Round sizes; false when one user element does not fit a buffer. */
 static bool sm_red_plan(coll_sm_module_t *m, sm_red_t *c, MPI_Count count)
 {
@@ -155,7 +146,14 @@ static int sm_flat_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI
     int rc = sm_put_input(m, c, s, k, m_u, m_u, m_u, (uint32_t)(k + 1), want, handoff);
     if (*handoff || !want)
         return rc;
-    rc = SM_KEEP(rc, sm_fold(m, c, coll_sm_set(m, s), b, 0, (size_t)(m_u * c->r.factor), m->scratch));
+    /* its own input from c->src when it can (see sm_small.c: reading back
+     * its own buffer after the others read it costs a transfer per line) */
+    size_t eb = (size_t)(c->r.factor * c->r.rdt->extent);
+    rc = SM_KEEP(rc, coll_sm_fold_own(c->r.rop, c->kind, m->n,
+                                      coll_sm_buf(m, 0, coll_sm_set(m, s), b),
+                                      coll_sm_rank_stride(m), (size_t)(m_u * c->r.factor),
+                                      m->scratch, c->src ? m->me : -1,
+                                      c->src ? c->src + (size_t)(k * c->E) * eb : NULL));
     return SM_KEEP(rc, coll_red_store(&c->r, coll_elem(c->rbuf, c->r.udt, k * c->E), m->scratch,
                                       m_u));
 }
