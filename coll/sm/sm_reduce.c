@@ -175,13 +175,18 @@ static int sm_slice_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MP
                                       (size_t)((hi - lo) * c->r.factor),
                                       coll_sm_buf(m, me, set, b) + c->acc_off, own ? me : -1,
                                       own ? c->src + (size_t)(k * c->E + lo) * eb : NULL));
+    /* my slice of the result while its lines are still mine alone: read
+     * back after the others read them, they cost a transfer each */
+    if (c->rbuf && hi > lo)
+        rc = SM_KEEP(rc, coll_red_store(&c->r, coll_elem(c->rbuf, c->r.udt, k * c->E + lo),
+                                        coll_sm_buf(m, me, set, b) + c->acc_off, hi - lo));
     coll_sm_post(m, COLL_SM_V(s, step + 1));
     if (!c->rbuf)
         return rc;
     coll_sm_wait_all(m, COLL_SM_V(s, step + 1));
     for (int j = 0; j < n; j++) {
         MPI_Count l = j * m_u / n, h = (j + 1) * m_u / n;
-        if (h > l)
+        if (h > l && j != me)
             rc = SM_KEEP(rc, coll_red_store(&c->r, coll_elem(c->rbuf, c->r.udt, k * c->E + l),
                                             coll_sm_buf(m, j, set, b) + c->acc_off, h - l));
     }
