@@ -180,6 +180,8 @@ typedef struct coll_sm_module {
     uint64_t small_seq;            /* small operations started (sm_small.c) */
     bool host_only;                /* no process has a device component active */
     uint64_t *small_seen;          /* [n] latest small operation seen published by each */
+    MPI_Count *small_starts;       /* [n] reduce_scatter: where each block starts */
+    const char **small_x;          /* [n] inputs of a small fold */
     uint64_t small_min;            /* the least of them (others than me) */
     size_t slot_size, slot_stride;
     int slots;
@@ -347,15 +349,16 @@ static inline void coll_sm_claim_set(coll_sm_module_t *m, uint64_t seq)
         coll_sm_wait_all(m, COLL_SM_V(seq - (uint64_t)m->sets, COLL_SM_FINAL));
 }
 
-/* out = x0 op (x1 op (... op x(n-1))) over len basic elements of `kind`,
- * where x_r is at x + r * stride (every rank's buffer or slot); the order
- * of basic, so every process gets the same bits (sm_reduce.c). */
-int coll_sm_fold(rail_op_t rop, rail_typekind_t kind, int n, const char *x, size_t stride,
-                 size_t len, void *out);
-/* The same with x_own at xown instead (a process's own data, read where
- * it is); out must not overlap any x. */
+/* out = x0 op (x1 op (... op x(n-1))) over len basic elements of `kind`
+ * (n >= 2), where x_r is at x + r * stride (every rank's buffer or slot),
+ * except x_own at xown (a process's own data, read where it is; own -1:
+ * none); the order of basic, so every process gets the same bits
+ * (sm_reduce.c).  out must not overlap any x. */
 int coll_sm_fold_own(rail_op_t rop, rail_typekind_t kind, int n, const char *x, size_t stride,
                      size_t len, void *out, int own, const void *xown);
+/* The same with x_r at x[r]. */
+int coll_sm_fold_ptrs(rail_op_t rop, rail_typekind_t kind, int n, const char *const *x,
+                      size_t len, void *out);
 /* Single-copy reductions: elements [a, a + len) (esz bytes each) of every
  * process's input (at ctl addr[set]; mine at `own`), out = x0 op (x1 op
  * (... op x(n-1))), the others read into t1 and t2 (COLL_SM_CMA_PIECE
@@ -395,16 +398,26 @@ void coll_sm_slot_post(coll_sm_module_t *m, int set, uint64_t t);
 void coll_sm_slot_wait_all(coll_sm_module_t *m, int set, uint64_t t);
 void coll_sm_slot_wait(coll_sm_module_t *m, int r, int set, uint64_t t);
 
+/* The blocks of a reduce_scatter: block j holds counts[j] elements, or
+ * count when counts is NULL. */
+typedef struct coll_sm_blocks {
+    const MPI_Count *counts;
+    MPI_Count count;
+} coll_sm_blocks_t;
+
 /* Small operations (sm_small.c), tried first by the entry points: false
  * when the call is not one (the same verdict on every process); true when
  * it ran, with *rc its result, or *handoff set when every process must hand
  * the call to the next module (some process has device buffers).  A
  * reduction of count elements (root < 0: every process) leaves elements
  * [lo, lo + cnt) of the result in rbuf: 0, count for reduce and allreduce,
- * the process's own block for reduce_scatter. */
+ * the process's own block for reduce_scatter, which passes its blocks
+ * (the others' inputs are then read from where the reader's block starts
+ * in their slots; NULL otherwise). */
 bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf, void *rbuf,
                           MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op, int root,
-                          MPI_Count lo, MPI_Count cnt, bool *handoff, int *rc);
+                          MPI_Count lo, MPI_Count cnt, const coll_sm_blocks_t *blocks,
+                          bool *handoff, int *rc);
 bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_Count count,
                          mpi_datatype_t *dt, int root, int *rc);
 bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,

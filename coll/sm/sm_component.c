@@ -132,6 +132,8 @@ static void sm_release(coll_module_t *module, mpi_comm_t *comm)
     free(m->scratch);
     free(m->cma_buf);
     free(m->small_seen);
+    free(m->small_starts);
+    free(m->small_x);
     free(m);
 }
 

@@ -80,10 +80,15 @@ int coll_sm_fold_own(rail_op_t rop, rail_typekind_t kind, int n, const char *x, 
     return rc == MPI_SUCCESS ? rc : mpi_errf(rc, "coll sm: reduction kernel failed");
 }
 
-int coll_sm_fold(rail_op_t rop, rail_typekind_t kind, int n, const char *x, size_t stride,
-                 size_t len, void *out)
+int coll_sm_fold_ptrs(rail_op_t rop, rail_typekind_t kind, int n, const char *const *x,
+                      size_t len, void *out)
 {
-    return coll_sm_fold_own(rop, kind, n, x, stride, len, out, -1, NULL);
+    if (len == 0)
+        return MPI_SUCCESS;
+    int rc = rail_op_reduce3(rop, kind, x[n - 2], x[n - 1], out, len);
+    for (int i = n - 3; i >= 0 && rc == MPI_SUCCESS; i--)
+        rc = rail_op_reduce(rop, kind, x[i], out, len);
+    return rc == MPI_SUCCESS ? rc : mpi_errf(rc, "coll sm: reduction kernel failed");
 }
 
 /* Round sizes; false when one user element does not fit a buffer. */
@@ -360,7 +365,7 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
         return rc;
     bool tree = root >= 0 && !m->host_only && bytes < coll_sm_params.reduce_min;
     if (!tree && coll_sm_small_reduce(m, comm, sbuf, rbuf, count, dt, op, root, 0, count,
-                                          handoff, &rc)) {
+                                          NULL, handoff, &rc)) {
         if (*handoff)
             *why = "device buffers";
         return rc;

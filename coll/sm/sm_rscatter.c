@@ -193,8 +193,9 @@ static int rs_any(const void *sbuf, void *rbuf, const MPI_Count counts[], MPI_Co
     if (c.total == 0 || dt->size == 0)   /* still check the arguments, as basic does */
         return coll_red_init(&c.r, op, dt, 0, NULL, NULL);
     MPI_Count mylen = rs_block(&c, m->me);
-    if (coll_sm_small_reduce(m, comm, sbuf, rbuf, c.total, dt, op, -1, c.lo, mylen, handoff,
-                             &rc)) {
+    coll_sm_blocks_t blocks = { counts, count };
+    if (coll_sm_small_reduce(m, comm, sbuf, rbuf, c.total, dt, op, -1, c.lo, mylen, &blocks,
+                             handoff, &rc)) {
         if (*handoff)
             *why = "device buffers";
         return rc;

@@ -303,15 +303,21 @@ static bool sm_alloc_private(coll_sm_module_t *m)
 {
     m->scratch = malloc(2 * (size_t)m->hdr->chunk);
     m->small_seen = calloc((size_t)m->n, sizeof(uint64_t));
-    return m->scratch && m->small_seen;
+    m->small_starts = calloc((size_t)m->n, sizeof(MPI_Count));
+    m->small_x = calloc((size_t)m->n, sizeof(char *));
+    return m->scratch && m->small_seen && m->small_starts && m->small_x;
 }
 
 static void sm_free_private(coll_sm_module_t *m)
 {
     free(m->scratch);
     free(m->small_seen);
+    free(m->small_starts);
+    free(m->small_x);
     m->scratch = NULL;
     m->small_seen = NULL;
+    m->small_starts = NULL;
+    m->small_x = NULL;
 }
 
 /* ------------------------------------------------------------ reuse */

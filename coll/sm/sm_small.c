@@ -19,7 +19,12 @@
  *     same bits.  For two processes and 8 bytes: one cache-line transfer
  *     each way, nothing else.
  *   reduce_scatter: as allreduce, but each process folds and stores only
- *     its own block (elements lo .. lo + cnt of everyone's input).
+ *     its own block (elements lo .. lo + cnt of everyone's input).  A
+ *     process's slot holds its input rotated to start at the block of the
+ *     next process (so at two processes each reader's block starts in the
+ *     sequence word's line), without its own block, last, when it reads
+ *     that from its buffer (nobody else does): np 2, 64-512 B blocks
+ *     0.16-0.17 instead of 0.19-0.34 us.
  *   allgather (all blocks together at most small_max bytes): every
  *     process copies its block into its slot and publishes t, copies its
  *     own block locally, waits until every slot of the set holds t, and
@@ -111,9 +116,17 @@ static bool small_ready(coll_sm_module_t *m, mpi_comm_t *comm, int *rc)
     return *rc == MPI_SUCCESS && m->state == COLL_SM_READY;
 }
 
+/* Where the slot of the process before process j starts: block j, or 0
+ * when block j starts at the end (empty blocks). */
+static inline MPI_Count small_rot(const MPI_Count *starts, int j, MPI_Count count)
+{
+    return starts[j] == count ? 0 : starts[j];
+}
+
 bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf, void *rbuf,
                           MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op, int root,
-                          MPI_Count lo, MPI_Count cnt, bool *handoff, int *rc)
+                          MPI_Count lo, MPI_Count cnt, const coll_sm_blocks_t *blocks,
+                          bool *handoff, int *rc)
 {
     *handoff = false;
     *rc = MPI_SUCCESS;
@@ -139,8 +152,33 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
     coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
     my->flags = dev ? COLL_SM_SLOT_DEVICE : 0;
     my->len = (uint32_t)need;
-    if (!dev)
-        *rc = coll_red_load(&r, my->data, mine, count);
+    /* reduce_scatter: process p's slot starts with the block of p + 1 (its
+     * input rotated), so at two processes each reader's block starts in
+     * the sequence word's line */
+    MPI_Count *starts = m->small_starts;
+    if (blocks) {
+        MPI_Count at = 0;
+        for (int j = 0; j < m->n; j++) {
+            starts[j] = at;
+            at += blocks->counts ? blocks->counts[j] : blocks->count;
+        }
+    }
+    /* (no divisions: a 64-bit one costs tens of cycles, more than the
+     * whole fold of a few elements) */
+#define SM_ROT(p) (blocks ? small_rot(starts, (p) + 1 == m->n ? 0 : (p) + 1, count) : 0)
+    /* my input as a slot would hold it, where it is (NULL: not so) */
+    char *src = NULL;
+    if (!dev && r.rdt->size == r.rdt->extent)
+        src = rail_dt_contig_ptr(dt->layout, count, (void *)(uintptr_t)mine);
+    if (!dev) {
+        /* rotated: position i holds element rot + i (mod count); of a
+         * reduce_scatter, my own block (last) is read by nobody else */
+        MPI_Count rot = SM_ROT(m->me), nw = blocks && src ? count - cnt : count;
+        MPI_Count a = RAIL_MIN(nw, count - rot);
+        *rc = coll_red_load(&r, my->data, coll_elem(mine, dt, rot), a);
+        if (nw > a)
+            *rc = SM_KEEP(*rc, coll_red_load(&r, coll_red_at(&r, my->data, a), mine, nw - a));
+    }
     /* a reduce where nobody can have device buffers needs no agreement:
      * the non-roots leave at once, the root publishes once it has read */
     bool agree = root < 0 || !m->host_only;
@@ -161,14 +199,17 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
      * as the slot: reading back its own slot after the others read it
      * costs a transfer of every line (measured on AMD: a line written by
      * one core and read by another moves to the reader) */
-    char *src = NULL;
-    if (want && !dev && r.rdt->size == r.rdt->extent)
-        src = rail_dt_contig_ptr(dt->layout, count, (void *)(uintptr_t)mine);
+    for (int p = 0; want && p < m->n; p++) {
+        MPI_Count at = lo - SM_ROT(p);
+        if (at < 0)
+            at += count;
+        m->small_x[p] = p == m->me && src ? coll_red_at(&r, src, lo)
+                                          : coll_red_at(&r, coll_sm_slot(m, p, set)->data, at);
+    }
+#undef SM_ROT
     if (want && *rc == MPI_SUCCESS)
-        *rc = coll_sm_fold_own(r.rop, kind, m->n,
-                               (const char *)coll_red_at(&r, coll_sm_slot(m, 0, set)->data, lo),
-                               (size_t)m->slots * m->slot_stride, (size_t)(cnt * r.factor),
-                               m->scratch, src ? m->me : -1, src ? coll_red_at(&r, src, lo) : NULL);
+        *rc = coll_sm_fold_ptrs(r.rop, kind, m->n, m->small_x, (size_t)(cnt * r.factor),
+                                m->scratch);
     if (want && *rc == MPI_SUCCESS)
         *rc = coll_red_store(&r, rbuf, m->scratch, cnt);
     if (!agree)
