@@ -596,12 +596,14 @@ class EntryGen:
                     continue
                 tb = p.base(True)
                 if p.array:
-                    b.decls.append("    %s *%s_c = NULL;" % (tb, p.name))
-                    conv = "mpi_conv_%s_to_%s" % (ctype_tag(p.base()), ctype_tag(tb))
+                    b.decls.append("    %s *%s_c = NULL, %s_s[MPI_CONV_STACK];"
+                                   % (tb, p.name, p.name))
+                    conv = "mpi_conv_%s_to_%s_buf" % (ctype_tag(p.base()), ctype_tag(tb))
                     b.check(self.condition(p, rooted_skip),
-                            rc_check("%s(%s, %s, &%s_c)" % (conv, p.name, self.length(p.ann["len"]),
-                                                            p.name)))
-                    frees.append("    free(%s_c);" % p.name)
+                            rc_check("%s(%s, %s, %s_s, MPI_CONV_STACK, &%s_c)"
+                                     % (conv, p.name, self.length(p.ann["len"]), p.name, p.name)))
+                    frees.append("    if (%s_c != %s_s)\n        free(%s_c);"
+                                 % (p.name, p.name, p.name))
                 elif p.stars() and p.dir in ("out", "inout"):
                     b.decls.append("    %s %s_c = 0;" % (tb, p.name))
                     if p.dir == "inout":
