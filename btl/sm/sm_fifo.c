@@ -126,7 +126,7 @@ static void btl_sm_frag_received(btl_sm_module_t *m, btl_sm_frag_t *f)
         if (btl_sm_params.prefault)
             btl_sm_populate(ep->base + ep->hdr->frag_off, ep->size - ep->hdr->frag_off);
     }
-    btl_sm_fbox_poll(m, ep);
+    btl_sm_fbox_poll(m, ep, true);
     btl_sm_deliver(m, ep, f->tag, f->hdr, f->hdr_len, (uint8_t *)f + BTL_SM_FRAG_HDR,
                    f->payload_len);
     btl_sm_fifo_push(m, ep->hdr, &f->node, f->self);

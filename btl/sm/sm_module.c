@@ -79,7 +79,7 @@ int btl_sm_progress(btl_module_t *base)
         return 0;
     m->in_progress = true;
     for (int i = 0; i < m->n_peers; i++)
-        n += btl_sm_fbox_poll(m, m->peers[i]);
+        n += btl_sm_fbox_poll(m, m->peers[i], false);
     if (btl_sm_fifo_maybe(m))
         n += btl_sm_fifo_drain(m);
     m->in_progress = false;
