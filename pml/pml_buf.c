@@ -77,7 +77,7 @@ int pml_buf_pack(pml_buf_t *b, size_t off, void *dst, size_t len)
     return MPI_SUCCESS;
 }
 
-int pml_buf_unpack(pml_buf_t *b, size_t off, const void *src, size_t len)
+int pml_buf_unpack_any(pml_buf_t *b, size_t off, const void *src, size_t len)
 {
     if (RAIL_LIKELY(b->contig != NULL)) {
         if (RAIL_LIKELY(!b->device)) {

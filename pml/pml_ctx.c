@@ -8,38 +8,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-static pml_ctx_t **ctx_table;
-static size_t ctx_table_len;
+pml_ctx_t **pml_ctx_table;
+size_t pml_ctx_table_len;
 static rail_list_t early = RAIL_LIST_INIT(early);   /* pml_frag_t of unknown contexts */
 
 /* ------------------------------------------------------------ contexts */
 
-static size_t ctx_index(uint32_t cid)
-{
-    return (size_t)(cid & ~PML_CONTEXT_COLL_BIT) * 2 + ((cid & PML_CONTEXT_COLL_BIT) ? 1 : 0);
-}
-
-pml_ctx_t *pml_ctx_lookup(uint32_t cid)
-{
-    size_t i = ctx_index(cid);
-    return RAIL_LIKELY(i < ctx_table_len) ? ctx_table[i] : NULL;
-}
 
 static int ctx_table_set(uint32_t cid, pml_ctx_t *ctx)
 {
-    size_t i = ctx_index(cid);
-    if (i >= ctx_table_len) {
-        size_t len = RAIL_MAX(ctx_table_len * 2, (size_t)64);
+    size_t i = pml_ctx_index(cid);
+    if (i >= pml_ctx_table_len) {
+        size_t len = RAIL_MAX(pml_ctx_table_len * 2, (size_t)64);
         while (len <= i)
             len *= 2;
-        pml_ctx_t **t = realloc(ctx_table, len * sizeof(*t));
+        pml_ctx_t **t = realloc(pml_ctx_table, len * sizeof(*t));
         if (!t)
             return MPI_ERR_NO_MEM;
-        memset(t + ctx_table_len, 0, (len - ctx_table_len) * sizeof(*t));
-        ctx_table = t;
-        ctx_table_len = len;
+        memset(t + pml_ctx_table_len, 0, (len - pml_ctx_table_len) * sizeof(*t));
+        pml_ctx_table = t;
+        pml_ctx_table_len = len;
     }
-    ctx_table[i] = ctx;
+    pml_ctx_table[i] = ctx;
     return MPI_SUCCESS;
 }
 
@@ -177,7 +167,7 @@ void pml_early_replay(pml_ctx_t *ctx)
 void pml_ctx_fini_all(void)
 {
     free_frag_list(&early, false);
-    free(ctx_table);
-    ctx_table = NULL;
-    ctx_table_len = 0;
+    free(pml_ctx_table);
+    pml_ctx_table = NULL;
+    pml_ctx_table_len = 0;
 }

@@ -27,6 +27,7 @@
 #include "base/adapt.h"
 #include "base/rail.h"
 #include "base/atomic.h"
+#include "base/copy.h"
 #include "base/dt.h"
 #include "base/list.h"
 #include "base/log.h"
@@ -120,7 +121,15 @@ int pml_buf_init(pml_buf_t *b, const void *buf, MPI_Count count, mpi_datatype_t 
 void pml_buf_fini(pml_buf_t *b);
 /* Copy packed bytes [off, off+len) out of / into the user buffer. */
 int pml_buf_pack(pml_buf_t *b, size_t off, void *dst, size_t len);
-int pml_buf_unpack(pml_buf_t *b, size_t off, const void *src, size_t len);
+int pml_buf_unpack_any(pml_buf_t *b, size_t off, const void *src, size_t len);
+static inline int pml_buf_unpack(pml_buf_t *b, size_t off, const void *src, size_t len)
+{
+    if (RAIL_LIKELY(b->contig != NULL && !b->device)) {   /* the common case, inline */
+        rail_copy(b->contig + off, src, len);
+        return MPI_SUCCESS;
+    }
+    return pml_buf_unpack_any(b, off, src, len);
+}
 /* Export user memory from packed offset off as iovecs (at most max_iov,
  * at most max_bytes); returns the bytes covered. */
 size_t pml_buf_iov(pml_buf_t *b, size_t off, struct iovec *iov, int max_iov, size_t max_bytes,
@@ -191,7 +200,19 @@ static inline pml_ctx_t *pml_ctx_of(mpi_comm_t *comm, unsigned flags)
 {
     return &comm->pml->ctx[flags & PML_COLL ? 1 : 0];
 }
-pml_ctx_t *pml_ctx_lookup(uint32_t cid);
+/* The table of contexts by id (pml_ctx.c); inline: every arriving message
+ * looks its context up. */
+extern pml_ctx_t **pml_ctx_table;
+extern size_t pml_ctx_table_len;
+static inline size_t pml_ctx_index(uint32_t cid)
+{
+    return (size_t)(cid & ~PML_CONTEXT_COLL_BIT) * 2 + ((cid & PML_CONTEXT_COLL_BIT) ? 1 : 0);
+}
+static inline pml_ctx_t *pml_ctx_lookup(uint32_t cid)
+{
+    size_t i = pml_ctx_index(cid);
+    return RAIL_LIKELY(i < pml_ctx_table_len) ? pml_ctx_table[i] : NULL;
+}
 
 /* ------------------------------------------------------------ messages */
 
@@ -304,17 +325,18 @@ void pml_rndv_matched(pml_request_t *r, const pml_inmsg_t *m);
 extern int pml_my_world;
 extern const btl_payload_t pml_no_payload;   /* zero bytes */
 
-/* A matched message for receive r (data delivered, protocol started);
- * takes ownership of m->frag (frees or keeps it). */
-void pml_recv_matched(pml_request_t *r, const pml_inmsg_t *m);
 /* Deliver a matchable message that is next in sequence. */
 void pml_match_incoming(pml_ctx_t *ctx, pml_src_t *s, const pml_inmsg_t *m);
 /* Find (and remove) the first unexpected message matching src/tag. */
 pml_frag_t *pml_unexp_find(pml_ctx_t *ctx, int src, int tag, bool remove);
-/* Account an eager message of peer as consumed (returns credits). */
-void pml_credit_consumed(pml_peer_t *peer);
 /* Return every consumed credit now (the peer ran out). */
 void pml_credit_flush(pml_peer_t *peer);
+/* Account an eager message of peer as consumed (returns credits). */
+static inline void pml_credit_consumed(pml_peer_t *peer)
+{
+    if (++peer->consumed >= peer->credit_batch)
+        pml_credit_flush(peer);
+}
 
 /* Send a control message now, or queue it. */
 void pml_ctl_send(pml_peer_t *peer, uint8_t tag, const void *hdr, size_t len);
@@ -353,5 +375,40 @@ extern size_t pml_rndv_get_min_host;
 extern size_t pml_rndv_adapt_min;   /* pipeline or get by time from this size (0: never) */
 extern bool pml_rndv_adapt_alternate; /* testing: every such choice alternates */
 extern size_t pml_frag_inline;
+
+/* A matched message for receive r (data delivered, protocol started);
+ * takes ownership of m->frag (frees or keeps it).  Inline: the eager path
+ * of every matched message. */
+static inline void pml_recv_matched(pml_request_t *r, const pml_inmsg_t *m)
+{
+    const pml_match_hdr_t *h = m->hdr;
+    r->peer = m->peer;
+    r->req.status.source = h->src;
+    r->req.status.tag = h->tag;
+    r->req.status.msg_len = (MPI_Count)m->msg_len;
+    if (h->type != PML_HDR_EAGER) {
+        pml_rndv_matched(r, m);
+        return;
+    }
+    size_t n = m->data_len;
+    if (RAIL_UNLIKELY(n > r->buf.bytes)) {
+        n = r->buf.bytes;
+        r->req.status.error = MPI_ERR_TRUNCATE;
+    }
+    if (n) {
+        int rc = pml_buf_unpack(&r->buf, 0, m->data, n);
+        if (RAIL_UNLIKELY(rc != MPI_SUCCESS))
+            r->req.status.error = rc;
+    }
+    r->req.status.count = (MPI_Count)n;
+    if (RAIL_UNLIKELY(h->flags & PML_HF_SYNC)) {
+        pml_ctl_hdr_t a = { m->sreq, 0, 0 };
+        pml_ctl_send(m->peer, PML_TAG_ACK, &a, sizeof(a));
+    }
+    pml_credit_consumed(m->peer);
+    if (m->frag)
+        pml_frag_free(m->frag);
+    pml_req_complete(r);
+}
 
 #endif

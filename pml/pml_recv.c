@@ -28,38 +28,6 @@ int pml_req_init_recv(pml_request_t *r, void *buf, MPI_Count count, mpi_datatype
     return pml_buf_init(&r->buf, buf, count, dt);
 }
 
-void pml_recv_matched(pml_request_t *r, const pml_inmsg_t *m)
-{
-    const pml_match_hdr_t *h = m->hdr;
-    r->peer = m->peer;
-    r->req.status.source = h->src;
-    r->req.status.tag = h->tag;
-    r->req.status.msg_len = (MPI_Count)m->msg_len;
-    if (h->type != PML_HDR_EAGER) {
-        pml_rndv_matched(r, m);
-        return;
-    }
-    size_t n = m->data_len;
-    if (RAIL_UNLIKELY(n > r->buf.bytes)) {
-        n = r->buf.bytes;
-        r->req.status.error = MPI_ERR_TRUNCATE;
-    }
-    if (n) {
-        int rc = pml_buf_unpack(&r->buf, 0, m->data, n);
-        if (RAIL_UNLIKELY(rc != MPI_SUCCESS))
-            r->req.status.error = rc;
-    }
-    r->req.status.count = (MPI_Count)n;
-    if (RAIL_UNLIKELY(h->flags & PML_HF_SYNC)) {
-        pml_ctl_hdr_t a = { m->sreq, 0, 0 };
-        pml_ctl_send(m->peer, PML_TAG_ACK, &a, sizeof(a));
-    }
-    pml_credit_consumed(m->peer);
-    if (m->frag)
-        pml_frag_free(m->frag);
-    pml_req_complete(r);
-}
-
 int pml_recv_start(pml_request_t *r)
 {
     if (RAIL_UNLIKELY(r->rank == MPI_PROC_NULL)) {

@@ -118,11 +118,6 @@ void pml_credit_flush(pml_peer_t *peer)
     pml_ctl_send(peer, PML_TAG_CREDIT, &h, sizeof(h));
 }
 
-void pml_credit_consumed(pml_peer_t *peer)
-{
-    if (++peer->consumed >= peer->credit_batch)
-        pml_credit_flush(peer);
-}
 
 void pml_cb_credit(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
                    const void *payload, size_t payload_len)
