@@ -41,11 +41,19 @@
 #define BTL_SM_FBOX_MSG 1ULL
 #define BTL_SM_FBOX_SKIP 2ULL
 #define BTL_SM_FBOX_ALIGN 8
+#define BTL_SM_FBOX_SMALL 32
 #define BTL_SM_FBOX_MIN 1024
 
+/* Entries of up to BTL_SM_FBOX_SMALL bytes take exactly that many: a
+ * stream of them (0-8 byte messages and the pml's credit returns among
+ * them) stays on 32-byte boundaries, where none straddles two lines (with
+ * 24 and 16 byte entries mixed in, every fourth 8-byte message did, and
+ * its receiver waited for the second line: 0-8 B ping-pong 2-3% slower,
+ * 8% in the VM's slow mode). */
 static inline size_t btl_sm_fbox_entry_size(size_t hdr_len, size_t payload_len)
 {
-    return RAIL_ALIGN_UP(8 + RAIL_ALIGN_UP(hdr_len, 8) + payload_len, BTL_SM_FBOX_ALIGN);
+    size_t n = RAIL_ALIGN_UP(8 + RAIL_ALIGN_UP(hdr_len, 8) + payload_len, BTL_SM_FBOX_ALIGN);
+    return n < BTL_SM_FBOX_SMALL ? BTL_SM_FBOX_SMALL : n;
 }
 
 /* Copy or pack the payload into dst. */
