@@ -2,7 +2,7 @@
  * Fast boxes: one single-producer/single-consumer ring per ordered pair of
  * local processes, in the receiver's segment.
  *
- * Ring entries are packed on 8-byte boundaries:
+ * Ring entries are packed on 8-byte boundaries, at least 32 bytes each:
  *     u64 word   payload_len | hdr_len << 32 | tag << 40 | type << 48
  *     hdr        hdr_len bytes, padded to 8
  *     payload    payload_len bytes, padded to 8
@@ -20,7 +20,8 @@
  * first and the SKIP word at the old position is published last.
  *
  * Consuming (receiver): acquire-load the word at its tail; run the callback
- * on the bytes in place; advance the tail; store the tail (release) in its
+ * on the bytes in place; advance the tail (a poll that has delivered one
+ * message and reached a new line stops there: see btl_sm_fbox_poll); store the tail (release) in its
  * control line for the sender at least every half ring and at the end of a
  * poll.  The sender re-reads that line only when its cached limit says the
  * ring is full, so the steady state has no shared writes besides the
