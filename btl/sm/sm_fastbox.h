@@ -69,6 +69,17 @@ static inline int btl_sm_copy_payload(void *dst, const btl_payload_t *payload)
     return payload->pack(payload->ctx, dst, payload->len);
 }
 
+/* The ring's first BTL_SM_FBOX_HOT bytes: an entry that would cross that
+ * mark when the receiver has taken everything goes to the ring's start
+ * instead (SKIP), so that traffic one message at a time stays on lines
+ * both caches hold; streams, which find the receiver behind, use the
+ * whole ring.  Ping-pong np 2 with a 4 KiB ring against 16 KiB: 256 B
+ * 0.16 against 0.17-0.19 us, 1 KiB 0.19 against 0.26; a 4 KiB ring alone
+ * cost 2-4 KiB streams 13-25%.  Entries of up to BTL_SM_FBOX_HOT_MIN bytes
+ * go on (8 B ping-pong measured 2% slower in the small window). */
+#define BTL_SM_FBOX_HOT 4096
+#define BTL_SM_FBOX_HOT_MIN 128
+
 /* Put one message in ep's fast box; RAIL_AGAIN when it does not fit now. */
 static inline int btl_sm_fbox_send(btl_endpoint_t *ep, uint8_t tag, const void *hdr,
                                    size_t hdr_len, const btl_payload_t *payload, size_t len)
@@ -76,6 +87,14 @@ static inline int btl_sm_fbox_send(btl_endpoint_t *ep, uint8_t tag, const void *
     size_t size = btl_sm_fbox_entry_size(hdr_len, len);
     size_t ring = ep->out_mask + 1, pos = ep->out_head & ep->out_mask;
     size_t skip = pos + size > ring ? ring - pos : 0;
+    if (RAIL_UNLIKELY(pos <= BTL_SM_FBOX_HOT && pos + size > BTL_SM_FBOX_HOT &&
+                      size > BTL_SM_FBOX_HOT_MIN && ring > 2 * BTL_SM_FBOX_HOT &&
+                      pos >= size + 8 && !skip)) {
+        uint64_t consumed = rail_atomic_load_acquire(ep->out_consumed);
+        ep->out_limit = consumed + ring;
+        if (consumed == ep->out_head)
+            skip = ring - pos;
+    }
     uint64_t end = ep->out_head + skip + size;
 
     if (RAIL_UNLIKELY(end + 8 > ep->out_limit)) {
