@@ -21,11 +21,12 @@
  *
  * Consuming (receiver): acquire-load the word at its tail; run the callback
  * on the bytes in place; advance the tail (a poll that has delivered one
- * message and reached a new line stops there: see btl_sm_fbox_poll); store the tail (release) in its
- * control line for the sender at least every half ring and at the end of a
- * poll.  The sender re-reads that line only when its cached limit says the
- * ring is full, so the steady state has no shared writes besides the
- * entries themselves.  Space check: head + skip + size + 8 (terminator)
+ * message and reached a new line stops there: see btl_sm_fbox_poll);
+ * store the tail (release) in its control line for the sender at least
+ * every half ring and at the end of a poll.  The sender re-reads that line
+ * only when its cached limit says the ring is full (or an entry would
+ * cross BTL_SM_FBOX_HOT), so the steady state has no shared writes besides
+ * the entries themselves.  Space check: head + skip + size + 8 (terminator)
  * <= consumed + ring size.
  *
  * On x86 both release and acquire are plain moves: a send is a few stores,
