@@ -19,7 +19,7 @@ mpi_datatype_t *coll_byte_type(void)
 
 /* ------------------------------------------------------------ buffers */
 
-bool coll_is_device(const void *buf, MPI_Count count, const mpi_datatype_t *dt)
+bool coll_is_device_any(const void *buf, MPI_Count count, const mpi_datatype_t *dt)
 {
     if (count == 0 || buf == MPI_IN_PLACE || dt == NULL || dt->size == 0)
         return false;

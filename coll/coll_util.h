@@ -32,6 +32,7 @@
 #include "base/typekind.h"
 #include "base/op.h"
 #include "mpi/mpi_topo.h"
+#include "accel/accel.h"
 
 /* ------------------------------------------------------------ datatypes */
 
@@ -47,7 +48,12 @@ static inline void *coll_elem(const void *buf, const mpi_datatype_t *dt, MPI_Cou
 /* ------------------------------------------------------------ buffers */
 
 /* Whether count elements of dt at buf are device (or managed) memory. */
-bool coll_is_device(const void *buf, MPI_Count count, const mpi_datatype_t *dt);
+bool coll_is_device_any(const void *buf, MPI_Count count, const mpi_datatype_t *dt);
+static inline bool coll_is_device(const void *buf, MPI_Count count, const mpi_datatype_t *dt)
+{
+    /* no device component active (the common case): inline, no call */
+    return RAIL_UNLIKELY(accel_any_device_active) && coll_is_device_any(buf, count, dt);
+}
 
 /* Local type-to-type copy, on any memory (MPI_ERR_TRUNCATE with a message
  * when the source holds more than the destination). */

@@ -181,6 +181,11 @@ typedef struct coll_sm_module {
     bool host_only;                /* no process has a device component active */
     uint64_t *small_seen;          /* [n] latest small operation seen published by each */
     MPI_Count *small_starts;       /* [n] reduce_scatter: where each block starts */
+    /* the last predefined operation and datatype coll_sm_red_prepare
+     * accepted (both live forever), and the datatype's kind */
+    mpi_op_t *prep_op;
+    mpi_datatype_t *prep_dt;
+    rail_typekind_t prep_kind;
     const char **small_x;          /* [n] inputs of a small fold */
     uint64_t small_min;            /* the least of them (others than me) */
     size_t slot_size, slot_stride;
@@ -371,8 +376,8 @@ char *coll_sm_cma_bufs(coll_sm_module_t *m);
 /* Whether sm can reduce count elements of dt with op on the host: NULL
  * with r and *kind set (or *rc an argument error), else why the call must
  * go to the next module (the same answer on every process). */
-const char *coll_sm_red_prepare(coll_red_t *r, rail_typekind_t *kind, mpi_op_t *op,
-                                mpi_datatype_t *dt, MPI_Count count, int *rc);
+const char *coll_sm_red_prepare(coll_sm_module_t *m, coll_red_t *r, rail_typekind_t *kind,
+                                mpi_op_t *op, mpi_datatype_t *dt, MPI_Count count, int *rc);
 
 /* ------------------------------------------------------------ slots */
 

@@ -207,7 +207,7 @@ static int rs_any(const void *sbuf, void *rbuf, const MPI_Count counts[], MPI_Co
         *why = "no segment";
         return MPI_SUCCESS;
     }
-    *why = coll_sm_red_prepare(&c.r, &c.kind, op, dt, c.total, &rc);
+    *why = coll_sm_red_prepare(m, &c.r, &c.kind, op, dt, c.total, &rc);
     if (*why || rc != MPI_SUCCESS) {
         *handoff = *why != NULL;
         return rc;

@@ -136,7 +136,7 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
         return false;
     coll_red_t r;
     rail_typekind_t kind;
-    if (coll_sm_red_prepare(&r, &kind, op, dt, count, rc) || *rc != MPI_SUCCESS)
+    if (coll_sm_red_prepare(m, &r, &kind, op, dt, count, rc) || *rc != MPI_SUCCESS)
         return *rc != MPI_SUCCESS;
     size_t need = (size_t)(count * r.factor * r.rdt->extent);
     if (!small_ready(m, comm, rc))
