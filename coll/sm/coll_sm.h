@@ -178,6 +178,7 @@ typedef struct coll_sm_module {
     bool cma;                      /* every process can read every other's memory */
     void *scratch;                 /* private, 2 * chunk bytes */
     uint64_t small_seq;            /* small operations started (sm_small.c) */
+    int small_set;                 /* small_seq % slots, kept without dividing */
     bool host_only;                /* no process has a device component active */
     uint64_t *small_seen;          /* [n] latest small operation seen published by each */
     MPI_Count *small_starts;       /* [n] reduce_scatter: where each block starts */

@@ -295,6 +295,7 @@ static void sm_take_layout(coll_sm_module_t *m, uint8_t verdict)
     m->slot_stride = sm_slot_stride(m->slot_size);
     m->slots = (int)m->hdr->slots;
     m->small_seq = 0;
+    m->small_set = 0;
     m->small_min = 0;
     m->verdict = verdict;
     /* every answer came before the verdict, so every ctl word is written */
@@ -407,6 +408,7 @@ static void sm_adopt(coll_sm_module_t *m, sm_cached_t *e)
     sm_take_layout(m, e->verdict);
     m->seq = m->seq0 = e->seq;     /* every flag already says e->seq is over */
     m->small_seq = e->small_seq;
+    m->small_set = (int)(m->small_seq % (uint64_t)m->slots);
     m->state = COLL_SM_READY;
     e->seg = NULL;
     sm_cached_free(e, false);

@@ -102,7 +102,9 @@ static void small_claim(coll_sm_module_t *m, uint64_t t, uint64_t need)
 static uint64_t small_begin(coll_sm_module_t *m, int *set)
 {
     uint64_t t = ++m->small_seq, slots = (uint64_t)m->slots;
-    *set = (int)(t % slots);
+    /* t % slots without a division (tens of cycles, on every operation) */
+    m->small_set = m->small_set + 1 == m->slots ? 0 : m->small_set + 1;
+    *set = m->small_set;
     if (t >= slots && t - slots + 1 > m->small_min)
         small_claim(m, t, t - slots + 1);
     return t;
