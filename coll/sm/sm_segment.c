@@ -106,14 +106,14 @@ int coll_sm_cma_write(int32_t pid, uint64_t remote, const void *local, size_t le
 }
 
 /* Bytes from one slot to the next: whole pairs of lines, so that the
- * adjacent-line prefetcher never couples two slots. */
-/* Slots with SM_SLOT_GUARD bytes between them: a reader going through a
- * slot's lines sets the hardware prefetcher going, and with slots back to
- * back it fetched the next slot's first lines, which the next operation's
- * writers then had to take back (np 2, 1 KiB alltoall through the slots:
- * 0.34-0.43 us back to back, 0.26-0.29 with 512 bytes between, 0.23-0.26
- * with 3 KiB; a page per slot cost the smallest operations 5-12% in TLB
- * misses, 128 slots per process). */
+ * adjacent-line prefetcher never couples two slots, and SM_SLOT_GUARD
+ * bytes between them: a reader going through a slot's lines sets the
+ * stream prefetcher going, and with slots back to back it fetched the next
+ * slot's first lines, which the next operation's writers then had to take
+ * back (np 2, 1 KiB alltoall through the slots: 0.34-0.43 us back to back,
+ * 0.26-0.29 with 512 bytes between, 0.23-0.26 with 3 KiB; a page per slot
+ * cost the smallest operations 5-12% in TLB misses, 128 slots per
+ * process). */
 #define SM_SLOT_GUARD 512
 static size_t sm_slot_stride(size_t slot_size)
 {

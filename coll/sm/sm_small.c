@@ -199,8 +199,7 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
     want = want && cnt > 0;
     /* its own input from the user's buffer when that holds the same bytes
      * as the slot: reading back its own slot after the others read it
-     * costs a transfer of every line (measured on AMD: a line written by
-     * one core and read by another moves to the reader) */
+     * costs about a transfer per line (see the allgather above) */
     for (int p = 0; want && p < m->n; p++) {
         MPI_Count at = lo - SM_ROT(p);
         if (at < 0)
