@@ -1,19 +1,20 @@
 /*
- * Choosing between two paths by measured time (see adapt.h).
+ * Choosing between two or three paths by measured time (see adapt.h).
  *
  * Per class, an estimate of each path's time per byte, from the transfers
  * the caller timed: the first two of each path (the lower counts), then
- * every 8th transfer of the faster path, or every one where timing costs
+ * every 8th transfer of the fastest path, or every one where timing costs
  * nothing (a moving average; a sample counts at most twice the estimate,
  * so one transfer that lost its CPU moves it by at most a quarter, while a
- * real change gets through in a few samples), and a transfer of the slower
- * path once every 64 x (how many times slower it was) transfers, at most
- * every 1024 (its estimate becomes that sample, at most twice the old
- * one).  So
- * a machine whose cost of moving cache lines between cores changes from
- * one minute to the next (docs/performance.md) gets the better path back
- * within a few hundred calls, and a path five times slower costs about
- * 1.5% while it is checked.
+ * real change gets through in a few samples), and a retry of a slower path
+ * once every 128 x (how many times slower it was) transfers, at most every
+ * 1024: three transfers in a row (the first may still find the caches as
+ * the fastest path left them), whose best sample becomes its estimate (at
+ * most twice the old one).  With three paths the slower two take turns.
+ * So a machine whose cost of moving cache lines between cores changes
+ * from one minute to the next (docs/performance.md) gets the better path
+ * back within a few hundred calls, and a path five times slower costs
+ * about 2% while it is checked.
  */
 #include "base/adapt.h"
 #include "base/rail.h"
@@ -22,8 +23,9 @@
 
 #define ADAPT_EXPLORE 2
 #define ADAPT_EVERY 8
-#define ADAPT_PROBE_BASE 64
+#define ADAPT_PROBE_BASE 128
 #define ADAPT_PROBE_MAX 1024
+#define ADAPT_BURST 3
 
 uint64_t rail_now_ns(void)
 {
@@ -40,25 +42,52 @@ int rail_adapt_class(size_t bytes)
     return b;
 }
 
+static int adapt_n(const rail_adapt_t *a)
+{
+    return a->n ? a->n : 2;
+}
+
 static int adapt_best(const rail_adapt_t *a)
 {
-    return a->est[1] < a->est[0] ? 1 : 0;
+    int best = 0;
+    for (int p = 1; p < adapt_n(a); p++)
+        if (a->est[p] < a->est[best])
+            best = p;
+    return best;
+}
+
+int rail_adapt_pick_n(rail_adapt_t *a, int n, bool *measure)
+{
+    *measure = true;
+    a->n = (uint8_t)RAIL_MIN(RAIL_MAX(n, 2), RAIL_ADAPT_PATHS);
+    for (int p = 0; p < a->n; p++)
+        if (a->runs[p] < ADAPT_EXPLORE)
+            return p;
+    if (a->burst) {
+        a->burst--;
+        return a->burst_path;
+    }
+    int best = adapt_best(a);
+    /* The slower path whose turn it is: with two, the other one. */
+    int other = a->retry % (a->n - 1);
+    if (other >= best)
+        other++;
+    double every = ADAPT_PROBE_BASE * a->est[other] / a->est[best];
+    if (++a->since >= (every < ADAPT_PROBE_MAX ? (uint32_t)every : ADAPT_PROBE_MAX)) {
+        a->since = 0;
+        a->retry++;
+        a->burst = ADAPT_BURST - 1;
+        a->burst_path = (uint8_t)other;
+        a->fresh |= (uint8_t)(1u << other);
+        return other;
+    }
+    *measure = a->since % ADAPT_EVERY == 0;
+    return best;
 }
 
 int rail_adapt_pick(rail_adapt_t *a, bool *measure)
 {
-    *measure = true;
-    for (int p = 0; p < 2; p++)
-        if (a->runs[p] < ADAPT_EXPLORE)
-            return p;
-    int best = adapt_best(a);
-    double every = ADAPT_PROBE_BASE * a->est[!best] / a->est[best];
-    if (++a->since >= (every < ADAPT_PROBE_MAX ? (uint32_t)every : ADAPT_PROBE_MAX)) {
-        a->since = 0;
-        return !best;
-    }
-    *measure = a->since % ADAPT_EVERY == 0;
-    return best;
+    return rail_adapt_pick_n(a, 2, measure);
 }
 
 void rail_adapt_record(rail_adapt_t *a, int path, size_t bytes, uint64_t ns)
@@ -72,7 +101,10 @@ void rail_adapt_record(rail_adapt_t *a, int path, size_t bytes, uint64_t ns)
         *e = RAIL_MIN(*e, x);
     else if (path == adapt_best(a))
         *e = 0.75f * *e + 0.25f * RAIL_MIN(x, 2 * *e);
+    else if (a->fresh & (1u << path))
+        *e = RAIL_MIN(x, 2 * *e);      /* a retry's first sample replaces the estimate */
     else
-        *e = RAIL_MIN(x, 2 * *e);
+        *e = RAIL_MIN(*e, x);          /* ... and the burst's others can only lower it */
+    a->fresh &= (uint8_t)~(1u << path);
     a->runs[path]++;
 }

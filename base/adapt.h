@@ -21,10 +21,17 @@
 #define RAIL_ADAPT_LOG2_MIN 14     /* size classes: < 32 KiB, < 64 KiB, ... */
 #define RAIL_ADAPT_CLASSES 12      /* the last one open-ended (32 MiB and more) */
 
+#define RAIL_ADAPT_PATHS 3         /* at most; rail_adapt_pick chooses between two */
+
 typedef struct rail_adapt {
-    float est[2];                  /* ns per byte of each path (0: not measured) */
-    uint32_t since;                /* transfers since the slower path was last tried */
-    uint32_t runs[2];              /* measured transfers of each path */
+    float est[RAIL_ADAPT_PATHS];   /* ns per byte of each path (0: not measured) */
+    uint32_t since;                /* transfers since a slower path was last tried */
+    uint32_t runs[RAIL_ADAPT_PATHS]; /* measured transfers of each path */
+    uint8_t n;                     /* paths chosen between (set by the picks; 0 means 2) */
+    uint8_t retry;                 /* with three: the slower path the next retry takes */
+    uint8_t burst;                 /* transfers of the current retry still to come */
+    uint8_t burst_path;            /* ... on this path */
+    uint8_t fresh;                 /* bit p: path p's next sample starts a retry */
 } rail_adapt_t;
 
 /* CLOCK_MONOTONIC in nanoseconds (one clock for every process of a node). */
@@ -35,6 +42,9 @@ int rail_adapt_class(size_t bytes);
  * should time it (when timing costs something: every 8th transfer of the
  * faster path; always while exploring and when trying the slower one). */
 int rail_adapt_pick(rail_adapt_t *a, bool *measure);
+/* The same between n (2 or 3) paths; the slower ones take turns at the
+ * retries. */
+int rail_adapt_pick_n(rail_adapt_t *a, int n, bool *measure);
 /* A timed transfer: `ns` for `bytes` on `path`. */
 void rail_adapt_record(rail_adapt_t *a, int path, size_t bytes, uint64_t ns);
 

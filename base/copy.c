@@ -47,6 +47,44 @@ __attribute__((target("avx2"))) static void copy_avx2(void *dst, const void *src
     _mm256_storeu_si256((__m256i *)d_last, last);
 }
 
+/* The same with non-temporal stores from the first 64-byte boundary of
+ * dst: each line is written whole, past the caches, and any copy another
+ * core holds is dropped without being read first (see rail_copy_tuned). */
+__attribute__((target("avx2"))) static void copy_stream_avx2(void *dst, const void *src,
+                                                             size_t len)
+{
+    char *d = dst;
+    const char *s = src;
+    if (len < 128) {
+        memcpy(d, s, len);
+        return;
+    }
+    size_t head = (64 - ((uintptr_t)d & 63)) & 63;
+    if (head) {
+        _mm256_storeu_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)s));
+        _mm256_storeu_si256((__m256i *)(d + 32), _mm256_loadu_si256((const __m256i *)(s + 32)));
+        d += head;
+        s += head;
+        len -= head;
+    }
+    while (len >= 128) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)s);
+        __m256i b = _mm256_loadu_si256((const __m256i *)(s + 32));
+        __m256i c = _mm256_loadu_si256((const __m256i *)(s + 64));
+        __m256i e = _mm256_loadu_si256((const __m256i *)(s + 96));
+        _mm256_stream_si256((__m256i *)d, a);
+        _mm256_stream_si256((__m256i *)(d + 32), b);
+        _mm256_stream_si256((__m256i *)(d + 64), c);
+        _mm256_stream_si256((__m256i *)(d + 96), e);
+        s += 128;
+        d += 128;
+        len -= 128;
+    }
+    _mm_sfence();
+    if (len)
+        memcpy(d, s, len);
+}
+
 static int cpu_has_avx2(void)
 {
     __builtin_cpu_init();
@@ -54,21 +92,29 @@ static int cpu_has_avx2(void)
 }
 #else
 #define copy_avx2 NULL
+#define copy_stream_avx2 NULL
 static int cpu_has_avx2(void)
 {
     return 0;
 }
 #endif
 
+void (*rail_copy_stream)(void *dst, const void *src, size_t len);
+
 void rail_copy_select(const char *isa)
 {
-    if (isa && strcmp(isa, "libc") == 0)
+    if (isa && strcmp(isa, "libc") == 0) {
         rail_copy_vec = NULL;
-    else
+        rail_copy_stream = NULL;
+    } else {
         rail_copy_vec = cpu_has_avx2() ? copy_avx2 : NULL;
+        rail_copy_stream = cpu_has_avx2() ? copy_stream_avx2 : NULL;
+    }
 }
 
-static const char *copy_isa_setting = "auto";
+int rail_copy_stream_mode;       /* RAIL_COPY_STREAM_* (copy_stream) */
+
+static const char *copy_isa_setting = "auto", *copy_stream_setting = "auto";
 
 int rail_copy_register_params(void)
 {
@@ -78,6 +124,18 @@ int rail_copy_register_params(void)
         "aligned stores when the CPU has AVX2, else memcpy) or libc (memcpy)",
         RAIL_PARAM_LEVEL_DEV, &copy_isa_setting);
     if (rc == MPI_SUCCESS)
+        rc = rail_param_register_string(
+            "copy_stream", "auto", "auto|never|always",
+            "Pipelined fragments (btl sm, from 16 KiB) written into shared memory with "
+            "non-temporal stores: auto (when the pml's receiver, timing each way, chooses "
+            "it), never, or always (needs AVX2; copy_isa=libc means never)",
+            RAIL_PARAM_LEVEL_DEV, &copy_stream_setting);
+    if (rc == MPI_SUCCESS) {
         rail_copy_select(copy_isa_setting);
+        rail_copy_stream_mode = strcmp(copy_stream_setting, "never") == 0 ? RAIL_COPY_STREAM_NEVER
+                                : strcmp(copy_stream_setting, "always") == 0
+                                    ? RAIL_COPY_STREAM_ALWAYS
+                                    : RAIL_COPY_STREAM_AUTO;
+    }
     return rc;
 }

@@ -68,6 +68,34 @@ static inline void rail_copy(void *dst, const void *src, size_t len)
         memcpy(dst, src, len);
 }
 
+/*
+ * rail_copy_stream: a bulk copy with non-temporal stores (whole lines
+ * written past the caches), for data another core reads next; NULL without
+ * AVX2 or with copy_isa=libc.  On the 2-core VMs we measure on, writing
+ * lines the other core has cached costs the writer a cross-core
+ * invalidation per line, cheap in the VM's fast minutes and 5-10x dearer
+ * in its slow ones: a two-process pipeline of 128 KiB fragments moved 31
+ * GB/s with rail_copy and 18 with streaming stores in the fast mode, 4.6
+ * and 26 GB/s in the slow one.  The writer's own copy time does not tell
+ * which is better (a streamed fragment is read from memory, a cached one
+ * from the other core), so the pml's receiver chooses by the whole
+ * transfer's time (pml_rndv.c, BTL_PAYLOAD_STREAM).
+ */
+#define RAIL_COPY_TUNE_MIN 16384
+enum { RAIL_COPY_STREAM_AUTO, RAIL_COPY_STREAM_NEVER, RAIL_COPY_STREAM_ALWAYS };
+extern void (*rail_copy_stream)(void *dst, const void *src, size_t len);
+extern int rail_copy_stream_mode;    /* the copy_stream parameter */
+/* May a transfer path choose streaming stores (by time)? */
+static inline int rail_copy_stream_offered(void)
+{
+    return rail_copy_stream && rail_copy_stream_mode == RAIL_COPY_STREAM_AUTO;
+}
+/* Must it (testing: copy_stream=always)? */
+static inline int rail_copy_stream_always(void)
+{
+    return rail_copy_stream && rail_copy_stream_mode == RAIL_COPY_STREAM_ALWAYS;
+}
+
 /* Pick the implementation: "auto" (vector when the CPU has AVX2) or
  * "libc" (always memcpy).  Until it is called, rail_copy is memcpy. */
 void rail_copy_select(const char *isa);

@@ -39,7 +39,8 @@ typedef struct btl_proc {
 } btl_proc_t;
 
 /* Active-message tags.  The pml owns 0..15; collectives using btls directly
- * (coll sm does not; it uses its own segment) may take 16..31. */
+ * (coll sm does not; it uses its own segment) may take 16..30; 31 is btl
+ * sm's own (a shared get's request for help, sm_cma.c). */
 #define BTL_TAG_MAX 32
 
 /* Receive callback: runs inside progress(), on the receiving process.  The
@@ -56,7 +57,13 @@ typedef struct btl_payload {
     /* Fill dst with exactly len bytes (the next len bytes of the message). */
     int (*pack)(void *ctx, void *dst, size_t len);
     void *ctx;
+    unsigned flags;       /* BTL_PAYLOAD_*: hints a btl may ignore */
 } btl_payload_t;
+
+/* The receiver reads the bytes from another core next: a btl that copies
+ * them into shared memory may use non-temporal stores (btl sm, from
+ * RAIL_COPY_TUNE_MIN bytes; base/copy.h). */
+#define BTL_PAYLOAD_STREAM 1u
 
 /* Describes memory that a peer may read or write with get/put. */
 #define BTL_REG_MAX 64

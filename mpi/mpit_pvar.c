@@ -25,6 +25,7 @@
 #include "mpi/binding/gen/mpi_impl.h"
 #include "pml/pml.h"
 #include "coll/sm/coll_sm.h"
+#include "btl/sm/sm.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,21 @@ static const pvar_def_t pvars[] = {
             "Rendezvous (large) messages this process received by the pipeline (fragments copied "
             "through the transport's sends)",
             &pml_count_rndv_pipelined),
+    COUNTER("btl_sm_get_shared",
+            "Single-copy gets (btl sm, from btl_sm_get_share_min bytes) for which this process "
+            "asked the sender to copy part of the data too",
+            &btl_sm_count_share_gets),
+    COUNTER("btl_sm_get_chunks_in",
+            "Chunks of this process's shared gets that the sending process wrote (the rest this "
+            "process read itself)",
+            &btl_sm_count_share_chunks_in),
+    COUNTER("btl_sm_get_chunks_out",
+            "Chunks this process wrote into a peer's buffer for the peer's shared get",
+            &btl_sm_count_share_chunks_out),
+    COUNTER("btl_sm_frags_streamed",
+            "Pipelined fragments this process wrote into shared memory with non-temporal stores "
+            "(BTL_PAYLOAD_STREAM: the receiver chose it by time, or copy_stream=always)",
+            &btl_sm_count_frags_streamed),
     COUNTER("coll_sm_segments_created",
             "Shared-memory segments of node-local communicators this process set up fresh (at a "
             "communicator's first collective)",

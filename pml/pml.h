@@ -26,7 +26,9 @@
  *             buffers the sender offers get from pml_rndv_get_min bytes;
  *             between pml_rndv_adapt_min and that it offers get and lets
  *             the receiver choose (PML_HF_CHOOSE) by the time each
- *             protocol took before from that peer (pml_rndv.c).
+ *             protocol took before from that peer (pml_rndv.c): get,
+ *             pipeline, or (AVX2) pipeline whose fragments the btl writes
+ *             with non-temporal stores (CTS_STREAM, BTL_PAYLOAD_STREAM).
  *
  * FLOW CONTROL.  Each peer may have at most C eager messages in flight
  * towards us that we have not matched yet, C = min(pml_eager_credits (128),

@@ -263,6 +263,7 @@ int pml_init(int thread_level)
     btl_register_recv(PML_TAG_MATCH, pml_cb_match);
     btl_register_recv(PML_TAG_ACK, pml_cb_ack);
     btl_register_recv(PML_TAG_CTS, pml_cb_cts);
+    btl_register_recv(PML_TAG_CTS_STREAM, pml_cb_cts_stream);
     btl_register_recv(PML_TAG_FRAG, pml_cb_frag);
     btl_register_recv(PML_TAG_FIN, pml_cb_fin);
     btl_register_recv(PML_TAG_CREDIT, pml_cb_credit);

@@ -44,6 +44,7 @@ enum {
     PML_TAG_FRAG = 4,
     PML_TAG_FIN = 5,
     PML_TAG_CREDIT = 6,
+    PML_TAG_CTS_STREAM = 7,   /* CTS: write the fragments past the caches (pml_rndv.c) */
 };
 
 enum { PML_HDR_EAGER = 0, PML_HDR_RNDV = 1 };
@@ -159,10 +160,11 @@ typedef struct pml_peer {
     int credit_batch;         /* return credits when consumed reaches this */
     int world;
     bool active;              /* in pml_active_peers */
-    rail_adapt_t *adapt;      /* receiving from it: pipeline (0) or get (1) by time, per size
-                               * class; NULL until the first such choice (pml_rndv.c) */
+    rail_adapt_t *adapt;      /* receiving from it: pipeline (0), get (1) or pipeline with
+                               * streaming stores (2) by time, per size class; NULL until
+                               * the first such choice (pml_rndv.c) */
     uint64_t adapt_done_ns;   /* when the last timed message from it completed */
-    uint8_t adapt_flip;       /* pml_rndv_adapt_alternate: the path taken last */
+    uint8_t adapt_flip;       /* pml_rndv_adapt_alternate: paths taken so far */
     rail_list_t pending;      /* pml_pend_t: sends and control waiting for the btl */
     rail_list_item_t active_item;
 } pml_peer_t;
@@ -260,7 +262,10 @@ enum pml_req_state {
     PML_RS_DONE,
 };
 
-enum { PML_RF_STATIC = 1, PML_RF_REGISTERED = 2, PML_RF_COMMREF = 4, PML_RF_SINGLE_COPY = 8 };
+/* PML_RF_STREAM: rendezvous pipelined with BTL_PAYLOAD_STREAM fragments
+ * (the receiver chose it; on a recv, the choice to time). */
+enum { PML_RF_STATIC = 1, PML_RF_REGISTERED = 2, PML_RF_COMMREF = 4, PML_RF_SINGLE_COPY = 8,
+       PML_RF_STREAM = 16 };
 
 typedef struct pml_request {
     mpi_request_t req;           /* first: the handle points here */
@@ -352,6 +357,8 @@ void pml_cb_match(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t
                   const void *payload, size_t payload_len);
 void pml_cb_ack(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
                 const void *payload, size_t payload_len);
+void pml_cb_cts_stream(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
+                       const void *payload, size_t payload_len);
 void pml_cb_cts(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
                 const void *payload, size_t payload_len);
 void pml_cb_frag(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,

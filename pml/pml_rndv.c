@@ -126,9 +126,10 @@ int pml_stream_push(pml_request_t *r)
         size_t off = r->offset;
         size_t len = RAIL_MIN(peer->frag_size, r->xfer - off);
         pml_frag_hdr_t h = { r->remote, off };
-        btl_payload_t pl = { NULL, len, pml_buf_pack_cb, r };
+        btl_payload_t pl = { NULL, len, pml_buf_pack_cb, r, 0 };
         if (direct)
-            pl = (btl_payload_t){ r->buf.contig + off, len, NULL, NULL };
+            pl = (btl_payload_t){ r->buf.contig + off, len, NULL, NULL,
+                                  r->rflags & PML_RF_STREAM ? BTL_PAYLOAD_STREAM : 0 };
         int rc = peer->btl->send(peer->btl, peer->ep, PML_TAG_FRAG, &h, sizeof(h), &pl);
         r->offset = off;
         if (rc == RAIL_AGAIN)
@@ -144,12 +145,12 @@ int pml_stream_push(pml_request_t *r)
     return MPI_SUCCESS;
 }
 
-void pml_cb_cts(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
-                const void *payload, size_t payload_len)
+static void cts_received(const pml_ctl_hdr_t *h, bool stream)
 {
-    const pml_ctl_hdr_t *h = hdr;
     pml_request_t *r = (pml_request_t *)(uintptr_t)h->sreq;
     pml_peer_t *peer = r->peer;
+    if (stream || rail_copy_stream_always())
+        r->rflags |= PML_RF_STREAM;
     r->remote = h->rreq;
     r->xfer = (size_t)h->len;
     r->offset = 0;
@@ -160,27 +161,47 @@ void pml_cb_cts(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t h
     pml_peer_enqueue(peer, &r->pend);
 }
 
+void pml_cb_cts(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
+                const void *payload, size_t payload_len)
+{
+    cts_received(hdr, false);
+}
+
+void pml_cb_cts_stream(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
+                       const void *payload, size_t payload_len)
+{
+    cts_received(hdr, true);
+}
+
 /* ------------------------------------------------------------ receiver */
 
-/* A message whose sender let us choose (PML_HF_CHOOSE): the get or the
- * pipeline, by the time each took before from that peer for the size
- * class (base/adapt.h).  The receiver decides because it sees the whole
+/* A message whose sender let us choose (PML_HF_CHOOSE): the get, the
+ * pipeline, or (where the CPU can) the pipeline with fragments written by
+ * non-temporal stores (PML_TAG_CTS_STREAM; base/copy.h says when that
+ * wins), by the time each took before from that peer for the size class
+ * (base/adapt.h).  The receiver decides because it sees the whole
  * transfer: from the match to the last byte in its buffer (the sender's
  * view of the pipeline ends when it handed over the last fragment, before
  * the copy-out, and made the pipeline look twice as fast as it was).  A
  * message is timed from its match or, when it waited behind an earlier
  * timed one from that peer, from that one's completion: its own service
  * time, so a window of messages in flight is judged per message. */
-static bool adapt_get(pml_request_t *r, pml_peer_t *peer)
+enum { PATH_PIPELINE, PATH_GET, PATH_STREAM };
+
+static int adapt_path(pml_request_t *r, pml_peer_t *peer)
 {
     if (!peer->adapt && !(peer->adapt = calloc(RAIL_ADAPT_CLASSES, sizeof(rail_adapt_t))))
-        return true;
+        return PATH_GET;
     r->adapt = &peer->adapt[rail_adapt_class(r->xfer)];
     r->t0 = rail_now_ns();
-    if (pml_rndv_adapt_alternate)
-        return (peer->adapt_flip ^= 1) != 0;
+    const bool stream = rail_copy_stream_offered();
+    if (pml_rndv_adapt_alternate) {
+        /* get, pipeline, get, the pipeline streamed (or not), ... */
+        uint8_t k = peer->adapt_flip++;
+        return k % 2 == 0 ? PATH_GET : stream && k % 4 == 3 ? PATH_STREAM : PATH_PIPELINE;
+    }
     bool measure;
-    return rail_adapt_pick(r->adapt, &measure) == 1;
+    return rail_adapt_pick_n(r->adapt, stream ? 3 : 2, &measure);
 }
 
 static void adapt_done(pml_request_t *r, int path)
@@ -193,13 +214,14 @@ static void adapt_done(pml_request_t *r, int path)
     r->adapt = NULL;
 }
 
-static void recv_send_cts(pml_request_t *r)
+static void recv_send_cts(pml_request_t *r, bool stream)
 {
     pml_count_rndv_pipelined++;
     r->state = PML_RS_FRAGS;
     r->got = 0;
+    r->rflags = (uint8_t)(stream ? r->rflags | PML_RF_STREAM : r->rflags & ~PML_RF_STREAM);
     pml_ctl_hdr_t c = { r->remote, (uint64_t)(uintptr_t)r, r->xfer };
-    pml_ctl_send(r->peer, PML_TAG_CTS, &c, sizeof(c));
+    pml_ctl_send(r->peer, stream ? PML_TAG_CTS_STREAM : PML_TAG_CTS, &c, sizeof(c));
 }
 
 static void get_finish(pml_request_t *r)
@@ -211,7 +233,7 @@ static void get_finish(pml_request_t *r)
     }
     pml_ctl_hdr_t c = { r->remote, 0, r->xfer };
     pml_ctl_send(r->peer, PML_TAG_FIN, &c, sizeof(c));
-    adapt_done(r, 1);
+    adapt_done(r, PATH_GET);
     if (r->error != MPI_SUCCESS)
         r->req.status.error = r->error;
     pml_req_complete(r);
@@ -301,7 +323,7 @@ int pml_get_push(pml_request_t *r)
                              peer->world, rc);
                 pml_frag_free(r->desc_frag);
                 r->desc_frag = NULL;
-                recv_send_cts(r);
+                recv_send_cts(r, false);
                 return MPI_SUCCESS;
             }
             r->error = rc;
@@ -330,12 +352,14 @@ void pml_rndv_matched(pml_request_t *r, const pml_inmsg_t *m)
     bool can_get = (m->hdr->flags & PML_HF_GET) && (peer->btl_flags & BTL_FLAG_GET) &&
                    (!r->buf.device || (peer->btl_flags & BTL_FLAG_DEVICE_MEM)) &&
                    m->data_len >= sizeof(pml_get_desc_t) && r->xfer > 0;
-    if (can_get && (m->hdr->flags & PML_HF_CHOOSE) && !r->buf.device && !adapt_get(r, peer)) {
+    int path = PATH_GET;
+    if (can_get && (m->hdr->flags & PML_HF_CHOOSE) && !r->buf.device &&
+        (path = adapt_path(r, peer)) != PATH_GET) {
         /* The pipeline this time (timed in pml_cb_frag); the sender
          * answers the CTS as after a failed get. */
         if (m->frag)
             pml_frag_free(m->frag);
-        recv_send_cts(r);
+        recv_send_cts(r, path == PATH_STREAM);
         return;
     }
     if (!can_get || r->xfer == 0) {
@@ -352,12 +376,12 @@ void pml_rndv_matched(pml_request_t *r, const pml_inmsg_t *m)
             pml_req_complete(r);
             return;
         }
-        recv_send_cts(r);
+        recv_send_cts(r, false);
         return;
     }
     r->desc_frag = m->frag ? m->frag : pml_frag_from_inmsg(m);
     if (!r->desc_frag) {
-        recv_send_cts(r);
+        recv_send_cts(r, false);
         return;
     }
     r->get_ri = 0;
@@ -387,7 +411,7 @@ void pml_cb_frag(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t 
     }
     r->got += len;
     if (r->got >= r->xfer) {
-        adapt_done(r, 0);
+        adapt_done(r, r->rflags & PML_RF_STREAM ? PATH_STREAM : PATH_PIPELINE);
         if (r->error != MPI_SUCCESS)
             r->req.status.error = r->error;
         pml_req_complete(r);

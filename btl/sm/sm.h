@@ -11,7 +11,9 @@
  *
  *   0      btl_sm_seg_hdr_t   line 0 read-mostly identity, wake_mode
  *                             line 1 attach counter, line 2 futex word,
- *                             line 3 FIFO tail, line 4 FIFO stub node
+ *                             line 3 FIFO tail, line 4 FIFO stub node,
+ *                             lines 5-6 a shared get's claims and
+ *                             completions (sm_cma.c)
  *   4096   fast-box control   one line per sender: bytes consumed so far
  *   page   fast-box rings     one ring of fbox_size bytes per sender
  *   page   FIFO buffers       frag_count frags of frag_size bytes, owned by
@@ -108,6 +110,11 @@ typedef struct btl_sm_seg_hdr {
     btl_sm_off_t fifo_tail RAIL_ALIGNED(RAIL_CACHELINE);
     /* line 4: the FIFO's stub node */
     btl_sm_fifo_node_t fifo_stub RAIL_ALIGNED(RAIL_CACHELINE);
+    /* line 5: the owner's current shared get (sm_cma.c): generation << 32
+     * | chunks the sender claimed << 16 | chunks the owner claimed */
+    uint64_t share_claim RAIL_ALIGNED(RAIL_CACHELINE);
+    /* line 6: chunks the sender has written (| BTL_SM_SHARE_FAILED) */
+    uint64_t share_done RAIL_ALIGNED(RAIL_CACHELINE);
 } btl_sm_seg_hdr_t;
 _Static_assert(sizeof(btl_sm_seg_hdr_t) <= BTL_SM_PAGE, "segment header fits its page");
 
@@ -165,6 +172,7 @@ typedef struct btl_sm_params {
     size_t fbox_max;
     int frag_count;
     const char *single_copy;
+    size_t get_share_min;
     bool prefault;
     int verbose;
 } btl_sm_params_t;
@@ -180,6 +188,7 @@ typedef struct btl_sm_module {
     bool mapped;                   /* peers mapped (first add_procs) */
     bool in_progress;
     bool cma;
+    uint32_t share_gen;            /* generation of our last shared get */
     uint64_t cookie;
     size_t fbox_entry_max;         /* largest entry we put in a ring, bytes */
     int n_peers;
@@ -251,6 +260,17 @@ int btl_sm_get(btl_module_t *m, btl_endpoint_t *ep, const struct iovec *local, i
 int btl_sm_put(btl_module_t *m, btl_endpoint_t *ep, const struct iovec *local, int n_local,
                const btl_reg_t *reg, const struct iovec *remote, int n_remote,
                btl_done_cb_t done, void *cbdata);
+/* The active-message tag of a shared get's request for help (btl.h). */
+#define BTL_SM_TAG_SHARE (BTL_TAG_MAX - 1)
+#define BTL_SM_SHARE_FAILED (1ULL << 32)
+void btl_sm_share_help(btl_module_t *m, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
+                       const void *payload, size_t payload_len);
+/* MPI_T counters: gets that asked their sender for help, chunks helpers
+ * wrote into our buffers, chunks we wrote for peers' gets. */
+extern uint64_t btl_sm_count_share_gets, btl_sm_count_share_chunks_in,
+    btl_sm_count_share_chunks_out;
+/* MPI_T counter: FIFO payloads written with streaming stores (sm_fifo.c). */
+extern uint64_t btl_sm_count_frags_streamed;
 
 /* sm_wait.c */
 bool btl_sm_sleep_prepare(btl_module_t *m);

@@ -73,6 +73,8 @@ bool btl_sm_fifo_pending(btl_sm_module_t *m)
            rail_atomic_load_acquire(&h->fifo_tail) != m->fifo_stub;
 }
 
+uint64_t btl_sm_count_frags_streamed;
+
 int btl_sm_fifo_send(btl_sm_module_t *m, btl_endpoint_t *ep, uint8_t tag, const void *hdr,
                      size_t hdr_len, const btl_payload_t *payload, size_t len)
 {
@@ -85,7 +87,14 @@ int btl_sm_fifo_send(btl_sm_module_t *m, btl_endpoint_t *ep, uint8_t tag, const 
     if (at >= m->free_cap)
         at -= m->free_cap;
     btl_sm_frag_t *f = m->free_frags[at];
-    int rc = btl_sm_copy_payload((uint8_t *)f + BTL_SM_FRAG_HDR, payload);
+    int rc = MPI_SUCCESS;
+    if (payload && (payload->flags & BTL_PAYLOAD_STREAM) && payload->data &&
+        len >= RAIL_COPY_TUNE_MIN && rail_copy_stream) {
+        rail_copy_stream((uint8_t *)f + BTL_SM_FRAG_HDR, payload->data, len);
+        btl_sm_count_frags_streamed++;
+    } else {
+        rc = btl_sm_copy_payload((uint8_t *)f + BTL_SM_FRAG_HDR, payload);
+    }
     if (RAIL_UNLIKELY(rc != MPI_SUCCESS))
         return rc;
     if (oldest && ++m->free_first == m->free_cap)

@@ -1,11 +1,13 @@
 /*
- * Unit test of the choice between two paths by measured time (base/adapt.c,
+ * Unit test of the choice between paths by measured time (base/adapt.c,
  * with coll sm's classes; no MPI job): size classes, each path tried twice
  * first (the lower sample kept), the faster path afterwards
- * with every 8th call timed, the slower one retried at an interval that
- * grows with how much slower it was (capped), a lone slow sample moving
- * the faster path's estimate by at most a quarter, and a lasting change
- * of the machine turning the choice around.  Exit 0: pass; 1: fail.
+ * with every 8th call timed, the slower one retried, three calls in a row,
+ * at an interval that grows with how much slower it was (capped), a lone
+ * slow sample moving the faster path's estimate by at most a quarter, and a
+ * lasting change of the machine turning the choice around.  Three paths
+ * (the pml's): the two slower ones take turns at the retries, and a
+ * retry's best sample becomes the estimate.  Exit 0: pass; 1: fail.
  */
 #include "coll/sm/coll_sm.h"
 
@@ -52,15 +54,21 @@ static void test_policy(void)
     CHECK(p[0] == SEG && p[1] == SEG && p[2] == CMA && p[3] == CMA,
           "exploration order %d %d %d %d", p[0], p[1], p[2], p[3]);
     CHECK(timed == 4, "exploration calls are timed (%d)", timed);
-    /* then single copy, the segment tried again once in 64 x 4 = 256 calls */
-    int seg = 0, first_seg = -1;
+    /* then single copy, the segment tried again in bursts of three calls
+     * once in 128 x 4 = 512 others: calls 512-514 and 1026-1028 */
+    int seg = 0, first_seg = -1, burst_ok = 1;
     timed = 0;
-    for (int i = 1; i <= 512; i++)
-        if (call(&a, cma_fast, &timed) == SEG && seg++ == 0)
-            first_seg = i;
-    CHECK(seg == 2 && first_seg == 256, "the slower path: %d calls, first at %d (want 2, 256)",
-          seg, first_seg);
-    CHECK(timed >= 60 && timed <= 70, "about every 8th call timed: %d of 512", timed);
+    for (int i = 1; i <= 1100; i++)
+        if (call(&a, cma_fast, &timed) == SEG) {
+            if (seg++ == 0)
+                first_seg = i;
+            burst_ok &= (i >= 512 && i <= 514) || (i >= 1026 && i <= 1028);
+        }
+    CHECK(seg == 6 && first_seg == 512 && burst_ok,
+          "the slower path: %d calls, first at %d (want 6 in two bursts, from 512)", seg,
+          first_seg);
+    CHECK(timed >= 135 && timed <= 150, "about every 8th call timed, and the retries: %d of 1100",
+          timed);
 
     /* a lone slow sample of the faster path: at most a quarter up */
     float before = a.est[CMA];
@@ -87,10 +95,52 @@ static void test_policy(void)
     CHECK(tried == 1, "capped retry interval: %d tries in 1024 calls", tried);
 }
 
+/* Three paths: exploration 0 0 1 1 2 2, then the fastest; the slower two
+ * take turns; a retry whose first sample is slow keeps its best one. */
+static void test_three(void)
+{
+    rail_adapt_t a = {0};
+    bool measure;
+    int p[6];
+    for (int i = 0; i < 6; i++) {
+        p[i] = rail_adapt_pick_n(&a, 3, &measure);
+        rail_adapt_record(&a, p[i], BYTES, p[i] == 2 ? 100000 : p[i] == 1 ? 400000 : 200000);
+    }
+    CHECK(p[0] == 0 && p[1] == 0 && p[2] == 1 && p[3] == 1 && p[4] == 2 && p[5] == 2,
+          "three paths explored in order: %d %d %d %d %d %d", p[0], p[1], p[2], p[3], p[4],
+          p[5]);
+    int first[3] = {-1, -1, -1}, count[3] = {0, 0, 0};
+    for (int i = 1; i <= 1200; i++) {
+        int q = rail_adapt_pick_n(&a, 3, &measure);
+        if (first[q] < 0)
+            first[q] = i;
+        count[q]++;
+    }
+    /* path 0 (2x slower) after 256 calls (256-258), path 1 (4x) 512 after
+     * that (770-772), path 0 again 256 later (1028-1030) */
+    CHECK(first[0] == 256 && first[1] == 770 && count[0] == 6 && count[1] == 3,
+          "slower paths take turns: first at %d and %d, %d and %d calls", first[0], first[1],
+          count[0], count[1]);
+
+    /* a retry burst of path 0: a slow first sample, then fast ones */
+    rail_adapt_t b = a;
+    b.since = 100000;
+    int q = rail_adapt_pick_n(&b, 3, &measure);
+    CHECK(measure && (q == 0 || q == 1), "retry due: path %d", q);
+    rail_adapt_record(&b, q, BYTES, 10000000);
+    for (int i = 0; i < 2; i++) {
+        int r = rail_adapt_pick_n(&b, 3, &measure);
+        CHECK(r == q && measure, "a burst of three: call %d took path %d", i + 2, r);
+        rail_adapt_record(&b, r, BYTES, 50000);
+    }
+    CHECK(rail_adapt_pick_n(&b, 3, &measure) == q, "the retried path, now fastest, is chosen");
+}
+
 int main(void)
 {
     test_classes();
     test_policy();
+    test_three();
     if (failures) {
         printf("sm_adapt_unit: %d failures\n", failures);
         return 1;

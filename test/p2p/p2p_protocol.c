@@ -10,13 +10,29 @@
  *   alternate  exactly half by each       (RAIL_PML_RNDV_ADAPT_ALTERNATE=1)
  *   adaptive   both tried, at least twice (the receiver's choice by time)
  *   unset      only that every message was counted once
+ *
+ * P2P_SHARE=yes|no (with RAIL_PML_RNDV_GET_MIN=1, sm): then 1 MiB messages
+ * one way, checked, until the receiver's btl_sm_get_chunks_in counter shows
+ * that the waiting sender wrote part of one (at most SHARE_TRIES messages:
+ * it helps only when it is scheduled while the receiver copies; with more
+ * ranks than CPUs btl sm does not ask, and only the data are checked); "no"
+ * (RAIL_BTL_SM_GET_SHARE_MIN=0): SHARE_TRIES / 10 messages, no shared get.
+ *
+ * P2P_STREAM=yes|no: whether this process, as a sender, wrote fragments
+ * with non-temporal stores (btl_sm_frags_streamed; "yes" only where the CPU
+ * has AVX2): the receiver's alternation includes the streamed pipeline, and
+ * RAIL_COPY_STREAM=always streams every fragment.
  */
 #include "p2p_test.h"
+
+#include <unistd.h>
 
 #define MSG (256 * 1024)
 #define ONE_BY_ONE 12
 #define WINDOW 8
 #define N_MSGS (ONE_BY_ONE + WINDOW + 2)
+#define SHARE_MSG (1024 * 1024)
+#define SHARE_TRIES 400
 
 static MPI_T_pvar_session session;
 static MPI_T_pvar_handle h_get, h_pipe;
@@ -29,6 +45,65 @@ static MPI_T_pvar_handle pvar_handle(const char *name)
     MPI_OK(MPI_T_pvar_handle_alloc(session, idx, NULL, &h, &count));
     CHECK(count == 1, "%s: count %d", name, count);
     return h;
+}
+
+static unsigned long long pvar_read(const char *name);
+
+static void check_stream(const char *want, unsigned long long before)
+{
+    unsigned long long n = pvar_read("btl_sm_frags_streamed") - before;
+    __builtin_cpu_init();
+    if (strcmp(want, "yes") == 0 && __builtin_cpu_supports("avx2"))
+        CHECK(n > 0, "no fragment written with streaming stores");
+    else if (strcmp(want, "no") == 0)
+        CHECK(n == 0, "%llu fragments written with streaming stores", n);
+}
+
+static unsigned long long pvar_read(const char *name)
+{
+    MPI_T_pvar_handle h = pvar_handle(name);
+    unsigned long long v = 0;
+    MPI_OK(MPI_T_pvar_read(session, h, &v));
+    MPI_OK(MPI_T_pvar_handle_free(session, &h));
+    return v;
+}
+
+/* Shared gets (P2P_SHARE): lower rank sends, higher receives. */
+static void shared_gets(int peer, int want)
+{
+    unsigned char *buf = malloc(SHARE_MSG);
+    CHECK(buf, "out of memory");
+    const unsigned long long gets0 = pvar_read("btl_sm_get_shared"),
+                             in0 = pvar_read("btl_sm_get_chunks_in");
+    int tries = want && t_size <= sysconf(_SC_NPROCESSORS_ONLN) ? SHARE_TRIES : SHARE_TRIES / 10;
+    int i, more = 1;
+    for (i = 0; i < tries && more; i++) {
+        if (t_rank < peer) {
+            t_fill(buf, SHARE_MSG, t_rank, 300 + i);
+            MPI_OK(MPI_Send(buf, SHARE_MSG, MPI_BYTE, peer, 300, MPI_COMM_WORLD));
+        } else {
+            memset(buf, 0, SHARE_MSG);
+            MPI_OK(MPI_Recv(buf, SHARE_MSG, MPI_BYTE, peer, 300, MPI_COMM_WORLD,
+                            MPI_STATUS_IGNORE));
+            t_expect(buf, SHARE_MSG, peer, 300 + i, "shared get");
+            more = !want || pvar_read("btl_sm_get_chunks_in") == in0;
+        }
+        if (t_rank < peer)
+            MPI_OK(MPI_Recv(&more, 1, MPI_INT, peer, 301, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        else
+            MPI_OK(MPI_Send(&more, 1, MPI_INT, peer, 301, MPI_COMM_WORLD));
+    }
+    if (t_rank > peer) {
+        unsigned long long gets = pvar_read("btl_sm_get_shared") - gets0,
+                           in = pvar_read("btl_sm_get_chunks_in") - in0;
+        if (want && t_size <= sysconf(_SC_NPROCESSORS_ONLN))
+            CHECK(in > 0 && gets >= 1, "%d messages of 1 MiB: the sender wrote none of them "
+                  "(%llu shared gets)", i, gets);
+        else
+            CHECK(in == 0 && gets == 0, "%llu shared gets, %llu chunks written by the sender "
+                  "with sharing off", gets, in);
+    }
+    free(buf);
 }
 
 static void counters(unsigned long long *get, unsigned long long *pipe)
@@ -53,6 +128,7 @@ int main(int argc, char **argv)
         CHECK(sbuf && rbuf, "out of memory");
         unsigned long long g0, p0, g1, p1;
         counters(&g0, &p0);
+        const unsigned long long streamed0 = pvar_read("btl_sm_frags_streamed");
         const int first = t_rank < peer;
 
         /* One at a time, both ways (a ping-pong; some receives by ANY_SOURCE). */
@@ -123,6 +199,11 @@ int main(int argc, char **argv)
                   piped);
         else
             CHECK(!expect, "unknown P2P_EXPECT=%s", expect);
+        if (getenv("P2P_STREAM"))
+            check_stream(getenv("P2P_STREAM"), streamed0);
+        const char *share = getenv("P2P_SHARE");
+        if (share)
+            shared_gets(peer, strcmp(share, "yes") == 0);
         free(sbuf);
         free(rbuf);
     }

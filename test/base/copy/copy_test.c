@@ -5,7 +5,9 @@
  * guard bytes on both sides (a vector head or tail that wrote outside the
  * range would show).  Both implementations: auto and libc.  Also a copy of
  * 1 MiB at each of the 8-byte misalignments (the case glibc's `rep movsb`
- * handles at 2 GB/s on AMD hosts), checked for content only.
+ * handles at 2 GB/s on AMD hosts), checked for content only.  The same
+ * sweep for rail_copy_stream (non-temporal stores from the first 64-byte
+ * boundary) where the CPU has it.
  */
 #include "base/copy.h"
 
@@ -16,6 +18,8 @@
 
 static int failures;
 
+static void (*copy_fn)(void *, const void *, size_t);
+
 static void check_one(size_t len, size_t so, size_t dof)
 {
     static uint8_t src[8192 + 128], dst[8192 + 256], ref[8192 + 256];
@@ -23,7 +27,7 @@ static void check_one(size_t len, size_t so, size_t dof)
         src[i] = (uint8_t)(i * 131 + len);
     memset(dst, 0xee, sizeof(dst));
     memset(ref, 0xee, sizeof(ref));
-    rail_copy(dst + 64 + dof, src + so, len);
+    copy_fn(dst + 64 + dof, src + so, len);
     memcpy(ref + 64 + dof, src + so, len);
     if (memcmp(dst, ref, sizeof(dst)) != 0) {
         size_t at = 0;
@@ -35,9 +39,15 @@ static void check_one(size_t len, size_t so, size_t dof)
     }
 }
 
+static void copy_default(void *d, const void *s, size_t len)
+{
+    rail_copy(d, s, len);
+}
+
 static void sweep(const char *isa)
 {
     rail_copy_select(isa);
+    copy_fn = copy_default;
     const size_t lens[] = { 0,    1,    2,    3,    4,    5,    7,    8,    9,    15,   16,
                             17,   24,   31,   32,   33,   2047, 2048, 2049, 2080, 2111, 2175,
                             2176, 2177, 4096, 4099, 5000, 8191, 8192 };
@@ -54,8 +64,22 @@ int main(void)
         fprintf(stderr, "FAIL: copy_isa=libc left a vector copy selected\n");
         failures++;
     }
+    if (rail_copy_stream != NULL) {
+        fprintf(stderr, "FAIL: copy_isa=libc left a streaming copy selected\n");
+        failures++;
+    }
     sweep("auto");
     printf("vector copy: %s\n", rail_copy_vec ? "yes (AVX2)" : "no (this CPU: memcpy)");
+    if (rail_copy_stream) {
+        copy_fn = rail_copy_stream;
+        const size_t lens[] = { 0,   1,   63,  64,  65,   127,  128,  129,  191,  192,
+                                193, 255, 256, 257, 2047, 2048, 4095, 4099, 8191, 8192 };
+        for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
+            for (size_t so = 0; so < 64; so++)
+                for (size_t dof = 0; dof < 64; dof++)
+                    check_one(lens[l], so, dof);
+    }
+    printf("streaming copy: %s\n", rail_copy_stream ? "yes (AVX2), checked" : "no (this CPU)");
 
     size_t big = (size_t)1 << 20;
     uint8_t *a = malloc(big + 64), *b = malloc(big + 64);
@@ -64,11 +88,17 @@ int main(void)
     for (size_t i = 0; i < big + 64; i++)
         a[i] = (uint8_t)(i ^ (i >> 9));
     for (size_t off = 0; off < 64; off += 8) {
-        memset(b, 0, big + 64);
-        rail_copy(b + off, a, big);
-        if (memcmp(b + off, a, big) != 0 || (off && b[off - 1] != 0) || b[off + big] != 0) {
-            fprintf(stderr, "FAIL: 1 MiB copy to offset %zu\n", off);
-            failures++;
+        for (int stream = 0; stream < 2; stream++) {
+            if (stream && !rail_copy_stream)
+                break;
+            memset(b, 0, big + 64);
+            (stream ? rail_copy_stream : copy_default)(b + off, a + off / 2, big);
+            if (memcmp(b + off, a + off / 2, big) != 0 || (off && b[off - 1] != 0) ||
+                b[off + big] != 0) {
+                fprintf(stderr, "FAIL: 1 MiB %s copy to offset %zu\n",
+                        stream ? "streaming" : "", off);
+                failures++;
+            }
         }
     }
     free(a);

@@ -9,6 +9,10 @@
  * by the kernel towards one peer (rank 1 not dumpable, nobody holding
  * CAP_SYS_PTRACE: EPERM): the ranks that cannot read rank 1 clear their
  * get/put flags in add_procs; rank 1, which can read the others, keeps them.
+ * Shared gets (from btl_sm_get_share_min): rank 0 gets 1 MiB from rank 1
+ * while rank 1 progresses (until rank 1 has written part of one), and while
+ * rank 1 is away in a fence: rank 0 then copies alone, and that request,
+ * which rank 1 finds while rank 0's next gets run, must take no part in them.
  */
 #include "test/btl/sm/sm_test.h"
 #include "btl/sm/sm.h"
@@ -230,6 +234,79 @@ static void get_refused(btl_module_t *m, btl_endpoint_t *ep, int p)
             "get worked without single copy");
 }
 
+#define SHARE_LEN (1 << 20)
+#define SHARE_TRIES 400
+#define SHARE_TAG 7
+static volatile long share_stop;
+
+static void share_stop_recv(btl_module_t *m, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
+                            const void *payload, size_t len)
+{
+    share_stop++;
+}
+
+/* Rank 0 gets from rank 1: first with rank 1 progressing, then away. */
+static void shared_gets(btl_module_t *m, btl_endpoint_t **eps, int rank)
+{
+    btl_register_recv(SHARE_TAG, share_stop_recv);
+    T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+    if (rank == 1) {
+        sm_test_progress_until(m, &share_stop, 1);
+        T_CHECK(btl_sm_count_share_chunks_out > 0, "rank 1 helped with no get");
+    } else if (rank == 0) {
+        uint8_t *dst = malloc(SHARE_LEN);
+        T_CHECK(dst, "out of memory");
+        struct iovec l = {dst, SHARE_LEN}, r = {(void *)(uintptr_t)cards[1].src_addr, SHARE_LEN};
+        const uint64_t gets0 = btl_sm_count_share_gets;
+        int i;
+        for (i = 0; i < SHARE_TRIES && btl_sm_count_share_chunks_in == 0; i++) {
+            memset(dst, SENTINEL, SHARE_LEN);
+            T_CHECK(m->get(m, eps[1], &l, 1, &cards[1].src, &r, 1, on_done, NULL) ==
+                    MPI_SUCCESS, "shared get");
+            for (size_t k = 0; k < SHARE_LEN; k++)
+                T_CHECK(dst[k] == src_byte(1, k), "shared get %d: byte %zu", i, k);
+        }
+        T_CHECK(btl_sm_count_share_gets - gets0 == (uint64_t)i &&
+                btl_sm_count_share_chunks_in > 0, "%d shared gets (counted %llu): rank 1 "
+                "wrote none", i, (unsigned long long)(btl_sm_count_share_gets - gets0));
+        sm_test_send(m, eps[1], SHARE_TAG, NULL, 0, NULL, 0);
+        free(dst);
+    }
+    T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+    /* Rank 1 away in the fence: rank 0 copies everything itself. */
+    uint64_t in0 = btl_sm_count_share_chunks_in;
+    uint8_t *late = rank == 0 ? malloc(SHARE_LEN) : NULL, *next = rank == 0 ? malloc(SHARE_LEN) : NULL;
+    struct iovec r = {(void *)(uintptr_t)cards[1].src_addr, SHARE_LEN};
+    if (rank == 0) {
+        struct iovec l = {late, SHARE_LEN};
+        T_CHECK(late && next && m->get(m, eps[1], &l, 1, &cards[1].src, &r, 1, on_done, NULL) ==
+                MPI_SUCCESS, "get without help");
+        T_CHECK(btl_sm_count_share_chunks_in == in0, "rank 1 wrote while in a fence");
+        for (size_t k = 0; k < SHARE_LEN; k++)
+            T_CHECK(late[k] == src_byte(1, k), "get without help: byte %zu", k);
+        memset(late, SENTINEL, SHARE_LEN);
+    }
+    T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+    /* The stale request reaches rank 1 while rank 0's next gets run: it
+     * must take no chunk of them (it would write them into `late`). */
+    if (rank == 1) {
+        sm_test_progress_until(m, &share_stop, 2);
+    } else if (rank == 0) {
+        struct iovec l = {next, SHARE_LEN};
+        for (int i = 0; i < 20; i++) {
+            T_CHECK(m->get(m, eps[1], &l, 1, &cards[1].src, &r, 1, on_done, NULL) ==
+                    MPI_SUCCESS, "get after the fence");
+            for (size_t k = 0; k < SHARE_LEN; k++)
+                T_CHECK(next[k] == src_byte(1, k), "get after the fence: byte %zu", k);
+        }
+        sm_test_send(m, eps[1], SHARE_TAG, NULL, 0, NULL, 0);
+        for (size_t k = 0; k < SHARE_LEN; k++)
+            T_CHECK(late[k] == SENTINEL, "a stale request wrote byte %zu", k);
+        free(late);
+        free(next);
+    }
+}
+
 static int cma_main(int rank, int size, void *arg)
 {
     int mode = (int)(intptr_t)arg;
@@ -264,6 +341,7 @@ static int cma_main(int rank, int size, void *arg)
     if (mode == MODE_CMA) {
         T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
         check_inbox(inbox, rank, size);
+        shared_gets(m, eps, rank);
         T_CHECK(m->deregister_mem(m, &card.src) == MPI_SUCCESS, "deregister");
     } else {
         copy_in_out(m, eps, src, rank, size);
