@@ -90,6 +90,7 @@
 #include "base/atomic.h"
 #include "base/dt.h"
 #include "base/adapt.h"
+#include "base/copy.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -151,7 +152,10 @@ enum { COLL_SM_UNSET = 0, COLL_SM_READY = 1, COLL_SM_OFF = -1 };
  * rank 0 does and tells the others in a first step (sm_reduce.c,
  * sm_gather.c, sm_rscatter.c).  Not when the node is oversubscribed (the
  * segment). */
-enum { COLL_SM_PATH_SEGMENT = 0, COLL_SM_PATH_CMA = 1 };
+enum { COLL_SM_PATH_SEGMENT = 0, COLL_SM_PATH_CMA = 1,
+       /* bcast, where the CPU can: the segment, the root writing it with
+        * non-temporal stores (base/copy.h rail_copy_stream) */
+       COLL_SM_PATH_STREAM = 2 };
 enum {
     COLL_SM_ADAPT_BCAST,
     COLL_SM_ADAPT_REDUCE,
@@ -192,6 +196,7 @@ typedef struct coll_sm_module {
     size_t slot_size, slot_stride;
     int slots;
     rail_adapt_t adapt[COLL_SM_ADAPT_KINDS][RAIL_ADAPT_CLASSES];
+    uint32_t bcast_turn;           /* coll_sm_adapt_alternate: bcasts so far */
     char *cma_buf;                 /* single-copy reductions: 3 pieces, made at the first */
     uint8_t verdict;               /* of the setup exchange (SM_OK_* in sm_segment.c) */
 } coll_sm_module_t;
@@ -447,6 +452,7 @@ typedef struct coll_sm_data {
     MPI_Count count;
     size_t bytes;
     bool device;
+    bool stream;                   /* packed into the segment by streaming stores */
 } coll_sm_data_t;
 
 void coll_sm_data_init(coll_sm_data_t *d, const void *buf, MPI_Count count,

@@ -106,8 +106,9 @@ static int sm_send_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t 
 /* ------------------------------------------------------------ bcast */
 
 /* The root's path for d: forced single copy, or chosen by measured time
- * (*a set when this call is to be timed and recorded there), or the
- * segment. */
+ * between the segment, single copy and (AVX2) the segment written with
+ * streaming stores (*a set when this call is to be timed and recorded
+ * there), or the segment. */
 static int bcast_path(coll_sm_module_t *m, const coll_sm_data_t *d, rail_adapt_t **a)
 {
     *a = NULL;
@@ -115,9 +116,10 @@ static int bcast_path(coll_sm_module_t *m, const coll_sm_data_t *d, rail_adapt_t
         return COLL_SM_PATH_SEGMENT;
     if (coll_sm_params.cma_min > 0 && d->bytes >= coll_sm_params.cma_min)
         return COLL_SM_PATH_CMA;
+    const int paths = rail_copy_stream_offered() ? 3 : 2;
     if (coll_sm_params.adapt_alternate && coll_sm_params.adapt_min > 0 &&
         d->bytes >= coll_sm_params.adapt_min)
-        return (int)(m->seq & 1);   /* testing: both paths, one after the other */
+        return (int)(m->bcast_turn++ % (uint32_t)paths);   /* testing: every path in turn */
     /* oversubscribed: the segment, whose root fills buffers ahead while the
      * receivers wait for a CPU, was as fast or faster at every size (np 4
      * and 8 on 2 cores), and timing whole calls there costs more than it
@@ -126,7 +128,7 @@ static int bcast_path(coll_sm_module_t *m, const coll_sm_data_t *d, rail_adapt_t
         return COLL_SM_PATH_SEGMENT;
     rail_adapt_t *c = coll_sm_adapt_of(m, COLL_SM_ADAPT_BCAST, d->bytes);
     bool measure;
-    int path = rail_adapt_pick(c, &measure);
+    int path = rail_adapt_pick_n(c, paths, &measure);
     *a = measure ? c : NULL;
     return path;
 }
@@ -170,7 +172,15 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
     }
     rail_adapt_t *a;
     int path = bcast_path(m, &d, &a);
+    /* A timed call starts when everyone has finished the previous
+     * operation: a root that ran ahead through the segment would otherwise
+     * count the receivers' backlog against this call's path (64 KiB: 6-15
+     * us measured for 1.6 us calls). */
+    if (a)
+        coll_sm_wait_all(m, COLL_SM_V(s - 1, COLL_SM_FINAL));
     uint64_t t0 = a ? rail_now_ns() : 0;
+    d.stream = path == COLL_SM_PATH_STREAM || (path == COLL_SM_PATH_SEGMENT && d.contig &&
+                                               !d.device && rail_copy_stream_always());
     if (path == COLL_SM_PATH_CMA)
         bcast_root_cma(m, s, &d);
     else

@@ -100,7 +100,9 @@ static int sm_register_params(void)
     rail_param_register_bool("coll_sm_adapt_alternate", false,
                              "Testing: broadcasts from coll_sm_adapt_min bytes, reductions and "
                              "allgathers from coll_sm_adapt_agree_min bytes alternate between "
-                             "the segment and single copy, call by call, oversubscribed or not",
+                             "the segment and single copy (broadcasts, where the CPU has AVX2, "
+                             "also the segment written with streaming stores), call by call, "
+                             "oversubscribed or not",
                              RAIL_PARAM_LEVEL_DEV, &p->adapt_alternate);
     rail_param_register_int("coll_sm_spin_count", 2000,
                             "Polls a wait spins before it polls with sched_yield() (at most 16 "
@@ -231,6 +233,7 @@ void coll_sm_data_init(coll_sm_data_t *d, const void *buf, MPI_Count count,
     d->bytes = (size_t)(count * dt->size);
     d->device = coll_is_device(buf, count, dt);
     d->contig = rail_dt_contig_ptr(dt->layout, count, buf);
+    d->stream = false;
 }
 
 static int sm_move(const coll_sm_data_t *d, size_t off, void *shm, size_t len, bool pack)
@@ -241,7 +244,10 @@ static int sm_move(const coll_sm_data_t *d, size_t off, void *shm, size_t len, b
         char *u = d->contig + off;
         if (d->device)
             return accel_copy(pack ? shm : u, pack ? u : shm, len, NULL);
-        rail_copy(pack ? shm : u, pack ? u : shm, len);
+        if (pack && d->stream && len >= RAIL_COPY_TUNE_MIN && rail_copy_stream)
+            rail_copy_stream(shm, u, len);
+        else
+            rail_copy(pack ? shm : u, pack ? u : shm, len);
         return MPI_SUCCESS;
     }
     struct rail_dt_cursor cur;
