@@ -32,7 +32,12 @@
  *     aligned header and payload), which are reused once they return;
  *     progress() called from a callback returns 0;
  *   - get/put are synchronous (done() runs before they return MPI_SUCCESS;
- *     on an error nothing ran and done() is not called);
+ *     on an error nothing ran and done() is not called); a contiguous get
+ *     from btl_sm_get_share_min bytes may have the peer write part of the
+ *     data (sm_cma.c): it does so inside its own progress(), so a get never
+ *     waits for a peer that is not already copying for it;
+ *   - BTL_PAYLOAD_STREAM: a FIFO payload of at least RAIL_COPY_TUNE_MIN
+ *     contiguous bytes is written with non-temporal stores;
  *   - flags: BTL_FLAG_GET | PUT | IOV are cleared at init when
  *     btl_sm_single_copy=none or CMA fails on ourselves, and in add_procs
  *     when reading any local peer fails (EPERM under ptrace restrictions):

@@ -26,8 +26,8 @@
  * read directly, everyone reads the others' blocks with process_vm_readv
  * and waits for everyone's FINAL before returning (its block is read until
  * then); otherwise the rounds follow, from step 2.
- * Own blocks are copied locally (gather, allgather) or go through the
- * segment like the others (alltoall).
+ * Own blocks are copied locally, not through the segment (in place an
+ * alltoall leaves its own block where it is).
  */
 #include "coll/sm/coll_sm.h"
 #include "mpi/mpi_err.h"
@@ -251,8 +251,11 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
 
 /* ------------------------------------------------------------ alltoall */
 
+/* Our own block goes straight across (copy_own; in place it is where it
+ * belongs), after the first round is posted, while the others pack theirs;
+ * the rounds move the others. */
 static int alltoall_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *s0,
-                           const coll_sm_data_t *r0)
+                           const coll_sm_data_t *r0, bool copy_own)
 {
     int set = coll_sm_set(m, s), n = m->n, rc = MPI_SUCCESS;
     size_t P = m->chunk / (size_t)n;
@@ -266,13 +269,22 @@ static int alltoall_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
         int b = coll_sm_bidx(m, s, k);
         char *out = coll_sm_buf(m, m->me, set, b);
         for (int j = 0; j < n && off < s0->bytes; j++) {
+            if (j == m->me)
+                continue;
             coll_sm_data_t dj = coll_sm_data_at(s0, j * s0->count);
             rc = SM_KEEP(rc, coll_sm_pack(&dj, off, out + (size_t)j * P,
                                           RAIL_MIN(P, s0->bytes - off)));
         }
         coll_sm_post(m, COLL_SM_V(s, k + 1));
+        if (k == 0 && copy_own)
+            rc = SM_KEEP(rc, coll_copy(coll_elem(s0->buf, s0->dt, m->me * s0->count), s0->count,
+                                       (mpi_datatype_t *)s0->dt,
+                                       coll_elem(r0->buf, r0->dt, m->me * r0->count), r0->count,
+                                       (mpi_datatype_t *)r0->dt));
         coll_sm_wait_all(m, COLL_SM_V(s, k + 1));
         for (int j = 0; j < n; j++) {
+            if (j == m->me)
+                continue;
             coll_sm_data_t dj = coll_sm_data_at(r0, j * r0->count);
             const char *in = coll_sm_buf(m, j, set, b) + (size_t)m->me * P;
             rc = SM_KEEP(rc, sm_take(m, set, j, &dj, off, P, in));
@@ -310,7 +322,7 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
     }
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = alltoall_rounds(m, s, &s0, &r0);
+    rc = alltoall_rounds(m, s, &s0, &r0, sbuf != MPI_IN_PLACE);
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     return rc;
 }
