@@ -123,8 +123,12 @@ static int bcast_path(coll_sm_module_t *m, const coll_sm_data_t *d, rail_adapt_t
     /* oversubscribed: the segment, whose root fills buffers ahead while the
      * receivers wait for a CPU, was as fast or faster at every size (np 4
      * and 8 on 2 cores), and timing whole calls there costs more than it
-     * tells */
-    if (coll_sm_params.adapt_min == 0 || d->bytes < coll_sm_params.adapt_min || m->oversub)
+     * tells.  Written with streaming stores where the CPU can: np 4, 1 MiB,
+     * 79-94 us against 66-72 in the VM's fast mode, but the plain segment
+     * takes 400 us in its slow one (coll/sm/README.md). */
+    if (m->oversub)
+        return paths == 3 ? COLL_SM_PATH_STREAM : COLL_SM_PATH_SEGMENT;
+    if (coll_sm_params.adapt_min == 0 || d->bytes < coll_sm_params.adapt_min)
         return COLL_SM_PATH_SEGMENT;
     rail_adapt_t *c = coll_sm_adapt_of(m, COLL_SM_ADAPT_BCAST, d->bytes);
     bool measure;
