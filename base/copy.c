@@ -11,11 +11,21 @@ void (*rail_copy_vec)(void *dst, const void *src, size_t len);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
+int rail_copy_stream_mode;       /* RAIL_COPY_STREAM_* (copy_stream) */
+
+__attribute__((target("avx2"))) static void copy_stream_avx2(void *dst, const void *src,
+                                                             size_t len);
+
 /* Stores aligned to 32 bytes (the head by one unaligned 32-byte move that
  * may overlap the loop's first store), loads unaligned, four vectors per
- * step, the tail by one unaligned 32-byte move ending at the last byte. */
+ * step, the tail by one unaligned 32-byte move ending at the last byte.
+ * From RAIL_COPY_STREAM_MIN bytes, non-temporal stores (copy.h). */
 __attribute__((target("avx2"))) static void copy_avx2(void *dst, const void *src, size_t len)
 {
+    if (len >= RAIL_COPY_STREAM_MIN && rail_copy_stream_mode != RAIL_COPY_STREAM_NEVER) {
+        copy_stream_avx2(dst, src, len);
+        return;
+    }
     char *d = dst;
     const char *s = src;
     _mm256_storeu_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)s));
@@ -112,8 +122,6 @@ void rail_copy_select(const char *isa)
     }
 }
 
-int rail_copy_stream_mode;       /* RAIL_COPY_STREAM_* (copy_stream) */
-
 static const char *copy_isa_setting = "auto", *copy_stream_setting = "auto";
 
 int rail_copy_register_params(void)
@@ -126,9 +134,10 @@ int rail_copy_register_params(void)
     if (rc == MPI_SUCCESS)
         rc = rail_param_register_string(
             "copy_stream", "auto", "auto|never|always",
-            "Pipelined fragments (btl sm, from 16 KiB) written into shared memory with "
-            "non-temporal stores: auto (when the pml's receiver, timing each way, chooses "
-            "it), never, or always (needs AVX2; copy_isa=libc means never)",
+            "Non-temporal stores for pipelined fragments (btl sm, from 16 KiB; auto: when "
+            "the pml's receiver, timing each way, chooses it), coll sm bcasts (auto: by "
+            "time, and always when oversubscribed) and copies from 12 MiB (auto: always): "
+            "auto, never, or always (needs AVX2; copy_isa=libc means never)",
             RAIL_PARAM_LEVEL_DEV, &copy_stream_setting);
     if (rc == MPI_SUCCESS) {
         rail_copy_select(copy_isa_setting);

@@ -7,7 +7,8 @@
  * 1 MiB at each of the 8-byte misalignments (the case glibc's `rep movsb`
  * handles at 2 GB/s on AMD hosts), checked for content only.  The same
  * sweep for rail_copy_stream (non-temporal stores from the first 64-byte
- * boundary) where the CPU has it.
+ * boundary) where the CPU has it, and a copy beyond RAIL_COPY_STREAM_MIN
+ * (where rail_copy streams).
  */
 #include "base/copy.h"
 
@@ -99,6 +100,25 @@ int main(void)
                         stream ? "streaming" : "", off);
                 failures++;
             }
+        }
+    }
+    free(a);
+    free(b);
+
+    /* rail_copy from RAIL_COPY_STREAM_MIN bytes streams: content and guards */
+    size_t huge = RAIL_COPY_STREAM_MIN + 4099;
+    a = malloc(huge + 64);
+    b = malloc(huge + 64);
+    if (!a || !b)
+        return 1;
+    for (size_t i = 0; i < huge + 64; i++)
+        a[i] = (uint8_t)(i * 7 ^ (i >> 11));
+    for (size_t off = 1; off < 64; off += 31) {
+        memset(b, 0, huge + 64);
+        rail_copy(b + off, a + 3, huge);
+        if (memcmp(b + off, a + 3, huge) != 0 || b[off - 1] != 0 || b[off + huge] != 0) {
+            fprintf(stderr, "FAIL: %zu-byte copy to offset %zu\n", huge, off);
+            failures++;
         }
     }
     free(a);
