@@ -167,6 +167,7 @@ struct btl_endpoint {
     char *base;                    /* the peer's segment, mapped here */
     size_t size;
     bool frags_mapped;             /* its frags populated here (sm_fifo.c) */
+    bool no_share;                 /* it could not write into us: no shared gets (sm_cma.c) */
 };
 
 typedef struct btl_sm_params {

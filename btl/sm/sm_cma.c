@@ -80,9 +80,10 @@ static int btl_sm_cma_error(int err, pid_t pid, bool write)
     return err == EFAULT || err == EINVAL ? MPI_ERR_ARG : MPI_ERR_OTHER;
 }
 
-/* Move all bytes between local and remote, BTL_SM_IOV_BATCH pieces at a time. */
+/* Move all bytes between local and remote, BTL_SM_IOV_BATCH pieces at a
+ * time; a failure is warned about once unless quiet. */
 static int btl_sm_cma_xfer(pid_t pid, const struct iovec *local, int n_local,
-                           const struct iovec *remote, int n_remote, bool write)
+                           const struct iovec *remote, int n_remote, bool write, bool quiet)
 {
     btl_sm_iov_cursor_t l = {local, n_local, 0, 0}, r = {remote, n_remote, 0, 0};
     struct iovec lv[BTL_SM_IOV_BATCH], rv[BTL_SM_IOV_BATCH];
@@ -99,7 +100,7 @@ static int btl_sm_cma_xfer(pid_t pid, const struct iovec *local, int n_local,
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0)
-            return btl_sm_cma_error(got < 0 ? errno : EFAULT, pid, write);
+            return quiet ? MPI_ERR_OTHER : btl_sm_cma_error(got < 0 ? errno : EFAULT, pid, write);
         btl_sm_iov_advance(&l, (size_t)got);
         btl_sm_iov_advance(&r, (size_t)got);
     }
@@ -212,7 +213,7 @@ static int btl_sm_share_chunk(pid_t pid, const btl_sm_share_hdr_t *h, uint32_t i
     size_t off = (size_t)idx * h->chunk, len = RAIL_MIN((size_t)h->chunk, (size_t)h->len - off);
     struct iovec me = {(void *)(uintptr_t)((write ? h->src : h->dst) + off), len};
     struct iovec peer = {(void *)(uintptr_t)((write ? h->dst : h->src) + off), len};
-    return btl_sm_cma_xfer(pid, &me, 1, &peer, 1, write);
+    return btl_sm_cma_xfer(pid, &me, 1, &peer, 1, write, write);
 }
 
 /* Helper side: the request arrived in our progress(); ep is the requester. */
@@ -283,7 +284,10 @@ static int btl_sm_share_get(btl_sm_module_t *m, btl_endpoint_t *ep, const struct
     }
     btl_sm_count_share_chunks_in += h.nch - mine;
     if (RAIL_UNLIKELY(d & BTL_SM_SHARE_FAILED) && rc == MPI_SUCCESS) {
-        /* The helper could not write (it says why): copy its part again. */
+        /* The helper could not write into us (CMA can be refused one way,
+         * e.g. towards a process that is not dumpable): copy its part
+         * again, and do not ask it again. */
+        ep->no_share = true;
         for (uint32_t i = mine; i < h.nch && rc == MPI_SUCCESS; i++)
             rc = btl_sm_share_chunk(ep->pid, &h, i, false);
     }
@@ -297,6 +301,7 @@ static int btl_sm_rdma(btl_endpoint_t *ep, const struct iovec *local, int n_loca
     btl_sm_module_t *m = &btl_sm_module;
     int rc = btl_sm_cma_check(m, ep, reg, local, n_local, remote, n_remote);
     if (rc == MPI_SUCCESS && !write && n_local == 1 && n_remote == 1 && !rte_info.oversubscribed &&
+        !ep->no_share &&
         btl_sm_params.get_share_min && local->iov_len >= btl_sm_params.get_share_min &&
         local->iov_len >= 2 * BTL_SM_SHARE_CHUNK_MIN) {
         rc = btl_sm_share_get(m, ep, local, remote);
@@ -305,7 +310,7 @@ static int btl_sm_rdma(btl_endpoint_t *ep, const struct iovec *local, int n_loca
         rc = MPI_SUCCESS;
     }
     if (rc == MPI_SUCCESS)
-        rc = btl_sm_cma_xfer(ep->pid, local, n_local, remote, n_remote, write);
+        rc = btl_sm_cma_xfer(ep->pid, local, n_local, remote, n_remote, write, false);
 out:
     if (rc == MPI_SUCCESS && done)
         done(cbdata, MPI_SUCCESS);

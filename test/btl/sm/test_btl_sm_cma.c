@@ -13,6 +13,8 @@
  * while rank 1 progresses (until rank 1 has written part of one), and while
  * rank 1 is away in a fence: rank 0 then copies alone, and that request,
  * which rank 1 finds while rank 0's next gets run, must take no part in them.
+ * With CMA refused towards rank 1, rank 0 cannot help rank 1's gets: the
+ * data still arrive and rank 1 stops asking.
  */
 #include "test/btl/sm/sm_test.h"
 #include "btl/sm/sm.h"
@@ -245,6 +247,19 @@ static void share_stop_recv(btl_module_t *m, btl_endpoint_t *ep, const void *hdr
     share_stop++;
 }
 
+/* Get SHARE_LEN bytes of p's source into dst (poisoned first) and check
+ * them. */
+static void get_whole(btl_module_t *m, btl_endpoint_t *ep, int p, uint8_t *dst, const char *what,
+                      int i)
+{
+    struct iovec l = {dst, SHARE_LEN}, r = {(void *)(uintptr_t)cards[p].src_addr, SHARE_LEN};
+    memset(dst, SENTINEL, SHARE_LEN);
+    T_CHECK(m->get(m, ep, &l, 1, &cards[p].src, &r, 1, on_done, NULL) == MPI_SUCCESS, "%s %d",
+            what, i);
+    for (size_t k = 0; k < SHARE_LEN; k++)
+        T_CHECK(dst[k] == src_byte(p, k), "%s %d: byte %zu", what, i, k);
+}
+
 /* Rank 0 gets from rank 1: first with rank 1 progressing, then away. */
 static void shared_gets(btl_module_t *m, btl_endpoint_t **eps, int rank)
 {
@@ -256,16 +271,10 @@ static void shared_gets(btl_module_t *m, btl_endpoint_t **eps, int rank)
     } else if (rank == 0) {
         uint8_t *dst = malloc(SHARE_LEN);
         T_CHECK(dst, "out of memory");
-        struct iovec l = {dst, SHARE_LEN}, r = {(void *)(uintptr_t)cards[1].src_addr, SHARE_LEN};
         const uint64_t gets0 = btl_sm_count_share_gets;
         int i;
-        for (i = 0; i < SHARE_TRIES && btl_sm_count_share_chunks_in == 0; i++) {
-            memset(dst, SENTINEL, SHARE_LEN);
-            T_CHECK(m->get(m, eps[1], &l, 1, &cards[1].src, &r, 1, on_done, NULL) ==
-                    MPI_SUCCESS, "shared get");
-            for (size_t k = 0; k < SHARE_LEN; k++)
-                T_CHECK(dst[k] == src_byte(1, k), "shared get %d: byte %zu", i, k);
-        }
+        for (i = 0; i < SHARE_TRIES && btl_sm_count_share_chunks_in == 0; i++)
+            get_whole(m, eps[1], 1, dst, "shared get", i);
         T_CHECK(btl_sm_count_share_gets - gets0 == (uint64_t)i &&
                 btl_sm_count_share_chunks_in > 0, "%d shared gets (counted %llu): rank 1 "
                 "wrote none", i, (unsigned long long)(btl_sm_count_share_gets - gets0));
@@ -276,14 +285,10 @@ static void shared_gets(btl_module_t *m, btl_endpoint_t **eps, int rank)
     /* Rank 1 away in the fence: rank 0 copies everything itself. */
     uint64_t in0 = btl_sm_count_share_chunks_in;
     uint8_t *late = rank == 0 ? malloc(SHARE_LEN) : NULL, *next = rank == 0 ? malloc(SHARE_LEN) : NULL;
-    struct iovec r = {(void *)(uintptr_t)cards[1].src_addr, SHARE_LEN};
     if (rank == 0) {
-        struct iovec l = {late, SHARE_LEN};
-        T_CHECK(late && next && m->get(m, eps[1], &l, 1, &cards[1].src, &r, 1, on_done, NULL) ==
-                MPI_SUCCESS, "get without help");
+        T_CHECK(late && next, "out of memory");
+        get_whole(m, eps[1], 1, late, "get without help", 0);
         T_CHECK(btl_sm_count_share_chunks_in == in0, "rank 1 wrote while in a fence");
-        for (size_t k = 0; k < SHARE_LEN; k++)
-            T_CHECK(late[k] == src_byte(1, k), "get without help: byte %zu", k);
         memset(late, SENTINEL, SHARE_LEN);
     }
     T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
@@ -292,19 +297,40 @@ static void shared_gets(btl_module_t *m, btl_endpoint_t **eps, int rank)
     if (rank == 1) {
         sm_test_progress_until(m, &share_stop, 2);
     } else if (rank == 0) {
-        struct iovec l = {next, SHARE_LEN};
-        for (int i = 0; i < 20; i++) {
-            T_CHECK(m->get(m, eps[1], &l, 1, &cards[1].src, &r, 1, on_done, NULL) ==
-                    MPI_SUCCESS, "get after the fence");
-            for (size_t k = 0; k < SHARE_LEN; k++)
-                T_CHECK(next[k] == src_byte(1, k), "get after the fence: byte %zu", k);
-        }
+        for (int i = 0; i < 20; i++)
+            get_whole(m, eps[1], 1, next, "get after the fence", i);
         sm_test_send(m, eps[1], SHARE_TAG, NULL, 0, NULL, 0);
         for (size_t k = 0; k < SHARE_LEN; k++)
             T_CHECK(late[k] == SENTINEL, "a stale request wrote byte %zu", k);
         free(late);
         free(next);
     }
+}
+
+/* CMA refused towards rank 1 only: rank 1 gets from rank 0, which cannot
+ * write into rank 1 when asked to help: every byte still arrives, and rank
+ * 1 stops asking rank 0 once it has seen that. */
+static void shared_get_refused(btl_module_t *m, btl_endpoint_t **eps, int rank)
+{
+    btl_register_recv(SHARE_TAG, share_stop_recv);
+    T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+    if (rank == 0) {
+        sm_test_progress_until(m, &share_stop, 1);
+        T_CHECK(btl_sm_count_share_chunks_out > 0, "rank 0 was never asked to help");
+    } else if (rank == 1) {
+        uint8_t *dst = malloc(SHARE_LEN);
+        T_CHECK(dst, "out of memory");
+        for (int i = 0; i < SHARE_TRIES && !eps[0]->no_share; i++)
+            get_whole(m, eps[0], 0, dst, "get from rank 0", i);
+        T_CHECK(eps[0]->no_share, "rank 0 never failed to help (%llu shared gets)",
+                (unsigned long long)btl_sm_count_share_gets);
+        uint64_t asked = btl_sm_count_share_gets;
+        get_whole(m, eps[0], 0, dst, "get after the refusal", 0);
+        T_CHECK(btl_sm_count_share_gets == asked, "rank 0 asked again after it could not help");
+        sm_test_send(m, eps[0], SHARE_TAG, NULL, 0, NULL, 0);
+        free(dst);
+    }
+    T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
 }
 
 static int cma_main(int rank, int size, void *arg)
@@ -345,6 +371,8 @@ static int cma_main(int rank, int size, void *arg)
         T_CHECK(m->deregister_mem(m, &card.src) == MPI_SUCCESS, "deregister");
     } else {
         copy_in_out(m, eps, src, rank, size);
+        if (mode == MODE_REFUSED)
+            shared_get_refused(m, eps, rank);
     }
     sm_test_fini(m, eps);
     return 0;
