@@ -118,7 +118,8 @@ typedef struct btl_sm_seg_hdr {
     /* line 5: the owner's current shared get (sm_cma.c): generation << 32
      * | chunks the sender claimed << 16 | chunks the owner claimed */
     uint64_t share_claim RAIL_ALIGNED(RAIL_CACHELINE);
-    /* line 6: chunks the sender has written (| BTL_SM_SHARE_FAILED) */
+    /* line 6: chunks the sender has written, + BTL_SM_SHARE_FAILED for each
+     * it could not write */
     uint64_t share_done RAIL_ALIGNED(RAIL_CACHELINE);
 } btl_sm_seg_hdr_t;
 _Static_assert(sizeof(btl_sm_seg_hdr_t) <= BTL_SM_PAGE, "segment header fits its page");
@@ -268,7 +269,7 @@ int btl_sm_put(btl_module_t *m, btl_endpoint_t *ep, const struct iovec *local, i
                btl_done_cb_t done, void *cbdata);
 /* The active-message tag of a shared get's request for help (btl.h). */
 #define BTL_SM_TAG_SHARE (BTL_TAG_MAX - 1)
-#define BTL_SM_SHARE_FAILED (1ULL << 32)
+#define BTL_SM_SHARE_FAILED (1ULL << 32)   /* added per failed chunk: count above 32 bits */
 void btl_sm_share_help(btl_module_t *m, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
                        const void *payload, size_t payload_len);
 /* MPI_T counters: gets that asked their sender for help, chunks helpers

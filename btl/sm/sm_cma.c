@@ -283,7 +283,7 @@ static int btl_sm_share_get(btl_sm_module_t *m, btl_endpoint_t *ep, const struct
             sched_yield();
     }
     btl_sm_count_share_chunks_in += h.nch - mine;
-    if (RAIL_UNLIKELY(d & BTL_SM_SHARE_FAILED) && rc == MPI_SUCCESS) {
+    if (RAIL_UNLIKELY(d >= BTL_SM_SHARE_FAILED) && rc == MPI_SUCCESS) {
         /* The helper could not write into us (CMA can be refused one way,
          * e.g. towards a process that is not dumpable): copy its part
          * again, and do not ask it again. */

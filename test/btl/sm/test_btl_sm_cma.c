@@ -248,7 +248,9 @@ static void share_stop_recv(btl_module_t *m, btl_endpoint_t *ep, const void *hdr
 }
 
 /* Get SHARE_LEN bytes of p's source into dst (poisoned first) and check
- * them. */
+ * them; then progress, as an MPI process would between gets (our FIFO
+ * buffers come back to us only then, and a request for help that finds
+ * none left is not sent). */
 static void get_whole(btl_module_t *m, btl_endpoint_t *ep, int p, uint8_t *dst, const char *what,
                       int i)
 {
@@ -258,6 +260,7 @@ static void get_whole(btl_module_t *m, btl_endpoint_t *ep, int p, uint8_t *dst, 
             what, i);
     for (size_t k = 0; k < SHARE_LEN; k++)
         T_CHECK(dst[k] == src_byte(p, k), "%s %d: byte %zu", what, i, k);
+    m->progress(m);
 }
 
 /* Rank 0 gets from rank 1: first with rank 1 progressing, then away. */
