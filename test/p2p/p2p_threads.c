@@ -3,13 +3,16 @@
  * once, to every rank (itself included), with eager and rendezvous sizes,
  * one tag per thread, then ANY_SOURCE + ANY_TAG receives and matched probes
  * racing across threads.  Exits 77 when the library does not
- * provide MPI_THREAD_MULTIPLE.
+ * provide MPI_THREAD_MULTIPLE.  P2P_THREADS_BIG=BYTES sets the rendezvous
+ * size (default 100000; with RAIL_PML_RNDV_GET_MIN=1 and 300000, btl sm
+ * shares the gets with their senders).
  */
 #include "p2p_test.h"
 #include <pthread.h>
 
 #define T 4
 static int iters = 60;
+static size_t big = 100000;   /* the rendezvous messages' size */
 #define M 40
 
 typedef struct msg {
@@ -18,7 +21,7 @@ typedef struct msg {
 
 static size_t len_of(int seq)
 {
-    return seq % 25 == 7 ? 100000 : sizeof(msg_t) + (size_t)(seq % 7) * 40;
+    return seq % 25 == 7 ? big : sizeof(msg_t) + (size_t)(seq % 7) * 40;
 }
 
 static void *phase1(void *arg)
@@ -30,13 +33,13 @@ static void *phase1(void *arg)
     int *last = malloc(sizeof(int) * (size_t)n);
     int *got = calloc((size_t)n, sizeof(int));
     for (int i = 0; i < n; i++) {
-        rb[i] = malloc(100000);
-        sb[i] = malloc(100000);
+        rb[i] = malloc(big);
+        sb[i] = malloc(big);
         last[i] = -1;
     }
     for (int it = 0; it < iters; it++) {
         for (int i = 0; i < n; i++)
-            MPI_OK(MPI_Irecv(rb[i], 100000, MPI_BYTE, i, t, MPI_COMM_WORLD, &q[i]));
+            MPI_OK(MPI_Irecv(rb[i], (int)big, MPI_BYTE, i, t, MPI_COMM_WORLD, &q[i]));
         for (int d = 0; d < n; d++) {
             msg_t m = { t_rank, t, it };
             size_t len = len_of(it + d);
@@ -127,6 +130,10 @@ int main(int argc, char **argv)
     }
     if (t_size > 4)
         iters = 25;
+    if (getenv("P2P_THREADS_BIG"))
+        big = (size_t)atol(getenv("P2P_THREADS_BIG"));
+    if (big < sizeof(msg_t))
+        big = sizeof(msg_t);
     pthread_t th[T];
     for (int t = 0; t < T; t++)
         pthread_create(&th[t], NULL, phase1, (void *)(intptr_t)t);
