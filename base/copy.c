@@ -59,7 +59,7 @@ __attribute__((target("avx2"))) static void copy_avx2(void *dst, const void *src
 
 /* The same with non-temporal stores from the first 64-byte boundary of
  * dst: each line is written whole, past the caches, and any copy another
- * core holds is dropped without being read first (see rail_copy_tuned). */
+ * core holds is dropped without being read first (see copy.h). */
 __attribute__((target("avx2"))) static void copy_stream_avx2(void *dst, const void *src,
                                                              size_t len)
 {
@@ -134,10 +134,11 @@ int rail_copy_register_params(void)
     if (rc == MPI_SUCCESS)
         rc = rail_param_register_string(
             "copy_stream", "auto", "auto|never|always",
-            "Non-temporal stores for pipelined fragments (btl sm, from 16 KiB; auto: when "
-            "the pml's receiver, timing each way, chooses it), coll sm bcasts (auto: by "
-            "time, and always when oversubscribed) and copies from 12 MiB (auto: always): "
-            "auto, never, or always (needs AVX2; copy_isa=libc means never)",
+            "Non-temporal stores for data written into shared memory from 16 KiB: btl sm "
+            "pipelined fragments (auto: when the pml's receiver, timing each way, chooses "
+            "it) and coll sm segment writes (auto: bcasts by time, and always when "
+            "oversubscribed); and for copies from 12 MiB (auto: always).  auto, never, or "
+            "always (needs AVX2; copy_isa=libc means never)",
             RAIL_PARAM_LEVEL_DEV, &copy_stream_setting);
     if (rc == MPI_SUCCESS) {
         rail_copy_select(copy_isa_setting);

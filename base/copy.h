@@ -87,7 +87,7 @@ static inline void rail_copy(void *dst, const void *src, size_t len)
  * 27 streamed (two processes at once: 15 and 28); 8 MiB 37 and 29, 12 MiB
  * 26 and 28.
  */
-#define RAIL_COPY_TUNE_MIN 16384
+#define RAIL_COPY_STREAM_SHARED_MIN 16384
 #define RAIL_COPY_STREAM_MIN ((size_t)12 << 20)
 enum { RAIL_COPY_STREAM_AUTO, RAIL_COPY_STREAM_NEVER, RAIL_COPY_STREAM_ALWAYS };
 extern void (*rail_copy_stream)(void *dst, const void *src, size_t len);
@@ -97,10 +97,19 @@ static inline int rail_copy_stream_offered(void)
 {
     return rail_copy_stream && rail_copy_stream_mode == RAIL_COPY_STREAM_AUTO;
 }
-/* Must it (testing: copy_stream=always)? */
-static inline int rail_copy_stream_always(void)
+/* A bulk copy into shared memory that another process reads next: with
+ * streaming stores when the caller chose them (stream) or copy_stream=always
+ * says so, from RAIL_COPY_STREAM_SHARED_MIN bytes, where the CPU can; else
+ * rail_copy.  Returns whether it streamed. */
+static inline int rail_copy_shared(void *dst, const void *src, size_t len, int stream)
 {
-    return rail_copy_stream && rail_copy_stream_mode == RAIL_COPY_STREAM_ALWAYS;
+    if ((stream || rail_copy_stream_mode == RAIL_COPY_STREAM_ALWAYS) &&
+        len >= RAIL_COPY_STREAM_SHARED_MIN && rail_copy_stream) {
+        rail_copy_stream(dst, src, len);
+        return 1;
+    }
+    rail_copy(dst, src, len);
+    return 0;
 }
 
 /* Pick the implementation: "auto" (vector when the CPU has AVX2) or

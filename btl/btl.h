@@ -62,7 +62,7 @@ typedef struct btl_payload {
 
 /* The receiver reads the bytes from another core next: a btl that copies
  * them into shared memory may use non-temporal stores (btl sm, from
- * RAIL_COPY_TUNE_MIN bytes; base/copy.h). */
+ * RAIL_COPY_STREAM_SHARED_MIN bytes; base/copy.h). */
 #define BTL_PAYLOAD_STREAM 1u
 
 /* Describes memory that a peer may read or write with get/put. */

@@ -149,7 +149,7 @@ static void cts_received(const pml_ctl_hdr_t *h, bool stream)
 {
     pml_request_t *r = (pml_request_t *)(uintptr_t)h->sreq;
     pml_peer_t *peer = r->peer;
-    if (stream || rail_copy_stream_always())
+    if (stream)
         r->rflags |= PML_RF_STREAM;
     r->remote = h->rreq;
     r->xfer = (size_t)h->len;

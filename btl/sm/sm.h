@@ -36,7 +36,7 @@
  *     from btl_sm_get_share_min bytes may have the peer write part of the
  *     data (sm_cma.c): it does so inside its own progress(), so a get never
  *     waits for a peer that is not already copying for it;
- *   - BTL_PAYLOAD_STREAM: a FIFO payload of at least RAIL_COPY_TUNE_MIN
+ *   - BTL_PAYLOAD_STREAM: a FIFO payload of at least RAIL_COPY_STREAM_SHARED_MIN
  *     contiguous bytes is written with non-temporal stores;
  *   - flags: BTL_FLAG_GET | PUT | IOV are cleared at init when
  *     btl_sm_single_copy=none or CMA fails on ourselves, and in add_procs

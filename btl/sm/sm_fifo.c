@@ -88,13 +88,12 @@ int btl_sm_fifo_send(btl_sm_module_t *m, btl_endpoint_t *ep, uint8_t tag, const 
         at -= m->free_cap;
     btl_sm_frag_t *f = m->free_frags[at];
     int rc = MPI_SUCCESS;
-    if (payload && (payload->flags & BTL_PAYLOAD_STREAM) && payload->data &&
-        len >= RAIL_COPY_TUNE_MIN && rail_copy_stream) {
-        rail_copy_stream((uint8_t *)f + BTL_SM_FRAG_HDR, payload->data, len);
-        btl_sm_count_frags_streamed++;
-    } else {
+    if (payload && payload->data)
+        btl_sm_count_frags_streamed += (uint64_t)rail_copy_shared(
+            (uint8_t *)f + BTL_SM_FRAG_HDR, payload->data, len,
+            payload->flags & BTL_PAYLOAD_STREAM);
+    else
         rc = btl_sm_copy_payload((uint8_t *)f + BTL_SM_FRAG_HDR, payload);
-    }
     if (RAIL_UNLIKELY(rc != MPI_SUCCESS))
         return rc;
     if (oldest && ++m->free_first == m->free_cap)

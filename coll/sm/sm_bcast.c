@@ -183,8 +183,7 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
     if (a)
         coll_sm_wait_all(m, COLL_SM_V(s - 1, COLL_SM_FINAL));
     uint64_t t0 = a ? rail_now_ns() : 0;
-    d.stream = path == COLL_SM_PATH_STREAM || (path == COLL_SM_PATH_SEGMENT && d.contig &&
-                                               !d.device && rail_copy_stream_always());
+    d.stream = path == COLL_SM_PATH_STREAM;
     if (path == COLL_SM_PATH_CMA)
         bcast_root_cma(m, s, &d);
     else

@@ -244,10 +244,10 @@ static int sm_move(const coll_sm_data_t *d, size_t off, void *shm, size_t len, b
         char *u = d->contig + off;
         if (d->device)
             return accel_copy(pack ? shm : u, pack ? u : shm, len, NULL);
-        if (pack && d->stream && len >= RAIL_COPY_TUNE_MIN && rail_copy_stream)
-            rail_copy_stream(shm, u, len);
+        if (pack)
+            rail_copy_shared(shm, u, len, d->stream);
         else
-            rail_copy(pack ? shm : u, pack ? u : shm, len);
+            rail_copy(u, shm, len);
         return MPI_SUCCESS;
     }
     struct rail_dt_cursor cur;
