@@ -15,6 +15,8 @@
  *   coll_sm_segments_created / _reused  coll sm segments this process set
  *                           up fresh / continued from a freed communicator:
  *                           the same kind
+ *   coll_sm_alltoall_single_copy  coll sm alltoalls this process did by
+ *                           single copy: the same kind
  * A continuous variable is always running: start/stop answer
  * MPI_T_ERR_PVAR_NO_STARTSTOP; a readonly one cannot be written or reset
  * (MPI_T_ERR_PVAR_NO_WRITE).  A non-continuous variable starts stopped at
@@ -119,6 +121,10 @@ static const pvar_def_t pvars[] = {
             "Shared-memory segments of freed communicators this process continued on for a new "
             "communicator of the same processes (coll_sm_segment_cache)",
             &coll_sm_count_reused),
+    COUNTER("coll_sm_alltoall_single_copy",
+            "MPI_Alltoall calls (coll sm) in which this process read its blocks from the others' "
+            "send buffers directly (CMA) instead of through the shared segment",
+            &coll_sm_count_alltoall_cma),
 };
 #define N_PVARS ((int)RAIL_ARRAY_SIZE(pvars))
 

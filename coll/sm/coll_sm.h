@@ -148,9 +148,9 @@ enum { COLL_SM_UNSET = 0, COLL_SM_READY = 1, COLL_SM_OFF = -1 };
  * size class: the segment (copy in, copy out) or single copy (CMA).
  * Which one wins depends on the machine, and on this kind of VM even on
  * the minute.  A bcast root decides alone (COLL_SM_META_CMA tells the
- * receivers); for reductions and allgathers (from coll_sm_adapt_agree_min)
- * rank 0 does and tells the others in a first step (sm_reduce.c,
- * sm_gather.c, sm_rscatter.c).  Not when the node is oversubscribed (the
+ * receivers); for reductions, allgathers and alltoalls (from
+ * coll_sm_adapt_agree_min) rank 0 does and tells the others in a first
+ * step (sm_reduce.c, sm_gather.c, sm_rscatter.c).  Not when the node is oversubscribed (the
  * segment). */
 enum { COLL_SM_PATH_SEGMENT = 0, COLL_SM_PATH_CMA = 1,
        /* bcast, where the CPU can: the segment, the root writing it with
@@ -162,6 +162,7 @@ enum {
     COLL_SM_ADAPT_ALLREDUCE,
     COLL_SM_ADAPT_ALLGATHER,
     COLL_SM_ADAPT_REDUCE_SCATTER,
+    COLL_SM_ADAPT_ALLTOALL,
     COLL_SM_ADAPT_KINDS
 };
 
@@ -211,7 +212,7 @@ typedef struct coll_sm_params {
     size_t chunk_size;             /* bytes of one buffer (one round) */
     size_t reduce_min;             /* MPI_Reduce below this many bytes: next module */
     size_t allreduce_pair_max;     /* 2 processes: MPI_Allreduce up to this size: next */
-    size_t alltoall_max;           /* MPI_Alltoall blocks from this size: next module */
+    size_t alltoall_max;           /* oversubscribed: MPI_Alltoall blocks from this size: next */
     size_t reduce_flat_max;        /* reductions up to this many bytes: one step */
     size_t small_max;              /* slot data bytes: small operations (sm_small.c) */
     int small_slots;               /* slots per process */
@@ -225,6 +226,7 @@ typedef struct coll_sm_params {
     size_t seq_start;              /* testing: first sequence number */
     int sets;
     int buffers;                   /* buffers per area */
+    int round_lag;                 /* allgather/alltoall: rounds written ahead of reads */
     int segment_cache;             /* freed communicators' segments kept for reuse */
 } coll_sm_params_t;
 
@@ -279,6 +281,8 @@ void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm);
 /* Segments this process set up fresh / continued from a freed
  * communicator (MPI_T counters). */
 extern uint64_t coll_sm_count_created, coll_sm_count_reused;
+/* alltoalls this process completed by single copy (MPI_T) */
+extern uint64_t coll_sm_count_alltoall_cma;
 
 /* Copy len bytes at address `remote` in process pid into local memory
  * (process_vm_readv); MPI_SUCCESS or MPI_ERR_OTHER with a message. */

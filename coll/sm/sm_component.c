@@ -46,10 +46,16 @@ static int sm_register_params(void)
                             "readers no longer hold its lines: rewriting lines another core "
                             "has just read cost up to 4x on the machines we measured)",
                             RAIL_PARAM_LEVEL_TUNER, &p->buffers);
+    rail_param_register_int("coll_sm_round_lag", 2,
+                            "MPI_Allgather and MPI_Alltoall through the segment: rounds a "
+                            "process writes ahead of the round it reads (at most "
+                            "(coll_sm_buffers - 2) / 2), so that a read rarely waits for a "
+                            "writer still at the same round",
+                            RAIL_PARAM_LEVEL_TUNER, &p->round_lag);
     rail_param_register_size("coll_sm_alltoall_max", 128u << 10,
-                             "MPI_Alltoall with blocks of this many bytes or more goes to the "
-                             "next component (pairwise exchanges through the pml beat the "
-                             "segment's n-way split there; 0: never)",
+                             "On an oversubscribed node, MPI_Alltoall with blocks of this many "
+                             "bytes or more goes to the next component (tuned's linear exchange "
+                             "by single copy beat the segment's n-way split there; 0: never)",
                              RAIL_PARAM_LEVEL_TUNER, &p->alltoall_max);
     rail_param_register_size("coll_sm_allreduce_pair_max", 2048,
                              "MPI_Allreduce of at most this many bytes on a communicator of two "

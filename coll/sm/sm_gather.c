@@ -8,13 +8,15 @@
  *              k + 1.  A sender writes round k >= nbuf only after the
  *              root's step k - nbuf + 1 (round k - nbuf consumed).
  *   allgather: round k of every block: write mine, post k + 1, wait for
- *              everyone's k + 1, copy theirs out.  Writing round k + 2
- *              into the same buffer is safe without another wait: every
- *              process posted k + 2 only after it finished reading round k.
- *   alltoall:  the same with the buffer cut into n pieces, piece j for
- *              process j (MPI_IN_PLACE works: round k of every outgoing
- *              block is written out before round k of any incoming block
- *              lands on it).
+ *              everyone's k - L + 1, copy their round k - L out (L rounds
+ *              written ahead: sm_lag, coll_sm_round_lag).  Writing round
+ *              k + nbuf into the same buffer is safe without another wait
+ *              when nbuf >= 2 L + 2: every process posted k + L + 2 only
+ *              after it finished reading round k.
+ *   alltoall:  the same with the buffer cut into n - 1 pieces, piece i for
+ *              process me + 1 + i (MPI_IN_PLACE works: round k of every
+ *              outgoing block is written out before round k of any
+ *              incoming block lands on it).
  * Each writer's meta word is its bytes per block; readers copy at most
  * that and their own size (MPI_ERR_TRUNCATE when the writer's is larger).
  *
@@ -26,6 +28,12 @@
  * read directly, everyone reads the others' blocks with process_vm_readv
  * and waits for everyone's FINAL before returning (its block is read until
  * then); otherwise the rounds follow, from step 2.
+ * ALLTOALL BY SINGLE COPY (the same rules): step 1 also carries the stride
+ * between the blocks of the send buffer (raddr >> 2); a process reads block
+ * `me` of every other's send buffer.  Not in place (the owner overwrites
+ * its blocks as others read them) and not from device memory.  Large blocks
+ * on an oversubscribed node go to the next component
+ * (coll_sm_alltoall_max: tuned's linear exchange was faster there).
  * Own blocks are copied locally, not through the segment (in place an
  * alltoall leaves its own block where it is).
  */
@@ -134,6 +142,20 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void
     return rc;
 }
 
+/* How many rounds a process writes ahead of the round it reads (allgather,
+ * alltoall): with a lag each read finds its round long written instead of
+ * waiting for the slower writer of the same round (np 2, 1 MiB, lag 2:
+ * about 10% less time in a two-process probe).  Round i is posted as step
+ * i + 1 after round i - L - 1 was read, so before round i is written into
+ * the buffer of round i - nbuf, everyone's step >= i - L (seen in the
+ * previous wait) must say round i - nbuf was read: nbuf >= 2 L + 2. */
+static size_t sm_lag(const coll_sm_module_t *m, size_t rounds)
+{
+    int lag = coll_sm_params.round_lag > 0 ? coll_sm_params.round_lag : 0;
+    size_t L = RAIL_MIN((size_t)lag, (size_t)(m->nbuf - 2) / 2);
+    return rounds > 1 ? RAIL_MIN(L, rounds - 1) : 0;
+}
+
 /* ------------------------------------------------------------ allgather */
 
 /* The rounds, from step step0 + 1 (step 1 may have been the announcement,
@@ -147,13 +169,17 @@ static int allgather_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_
         coll_sm_claim_set(m, s);
         coll_sm_ctl(m, m->me)->meta[set] = mine->bytes;
     }
-    for (size_t k = 0; k < K; k++) {
-        size_t off = k * C;
+    size_t L = sm_lag(m, K);
+    for (size_t i = 0; i < K + L; i++) {
+        if (i < K && i * C < mine->bytes)
+            rc = SM_KEEP(rc, coll_sm_pack(mine, i * C,
+                                          coll_sm_buf(m, m->me, set, coll_sm_bidx(m, s, i)),
+                                          RAIL_MIN(C, mine->bytes - i * C)));
+        coll_sm_post(m, COLL_SM_V(s, step0 + i + 1));
+        if (i < L)
+            continue;
+        size_t k = i - L, off = k * C;   /* read round k */
         int b = coll_sm_bidx(m, s, k);
-        if (off < mine->bytes)
-            rc = SM_KEEP(rc, coll_sm_pack(mine, off, coll_sm_buf(m, m->me, set, b),
-                                          RAIL_MIN(C, mine->bytes - off)));
-        coll_sm_post(m, COLL_SM_V(s, step0 + k + 1));
         coll_sm_wait_all(m, COLL_SM_V(s, step0 + k + 1));
         for (int j = 0; j < m->n; j++) {
             if (j == m->me)
@@ -165,18 +191,20 @@ static int allgather_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_
     return SM_KEEP(rc, sm_truncated(m, set, r0->bytes));
 }
 
-/* Step 1 of a time-chosen allgather (see ALLGATHER BY SINGLE COPY): true
- * when everyone reads the others' blocks directly. */
-static bool allgather_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *mine,
-                               int want)
+/* Step 1 of a time-chosen allgather or alltoall (see ALLGATHER BY SINGLE
+ * COPY): announces d (this process's block or send buffer), whether it can
+ * be read directly and the stride between blocks to read (0: one block);
+ * true when everyone reads from the others directly. */
+static bool direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d,
+                            bool direct, uint64_t stride, int want)
 {
     int set = coll_sm_set(m, s);
     coll_sm_ctl_t *my = coll_sm_ctl(m, m->me);
-    bool direct = mine->contig && !mine->device;
+    direct = direct && d->contig && !d->device && stride < ((uint64_t)1 << 60);
     coll_sm_claim_set(m, s);
-    my->meta[set] = mine->bytes;
-    my->addr[set] = (uint64_t)(uintptr_t)mine->contig;
-    my->raddr[set] = (direct ? 1u : 0u) | (uint64_t)want << 1;
+    my->meta[set] = d->bytes;
+    my->addr[set] = (uint64_t)(uintptr_t)d->contig;
+    my->raddr[set] = (direct ? 1u : 0u) | (uint64_t)want << 1 | (direct ? stride << 2 : 0);
     coll_sm_post(m, COLL_SM_V(s, 1));
     coll_sm_wait_all(m, COLL_SM_V(s, 1));
     bool all = (coll_sm_ctl(m, 0)->raddr[set] >> 1) & 1;
@@ -185,14 +213,16 @@ static bool allgather_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_da
     return all;
 }
 
-static int allgather_cma(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0)
+/* Then: block j of r0 from process j (at its address + me * its stride). */
+static int direct_read(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0)
 {
     int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
     for (int k = 1; k < m->n && rc == MPI_SUCCESS; k++) {
-        int j = (m->me + k) % m->n;   /* not everyone at the same block first */
+        int j = (m->me + k) % m->n;   /* not everyone at the same process first */
         const coll_sm_ctl_t *cj = coll_sm_ctl(m, j);
+        uint64_t at = cj->addr[set] + (uint64_t)m->me * (cj->raddr[set] >> 2);
         coll_sm_data_t dj = coll_sm_data_at(r0, j * r0->count);
-        rc = coll_sm_cma_read_data(m, j, cj->addr[set], (size_t)cj->meta[set], &dj);
+        rc = coll_sm_cma_read_data(m, j, at, (size_t)cj->meta[set], &dj);
     }
     return SM_KEEP(rc, sm_truncated(m, set, r0->bytes));
 }
@@ -235,9 +265,9 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
     rail_adapt_t *a;
     uint64_t t0;
     int want = coll_sm_agreed_want(m, s, COLL_SM_ADAPT_ALLGATHER, total, &a, &t0);
-    bool cma = allgather_announce(m, s, &mine, want);
+    bool cma = direct_announce(m, s, &mine, true, 0, want);
     if (cma)
-        rc = SM_KEEP(rc, allgather_cma(m, s, &r0));
+        rc = SM_KEEP(rc, direct_read(m, s, &r0));
     else
         rc = SM_KEEP(rc, allgather_rounds(m, s, &mine, &r0, 1));
     if (a)
@@ -254,39 +284,52 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
 /* Our own block goes straight across (copy_own; in place it is where it
  * belongs), after the first round is posted, while the others pack theirs;
  * the rounds move the others. */
+static void alltoall_copy_own(coll_sm_module_t *m, const coll_sm_data_t *s0,
+                              const coll_sm_data_t *r0, int *rc)
+{
+    *rc = SM_KEEP(*rc, coll_copy(coll_elem(s0->buf, s0->dt, m->me * s0->count), s0->count,
+                                 (mpi_datatype_t *)s0->dt,
+                                 coll_elem(r0->buf, r0->dt, m->me * r0->count), r0->count,
+                                 (mpi_datatype_t *)r0->dt));
+}
+
+/* The rounds, from step step0 + 1 (step 1 may have been the announcement,
+ * which claimed the set and wrote meta). */
 static int alltoall_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *s0,
-                           const coll_sm_data_t *r0, bool copy_own)
+                           const coll_sm_data_t *r0, bool copy_own, uint32_t step0)
 {
     int set = coll_sm_set(m, s), n = m->n, rc = MPI_SUCCESS;
-    size_t P = m->chunk / (size_t)n;
+    size_t P = m->chunk / (size_t)(n - 1);
     if (P >= 64)
         P &= ~(size_t)63;
     size_t K = rounds_of(RAIL_MAX(r0->bytes, s0->bytes), P);
-    coll_sm_claim_set(m, s);
-    coll_sm_ctl(m, m->me)->meta[set] = s0->bytes;
-    for (size_t k = 0; k < K; k++) {
-        size_t off = k * P;
-        int b = coll_sm_bidx(m, s, k);
-        char *out = coll_sm_buf(m, m->me, set, b);
-        for (int j = 0; j < n && off < s0->bytes; j++) {
+    if (step0 == 0) {
+        coll_sm_claim_set(m, s);
+        coll_sm_ctl(m, m->me)->meta[set] = s0->bytes;
+    }
+    size_t L = sm_lag(m, K);
+    for (size_t i = 0; i < K + L; i++) {
+        char *out = coll_sm_buf(m, m->me, set, coll_sm_bidx(m, s, i));
+        for (int j = 0; j < n && i < K && i * P < s0->bytes; j++) {
             if (j == m->me)
                 continue;
             coll_sm_data_t dj = coll_sm_data_at(s0, j * s0->count);
-            rc = SM_KEEP(rc, coll_sm_pack(&dj, off, out + (size_t)j * P,
-                                          RAIL_MIN(P, s0->bytes - off)));
+            rc = SM_KEEP(rc, coll_sm_pack(&dj, i * P, out + (size_t)((j - m->me - 1 + n) % n) * P,
+                                          RAIL_MIN(P, s0->bytes - i * P)));
         }
-        coll_sm_post(m, COLL_SM_V(s, k + 1));
-        if (k == 0 && copy_own)
-            rc = SM_KEEP(rc, coll_copy(coll_elem(s0->buf, s0->dt, m->me * s0->count), s0->count,
-                                       (mpi_datatype_t *)s0->dt,
-                                       coll_elem(r0->buf, r0->dt, m->me * r0->count), r0->count,
-                                       (mpi_datatype_t *)r0->dt));
-        coll_sm_wait_all(m, COLL_SM_V(s, k + 1));
+        coll_sm_post(m, COLL_SM_V(s, step0 + i + 1));
+        if (i == 0 && copy_own)
+            alltoall_copy_own(m, s0, r0, &rc);
+        if (i < L)
+            continue;
+        size_t k = i - L, off = k * P;   /* read round k */
+        int b = coll_sm_bidx(m, s, k);
+        coll_sm_wait_all(m, COLL_SM_V(s, step0 + k + 1));
         for (int j = 0; j < n; j++) {
             if (j == m->me)
                 continue;
             coll_sm_data_t dj = coll_sm_data_at(r0, j * r0->count);
-            const char *in = coll_sm_buf(m, j, set, b) + (size_t)m->me * P;
+            const char *in = coll_sm_buf(m, j, set, b) + (size_t)((m->me - j - 1 + n) % n) * P;
             rc = SM_KEEP(rc, sm_take(m, set, j, &dj, off, P, in));
         }
     }
@@ -311,7 +354,8 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
         return rc;
     uint64_t s;
     /* the block size is the same on every process (matching signatures) */
-    bool big = coll_sm_params.alltoall_max && r0.bytes >= coll_sm_params.alltoall_max;
+    bool big = m->oversub && coll_sm_params.alltoall_max &&
+               r0.bytes >= coll_sm_params.alltoall_max;
     rc = big ? COLL_SM_HANDOFF : coll_sm_begin(m, comm, &s);
     if (rc == COLL_SM_HANDOFF) {
         coll_module_t *next = coll_sm_next(comm, COLL_OP_alltoall, module,
@@ -322,7 +366,32 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
     }
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = alltoall_rounds(m, s, &s0, &r0, sbuf != MPI_IN_PLACE);
+    bool in_place = sbuf == MPI_IN_PLACE;
+    size_t total = r0.bytes * (size_t)m->n;
+    if (!coll_sm_agreed(m, total)) {
+        rc = alltoall_rounds(m, s, &s0, &r0, !in_place, 0);
+        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+        return rc;
+    }
+    /* rank 0 picks by time, everyone agrees in step 1 */
+    rail_adapt_t *a;
+    uint64_t t0;
+    int want = coll_sm_agreed_want(m, s, COLL_SM_ADAPT_ALLTOALL, total, &a, &t0);
+    /* not in place: the owner overwrites the blocks that the others read */
+    bool cma = direct_announce(m, s, &s0, !in_place, (uint64_t)(s0.count * s0.dt->extent), want);
+    if (cma) {
+        alltoall_copy_own(m, &s0, &r0, &rc);
+        rc = SM_KEEP(rc, direct_read(m, s, &r0));
+        if (rc == MPI_SUCCESS)
+            rail_atomic_add_fetch(&coll_sm_count_alltoall_cma, 1);
+    } else {
+        rc = SM_KEEP(rc, alltoall_rounds(m, s, &s0, &r0, !in_place, 1));
+    }
+    if (a)
+        rail_adapt_record(a, cma ? COLL_SM_PATH_CMA : COLL_SM_PATH_SEGMENT, total,
+                          rail_now_ns() - t0);
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    if (cma)   /* the others read my send buffer until their FINAL */
+        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
     return rc;
 }

@@ -158,21 +158,6 @@ static int cvar_int(const char *name)
     return v;
 }
 
-static unsigned long long pvar_count(const char *name)
-{
-    int idx, count;
-    unsigned long long v = 0;
-    MPI_T_pvar_session ses;
-    MPI_T_pvar_handle h;
-    MPI_OK(MPI_T_pvar_session_create(&ses));
-    MPI_OK(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx));
-    MPI_OK(MPI_T_pvar_handle_alloc(ses, idx, NULL, &h, &count));
-    MPI_OK(MPI_T_pvar_read(ses, h, &v));
-    MPI_OK(MPI_T_pvar_handle_free(ses, &h));
-    MPI_OK(MPI_T_pvar_session_free(&ses));
-    return v;
-}
-
 /* Communicators made and freed: a segment appears at a communicator's
  * first collective (not at MPI_Comm_dup), its name is unlinked at once,
  * and it goes with MPI_Comm_free or stays in the reuse cache
