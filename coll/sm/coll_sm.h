@@ -227,6 +227,7 @@ typedef struct coll_sm_params {
     int sets;
     int buffers;                   /* buffers per area */
     int round_lag;                 /* allgather/alltoall: rounds written ahead of reads */
+    int oversub_group;             /* oversubscribed: buffers this many chunks large */
     int segment_cache;             /* freed communicators' segments kept for reuse */
 } coll_sm_params_t;
 

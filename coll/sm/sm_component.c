@@ -52,6 +52,12 @@ static int sm_register_params(void)
                             "(coll_sm_buffers - 2) / 2), so that a read rarely waits for a "
                             "writer still at the same round",
                             RAIL_PARAM_LEVEL_TUNER, &p->round_lag);
+    rail_param_register_int("coll_sm_oversub_group", 4,
+                            "On an oversubscribed node a communicator's segment has buffers of "
+                            "this many coll_sm_chunk_size bytes and that many times fewer per "
+                            "set (at least 2): fewer rounds, and each round's wait for every "
+                            "process costs a process switch there (1: as elsewhere)",
+                            RAIL_PARAM_LEVEL_TUNER, &p->oversub_group);
     rail_param_register_size("coll_sm_alltoall_max", 128u << 10,
                              "On an oversubscribed node, MPI_Alltoall with blocks of this many "
                              "bytes or more goes to the next component (tuned's linear exchange "
