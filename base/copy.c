@@ -7,6 +7,7 @@
 #include <string.h>
 
 void (*rail_copy_vec)(void *dst, const void *src, size_t len);
+void (*rail_copy2_vec)(void *dst, void *dst2, const void *src, size_t len);
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -16,45 +17,68 @@ int rail_copy_stream_mode;       /* RAIL_COPY_STREAM_* (copy_stream) */
 __attribute__((target("avx2"))) static void copy_stream_avx2(void *dst, const void *src,
                                                              size_t len);
 
-/* Stores aligned to 32 bytes (the head by one unaligned 32-byte move that
- * may overlap the loop's first store), loads unaligned, four vectors per
- * step, the tail by one unaligned 32-byte move ending at the last byte.
- * From RAIL_COPY_STREAM_MIN bytes, non-temporal stores (copy.h). */
+/* Stores aligned to 32 bytes of d (the head by one unaligned 32-byte move
+ * that may overlap the loop's first store), loads unaligned, four vectors
+ * per step, the tail by one unaligned 32-byte move ending at the last
+ * byte; the same stores, unaligned, into e when there is one (rail_copy2:
+ * each source line read once).  Inlined into each caller with e constant. */
+__attribute__((target("avx2"), always_inline)) static inline void
+copy_loop(char *d, char *e, const char *s, size_t len)
+{
+    __m256i first = _mm256_loadu_si256((const __m256i *)s);
+    _mm256_storeu_si256((__m256i *)d, first);
+    if (e)
+        _mm256_storeu_si256((__m256i *)e, first);
+    size_t head = 32 - ((uintptr_t)d & 31);
+    d += head;
+    e = e ? e + head : NULL;
+    s += head;
+    len -= head;
+    __m256i last = _mm256_loadu_si256((const __m256i *)(s + len - 32));
+    char *d_last = d + len - 32, *e_last = e ? e + len - 32 : NULL;
+    while (len >= 128) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)s);
+        __m256i b = _mm256_loadu_si256((const __m256i *)(s + 32));
+        __m256i c = _mm256_loadu_si256((const __m256i *)(s + 64));
+        __m256i f = _mm256_loadu_si256((const __m256i *)(s + 96));
+        _mm256_store_si256((__m256i *)d, a);
+        _mm256_store_si256((__m256i *)(d + 32), b);
+        _mm256_store_si256((__m256i *)(d + 64), c);
+        _mm256_store_si256((__m256i *)(d + 96), f);
+        if (e) {
+            _mm256_storeu_si256((__m256i *)e, a);
+            _mm256_storeu_si256((__m256i *)(e + 32), b);
+            _mm256_storeu_si256((__m256i *)(e + 64), c);
+            _mm256_storeu_si256((__m256i *)(e + 96), f);
+        }
+        s += 128;
+        d += 128;
+        e = e ? e + 128 : NULL;
+        len -= 128;
+    }
+    while (len >= 32) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)s);
+        _mm256_store_si256((__m256i *)d, v);
+        if (e)
+            _mm256_storeu_si256((__m256i *)e, v);
+        s += 32;
+        d += 32;
+        e = e ? e + 32 : NULL;
+        len -= 32;
+    }
+    _mm256_storeu_si256((__m256i *)d_last, last);
+    if (e_last)
+        _mm256_storeu_si256((__m256i *)e_last, last);
+}
+
+/* From RAIL_COPY_STREAM_MIN bytes, non-temporal stores (copy.h). */
 __attribute__((target("avx2"))) static void copy_avx2(void *dst, const void *src, size_t len)
 {
     if (len >= RAIL_COPY_STREAM_MIN && rail_copy_stream_mode != RAIL_COPY_STREAM_NEVER) {
         copy_stream_avx2(dst, src, len);
         return;
     }
-    char *d = dst;
-    const char *s = src;
-    _mm256_storeu_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)s));
-    size_t head = 32 - ((uintptr_t)d & 31);
-    d += head;
-    s += head;
-    len -= head;
-    __m256i last = _mm256_loadu_si256((const __m256i *)(s + len - 32));
-    char *d_last = d + len - 32;
-    while (len >= 128) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)s);
-        __m256i b = _mm256_loadu_si256((const __m256i *)(s + 32));
-        __m256i c = _mm256_loadu_si256((const __m256i *)(s + 64));
-        __m256i e = _mm256_loadu_si256((const __m256i *)(s + 96));
-        _mm256_store_si256((__m256i *)d, a);
-        _mm256_store_si256((__m256i *)(d + 32), b);
-        _mm256_store_si256((__m256i *)(d + 64), c);
-        _mm256_store_si256((__m256i *)(d + 96), e);
-        s += 128;
-        d += 128;
-        len -= 128;
-    }
-    while (len >= 32) {
-        _mm256_store_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)s));
-        s += 32;
-        d += 32;
-        len -= 32;
-    }
-    _mm256_storeu_si256((__m256i *)d_last, last);
+    copy_loop(dst, NULL, src, len);
 }
 
 /* The same with non-temporal stores from the first 64-byte boundary of
@@ -95,6 +119,19 @@ __attribute__((target("avx2"))) static void copy_stream_avx2(void *dst, const vo
         memcpy(d, s, len);
 }
 
+/* Two destinations (past RAIL_COPY_STREAM_MIN two plain copies: each may
+ * stream). */
+__attribute__((target("avx2"))) static void copy2_avx2(void *dst, void *dst2, const void *src,
+                                                       size_t len)
+{
+    if (len >= RAIL_COPY_STREAM_MIN) {
+        copy_avx2(dst, src, len);
+        copy_avx2(dst2, src, len);
+        return;
+    }
+    copy_loop(dst, dst2, src, len);
+}
+
 static int cpu_has_avx2(void)
 {
     __builtin_cpu_init();
@@ -102,6 +139,7 @@ static int cpu_has_avx2(void)
 }
 #else
 #define copy_avx2 NULL
+#define copy2_avx2 NULL
 #define copy_stream_avx2 NULL
 static int cpu_has_avx2(void)
 {
@@ -115,9 +153,11 @@ void rail_copy_select(const char *isa)
 {
     if (isa && strcmp(isa, "libc") == 0) {
         rail_copy_vec = NULL;
+        rail_copy2_vec = NULL;
         rail_copy_stream = NULL;
     } else {
         rail_copy_vec = cpu_has_avx2() ? copy_avx2 : NULL;
+        rail_copy2_vec = cpu_has_avx2() ? copy2_avx2 : NULL;
         rail_copy_stream = cpu_has_avx2() ? copy_stream_avx2 : NULL;
     }
 }

@@ -112,6 +112,21 @@ static inline int rail_copy_shared(void *dst, const void *src, size_t len, int s
     return 0;
 }
 
+/* The vector two-destination copy (NULL as rail_copy_vec). */
+extern void (*rail_copy2_vec)(void *dst, void *dst2, const void *src, size_t len);
+/* src into dst and dst2 in one pass: each source line is read once (an
+ * allgather's own block goes into the shared segment and the receive
+ * buffer: np 2, 1 MiB, 10-12% less time in a two-process probe than two
+ * copies). */
+static inline void rail_copy2(void *dst, void *dst2, const void *src, size_t len)
+{
+    if (len >= RAIL_COPY_MIN && rail_copy2_vec) {
+        rail_copy2_vec(dst, dst2, src, len);
+    } else {
+        rail_copy(dst, src, len);
+        rail_copy(dst2, src, len);
+    }
+}
 /* Pick the implementation: "auto" (vector when the CPU has AVX2) or
  * "libc" (always memcpy).  Until it is called, rail_copy is memcpy. */
 void rail_copy_select(const char *isa);

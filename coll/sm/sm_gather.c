@@ -159,9 +159,12 @@ static size_t sm_lag(const coll_sm_module_t *m, size_t rounds)
 /* ------------------------------------------------------------ allgather */
 
 /* The rounds, from step step0 + 1 (step 1 may have been the announcement,
- * which claimed the set and wrote meta). */
+ * which claimed the set and wrote meta).  own: where my block goes in the
+ * receive buffer, when both it and mine are contiguous host memory (each
+ * round then goes into the segment and there in one pass, rail_copy2);
+ * NULL when the caller copies it. */
 static int allgather_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *mine,
-                            const coll_sm_data_t *r0, uint32_t step0)
+                            const coll_sm_data_t *r0, uint32_t step0, char *own)
 {
     int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
     size_t C = m->chunk, K = rounds_of(r0->bytes, C);
@@ -171,10 +174,14 @@ static int allgather_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_
     }
     size_t L = sm_lag(m, K);
     for (size_t i = 0; i < K + L; i++) {
-        if (i < K && i * C < mine->bytes)
-            rc = SM_KEEP(rc, coll_sm_pack(mine, i * C,
-                                          coll_sm_buf(m, m->me, set, coll_sm_bidx(m, s, i)),
-                                          RAIL_MIN(C, mine->bytes - i * C)));
+        if (i < K && i * C < mine->bytes) {
+            char *buf = coll_sm_buf(m, m->me, set, coll_sm_bidx(m, s, i));
+            size_t len = RAIL_MIN(C, mine->bytes - i * C);
+            if (own)
+                rail_copy2(buf, own + i * C, mine->contig + i * C, len);
+            else
+                rc = SM_KEEP(rc, coll_sm_pack(mine, i * C, buf, len));
+        }
         coll_sm_post(m, COLL_SM_V(s, step0 + i + 1));
         if (i < L)
             continue;
@@ -248,34 +255,49 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
     }
     if (rc != MPI_SUCCESS)
         return rc;
+    /* my block into my receive block: fused with the rounds' writes where
+     * both are contiguous host memory of the same size, else first */
+    char *own = NULL;
     if (sbuf == MPI_IN_PLACE) {
         mine = coll_sm_data_at(&r0, m->me * rcount);
     } else {
         coll_sm_data_init(&mine, sbuf, scount, sdt);
-        rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt);
+        coll_sm_data_t ob = coll_sm_data_at(&r0, m->me * rcount);
+        if (mine.contig && !mine.device && ob.contig && !ob.device && ob.bytes == mine.bytes &&
+            rail_copy_stream_mode != RAIL_COPY_STREAM_ALWAYS)
+            own = ob.contig;
+        else
+            rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt);
     }
     /* the total is the same everywhere (matching signatures), parameters too */
     size_t total = r0.bytes * (size_t)m->n;
     if (!coll_sm_agreed(m, total)) {
-        rc = SM_KEEP(rc, allgather_rounds(m, s, &mine, &r0, 0));
+        rc = SM_KEEP(rc, allgather_rounds(m, s, &mine, &r0, 0, own));
         coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
         return rc;
     }
     /* rank 0 picks by time, everyone agrees in step 1 */
     rail_adapt_t *a;
-    uint64_t t0;
-    int want = coll_sm_agreed_want(m, s, COLL_SM_ADAPT_ALLGATHER, total, &a, &t0);
+    int want = coll_sm_agreed_want(m, s, COLL_SM_ADAPT_ALLGATHER, total, &a);
     bool cma = direct_announce(m, s, &mine, true, 0, want);
-    if (cma)
+    uint64_t t0 = a ? rail_now_ns() : 0;
+    if (cma) {
+        if (own)
+            rail_copy(own, mine.contig, mine.bytes);
         rc = SM_KEEP(rc, direct_read(m, s, &r0));
-    else
-        rc = SM_KEEP(rc, allgather_rounds(m, s, &mine, &r0, 1));
+    } else {
+        rc = SM_KEEP(rc, allgather_rounds(m, s, &mine, &r0, 1, own));
+    }
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    /* single copy: the others read my block until their FINAL; a timed
+     * call is timed whole (a single copy that rank 0 timed to its own end
+     * looked faster than the segment: np 2 1 MiB chosen at 118 us per
+     * call against 99) */
+    if (cma || a)
+        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
     if (a)
         rail_adapt_record(a, cma ? COLL_SM_PATH_CMA : COLL_SM_PATH_SEGMENT, total,
-                             rail_now_ns() - t0);
-    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-    if (cma)   /* the others read my block until their FINAL */
-        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
+                          rail_now_ns() - t0);
     return rc;
 }
 
@@ -375,10 +397,10 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
     }
     /* rank 0 picks by time, everyone agrees in step 1 */
     rail_adapt_t *a;
-    uint64_t t0;
-    int want = coll_sm_agreed_want(m, s, COLL_SM_ADAPT_ALLTOALL, total, &a, &t0);
+    int want = coll_sm_agreed_want(m, s, COLL_SM_ADAPT_ALLTOALL, total, &a);
     /* not in place: the owner overwrites the blocks that the others read */
     bool cma = direct_announce(m, s, &s0, !in_place, (uint64_t)(s0.count * s0.dt->extent), want);
+    uint64_t t0 = a ? rail_now_ns() : 0;
     if (cma) {
         alltoall_copy_own(m, &s0, &r0, &rc);
         rc = SM_KEEP(rc, direct_read(m, s, &r0));
@@ -387,11 +409,12 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
     } else {
         rc = SM_KEEP(rc, alltoall_rounds(m, s, &s0, &r0, !in_place, 1));
     }
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    /* the others read my send buffer until their FINAL; timed whole */
+    if (cma || a)
+        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
     if (a)
         rail_adapt_record(a, cma ? COLL_SM_PATH_CMA : COLL_SM_PATH_SEGMENT, total,
                           rail_now_ns() - t0);
-    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-    if (cma)   /* the others read my send buffer until their FINAL */
-        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
     return rc;
 }

@@ -426,9 +426,10 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     if (timed) {
         /* rank 0 picks the path by time and announces it in step 1 */
         int want = coll_sm_agreed_want(
-            m, s, root < 0 ? COLL_SM_ADAPT_ALLREDUCE : COLL_SM_ADAPT_REDUCE, bytes, &a, &t0);
+            m, s, root < 0 ? COLL_SM_ADAPT_ALLREDUCE : COLL_SM_ADAPT_REDUCE, bytes, &a);
         c.step0 = 1;
         c.cma = sm_red_announce(m, &c, s, want, handoff) == COLL_SM_PATH_CMA;
+        t0 = a ? rail_now_ns() : 0;
     }
     if (c.cma && !*handoff)
         rc = sm_cma_run(m, &c, s, handoff);
@@ -438,12 +439,14 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
                        : sm_slice_round(m, &c, s, k, m_u, handoff);
         rc = SM_KEEP(rc, r);
     }
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    /* the others read my result until their FINAL; a timed call is timed
+     * whole (see coll_sm_allgather) */
+    if (((c.cma && root < 0) || a) && !*handoff)
+        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
     if (a && !*handoff)
         rail_adapt_record(a, c.cma ? COLL_SM_PATH_CMA : COLL_SM_PATH_SEGMENT, bytes,
-                             rail_now_ns() - t0);
-    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-    if (c.cma && root < 0 && !*handoff)   /* the others read my result until their FINAL */
-        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
+                          rail_now_ns() - t0);
     if (*handoff)
         *why = "device buffers";
     return *handoff ? MPI_SUCCESS : rc;

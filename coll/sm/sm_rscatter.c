@@ -157,8 +157,9 @@ static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, b
     bool cma = false;
     if (c->timed) {
         /* rank 0 picks by time, everyone agrees in step 1 */
-        int want = coll_sm_agreed_want(m, s, COLL_SM_ADAPT_REDUCE_SCATTER, c->bytes, &a, &t0);
+        int want = coll_sm_agreed_want(m, s, COLL_SM_ADAPT_REDUCE_SCATTER, c->bytes, &a);
         cma = rs_announce(m, s, c, dev, want, handoff);
+        t0 = a ? rail_now_ns() : 0;
     } else {
         coll_sm_ctl(m, me)->meta[coll_sm_set(m, s)] = dev ? 1 : 0;
     }
@@ -166,12 +167,14 @@ static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, b
         rc = rs_cma(m, s, c);
     else if (!*handoff)
         rc = rs_rounds(m, s, c, dev, c->timed ? 1 : 0, K, handoff);
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    /* my input is read until everyone's FINAL; a timed call is timed whole
+     * (see coll_sm_allgather) */
+    if (cma || (a && !*handoff))
+        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
     if (a && !*handoff)
         rail_adapt_record(a, cma ? COLL_SM_PATH_CMA : COLL_SM_PATH_SEGMENT, c->bytes,
-                             rail_now_ns() - t0);
-    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-    if (cma)   /* my input is read until everyone's FINAL */
-        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
+                          rail_now_ns() - t0);
     return *handoff ? MPI_SUCCESS : rc;
 }
 

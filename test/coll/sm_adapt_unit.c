@@ -1,7 +1,7 @@
 /*
  * Unit test of the choice between paths by measured time (base/adapt.c,
- * with coll sm's classes; no MPI job): size classes, each path tried twice
- * first (the lower sample kept), the faster path afterwards
+ * with coll sm's classes; no MPI job): size classes, each path tried three
+ * times first, in turns (the lowest sample kept), the faster path afterwards
  * with every 8th call timed, the slower one retried, three calls in a row,
  * at an interval that grows with how much slower it was (capped), a lone
  * slow sample moving the faster path's estimate by at most a quarter, and a
@@ -47,13 +47,22 @@ static void test_policy(void)
 {
     rail_adapt_t a = {0};
     const uint64_t cma_fast[2] = {400000, 100000};   /* segment 4x slower */
-    int timed = 0, p[4];
-    /* exploration: the segment twice, then single copy twice, all timed */
-    for (int i = 0; i < 4; i++)
+    int timed = 0, p[6];
+    /* exploration: segment and single copy in turns, three each, all timed */
+    for (int i = 0; i < 6; i++)
         p[i] = call(&a, cma_fast, &timed);
-    CHECK(p[0] == SEG && p[1] == SEG && p[2] == CMA && p[3] == CMA,
-          "exploration order %d %d %d %d", p[0], p[1], p[2], p[3]);
-    CHECK(timed == 4, "exploration calls are timed (%d)", timed);
+    CHECK(p[0] == SEG && p[1] == CMA && p[2] == SEG && p[3] == CMA && p[4] == SEG && p[5] == CMA,
+          "exploration order %d %d %d %d %d %d", p[0], p[1], p[2], p[3], p[4], p[5]);
+    CHECK(timed == 6, "exploration calls are timed (%d)", timed);
+    /* the first calls of a class run slow whatever the path: taking turns
+     * (and the lowest sample) keeps them from deciding */
+    rail_adapt_t w = {0};
+    const uint64_t cold[2] = {900000, 900000}, warm[2] = {100000, 150000};
+    int t2 = 0;
+    for (int i = 0; i < 6; i++)
+        call(&w, i < 2 ? cold : warm, &t2);
+    CHECK(call(&w, warm, &t2) == SEG, "two cold first calls kept the faster segment out (%g %g)",
+          w.est[SEG], w.est[CMA]);
     /* then single copy, the segment tried again in bursts of three calls
      * once in 128 x 4 = 512 others: calls 512-514 and 1026-1028 */
     int seg = 0, first_seg = -1, burst_ok = 1;
@@ -95,20 +104,21 @@ static void test_policy(void)
     CHECK(tried == 1, "capped retry interval: %d tries in 1024 calls", tried);
 }
 
-/* Three paths: exploration 0 0 1 1 2 2, then the fastest; the slower two
- * take turns; a retry whose first sample is slow keeps its best one. */
+/* Three paths: exploration 0 1 2 0 1 2 0 1 2, then the fastest; the
+ * slower two take turns; a retry whose first sample is slow keeps its best
+ * one. */
 static void test_three(void)
 {
     rail_adapt_t a = {0};
     bool measure;
-    int p[6];
-    for (int i = 0; i < 6; i++) {
+    int p[9], in_turn = 1;
+    for (int i = 0; i < 9; i++) {
         p[i] = rail_adapt_pick_n(&a, 3, &measure);
+        in_turn &= p[i] == i % 3 && measure;
         rail_adapt_record(&a, p[i], BYTES, p[i] == 2 ? 100000 : p[i] == 1 ? 400000 : 200000);
     }
-    CHECK(p[0] == 0 && p[1] == 0 && p[2] == 1 && p[3] == 1 && p[4] == 2 && p[5] == 2,
-          "three paths explored in order: %d %d %d %d %d %d", p[0], p[1], p[2], p[3], p[4],
-          p[5]);
+    CHECK(in_turn, "three paths explored in turns: %d %d %d %d %d %d %d %d %d", p[0], p[1], p[2],
+          p[3], p[4], p[5], p[6], p[7], p[8]);
     int first[3] = {-1, -1, -1}, count[3] = {0, 0, 0};
     for (int i = 1; i <= 1200; i++) {
         int q = rail_adapt_pick_n(&a, 3, &measure);

@@ -8,7 +8,9 @@
  * handles at 2 GB/s on AMD hosts), checked for content only.  The same
  * sweep for rail_copy_stream (non-temporal stores from the first 64-byte
  * boundary) where the CPU has it, and a copy beyond RAIL_COPY_STREAM_MIN
- * (where rail_copy streams).
+ * (where rail_copy streams).  rail_copy2 (one source, two destinations)
+ * the same way: every source and first-destination alignment, the second
+ * destination at another, guards around both.
  */
 #include "base/copy.h"
 
@@ -37,6 +39,24 @@ static void check_one(size_t len, size_t so, size_t dof)
         if (failures++ < 10)
             fprintf(stderr, "FAIL: len %zu src+%zu dst+%zu: first difference at byte %zd\n",
                     len, so, dof, (ssize_t)at - 64 - (ssize_t)dof);
+    }
+}
+
+static void check_two(size_t len, size_t so, size_t dof, size_t dof2)
+{
+    static uint8_t src[8192 + 128], d1[8192 + 256], d2[8192 + 256], ref[8192 + 256];
+    for (size_t i = 0; i < sizeof(src); i++)
+        src[i] = (uint8_t)(i * 37 + len + so);
+    memset(d1, 0xee, sizeof(d1));
+    memset(d2, 0xee, sizeof(d2));
+    rail_copy2(d1 + 64 + dof, d2 + 64 + dof2, src + so, len);
+    for (int k = 0; k < 2; k++) {
+        size_t off = k ? dof2 : dof;
+        memset(ref, 0xee, sizeof(ref));
+        memcpy(ref + 64 + off, src + so, len);
+        if (memcmp(k ? d2 : d1, ref, sizeof(ref)) != 0 && failures++ < 10)
+            fprintf(stderr, "FAIL: rail_copy2 len %zu src+%zu dst+%zu dst2+%zu: destination %d\n",
+                    len, so, dof, dof2, k + 1);
     }
 }
 
@@ -81,6 +101,14 @@ int main(void)
                     check_one(lens[l], so, dof);
     }
     printf("streaming copy: %s\n", rail_copy_stream ? "yes (AVX2), checked" : "no (this CPU)");
+    {
+        const size_t lens[] = { 0, 1, 33, 2047, 2048, 2049, 2111, 2175, 2176, 4099, 8191, 8192 };
+        for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
+            for (size_t so = 0; so < 64; so++)
+                for (size_t dof = 0; dof < 64; dof++)
+                    check_two(lens[l], so, dof, (dof * 7 + so) % 64);
+    }
+    printf("two-destination copy: %s, checked\n", rail_copy2_vec ? "vector" : "two copies");
 
     size_t big = (size_t)1 << 20;
     uint8_t *a = malloc(big + 64), *b = malloc(big + 64);
