@@ -9,9 +9,10 @@
  * so one transfer that lost its CPU moves it by at most a quarter, while a
  * real change gets through in a few samples), and a retry of a slower path
  * once every 128 x (how many times slower it was) transfers, at most every
- * 1024: three transfers in a row (the first may still find the caches as
- * the fastest path left them), whose best sample becomes its estimate (at
- * most twice the old one).  With three paths the slower two take turns.
+ * 1024 (the first retry of each slower path after 16 already: warm-ups
+ * outlast exploration): three transfers in a row (the first may still find
+ * the caches as the fastest path left them), whose best sample becomes its
+ * estimate (at most twice the old one).  With three paths the slower two take turns.
  * So a machine whose cost of moving cache lines between cores changes
  * from one minute to the next (docs/performance.md) gets the better path
  * back within a few hundred calls, and a path five times slower costs
@@ -27,6 +28,7 @@
 #define ADAPT_PROBE_BASE 128
 #define ADAPT_PROBE_MAX 1024
 #define ADAPT_BURST 3
+#define ADAPT_FIRST_RETRY 16
 
 uint64_t rail_now_ns(void)
 {
@@ -81,6 +83,13 @@ int rail_adapt_pick_n(rail_adapt_t *a, int n, bool *measure)
     if (other >= best)
         other++;
     double every = ADAPT_PROBE_BASE * a->est[other] / a->est[best];
+    /* each slower path's first retry comes early: exploration's samples
+     * may still carry a warm-up that lasted longer than it (np 2
+     * allgathers of 512 KiB blocks: each of the first six calls faster
+     * than the one before, whatever the path, so the path explored last
+     * won at 51 us against the segment's 40) */
+    if (a->retry < a->n - 1)
+        every = RAIL_MIN(every, (double)ADAPT_FIRST_RETRY);
     if (++a->since >= (every < ADAPT_PROBE_MAX ? (uint32_t)every : ADAPT_PROBE_MAX)) {
         a->since = 0;
         a->retry++;

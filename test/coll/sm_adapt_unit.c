@@ -3,8 +3,9 @@
  * with coll sm's classes; no MPI job): size classes, each path tried three
  * times first, in turns (the lowest sample kept), the faster path afterwards
  * with every 8th call timed, the slower one retried, three calls in a row,
- * at an interval that grows with how much slower it was (capped), a lone
- * slow sample moving the faster path's estimate by at most a quarter, and a
+ * first soon, then at an interval that grows with how much slower it was
+ * (capped), a lone slow sample moving the faster path's estimate by at
+ * most a quarter, and a
  * lasting change of the machine turning the choice around.  Three paths
  * (the pml's): the two slower ones take turns at the retries, and a
  * retry's best sample becomes the estimate.  Exit 0: pass; 1: fail.
@@ -63,18 +64,20 @@ static void test_policy(void)
         call(&w, i < 2 ? cold : warm, &t2);
     CHECK(call(&w, warm, &t2) == SEG, "two cold first calls kept the faster segment out (%g %g)",
           w.est[SEG], w.est[CMA]);
-    /* then single copy, the segment tried again in bursts of three calls
-     * once in 128 x 4 = 512 others: calls 512-514 and 1026-1028 */
+    /* then single copy, the segment tried again in bursts of three calls:
+     * the first after 16 calls (a warm-up may outlast exploration), then
+     * once in 128 x 4 = 512 others: calls 16-18, 530-532 and 1044-1046 */
     int seg = 0, first_seg = -1, burst_ok = 1;
     timed = 0;
     for (int i = 1; i <= 1100; i++)
         if (call(&a, cma_fast, &timed) == SEG) {
             if (seg++ == 0)
                 first_seg = i;
-            burst_ok &= (i >= 512 && i <= 514) || (i >= 1026 && i <= 1028);
+            burst_ok &= (i >= 16 && i <= 18) || (i >= 530 && i <= 532) ||
+                        (i >= 1044 && i <= 1046);
         }
-    CHECK(seg == 6 && first_seg == 512 && burst_ok,
-          "the slower path: %d calls, first at %d (want 6 in two bursts, from 512)", seg,
+    CHECK(seg == 9 && first_seg == 16 && burst_ok,
+          "the slower path: %d calls, first at %d (want 9 in three bursts, from 16)", seg,
           first_seg);
     CHECK(timed >= 135 && timed <= 150, "about every 8th call timed, and the retries: %d of 1100",
           timed);
@@ -126,9 +129,10 @@ static void test_three(void)
             first[q] = i;
         count[q]++;
     }
-    /* path 0 (2x slower) after 256 calls (256-258), path 1 (4x) 512 after
-     * that (770-772), path 0 again 256 later (1028-1030) */
-    CHECK(first[0] == 256 && first[1] == 770 && count[0] == 6 && count[1] == 3,
+    /* first looks after 16 calls each (path 0 at 16-18, path 1 at 34-36),
+     * then path 0 (2x slower) after 256 calls (292-294), path 1 (4x) 512
+     * after that (806-808), path 0 again 256 later (1064-1066) */
+    CHECK(first[0] == 16 && first[1] == 34 && count[0] == 9 && count[1] == 6,
           "slower paths take turns: first at %d and %d, %d and %d calls", first[0], first[1],
           count[0], count[1]);
 
