@@ -69,7 +69,7 @@ static int sm_receive(coll_sm_module_t *m, uint64_t s, int root, int owner,
             coll_sm_wait(m, root, COLL_SM_V(s, k + 1));
         size_t off = k * C, len = RAIL_MIN(C, total - off);
         if (off < d->bytes) {
-            int r = coll_sm_unpack(d, off, coll_sm_buf(m, owner, set, coll_sm_bidx(m, s, k)),
+            int r = coll_sm_unpack(d, off, coll_sm_round_buf(m, owner, set, s, k, total),
                                    RAIL_MIN(len, d->bytes - off));
             rc = rc != MPI_SUCCESS ? rc : r;
         }
@@ -95,7 +95,8 @@ static int sm_send_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t 
             coll_sm_wait_all(m, COLL_SM_V(s, k - (size_t)m->nbuf + 1));
         size_t off = k * C, len = RAIL_MIN(C, bytes - off);
         for (int i = 0; i < n_dst; i++) {
-            int r = coll_sm_pack(&src[i], off, coll_sm_buf(m, owner[i], set, coll_sm_bidx(m, s, k)), len);
+            int r = coll_sm_pack(&src[i], off, coll_sm_round_buf(m, owner[i], set, s, k, bytes),
+                                 len);
             rc = rc != MPI_SUCCESS ? rc : r;
         }
         coll_sm_post(m, COLL_SM_V(s, k + 1));

@@ -81,7 +81,7 @@ static int gather_send(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_
         if (k >= (size_t)m->nbuf)
             coll_sm_wait(m, root, COLL_SM_V(s, k - (size_t)m->nbuf + 1));
         size_t off = k * C;
-        int r = coll_sm_pack(d, off, coll_sm_buf(m, m->me, set, coll_sm_bidx(m, s, k)),
+        int r = coll_sm_pack(d, off, coll_sm_round_buf(m, m->me, set, s, k, d->bytes),
                              RAIL_MIN(C, d->bytes - off));
         rc = SM_KEEP(rc, r);
         if (k + 1 < K)
@@ -100,7 +100,8 @@ static int gather_root(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d0
             if (j == m->me)
                 continue;
             coll_sm_data_t dj = coll_sm_data_at(d0, j * d0->count);
-            int r = sm_take(m, set, j, &dj, k * C, C, coll_sm_buf(m, j, set, coll_sm_bidx(m, s, k)));
+            int r = sm_take(m, set, j, &dj, k * C, C,
+                            coll_sm_round_buf(m, j, set, s, k, coll_sm_ctl(m, j)->meta[set]));
             rc = SM_KEEP(rc, r);
         }
         if (k + 1 < K)
@@ -175,7 +176,7 @@ static int allgather_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_
     size_t L = sm_lag(m, K);
     for (size_t i = 0; i < K + L; i++) {
         if (i < K && i * C < mine->bytes) {
-            char *buf = coll_sm_buf(m, m->me, set, coll_sm_bidx(m, s, i));
+            char *buf = coll_sm_round_buf(m, m->me, set, s, i, mine->bytes);
             size_t len = RAIL_MIN(C, mine->bytes - i * C);
             if (own)
                 rail_copy2(buf, own + i * C, mine->contig + i * C, len);
@@ -186,13 +187,13 @@ static int allgather_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_
         if (i < L)
             continue;
         size_t k = i - L, off = k * C;   /* read round k */
-        int b = coll_sm_bidx(m, s, k);
         coll_sm_wait_all(m, COLL_SM_V(s, step0 + k + 1));
         for (int j = 0; j < m->n; j++) {
             if (j == m->me)
                 continue;
             coll_sm_data_t dj = coll_sm_data_at(r0, j * r0->count);
-            rc = SM_KEEP(rc, sm_take(m, set, j, &dj, off, C, coll_sm_buf(m, j, set, b)));
+            const char *in = coll_sm_round_buf(m, j, set, s, k, coll_sm_ctl(m, j)->meta[set]);
+            rc = SM_KEEP(rc, sm_take(m, set, j, &dj, off, C, in));
         }
     }
     return SM_KEEP(rc, sm_truncated(m, set, r0->bytes));
@@ -315,6 +316,24 @@ static void alltoall_copy_own(coll_sm_module_t *m, const coll_sm_data_t *s0,
                                  (mpi_datatype_t *)r0->dt));
 }
 
+/* Round k of writer r's pieces (blocks of `bytes`): *piece bytes apart.
+ * Blocks of one round are packed tight (64-byte aligned) and placed by
+ * coll_sm_round_buf, so small alltoalls pass over the whole area too;
+ * larger ones cut each buffer in n - 1 pieces. */
+static char *alltoall_area(coll_sm_module_t *m, int r, int set, uint64_t s, size_t k,
+                           size_t bytes, size_t *piece)
+{
+    size_t P = m->chunk / (size_t)(m->n - 1);
+    if (P >= 64)
+        P &= ~(size_t)63;
+    if (bytes <= P) {
+        *piece = RAIL_MIN(RAIL_ALIGN_UP(bytes, (size_t)64), P);
+        return coll_sm_round_buf(m, r, set, s, k, (size_t)(m->n - 1) * *piece);
+    }
+    *piece = P;
+    return coll_sm_buf(m, r, set, coll_sm_bidx(m, s, k));
+}
+
 /* The rounds, from step step0 + 1 (step 1 may have been the announcement,
  * which claimed the set and wrote meta). */
 static int alltoall_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *s0,
@@ -331,12 +350,13 @@ static int alltoall_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
     }
     size_t L = sm_lag(m, K);
     for (size_t i = 0; i < K + L; i++) {
-        char *out = coll_sm_buf(m, m->me, set, coll_sm_bidx(m, s, i));
+        size_t Pw;
+        char *out = alltoall_area(m, m->me, set, s, i, s0->bytes, &Pw);
         for (int j = 0; j < n && i < K && i * P < s0->bytes; j++) {
             if (j == m->me)
                 continue;
             coll_sm_data_t dj = coll_sm_data_at(s0, j * s0->count);
-            rc = SM_KEEP(rc, coll_sm_pack(&dj, i * P, out + (size_t)((j - m->me - 1 + n) % n) * P,
+            rc = SM_KEEP(rc, coll_sm_pack(&dj, i * P, out + (size_t)((j - m->me - 1 + n) % n) * Pw,
                                           RAIL_MIN(P, s0->bytes - i * P)));
         }
         coll_sm_post(m, COLL_SM_V(s, step0 + i + 1));
@@ -345,14 +365,15 @@ static int alltoall_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
         if (i < L)
             continue;
         size_t k = i - L, off = k * P;   /* read round k */
-        int b = coll_sm_bidx(m, s, k);
         coll_sm_wait_all(m, COLL_SM_V(s, step0 + k + 1));
         for (int j = 0; j < n; j++) {
             if (j == m->me)
                 continue;
             coll_sm_data_t dj = coll_sm_data_at(r0, j * r0->count);
-            const char *in = coll_sm_buf(m, j, set, b) + (size_t)((m->me - j - 1 + n) % n) * P;
-            rc = SM_KEEP(rc, sm_take(m, set, j, &dj, off, P, in));
+            size_t Pj;
+            const char *in = alltoall_area(m, j, set, s, k, (size_t)coll_sm_ctl(m, j)->meta[set],
+                                           &Pj);
+            rc = SM_KEEP(rc, sm_take(m, set, j, &dj, off, P, in + (size_t)((m->me - j - 1 + n) % n) * Pj));
         }
     }
     return SM_KEEP(rc, sm_truncated(m, set, r0->bytes));

@@ -7,7 +7,8 @@
  * in rank order, x0 op (x1 op (... op x(n-1))), the order coll basic
  * uses, so every process gets the same bits and the results equal basic's.
  * Data go in rounds of E user elements (one buffer); round k uses buffer
- * coll_sm_bidx(k) of every area (the same index everywhere).
+ * coll_sm_round_buf(k) of every area (the same place everywhere; a
+ * single round packed tight).
  *
  * FLAT (up to coll_sm_reduce_flat_max bytes), one step per round:
  *   everyone: copy my input into my buffer, post step k + 1
@@ -56,6 +57,7 @@ typedef struct sm_red {
     size_t ue;                     /* bytes of one user element in the segment */
     MPI_Count E;                   /* user elements per round */
     size_t acc_off;                /* slice: where a buffer's partial result goes */
+    size_t span;                   /* bytes of a buffer used when there is one round, else 0 */
     bool flat;
     int root;                      /* -1: allreduce */
     bool dev;                      /* my buffers are device memory */
@@ -99,8 +101,11 @@ static bool sm_red_plan(coll_sm_module_t *m, sm_red_t *c, MPI_Count count)
     if (c->ue == 0)
         return false;
     c->flat = (size_t)count * c->ue <= coll_sm_params.reduce_flat_max;
+    c->span = 0;
     if (c->flat) {
         c->E = (MPI_Count)(C / c->ue);
+        if (c->E >= count)
+            c->span = (size_t)count * c->ue;
         return c->E > 0;
     }
     /* E elements of input, then a slice of ceil(E / n) at a 64-byte boundary */
@@ -109,7 +114,18 @@ static bool sm_red_plan(coll_sm_module_t *m, sm_red_t *c, MPI_Count count)
         e--;
     c->E = (MPI_Count)e;
     c->acc_off = RAIL_ALIGN_UP(e * c->ue, (size_t)64);
+    if (e > 0 && c->E >= count) {   /* one round: packed tight, placed by coll_sm_round_buf */
+        c->acc_off = RAIL_ALIGN_UP((size_t)count * c->ue, (size_t)64);
+        c->span = c->acc_off + ((size_t)count + n - 1) / n * c->ue;
+    }
     return e > 0;
+}
+
+/* Round k's buffer in rank r's area (every rank's at the same place). */
+static char *sm_red_buf(coll_sm_module_t *m, const sm_red_t *c, int r, int set, uint64_t s,
+                        MPI_Count k)
+{
+    return coll_sm_round_buf(m, r, set, s, (size_t)k, c->span ? c->span : m->chunk + 1);
 }
 
 /* Round k's first step: my input (m_u user elements) into my buffer,
@@ -126,7 +142,7 @@ static int sm_put_input(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_
         coll_sm_claim_set(m, s);
         coll_sm_ctl(m, m->me)->meta[set] = c->dev ? 1 : 0;
     }
-    char *buf = coll_sm_buf(m, m->me, set, coll_sm_bidx(m, s, (size_t)k));
+    char *buf = sm_red_buf(m, c, m->me, set, s, k);
     MPI_Count e0 = k * c->E;
     if (!c->dev && skip_lo > 0)
         rc = coll_red_load(&c->r, buf, coll_elem(c->mine, c->r.udt, e0), skip_lo);
@@ -144,7 +160,6 @@ static int sm_put_input(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_
 static int sm_flat_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_Count k,
                          MPI_Count m_u, bool *handoff)
 {
-    int b = coll_sm_bidx(m, s, (size_t)k);
     bool want = c->rbuf != NULL;
     if (k >= m->nbuf && !want)
         coll_sm_wait(m, c->root, COLL_SM_V(s, k - m->nbuf + 2));
@@ -155,7 +170,7 @@ static int sm_flat_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI
      * its own buffer after the others read it costs a transfer per line) */
     size_t eb = (size_t)(c->r.factor * c->r.rdt->extent);
     rc = SM_KEEP(rc, coll_sm_fold_own(c->r.rop, c->kind, m->n,
-                                      coll_sm_buf(m, 0, coll_sm_set(m, s), b),
+                                      sm_red_buf(m, c, 0, coll_sm_set(m, s), s, k),
                                       coll_sm_rank_stride(m), (size_t)(m_u * c->r.factor),
                                       m->scratch, c->src ? m->me : -1,
                                       c->src ? c->src + (size_t)(k * c->E) * eb : NULL));
@@ -166,7 +181,8 @@ static int sm_flat_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI
 static int sm_slice_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_Count k,
                           MPI_Count m_u, bool *handoff)
 {
-    int set = coll_sm_set(m, s), b = coll_sm_bidx(m, s, (size_t)k), n = m->n, me = m->me;
+    int set = coll_sm_set(m, s), n = m->n, me = m->me;
+#define SM_BUF(r) sm_red_buf(m, c, (r), set, s, k)
     MPI_Count lo = me * m_u / n, hi = (me + 1) * m_u / n;
     /* nobody else reads my slice of my input: it stays where it is */
     bool own = c->src != NULL;
@@ -175,16 +191,16 @@ static int sm_slice_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MP
     if (*handoff)
         return rc;
     size_t eb = (size_t)(c->r.factor * c->r.rdt->extent);
-    rc = SM_KEEP(rc, coll_sm_fold_own(c->r.rop, c->kind, n, coll_sm_buf(m, 0, set, b) + lo * eb,
+    rc = SM_KEEP(rc, coll_sm_fold_own(c->r.rop, c->kind, n, SM_BUF(0) + lo * eb,
                                       coll_sm_rank_stride(m),
                                       (size_t)((hi - lo) * c->r.factor),
-                                      coll_sm_buf(m, me, set, b) + c->acc_off, own ? me : -1,
+                                      SM_BUF(me) + c->acc_off, own ? me : -1,
                                       own ? c->src + (size_t)(k * c->E + lo) * eb : NULL));
     /* my slice of the result while its lines are still mine alone: read
      * back after the others read them, they cost a transfer each */
     if (c->rbuf && hi > lo)
         rc = SM_KEEP(rc, coll_red_store(&c->r, coll_elem(c->rbuf, c->r.udt, k * c->E + lo),
-                                        coll_sm_buf(m, me, set, b) + c->acc_off, hi - lo));
+                                        SM_BUF(me) + c->acc_off, hi - lo));
     coll_sm_post(m, COLL_SM_V(s, step + 1));
     if (!c->rbuf)
         return rc;
@@ -193,9 +209,10 @@ static int sm_slice_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MP
         MPI_Count l = j * m_u / n, h = (j + 1) * m_u / n;
         if (h > l && j != me)
             rc = SM_KEEP(rc, coll_red_store(&c->r, coll_elem(c->rbuf, c->r.udt, k * c->E + l),
-                                            coll_sm_buf(m, j, set, b) + c->acc_off, h - l));
+                                            SM_BUF(j) + c->acc_off, h - l));
     }
     return rc;
+#undef SM_BUF
 }
 
 /* ------------------------------------------------------------ single copy */

@@ -7,7 +7,8 @@
  * Larger: each buffer is cut into n pieces of Ps bytes (a multiple of 64),
  * piece j for block j; round k carries elements [k * P, (k + 1) * P) of
  * every block (P = elements per piece; blocks of different lengths simply
- * run out of pieces early).  Round k, buffer coll_sm_bidx(k): every process loads
+ * run out of pieces early; one round is packed tight and placed by
+ * coll_sm_round_buf).  Round k, buffer coll_sm_bidx(k): every process loads
  * piece k of every block of its input into its buffer, posts step k + 1,
  * waits for everyone's step k + 1 and folds piece k of its own block from
  * all n buffers, in rank order (the order of basic, so the bits match).
@@ -49,6 +50,7 @@ typedef struct sm_rs {
     const void *mine;
     void *rbuf;
     size_t ps;                     /* bytes of a piece in a buffer */
+    size_t span;                   /* n * ps when there is one round (packed tight), else 0 */
     MPI_Count P;                   /* user elements of a piece */
     const char *src;               /* input / result as dense arrays of the */
     char *dst;                     /* reduction's type in host memory, or NULL */
@@ -75,9 +77,9 @@ static int rs_rounds(coll_sm_module_t *m, uint64_t s, sm_rs_t *c, bool dev, uint
     int n = m->n, me = m->me, rc = MPI_SUCCESS, set = coll_sm_set(m, s);
     size_t stride = coll_sm_rank_stride(m);   /* between ranks' buffers */
     MPI_Count mylen = rs_block(c, me);
+    size_t span = c->span ? c->span : m->chunk + 1;
     for (MPI_Count k = 0; k < K; k++) {
-        int b = coll_sm_bidx(m, s, (size_t)k);
-        char *buf = coll_sm_buf(m, me, set, b);
+        char *buf = coll_sm_round_buf(m, me, set, s, (size_t)k, span);
         MPI_Count off = 0;
         for (int j = 0; j < n && !dev; j++) {
             MPI_Count bj = rs_block(c, j), l = rs_piece(c, bj, k);
@@ -96,7 +98,9 @@ static int rs_rounds(coll_sm_module_t *m, uint64_t s, sm_rs_t *c, bool dev, uint
         size_t eb = (size_t)c->r.rdt->extent * (size_t)c->r.factor;   /* bytes per element */
         char *out = c->dst ? c->dst + (size_t)(k * c->P) * eb : m->scratch;
         rc = coll_sm_fold_own(c->r.rop, c->kind, n,
-                              coll_sm_buf(m, 0, set, b) + (size_t)me * c->ps, stride,
+                              coll_sm_round_buf(m, 0, set, s, (size_t)k, span) +
+                                  (size_t)me * c->ps,
+                              stride,
                               (size_t)(l * c->r.factor), out, c->src ? me : -1,
                               c->src ? c->src + (size_t)(c->lo + k * c->P) * eb : NULL);
         if (!c->dst)
@@ -221,6 +225,16 @@ static int rs_any(const void *sbuf, void *rbuf, const MPI_Count counts[], MPI_Co
     if (c.P == 0) {
         *why = "datatype larger than a piece of a shared-memory buffer";
         return MPI_SUCCESS;
+    }
+    /* one round: pieces packed tight, placed by coll_sm_round_buf */
+    MPI_Count maxb = 0;
+    for (int j = 0; j < m->n; j++)
+        maxb = RAIL_MAX(maxb, rs_block(&c, j));
+    c.span = 0;
+    if (maxb <= c.P) {
+        c.ps = RAIL_MAX(RAIL_ALIGN_UP((size_t)maxb * ue, (size_t)64), (size_t)64);
+        c.P = (MPI_Count)(c.ps / ue);
+        c.span = (size_t)m->n * c.ps;
     }
     *handoff = false;
     bool dev = coll_is_device(c.mine, c.total, dt) || coll_is_device(rbuf, mylen, dt);
