@@ -338,6 +338,14 @@ static inline bool coll_sm_agreed(const coll_sm_module_t *m, size_t bytes)
            (!m->oversub || coll_sm_params.adapt_alternate);
 }
 
+/* Whether an allgather or alltoall of `bytes` in all takes single copy
+ * without timing (coll_sm_single_copy_min; oversubscribed too; still only
+ * where every block can be read directly, agreed in step 1). */
+static inline bool coll_sm_forced_cma(const coll_sm_module_t *m, size_t bytes)
+{
+    return m->cma && coll_sm_params.cma_min > 0 && bytes >= coll_sm_params.cma_min;
+}
+
 /* For such a call, operation s: the path this process proposes (rank 0's
  * counts); on rank 0, when this call is to be timed, *a is set (NULL
  * elsewhere): the caller times from the end of its announcement step

@@ -93,10 +93,12 @@ static int sm_register_params(void)
                             "fast process (a bcast root) may run ahead of the slowest",
                             RAIL_PARAM_LEVEL_TUNER, &p->small_slots);
     rail_param_register_size("coll_sm_single_copy_min", 0,
-                             "Broadcasts and reductions of at least this many bytes in "
+                             "Broadcasts, reductions, allgathers and alltoalls of at least "
+                             "this many bytes (allgather, alltoall: all blocks together) in "
                              "contiguous host buffers: processes always read each other's "
                              "buffers directly (CMA, process_vm_readv) instead of through the "
-                             "segment (0: never forced; see coll_sm_adapt_min)",
+                             "segment, oversubscribed or not (0: never forced; see "
+                             "coll_sm_adapt_min)",
                              RAIL_PARAM_LEVEL_TUNER, &p->cma_min);
     rail_param_register_size("coll_sm_adapt_min", 16384,
                              "Broadcasts of at least this many bytes in contiguous host "

@@ -272,14 +272,17 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
     }
     /* the total is the same everywhere (matching signatures), parameters too */
     size_t total = r0.bytes * (size_t)m->n;
-    if (!coll_sm_agreed(m, total)) {
+    bool forced = coll_sm_forced_cma(m, total);
+    if (!forced && !coll_sm_agreed(m, total)) {
         rc = SM_KEEP(rc, allgather_rounds(m, s, &mine, &r0, 0, own));
         coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
         return rc;
     }
-    /* rank 0 picks by time, everyone agrees in step 1 */
-    rail_adapt_t *a;
-    int want = coll_sm_agreed_want(m, s, COLL_SM_ADAPT_ALLGATHER, total, &a);
+    /* rank 0 picks by time (or single copy is forced), everyone agrees in
+     * step 1 */
+    rail_adapt_t *a = NULL;
+    int want = forced ? COLL_SM_PATH_CMA
+                      : coll_sm_agreed_want(m, s, COLL_SM_ADAPT_ALLGATHER, total, &a);
     bool cma = direct_announce(m, s, &mine, true, 0, want);
     uint64_t t0 = a ? rail_now_ns() : 0;
     if (cma) {
@@ -411,14 +414,17 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
         return rc;
     bool in_place = sbuf == MPI_IN_PLACE;
     size_t total = r0.bytes * (size_t)m->n;
-    if (!coll_sm_agreed(m, total)) {
+    bool forced = coll_sm_forced_cma(m, total);
+    if (!forced && !coll_sm_agreed(m, total)) {
         rc = alltoall_rounds(m, s, &s0, &r0, !in_place, 0);
         coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
         return rc;
     }
-    /* rank 0 picks by time, everyone agrees in step 1 */
-    rail_adapt_t *a;
-    int want = coll_sm_agreed_want(m, s, COLL_SM_ADAPT_ALLTOALL, total, &a);
+    /* rank 0 picks by time (or single copy is forced), everyone agrees in
+     * step 1 */
+    rail_adapt_t *a = NULL;
+    int want = forced ? COLL_SM_PATH_CMA
+                      : coll_sm_agreed_want(m, s, COLL_SM_ADAPT_ALLTOALL, total, &a);
     /* not in place: the owner overwrites the blocks that the others read */
     bool cma = direct_announce(m, s, &s0, !in_place, (uint64_t)(s0.count * s0.dt->extent), want);
     uint64_t t0 = a ? rail_now_ns() : 0;

@@ -12,8 +12,9 @@
  * non-commutative user operation (handed to the next component).  With
  * COLLTEST_DEVICE=1 every user buffer is fake device memory; with
  * COLLTEST_DEVICE=2 only odd ranks' are (the processes of one reduction
- * must agree to hand it on).  With RAIL_COLL_SM_ADAPT_ALTERNATE (host
- * buffers) checks that alltoalls also ran by single copy.  Checks that sm set up a
+ * must agree to hand it on).  With RAIL_COLL_SM_ADAPT_ALTERNATE or
+ * RAIL_COLL_SM_SINGLE_COPY_MIN (host buffers) checks that alltoalls also
+ * ran by single copy.  Checks that sm set up a
  * segment for the communicators (np >= 2) and that its name is gone.
  */
 #include "coll_test.h"
@@ -250,14 +251,17 @@ int main(int argc, char **argv)
     me = t_rank;
     n = t_size;
     all_ops();
-    /* alternating paths, host buffers everywhere: half the alltoalls of
-     * dense blocks from coll_sm_adapt_agree_min bytes read the others'
-     * send buffers directly (the counter counts those) */
-    if (n > 1 && getenv("RAIL_COLL_SM_ADAPT_ALTERNATE") && !getenv("COLLTEST_DEVICE")) {
+    /* alternating paths (or single copy forced), host buffers everywhere:
+     * (half) the alltoalls of dense blocks from coll_sm_adapt_agree_min
+     * (coll_sm_single_copy_min) bytes read the others' send buffers
+     * directly (the counter counts those) */
+    const char *forced = getenv("RAIL_COLL_SM_SINGLE_COPY_MIN");
+    if (n > 1 && (getenv("RAIL_COLL_SM_ADAPT_ALTERNATE") || (forced && atol(forced) > 0)) &&
+        !getenv("COLLTEST_DEVICE")) {
         int provided;
         MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
         CHECK(pvar_count("coll_sm_alltoall_single_copy") > 0,
-              "no alltoall by single copy with RAIL_COLL_SM_ADAPT_ALTERNATE");
+              "no alltoall by single copy with RAIL_COLL_SM_ADAPT_ALTERNATE or _SINGLE_COPY_MIN");
         MPI_T_finalize();
     }
     if (n > 1) {
