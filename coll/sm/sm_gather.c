@@ -323,12 +323,16 @@ static void alltoall_copy_own(coll_sm_module_t *m, const coll_sm_data_t *s0,
  * Blocks of one round are packed tight (64-byte aligned) and placed by
  * coll_sm_round_buf, so small alltoalls pass over the whole area too;
  * larger ones cut each buffer in n - 1 pieces. */
+static size_t alltoall_piece(const coll_sm_module_t *m)
+{
+    size_t P = m->chunk / (size_t)(m->n - 1);
+    return P >= 64 ? P & ~(size_t)63 : P;
+}
+
 static char *alltoall_area(coll_sm_module_t *m, int r, int set, uint64_t s, size_t k,
                            size_t bytes, size_t *piece)
 {
-    size_t P = m->chunk / (size_t)(m->n - 1);
-    if (P >= 64)
-        P &= ~(size_t)63;
+    size_t P = alltoall_piece(m);
     if (bytes <= P) {
         *piece = RAIL_MIN(RAIL_ALIGN_UP(bytes, (size_t)64), P);
         return coll_sm_round_buf(m, r, set, s, k, (size_t)(m->n - 1) * *piece);
@@ -343,9 +347,7 @@ static int alltoall_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
                            const coll_sm_data_t *r0, bool copy_own, uint32_t step0)
 {
     int set = coll_sm_set(m, s), n = m->n, rc = MPI_SUCCESS;
-    size_t P = m->chunk / (size_t)(n - 1);
-    if (P >= 64)
-        P &= ~(size_t)63;
+    size_t P = alltoall_piece(m);
     size_t K = rounds_of(RAIL_MAX(r0->bytes, s0->bytes), P);
     if (step0 == 0) {
         coll_sm_claim_set(m, s);
@@ -359,8 +361,8 @@ static int alltoall_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
             if (j == m->me)
                 continue;
             coll_sm_data_t dj = coll_sm_data_at(s0, j * s0->count);
-            rc = SM_KEEP(rc, coll_sm_pack(&dj, i * P, out + (size_t)((j - m->me - 1 + n) % n) * Pw,
-                                          RAIL_MIN(P, s0->bytes - i * P)));
+            char *piece = out + (size_t)((j - m->me - 1 + n) % n) * Pw;
+            rc = SM_KEEP(rc, coll_sm_pack(&dj, i * P, piece, RAIL_MIN(P, s0->bytes - i * P)));
         }
         coll_sm_post(m, COLL_SM_V(s, step0 + i + 1));
         if (i == 0 && copy_own)
@@ -376,7 +378,8 @@ static int alltoall_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
             size_t Pj;
             const char *in = alltoall_area(m, j, set, s, k, (size_t)coll_sm_ctl(m, j)->meta[set],
                                            &Pj);
-            rc = SM_KEEP(rc, sm_take(m, set, j, &dj, off, P, in + (size_t)((m->me - j - 1 + n) % n) * Pj));
+            in += (size_t)((m->me - j - 1 + n) % n) * Pj;   /* my piece of j's */
+            rc = SM_KEEP(rc, sm_take(m, set, j, &dj, off, P, in));
         }
     }
     return SM_KEEP(rc, sm_truncated(m, set, r0->bytes));
