@@ -276,11 +276,15 @@ static inline int coll_sm_bidx(const coll_sm_module_t *m, uint64_t seq, size_t k
  * by default) before it writes a line again: np 2, back-to-back bcasts of
  * 2-16 KiB took 3-4x longer while the rotation over whole buffers brought
  * the writer back to lines the reader still held (64 operations, 512 KiB
- * for 8 KiB ones: 1.0-1.2 us against 0.27). */
+ * for 8 KiB ones: 1.0-1.2 us against 0.27).  Not on an oversubscribed
+ * node: processes sharing a core find recently written lines in their own
+ * caches there, and the whole-buffer rotation was faster (np 8 on 2 cores,
+ * alltoall of 256 B blocks 11.8-18.3 against 21.7-25.4 us, allgather of 4
+ * KiB 15 against 16-32 us). */
 static inline char *coll_sm_round_buf(coll_sm_module_t *m, int r, int set, uint64_t seq, size_t k,
                                       size_t total)
 {
-    if (total > m->chunk)
+    if (total > m->chunk || m->oversub)
         return coll_sm_buf(m, r, set, coll_sm_bidx(m, seq, k));
     size_t q = 4096;
     while (q < total && q < m->chunk)

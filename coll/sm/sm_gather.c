@@ -322,7 +322,8 @@ static void alltoall_copy_own(coll_sm_module_t *m, const coll_sm_data_t *s0,
 /* Round k of writer r's pieces (blocks of `bytes`): *piece bytes apart.
  * Blocks of one round are packed tight (64-byte aligned) and placed by
  * coll_sm_round_buf, so small alltoalls pass over the whole area too;
- * larger ones cut each buffer in n - 1 pieces. */
+ * larger ones, and all on an oversubscribed node (see coll_sm_round_buf),
+ * cut each buffer in n - 1 pieces. */
 static size_t alltoall_piece(const coll_sm_module_t *m)
 {
     size_t P = m->chunk / (size_t)(m->n - 1);
@@ -333,7 +334,7 @@ static char *alltoall_area(coll_sm_module_t *m, int r, int set, uint64_t s, size
                            size_t bytes, size_t *piece)
 {
     size_t P = alltoall_piece(m);
-    if (bytes <= P) {
+    if (bytes <= P && !m->oversub) {
         *piece = RAIL_MIN(RAIL_ALIGN_UP(bytes, (size_t)64), P);
         return coll_sm_round_buf(m, r, set, s, k, (size_t)(m->n - 1) * *piece);
     }
