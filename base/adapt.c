@@ -61,6 +61,11 @@ static int adapt_best(const rail_adapt_t *a)
 
 int rail_adapt_pick_n(rail_adapt_t *a, int n, bool *measure)
 {
+    return rail_adapt_pick_every(a, n, ADAPT_EVERY, measure);
+}
+
+int rail_adapt_pick_every(rail_adapt_t *a, int n, unsigned period, bool *measure)
+{
     *measure = true;
     a->n = (uint8_t)RAIL_MIN(RAIL_MAX(n, 2), RAIL_ADAPT_PATHS);
     /* exploring: the path measured least, so the paths take turns and the
@@ -98,7 +103,7 @@ int rail_adapt_pick_n(rail_adapt_t *a, int n, bool *measure)
         a->fresh |= (uint8_t)(1u << other);
         return other;
     }
-    *measure = a->since % ADAPT_EVERY == 0;
+    *measure = a->since % (period ? period : 1) == 0;
     return best;
 }
 

@@ -45,6 +45,9 @@ int rail_adapt_pick(rail_adapt_t *a, bool *measure);
 /* The same between n (2 or 3) paths; the slower ones take turns at the
  * retries. */
 int rail_adapt_pick_n(rail_adapt_t *a, int n, bool *measure);
+/* The same, the faster path timed once in `period` transfers instead of
+ * 8 (where timing a call costs much against the call itself). */
+int rail_adapt_pick_every(rail_adapt_t *a, int n, unsigned period, bool *measure);
 /* A timed transfer: `ns` for `bytes` on `path`. */
 void rail_adapt_record(rail_adapt_t *a, int path, size_t bytes, uint64_t ns);
 

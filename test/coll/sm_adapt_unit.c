@@ -96,6 +96,15 @@ static void test_policy(void)
         last = call(&a, seg_fast, &timed);
     CHECK(last == SEG, "after a lasting change the segment wins (est seg %g cma %g)",
           a.est[SEG], a.est[CMA]);
+    /* timed once in 64 calls instead of 8 (rail_adapt_pick_every) */
+    rail_adapt_t e = a;
+    int timed64 = 0;
+    for (int i = 0; i < 640; i++) {
+        bool measure;
+        if (rail_adapt_pick_every(&e, 2, 64, &measure) == SEG && measure)
+            timed64++;
+    }
+    CHECK(timed64 >= 9 && timed64 <= 11, "period 64: %d of 640 calls timed", timed64);
     /* a huge gap: the slower path is still tried at least every 1024 calls */
     a.est[CMA] = 1000 * a.est[SEG];
     a.since = 0;
