@@ -281,6 +281,7 @@ static inline int coll_sm_bidx(const coll_sm_module_t *m, uint64_t seq, size_t k
  * caches there, and the whole-buffer rotation was faster (np 8 on 2 cores,
  * alltoall of 256 B blocks 11.8-18.3 against 21.7-25.4 us, allgather of 4
  * KiB 15 against 16-32 us). */
+#define COLL_SM_MULTI_ROUND ((size_t)-1)   /* a `total` of more than one buffer */
 static inline char *coll_sm_round_buf(coll_sm_module_t *m, int r, int set, uint64_t seq, size_t k,
                                       size_t total)
 {

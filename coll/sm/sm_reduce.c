@@ -125,7 +125,7 @@ static bool sm_red_plan(coll_sm_module_t *m, sm_red_t *c, MPI_Count count)
 static char *sm_red_buf(coll_sm_module_t *m, const sm_red_t *c, int r, int set, uint64_t s,
                         MPI_Count k)
 {
-    return coll_sm_round_buf(m, r, set, s, (size_t)k, c->span ? c->span : m->chunk + 1);
+    return coll_sm_round_buf(m, r, set, s, (size_t)k, c->span ? c->span : COLL_SM_MULTI_ROUND);
 }
 
 /* Round k's first step: my input (m_u user elements) into my buffer,
@@ -182,7 +182,9 @@ static int sm_slice_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MP
                           MPI_Count m_u, bool *handoff)
 {
     int set = coll_sm_set(m, s), n = m->n, me = m->me;
-#define SM_BUF(r) sm_red_buf(m, c, (r), set, s, k)
+    /* rank r's buffer of this round: b0 + r * rs */
+    char *b0 = sm_red_buf(m, c, 0, set, s, k);
+    size_t rs = coll_sm_rank_stride(m);
     MPI_Count lo = me * m_u / n, hi = (me + 1) * m_u / n;
     /* nobody else reads my slice of my input: it stays where it is */
     bool own = c->src != NULL;
@@ -191,16 +193,15 @@ static int sm_slice_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MP
     if (*handoff)
         return rc;
     size_t eb = (size_t)(c->r.factor * c->r.rdt->extent);
-    rc = SM_KEEP(rc, coll_sm_fold_own(c->r.rop, c->kind, n, SM_BUF(0) + lo * eb,
-                                      coll_sm_rank_stride(m),
+    rc = SM_KEEP(rc, coll_sm_fold_own(c->r.rop, c->kind, n, b0 + lo * eb, rs,
                                       (size_t)((hi - lo) * c->r.factor),
-                                      SM_BUF(me) + c->acc_off, own ? me : -1,
+                                      b0 + me * rs + c->acc_off, own ? me : -1,
                                       own ? c->src + (size_t)(k * c->E + lo) * eb : NULL));
     /* my slice of the result while its lines are still mine alone: read
      * back after the others read them, they cost a transfer each */
     if (c->rbuf && hi > lo)
         rc = SM_KEEP(rc, coll_red_store(&c->r, coll_elem(c->rbuf, c->r.udt, k * c->E + lo),
-                                        SM_BUF(me) + c->acc_off, hi - lo));
+                                        b0 + me * rs + c->acc_off, hi - lo));
     coll_sm_post(m, COLL_SM_V(s, step + 1));
     if (!c->rbuf)
         return rc;
@@ -209,10 +210,9 @@ static int sm_slice_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MP
         MPI_Count l = j * m_u / n, h = (j + 1) * m_u / n;
         if (h > l && j != me)
             rc = SM_KEEP(rc, coll_red_store(&c->r, coll_elem(c->rbuf, c->r.udt, k * c->E + l),
-                                            SM_BUF(j) + c->acc_off, h - l));
+                                            b0 + j * rs + c->acc_off, h - l));
     }
     return rc;
-#undef SM_BUF
 }
 
 /* ------------------------------------------------------------ single copy */

@@ -77,9 +77,9 @@ static int rs_rounds(coll_sm_module_t *m, uint64_t s, sm_rs_t *c, bool dev, uint
     int n = m->n, me = m->me, rc = MPI_SUCCESS, set = coll_sm_set(m, s);
     size_t stride = coll_sm_rank_stride(m);   /* between ranks' buffers */
     MPI_Count mylen = rs_block(c, me);
-    size_t span = c->span ? c->span : m->chunk + 1;
+    size_t span = c->span ? c->span : COLL_SM_MULTI_ROUND;
     for (MPI_Count k = 0; k < K; k++) {
-        char *buf = coll_sm_round_buf(m, me, set, s, (size_t)k, span);
+        char *b0 = coll_sm_round_buf(m, 0, set, s, (size_t)k, span), *buf = b0 + me * stride;
         MPI_Count off = 0;
         for (int j = 0; j < n && !dev; j++) {
             MPI_Count bj = rs_block(c, j), l = rs_piece(c, bj, k);
@@ -98,9 +98,7 @@ static int rs_rounds(coll_sm_module_t *m, uint64_t s, sm_rs_t *c, bool dev, uint
         size_t eb = (size_t)c->r.rdt->extent * (size_t)c->r.factor;   /* bytes per element */
         char *out = c->dst ? c->dst + (size_t)(k * c->P) * eb : m->scratch;
         rc = coll_sm_fold_own(c->r.rop, c->kind, n,
-                              coll_sm_round_buf(m, 0, set, s, (size_t)k, span) +
-                                  (size_t)me * c->ps,
-                              stride,
+                              b0 + (size_t)me * c->ps, stride,
                               (size_t)(l * c->r.factor), out, c->src ? me : -1,
                               c->src ? c->src + (size_t)(c->lo + k * c->P) * eb : NULL);
         if (!c->dst)
