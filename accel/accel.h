@@ -98,9 +98,14 @@ void *accel_alloc_host_pinned(size_t len);
 void accel_free_host_pinned(void *ptr);
 
 /* Device memory of the component that owns `like` (or the first device
- * component when like is NULL), for internal staging and tests. */
+ * component when like is NULL), for internal staging and tests.  Freed
+ * buffers are kept for later requests (parameter accel_scratch_cache) and
+ * released at accel_finalize. */
 void *accel_alloc_device(size_t len, const void *like);
 void accel_free_device(void *ptr);
+/* MPI_T counters: device allocations made through a component, requests
+ * served by a kept buffer. */
+extern uint64_t accel_count_device_allocs, accel_count_scratch_reused;
 
 /* IPC: expose a device allocation to a peer on the same node.  The handle
  * names the whole allocation; *offset is ptr's offset inside it.  open maps

@@ -9,6 +9,7 @@
  */
 #include "accel/accel_internal.h"
 #include "base/param.h"
+#include "base/atomic.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -18,6 +19,8 @@
 int accel_any_device_active = 0;
 int accel_verbose = 0;
 static const char *accel_setting;       /* parameter accel */
+static size_t accel_scratch_max;        /* parameter accel_scratch_cache */
+uint64_t accel_count_device_allocs, accel_count_scratch_reused;
 
 static const accel_component_t *const accel_components[] = {
     &accel_host_component,
@@ -42,6 +45,8 @@ struct accel_event {
     void *ev[ACCEL_MAX_COMPONENTS];
 };
 
+static void scratch_drain(void);
+
 /* ------------------------------------------------------------ parameters */
 
 static const char accel_default[] = "host,cuda";
@@ -53,6 +58,10 @@ int accel_register_params(void)
                                "Accelerator components allowed (comma-separated; host is always "
                                "on; fake emulates a device for tests; ^name excludes from the "
                                "default; empty: the default)", RAIL_PARAM_LEVEL_USER, &accel_setting);
+    rail_param_register_size("accel_scratch_cache", (size_t)256 << 20,
+                             "Bytes of device memory the library keeps, after an operation "
+                             "freed it, for the temporaries of later operations (0: allocate "
+                             "and free every time)", RAIL_PARAM_LEVEL_TUNER, &accel_scratch_max);
     rail_param_register_int("accel_verbose", 0,
                             "Verbosity of accel: 1 = which components are active and why not",
                             RAIL_PARAM_LEVEL_USER, &accel_verbose);
@@ -222,6 +231,7 @@ int accel_finalize(void)
 {
     pthread_mutex_lock(&accel_init_lock);
     if (accel_refcount > 0 && --accel_refcount == 0) {
+        scratch_drain();
         __atomic_store_n(&accel_any_device_active, 0, __ATOMIC_RELEASE);
         for (int i = NCOMP - 1; i >= 0; i--) {
             if (accel_active[i] && accel_components[i]->finalize != NULL)
@@ -388,6 +398,93 @@ static int first_device_component(void)
     return best;
 }
 
+/*
+ * Device temporaries (reduction staging, the collectives' scratch) are kept
+ * for reuse once freed, up to accel_scratch_cache bytes: a cuMemAlloc costs
+ * tens of microseconds or more and a cuMemFree waits for the whole device,
+ * where a collective on device buffers would otherwise pay both every call.
+ * A kept buffer serves a request of its component and device (context) that
+ * it can hold; the smallest such one is taken.  All go back at finalize.
+ */
+#define SCRATCH_SLOTS 8
+
+typedef struct scratch_entry {
+    void *ptr;
+    accel_range_t r;
+} scratch_entry_t;
+
+static scratch_entry_t scratch[SCRATCH_SLOTS];
+static int scratch_n;
+static size_t scratch_bytes;
+static pthread_mutex_t scratch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *scratch_take(int comp, const accel_range_t *like, size_t len)
+{
+    void *p = NULL;
+    pthread_mutex_lock(&scratch_lock);
+    int best = -1;
+    for (int i = 0; i < scratch_n; i++) {
+        const accel_range_t *e = &scratch[i].r;
+        if (e->component != comp || e->size < len ||
+            (like != NULL && (e->device != like->device ||
+                              (accel_components[comp]->cookie_is_context &&
+                               e->cookie != like->cookie))))
+            continue;
+        if (best < 0 || e->size < scratch[best].r.size)
+            best = i;
+    }
+    if (best >= 0) {
+        p = scratch[best].ptr;
+        scratch_bytes -= scratch[best].r.size;
+        scratch[best] = scratch[--scratch_n];
+        rail_atomic_add_fetch(&accel_count_scratch_reused, 1);
+    }
+    pthread_mutex_unlock(&scratch_lock);
+    return p;
+}
+
+/* Keep (true) or let the caller free it.  A full cache makes room by
+ * freeing its smallest buffers when they are smaller than this one, so the
+ * kept set tends to the largest sizes, which serve every smaller request. */
+static bool scratch_keep(void *ptr, const accel_range_t *r)
+{
+    scratch_entry_t drop[SCRATCH_SLOTS];
+    int ndrop = 0;
+    bool kept = false;
+    pthread_mutex_lock(&scratch_lock);
+    while (r->size <= accel_scratch_max &&
+           (scratch_n == SCRATCH_SLOTS || scratch_bytes + r->size > accel_scratch_max)) {
+        int small = -1;
+        for (int i = 0; i < scratch_n; i++)
+            if (small < 0 || scratch[i].r.size < scratch[small].r.size)
+                small = i;
+        if (small < 0 || scratch[small].r.size >= r->size)
+            break;
+        drop[ndrop++] = scratch[small];
+        scratch_bytes -= scratch[small].r.size;
+        scratch[small] = scratch[--scratch_n];
+    }
+    if (scratch_n < SCRATCH_SLOTS && scratch_bytes + r->size <= accel_scratch_max) {
+        scratch[scratch_n++] = (scratch_entry_t){ .ptr = ptr, .r = *r };
+        scratch_bytes += r->size;
+        kept = true;
+    }
+    pthread_mutex_unlock(&scratch_lock);
+    for (int i = 0; i < ndrop; i++)
+        accel_components[drop[i].r.component]->free(drop[i].ptr, &drop[i].r);
+    return kept;
+}
+
+static void scratch_drain(void)
+{
+    pthread_mutex_lock(&scratch_lock);
+    for (int i = 0; i < scratch_n; i++)
+        accel_components[scratch[i].r.component]->free(scratch[i].ptr, &scratch[i].r);
+    scratch_n = 0;
+    scratch_bytes = 0;
+    pthread_mutex_unlock(&scratch_lock);
+}
+
 void *accel_alloc_device(size_t len, const void *like)
 {
     accel_range_t r;
@@ -395,7 +492,13 @@ void *accel_alloc_device(size_t len, const void *like)
     int comp = known ? r.component : first_device_component();
     if (comp < 0)
         return NULL;
-    return accel_components[comp]->alloc(len, known ? &r : NULL);
+    void *p = scratch_take(comp, known ? &r : NULL, len ? len : 1);
+    if (p != NULL)
+        return p;
+    p = accel_components[comp]->alloc(len, known ? &r : NULL);
+    if (p != NULL)
+        rail_atomic_add_fetch(&accel_count_device_allocs, 1);
+    return p;
 }
 
 void accel_free_device(void *ptr)
@@ -407,7 +510,8 @@ void accel_free_device(void *ptr)
         rail_warn("accel: accel_free_device(%p): not the start of a device allocation", ptr);
         return;
     }
-    accel_components[r.component]->free(ptr, &r);
+    if (!scratch_keep(ptr, &r))
+        accel_components[r.component]->free(ptr, &r);
 }
 
 /* ------------------------------------------------------------ ipc */

@@ -47,6 +47,10 @@ struct accel_component {
     char tag[4];            /* first bytes of this component's IPC handles */
     int priority;
     bool is_device;
+    /* Ranges' cookies name the context that owns the memory (cuda): a kept
+     * device temporary serves only requests of that context; otherwise only
+     * the device ordinal must match. */
+    bool cookie_is_context;
     /* Register the component's parameters (called at every accel_init for
      * every compiled-in component, selected or not, so the info tool lists
      * them). */

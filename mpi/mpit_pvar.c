@@ -17,6 +17,9 @@
  *                           the same kind
  *   coll_sm_alltoall_single_copy  coll sm alltoalls this process did by
  *                           single copy: the same kind
+ *   accel_device_allocs,    device memory the library allocated for its
+ *   accel_scratch_reused    temporaries / requests a kept buffer served
+ *                           (accel_scratch_cache): the same kind
  * A continuous variable is always running: start/stop answer
  * MPI_T_ERR_PVAR_NO_STARTSTOP; a readonly one cannot be written or reset
  * (MPI_T_ERR_PVAR_NO_WRITE).  A non-continuous variable starts stopped at
@@ -28,6 +31,7 @@
 #include "pml/pml.h"
 #include "coll/sm/coll_sm.h"
 #include "btl/sm/sm.h"
+#include "accel/accel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +129,14 @@ static const pvar_def_t pvars[] = {
             "MPI_Alltoall calls (coll sm) in which this process read its blocks from the others' "
             "send buffers directly (CMA) instead of through the shared segment",
             &coll_sm_count_alltoall_cma),
+    COUNTER("accel_device_allocs",
+            "Device memory allocations this process made for the library's own temporaries "
+            "(reductions and collectives on device buffers)",
+            &accel_count_device_allocs),
+    COUNTER("accel_scratch_reused",
+            "Requests for device temporaries served by memory an earlier operation freed "
+            "(accel_scratch_cache)",
+            &accel_count_scratch_reused),
 };
 #define N_PVARS ((int)RAIL_ARRAY_SIZE(pvars))
 

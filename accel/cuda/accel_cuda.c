@@ -612,6 +612,7 @@ const accel_component_t accel_cuda_component = {
     .tag = { 'C', 'U', 'D', 'A' },
     .priority = 20,
     .is_device = true,
+    .cookie_is_context = true,
     .register_params = cuda_register_params,
     .query = cuda_query,
     .finalize = cuda_finalize,

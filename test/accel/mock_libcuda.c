@@ -31,10 +31,10 @@ static const char *const mock_names[] = {
     "cuInit", "cuDriverGetVersion", "cuPointerGetAttributes", "cuMemAlloc", "cuMemFree",
     "cuMemcpyAsync", "cuLaunchKernel", "cuModuleLoadData", "cuModuleGetFunction",
     "cuCtxPushCurrent", "cuMemAllocAsync", "cuIpcOpenMemHandle", "cuStreamCreate", "cuMemHostAlloc",
-    "other",
+    "cuStreamSynchronize", "cuMemcpy", "other",
 };
 enum { C_INIT, C_VERSION, C_ATTRS, C_ALLOC, C_FREE, C_MEMCPY, C_LAUNCH, C_LOAD, C_GETFN, C_PUSH,
-       C_ALLOC_ASYNC, C_IPC_OPEN, C_STREAM, C_HOSTALLOC, C_OTHER, C_N };
+       C_ALLOC_ASYNC, C_IPC_OPEN, C_STREAM, C_HOSTALLOC, C_SYNC, C_APP_MEMCPY, C_OTHER, C_N };
 static long mock_count[C_N];
 
 MOCK_EXPORT long mock_cuda_calls(const char *name)
@@ -108,6 +108,11 @@ MOCK_EXPORT CUresult cuGetErrorName(CUresult error, const char **pStr)
     return CUDA_SUCCESS;
 }
 
+MOCK_EXPORT CUresult cuGetErrorString(CUresult error, const char **pStr)
+{
+    return cuGetErrorName(error, pStr);
+}
+
 MOCK_EXPORT CUresult cuDriverGetVersion(int *v)
 {
     mock_count[C_VERSION]++;
@@ -175,6 +180,26 @@ MOCK_EXPORT CUresult cuCtxPopCurrent(CUcontext *pctx)
     if (ctx_depth == 0)
         return CUDA_ERROR_INVALID_CONTEXT;
     *pctx = ctx_stack[--ctx_depth];
+    return CUDA_SUCCESS;
+}
+
+/* What an application (test/devmem.h) calls to bind a context. */
+MOCK_EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
+{
+    mock_count[C_OTHER]++;
+    NEED_INIT();
+    if (ctx != (CUcontext)&the_ctx)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (ctx_depth == 0)
+        ctx_depth = 1;
+    ctx_stack[ctx_depth - 1] = ctx;
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuDeviceGetCount(int *n)
+{
+    NEED_INIT();
+    *n = 1;
     return CUDA_SUCCESS;
 }
 
@@ -251,6 +276,22 @@ MOCK_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, C
     return CUDA_SUCCESS;
 }
 
+/* The application's synchronous copy (unified addressing) and its wait. */
+MOCK_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n)
+{
+    mock_count[C_APP_MEMCPY]++;
+    NEED_INIT();
+    memmove((void *)dst, (const void *)src, n);
+    return CUDA_SUCCESS;
+}
+
+MOCK_EXPORT CUresult cuCtxSynchronize(void)
+{
+    mock_count[C_OTHER]++;
+    NEED_INIT();
+    return CUDA_SUCCESS;
+}
+
 MOCK_EXPORT CUresult cuStreamCreate(CUstream *s, unsigned int flags)
 {
     mock_count[C_STREAM]++;
@@ -268,6 +309,7 @@ MOCK_EXPORT CUresult cuStreamDestroy(CUstream s)
 
 MOCK_EXPORT CUresult cuStreamSynchronize(CUstream s)
 {
+    mock_count[C_SYNC]++;
     return CUDA_SUCCESS;
 }
 

@@ -259,10 +259,17 @@ static void check_ipc_and_memory(char *d1, size_t size)
     CHECK(base == d1 && mock_calls("cuIpcOpenMemHandle") == 1);
     CHECK_OK(accel_ipc_handle_close(base));
     /* accel's own device and pinned memory */
+    long allocs = mock_calls("cuMemAlloc"), frees = mock_calls("cuMemFree");
     void *d = accel_alloc_device(1 << 16, d1);
     CHECK(d != NULL && accel_memory_type(d) == ACCEL_MEM_DEVICE);
+    CHECK(mock_calls("cuMemAlloc") == allocs + 1);
+    /* freed temporaries are kept (accel_scratch_cache) and serve a smaller
+     * request of the same context without the driver */
     accel_free_device(d);
-    CHECK(accel_memory_type(d) == ACCEL_MEM_HOST);
+    CHECK(mock_calls("cuMemFree") == frees && accel_memory_type(d) == ACCEL_MEM_DEVICE);
+    void *d2 = accel_alloc_device(1000, d1);
+    CHECK(d2 == d && mock_calls("cuMemAlloc") == allocs + 1);
+    accel_free_device(d2);
     long hostallocs = mock_calls("cuMemHostAlloc");
     void *p = accel_alloc_host_pinned(8192);
     CHECK(p != NULL && mock_calls("cuMemHostAlloc") == hostallocs + 1);

@@ -5,9 +5,11 @@
  *   RAIL_COLL=...        the library's component list: run the same checks
  *                        against basic, nbc (everything through schedules),
  *                        or any later component, one at a time;
- *   COLLTEST_DEVICE=1    user buffers in fake device memory (needs
- *                        RAIL_ACCEL=host,fake): every buffer the library sees
- *                        faults on a host access;
+ *   COLLTEST_DEVICE=1    user buffers in device memory: the fake device
+ *                        (needs RAIL_ACCEL=host,fake) or, with
+ *                        TEST_DEVMEM=cuda, a GPU (test/devmem.h); every
+ *                        buffer the library sees faults on a host access;
+ *                        skipped (77) where there is no such device;
  *   COLLTEST_QUICK=1     fewer counts (for slow variants).
  *
  * Each operation runs in three forms (t_mode): blocking, nonblocking +
@@ -19,13 +21,14 @@
 
 #include <mpi.h>
 #include <mpi-ext.h>
+#include "test/devmem.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int t_rank, t_size;
-static int t_device;   /* buffers in fake device memory */
+static int t_device;   /* buffers in device memory (test/devmem.h) */
 static int t_quick;
 
 #define CHECK(cond, ...)                                                                           \
@@ -65,6 +68,19 @@ static inline void t_init(int *argc, char ***argv)
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &t_size));
     const char *d = getenv("COLLTEST_DEVICE");
     t_device = d && atoi(d) != 0;
+    if (d != NULL && atoi(d) != 0) {
+        /* device buffers asked for: skip (77) where there is no such device */
+        void *p = NULL;
+        int ok = devmem_malloc(64, &p) == MPI_SUCCESS, all = 0;
+        MPI_OK(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+        if (!all) {
+            if (t_rank == 0)
+                printf("SKIPPED: device buffers: %s\n", devmem_why());
+            MPI_Finalize();
+            exit(77);
+        }
+        devmem_free(p);
+    }
     const char *q = getenv("COLLTEST_QUICK");
     t_quick = q && atoi(q) != 0;
 }
@@ -110,7 +126,7 @@ static const char *const t_mode_names[] __attribute__((unused)) = {
 
 /* ------------------------------------------------------------ buffers */
 
-/* A buffer the library sees (host or fake device memory) and its host view. */
+/* A buffer the library sees (host or device memory) and its host view. */
 typedef struct tbuf {
     char *h;        /* host copy: filled and checked by the test */
     char *d;        /* what the library gets (== h on the host) */
@@ -125,9 +141,9 @@ static inline void tb_alloc(tbuf_t *b, size_t len)
     memset(b->h, 0, len);
     if (t_device) {
         void *d = NULL;
-        MPI_OK(MPIX_Fake_device_malloc(len ? len : 1, &d));
+        MPI_OK(devmem_malloc(len ? len : 1, &d));
         b->d = d;
-        MPI_OK(MPIX_Fake_device_memcpy(b->d, b->h, len));
+        MPI_OK(devmem_memcpy(b->d, b->h, len));
     } else {
         b->d = b->h;
     }
@@ -136,7 +152,7 @@ static inline void tb_alloc(tbuf_t *b, size_t len)
 static inline void tb_free(tbuf_t *b)
 {
     if (t_device)
-        MPIX_Fake_device_free(b->d);
+        devmem_free(b->d);
     free(b->h);
     b->h = b->d = NULL;
 }
@@ -145,13 +161,13 @@ static inline void tb_free(tbuf_t *b)
 static inline void tb_push(tbuf_t *b)
 {
     if (t_device && b->len)
-        MPI_OK(MPIX_Fake_device_memcpy(b->d, b->h, b->len));
+        MPI_OK(devmem_memcpy(b->d, b->h, b->len));
 }
 
 static inline void tb_pull(tbuf_t *b)
 {
     if (t_device && b->len)
-        MPI_OK(MPIX_Fake_device_memcpy(b->h, b->d, b->len));
+        MPI_OK(devmem_memcpy(b->h, b->d, b->len));
 }
 
 /* ------------------------------------------------------------ element types */

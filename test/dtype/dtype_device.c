@@ -7,24 +7,25 @@
  */
 #include "test/dtype/dtype_test.h"
 #include <mpi-ext.h>
+#include "test/devmem.h"
 
 #define N 1000
 
 static void *dev_alloc(size_t n)
 {
     void *p = NULL;
-    MPI_OK(MPIX_Fake_device_malloc(n, &p));
+    MPI_OK(devmem_malloc(n, &p));
     return p;
 }
 
 static void to_dev(void *d, const void *h, size_t n)
 {
-    MPI_OK(MPIX_Fake_device_memcpy(d, h, n));
+    MPI_OK(devmem_memcpy(d, h, n));
 }
 
 static void to_host(void *h, const void *d, size_t n)
 {
-    MPI_OK(MPIX_Fake_device_memcpy(h, d, n));
+    MPI_OK(devmem_memcpy(h, d, n));
 }
 
 static void test_reduce(void)
@@ -77,9 +78,9 @@ static void test_reduce(void)
 
     /* Disallowed pairs are refused before any data is touched. */
     MPI_FAILS(MPI_Reduce_local(da, db, N, MPI_DOUBLE, MPI_BAND), MPI_ERR_OP);
-    MPIX_Fake_device_free(da), MPIX_Fake_device_free(db);
-    MPIX_Fake_device_free(dia), MPIX_Fake_device_free(dib);
-    MPIX_Fake_device_free(dpa), MPIX_Fake_device_free(dpb);
+    devmem_free(da), devmem_free(db);
+    devmem_free(dia), devmem_free(dib);
+    devmem_free(dpa), devmem_free(dpb);
 }
 
 static void test_pack(void)
@@ -121,21 +122,21 @@ static void test_pack(void)
               ext[5] == 4,
           "external32 from the device");
     MPI_OK(MPI_Type_free(&v));
-    MPIX_Fake_device_free(d);
-    MPIX_Fake_device_free(dp);
+    devmem_free(d);
+    devmem_free(dp);
 }
 
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
     void *p = NULL;
-    if (MPIX_Fake_device_malloc(64, &p) != MPI_SUCCESS) {
+    if (devmem_malloc(64, &p) != MPI_SUCCESS) {
         if (t_rank == 0)
-            printf("dtype_device: SKIP (no fake device: run with RAIL_ACCEL=host,fake)\n");
+            printf("dtype_device: SKIP: %s\n", devmem_why());
         MPI_Finalize();
         return 77;
     }
-    MPIX_Fake_device_free(p);
+    devmem_free(p);
     test_reduce();
     test_pack();
     t_finish("dtype_device");

@@ -8,11 +8,12 @@
  */
 #include "p2p_test.h"
 #include <mpi-ext.h>
+#include "test/devmem.h"
 
 static void *dev_alloc(size_t n)
 {
     void *p = NULL;
-    MPI_OK(MPIX_Fake_device_malloc(n ? n : 1, &p));
+    MPI_OK(devmem_malloc(n ? n : 1, &p));
     return p;
 }
 
@@ -20,14 +21,14 @@ static void dev_fill(void *dev, size_t n, int who, int seq)
 {
     char *h = malloc(n + 1);
     t_fill(h, n, who, seq);
-    MPI_OK(MPIX_Fake_device_memcpy(dev, h, n));
+    MPI_OK(devmem_memcpy(dev, h, n));
     free(h);
 }
 
 static void dev_expect(const void *dev, size_t n, int who, int seq, const char *what)
 {
     char *h = malloc(n + 1);
-    MPI_OK(MPIX_Fake_device_memcpy(h, dev, n));
+    MPI_OK(devmem_memcpy(h, dev, n));
     t_expect(h, n, who, seq, what);
     free(h);
 }
@@ -82,8 +83,8 @@ static void contiguous(void)
     int ps;
     MPI_OK(MPI_Buffer_detach(&p, &ps));
     free(bb);
-    MPIX_Fake_device_free(ds);
-    MPIX_Fake_device_free(dr);
+    devmem_free(ds);
+    devmem_free(dr);
     free(hs);
     free(hr);
 }
@@ -109,16 +110,16 @@ static void derived(void)
         for (size_t i = 0; i < span / sizeof(int); i++)
             h[i] = (int)i * 5 + t_rank;
         void *ds = dev_alloc(span), *dr = dev_alloc(span);
-        MPI_OK(MPIX_Fake_device_memcpy(ds, h, span));
+        MPI_OK(devmem_memcpy(ds, h, span));
         for (size_t i = 0; i < span / sizeof(int); i++)
             h[i] = -1;
-        MPI_OK(MPIX_Fake_device_memcpy(dr, h, span));
+        MPI_OK(devmem_memcpy(dr, h, span));
         /* device vector -> device vector */
         MPI_Request q[2];
         MPI_OK(MPI_Irecv(dr, 1, vec, from, 200 + k, MPI_COMM_WORLD, &q[0]));
         MPI_OK(MPI_Isend(ds, 1, vec, to, 200 + k, MPI_COMM_WORLD, &q[1]));
         MPI_OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
-        MPI_OK(MPIX_Fake_device_memcpy(g, dr, span));
+        MPI_OK(devmem_memcpy(g, dr, span));
         for (size_t i = 0; i < span / sizeof(int); i++) {
             int want = i % 5 < 2 ? (int)i * 5 + from : -1;
             CHECK(g[i] == want, "device vector n=%d [%zu]=%d want %d", n, i, g[i], want);
@@ -133,8 +134,8 @@ static void derived(void)
             CHECK(c[i] == idx * 5 + from, "device vector -> host [%d]", i);
         }
         MPI_Type_free(&vec);
-        MPIX_Fake_device_free(ds);
-        MPIX_Fake_device_free(dr);
+        devmem_free(ds);
+        devmem_free(dr);
         free(h);
         free(g);
         free(c);
@@ -145,16 +146,16 @@ int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
     void *probe = NULL;
-    int ok = MPIX_Fake_device_malloc(64, &probe) == MPI_SUCCESS;
+    int ok = devmem_malloc(64, &probe) == MPI_SUCCESS;
     int all_ok = ok;
     /* every rank must agree (RAIL_ACCEL is job-wide, but be safe) */
     if (!all_ok) {
         if (t_rank == 0)
-            printf("p2p_device: SKIPPED: the fake device is not active (set RAIL_ACCEL=host,fake)\n");
+            printf("p2p_device: SKIPPED: %s\n", devmem_why());
         MPI_Finalize();
         return 77;
     }
-    MPIX_Fake_device_free(probe);
+    devmem_free(probe);
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     contiguous();

@@ -1,0 +1,69 @@
+#!/bin/sh
+# make check-gpu: the device-buffer tests with real CUDA memory
+# (TEST_DEVMEM=cuda, test/devmem.h) and the library's default accel list
+# (host,cuda), then bench/gpu at np 2.  Needs a GPU and its driver; exits 77
+# with the reason where there is none (CI has none: its `make check` runs
+# the same tests on the fake device).  Each run is limited to
+# GPU_CHECK_TIMEOUT seconds (default 600: device buffers are staged through
+# host memory, slow on some machines; see docs/performance.md).
+top_builddir=${top_builddir:-.}
+mpirun="$top_builddir/runtime/mpirun"
+limit=${GPU_CHECK_TIMEOUT:-600}
+pass=0
+fail=0
+failed=""
+
+run() { # np "VAR=value ..." test
+    np=$1 vars=$2 prog=$3
+    echo "=== $prog np=$np [$vars]"
+    # shellcheck disable=SC2086
+    env TEST_DEVMEM=cuda COLLTEST_DEVICE=1 $vars timeout -k 5 "$limit" \
+        "$mpirun" -n "$np" "$top_builddir/test/$prog"
+    rc=$?
+    if [ "$rc" -eq 0 ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        failed="$failed $prog@$np"
+        echo "FAIL: $prog np=$np [$vars]: exit status $rc"
+    fi
+}
+
+env TEST_DEVMEM=cuda "$mpirun" -n 1 "$top_builddir/test/dtype/dtype_device"
+rc=$?
+if [ "$rc" -eq 77 ]; then
+    echo "check-gpu: SKIPPED (no usable GPU: see the line above)"
+    exit 77
+fi
+run 2 "" dtype/dtype_device
+run 2 "" p2p/p2p_device
+run 3 "" p2p/p2p_device
+run 2 "RAIL_PML_RNDV_GET=0" p2p/p2p_device
+run 2 "RAIL_BTL=self,tcp" p2p/p2p_device
+run 2 "" coll/coll_device_scratch
+run 4 "" coll/coll_device_scratch
+run 2 "COLLTEST_QUICK=1" coll/coll_move
+run 2 "COLLTEST_QUICK=1" coll/coll_reduce
+run 2 "" coll/coll_overlap
+run 4 "" coll/coll_neighbor
+run 2 "COLLTEST_QUICK=1" coll/sm_ops
+run 3 "COLLTEST_DEVICE=2 RAIL_COLL_SM_REDUCE_MIN=0 RAIL_COLL_SM_ALLREDUCE_PAIR_MAX=0 COLLTEST_QUICK=1" coll/sm_ops
+run 4 "RAIL_COLL=tuned,basic RAIL_COLL_TUNED_REDUCE_ALGORITHM=rabenseifner RAIL_COLL_TUNED_ALLREDUCE_ALGORITHM=ring" coll/tuned_reduce
+run 3 "RAIL_COLL=tuned,basic" coll/tuned_move
+run 4 "RAIL_COLL_HAN_SPLIT_NODES=2 HANTEST_EXPECT=1 COLLTEST_QUICK=1" coll/han_ops
+# the device-buffer benchmark (results checked; times for the record)
+mpicc="$top_builddir/tools/mpicc"
+srcdir=${top_srcdir:-.}
+if "$mpicc" -O2 -I"$srcdir" -o "$top_builddir/bench-gpu" "$srcdir/bench/gpu.c"; then
+    echo "=== bench/gpu np=2"
+    if timeout -k 5 "$limit" "$mpirun" -n 2 "$top_builddir/bench-gpu"; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1)); failed="$failed bench/gpu"
+    fi
+    rm -f "$top_builddir/bench-gpu"
+else
+    fail=$((fail + 1)); failed="$failed bench/gpu(build)"
+fi
+echo "check-gpu: $pass passed, $fail failed${failed:+:$failed}"
+[ "$fail" -eq 0 ]
