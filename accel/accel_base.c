@@ -8,6 +8,7 @@
  * component active, accel_memory_type() in accel.h answers HOST inline.
  */
 #include "accel/accel_internal.h"
+#include "accel/accel_dt.h"
 #include "base/param.h"
 #include "base/atomic.h"
 
@@ -231,6 +232,7 @@ int accel_finalize(void)
 {
     pthread_mutex_lock(&accel_init_lock);
     if (accel_refcount > 0 && --accel_refcount == 0) {
+        accel_dt_fini();
         scratch_drain();
         __atomic_store_n(&accel_any_device_active, 0, __ATOMIC_RELEASE);
         for (int i = NCOMP - 1; i >= 0; i--) {

@@ -1,6 +1,7 @@
 /* Helpers shared by the collective components (see coll_util.h). */
 #include "coll/coll_util.h"
 #include "accel/accel.h"
+#include "accel/accel_dt.h"
 #include "base/copy.h"
 #include "base/dt.h"
 #include "mpi/mpi_err.h"
@@ -26,12 +27,6 @@ bool coll_is_device_any(const void *buf, MPI_Count count, const mpi_datatype_t *
     return accel_is_device((const char *)buf + dt->true_lb);
 }
 
-static int copy_cb(void *dst, const void *src, size_t len, void *ctx)
-{
-    (void)ctx;
-    return accel_copy(dst, src, len, NULL);
-}
-
 int coll_copy(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
               MPI_Count rcount, mpi_datatype_t *rdt)
 {
@@ -47,8 +42,16 @@ int coll_copy(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbu
         rail_copy(rp, sp, (size_t)(scount * sdt->size));
         return MPI_SUCCESS;
     }
-    if (dev)
-        rc = rail_dt_copy_cb(rdt->layout, rcount, rbuf, sdt->layout, scount, sbuf, copy_cb, NULL);
+    if (dev) {
+        /* the pieces queued on one stream, one wait */
+        rail_dt_copy_fn cb;
+        void *ctx;
+        accel_dt_batch_begin(&cb, &ctx);
+        rc = rail_dt_copy_cb(rdt->layout, rcount, rbuf, sdt->layout, scount, sbuf, cb, ctx);
+        int wrc = accel_dt_batch_end();
+        if (rc == MPI_SUCCESS)
+            rc = wrc;
+    }
     else
         rc = rail_dt_copy(rdt->layout, rcount, rbuf, sdt->layout, scount, sbuf);
     if (rc == MPI_ERR_TRUNCATE)

@@ -8,6 +8,7 @@
 #include "mpi/type_impl.h"
 #include "mpi/binding/gen/mpi_impl.h"
 #include "accel/accel.h"
+#include "accel/accel_dt.h"
 
 #include <string.h>
 
@@ -43,6 +44,24 @@ static int check_position(MPI_Count pos, MPI_Count size, const char *name)
                     name, (long long)size);
 }
 
+/* Pack or unpack `bytes` with device memory on either side: the pieces go
+ * through a device staging buffer in one stream's worth of queued copies
+ * (accel_dt_pack), like the device side of the two. */
+static int pack_device(const struct rail_dt *l, MPI_Count count, const void *buf, void *packed,
+                       size_t bytes, const void *like, bool pack)
+{
+    struct rail_dt_cursor c;
+    int rc = rail_dt_cursor_init(&c, l, count, buf);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rail_dt_cursor_set_copy(&c, mpi_pack_accel_copy, NULL);
+    size_t n = pack ? accel_dt_pack(&c, packed, bytes, like)
+                    : accel_dt_unpack(&c, packed, bytes, like);
+    if (rail_dt_cursor_status(&c) != MPI_SUCCESS)
+        return rail_dt_cursor_status(&c);
+    return n == bytes ? MPI_SUCCESS : MPI_ERR_INTERN;
+}
+
 int mpii_pack(const void *inbuf, MPI_Count incount, mpi_datatype_t *datatype, void *outbuf,
               MPI_Count outsize, MPI_Count *position, mpi_comm_t *comm)
 {
@@ -62,10 +81,11 @@ int mpii_pack(const void *inbuf, MPI_Count incount, mpi_datatype_t *datatype, vo
         return mpi_errf(MPI_ERR_BUFFER, "outbuf is NULL");
     char *dst = (char *)outbuf + pos;
     const struct rail_dt *l = datatype->layout;
+    const char *user = (const char *)inbuf + datatype->true_lb;
     if (RAIL_UNLIKELY(accel_any_device_active) &&
-        (mpi_pack_is_device((const char *)inbuf + datatype->true_lb) || mpi_pack_is_device(dst)))
-        rc = rail_dt_pack_all_cb(l, incount, inbuf, dst, (size_t)bytes, NULL, mpi_pack_accel_copy,
-                                 NULL);
+        (mpi_pack_is_device(user) || mpi_pack_is_device(dst)))
+        rc = pack_device(l, incount, inbuf, dst, (size_t)bytes,
+                         mpi_pack_is_device(user) ? (const void *)user : dst, true);
     else if (rail_dt_is_contig(l, incount))
         memcpy(dst, rail_dt_contig_ptr(l, incount, inbuf), (size_t)bytes);
     else
@@ -96,10 +116,11 @@ int mpii_unpack(const void *inbuf, MPI_Count insize, MPI_Count *position, void *
         return mpi_errf(MPI_ERR_BUFFER, "inbuf is NULL");
     const char *src = (const char *)inbuf + pos;
     const struct rail_dt *l = datatype->layout;
+    const char *user = (const char *)outbuf + datatype->true_lb;
     if (RAIL_UNLIKELY(accel_any_device_active) &&
-        (mpi_pack_is_device((char *)outbuf + datatype->true_lb) || mpi_pack_is_device(src)))
-        rc = rail_dt_unpack_all_cb(l, outcount, outbuf, src, (size_t)bytes, NULL,
-                                   mpi_pack_accel_copy, NULL);
+        (mpi_pack_is_device(user) || mpi_pack_is_device(src)))
+        rc = pack_device(l, outcount, outbuf, (void *)src, (size_t)bytes,
+                         mpi_pack_is_device(user) ? (const void *)user : src, false);
     else if (rail_dt_is_contig(l, outcount))
         memcpy(rail_dt_contig_ptr(l, outcount, outbuf), src, (size_t)bytes);
     else

@@ -6,6 +6,7 @@
  */
 #include "pml/pml_internal.h"
 #include "accel/accel.h"
+#include "accel/accel_dt.h"
 #include "base/copy.h"
 
 #include <string.h>
@@ -25,11 +26,9 @@ int pml_buf_init(pml_buf_t *b, const void *buf, MPI_Count count, mpi_datatype_t 
     b->layout = NULL;
     b->contig = b->bytes ? rail_dt_contig_ptr(layout, count, buf) : (char *)(uintptr_t)buf;
     b->device = 0;
-    if (RAIL_UNLIKELY(accel_any_device_active) && b->bytes) {
-        const void *probe = b->contig ? b->contig
-                                      : (const void *)((uintptr_t)buf + (uintptr_t)dt->true_lb);
-        b->device = accel_memory_type(probe) != ACCEL_MEM_HOST;
-    }
+    b->probe = b->contig ? b->contig : (const void *)((uintptr_t)buf + (uintptr_t)dt->true_lb);
+    if (RAIL_UNLIKELY(accel_any_device_active) && b->bytes)
+        b->device = accel_memory_type(b->probe) != ACCEL_MEM_HOST;
     if (!b->contig)
         b->layout = rail_dt_retain(layout);
     return MPI_SUCCESS;
@@ -71,7 +70,9 @@ int pml_buf_pack(pml_buf_t *b, size_t off, void *dst, size_t len)
     int rc = buf_cursor_at(b, off);
     if (rc != MPI_SUCCESS)
         return rc;
-    size_t n = rail_dt_pack(&b->cur, dst, len);
+    /* device pieces gathered on the device, then one copy */
+    size_t n = b->device ? accel_dt_pack(&b->cur, dst, len, b->probe)
+                         : rail_dt_pack(&b->cur, dst, len);
     if (n != len)
         return rail_dt_cursor_status(&b->cur) ? rail_dt_cursor_status(&b->cur) : MPI_ERR_INTERN;
     return MPI_SUCCESS;
@@ -89,7 +90,8 @@ int pml_buf_unpack_any(pml_buf_t *b, size_t off, const void *src, size_t len)
     int rc = buf_cursor_at(b, off);
     if (rc != MPI_SUCCESS)
         return rc;
-    size_t n = rail_dt_unpack(&b->cur, src, len);
+    size_t n = b->device ? accel_dt_unpack(&b->cur, src, len, b->probe)
+                         : rail_dt_unpack(&b->cur, src, len);
     if (n != len)
         return rail_dt_cursor_status(&b->cur) ? rail_dt_cursor_status(&b->cur) : MPI_ERR_INTERN;
     return MPI_SUCCESS;

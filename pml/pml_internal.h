@@ -113,6 +113,7 @@ typedef struct pml_buf {
     int64_t count;
     size_t bytes;             /* packed bytes: count * size */
     char *contig;             /* data address when contiguous, else NULL */
+    const void *probe;        /* an address of the data (device lookups) */
     uint8_t device;           /* buffer in device memory */
     uint8_t cursor_ready;
     struct rail_dt_cursor cur;

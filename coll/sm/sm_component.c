@@ -2,6 +2,7 @@
  * the hand-off to the next module, and moving packed bytes of user data. */
 #include "coll/sm/coll_sm.h"
 #include "accel/accel.h"
+#include "accel/accel_dt.h"
 #include "base/copy.h"
 #include "base/log.h"
 #include "base/param.h"
@@ -271,10 +272,16 @@ static int sm_move(const coll_sm_data_t *d, size_t off, void *shm, size_t len, b
     int rc = rail_dt_cursor_init(&cur, d->dt->layout, d->count, d->buf);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (d->device)
-        rail_dt_cursor_set_copy(&cur, sm_copy_cb, NULL);
     rail_dt_cursor_seek(&cur, off);
-    size_t done = pack ? rail_dt_pack(&cur, shm, len) : rail_dt_unpack(&cur, shm, len);
+    size_t done;
+    if (d->device) {
+        /* pieces gathered / scattered on the device, one copy to the segment */
+        const void *like = (const char *)d->buf + d->dt->true_lb;
+        rail_dt_cursor_set_copy(&cur, sm_copy_cb, NULL);
+        done = pack ? accel_dt_pack(&cur, shm, len, like) : accel_dt_unpack(&cur, shm, len, like);
+    } else {
+        done = pack ? rail_dt_pack(&cur, shm, len) : rail_dt_unpack(&cur, shm, len);
+    }
     if (done != len)
         return rail_dt_cursor_status(&cur) != MPI_SUCCESS ? rail_dt_cursor_status(&cur)
                                                          : MPI_ERR_INTERN;
