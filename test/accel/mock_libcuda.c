@@ -9,14 +9,17 @@
  * Kernels: cuModuleLoadData checks the fatbin header; cuModuleGetFunction
  * finds the kernel's name inside the image (so every kernel of the table
  * must really be in the embedded fatbin); cuLaunchKernel records the launch
- * and computes a few kernels (sum and replace on int32/double) on the host
- * so data paths can be checked end to end.
+ * and computes every kernel of the table on the host with the library's
+ * own host kernels (base/op, compiled into the mock), so data paths can be
+ * checked end to end, MPI programs on mock "device" memory included.
  *
  * Test hooks (dlsym): mock_cuda_calls(name), mock_cuda_last_launch(...).
  */
 #include "config.h"
 
 #include <cuda.h>
+#include "base/op.h"
+#include "accel/cuda/cuda_reduce_table.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -434,13 +437,16 @@ MOCK_EXPORT void mock_cuda_last_launch(char *name, unsigned *grid, unsigned *blo
     *count = last.count;
 }
 
-#define MOCK_KERNEL(kname, T, expr)                                                                \
-    if (strcmp(last.name, kname) == 0) {                                                           \
-        const T *a = (const T *)last.in;                                                           \
-        T *b = (T *)last.inout;                                                                    \
-        for (size_t i = 0; i < last.count; i++)                                                    \
-            b[i] = (expr);                                                                         \
-    }
+/* Every kernel of the table, computed by the library's host kernels
+ * (base/op, compiled into this mock), which the device kernels must match
+ * (test_accel_cuda_table), so MPI programs on "device" memory get right
+ * results through the cuda component's whole path. */
+#define MOCK_KERNEL(OP, op, TK, tk)                                                                \
+    if (strcmp(last.name, "rail_reduce_" #op "_" #tk) == 0)                                       \
+        return rail_op_reduce(RAIL_OP_##OP, RAIL_TK_##TK, (const void *)last.in,                  \
+                              (void *)last.inout, last.count) == 0                                 \
+                   ? CUDA_SUCCESS                                                                  \
+                   : CUDA_ERROR_INVALID_VALUE;
 
 MOCK_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                                     unsigned bx, unsigned by, unsigned bz, unsigned shmem,
@@ -460,8 +466,6 @@ MOCK_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
         return CUDA_ERROR_INVALID_VALUE;    /* must cover the count, or loop */
     if (find(last.in) == NULL || find(last.inout) == NULL)
         return CUDA_ERROR_ILLEGAL_ADDRESS;  /* a kernel only reaches device memory */
-    MOCK_KERNEL("rail_reduce_sum_int32", int32_t, a[i] + b[i])
-    MOCK_KERNEL("rail_reduce_sum_double", double, a[i] + b[i])
-    MOCK_KERNEL("rail_reduce_replace_int32", int32_t, a[i])
-    return CUDA_SUCCESS;
+    ACCEL_CUDA_REDUCE_LIST(MOCK_KERNEL)
+    return CUDA_ERROR_NOT_FOUND;
 }
