@@ -113,6 +113,9 @@ extern uint64_t accel_count_device_allocs, accel_count_scratch_reused;
 int accel_ipc_handle_get(const void *ptr, accel_ipc_handle_t *handle, size_t *offset);
 int accel_ipc_handle_open(const accel_ipc_handle_t *handle, void **base);
 int accel_ipc_handle_close(void *base);
+/* Open through a process-wide cache of opened handles (never close what it
+ * returns: entries are closed when evicted or at accel_finalize). */
+int accel_ipc_handle_open_cached(const accel_ipc_handle_t *handle, void **base);
 
 /* Streams and events for asynchronous copies and reductions.  A stream may
  * carry work of several components (each gets its own queue, created on

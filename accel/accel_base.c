@@ -47,6 +47,7 @@ struct accel_event {
 };
 
 static void scratch_drain(void);
+static void ipc_cache_drain(void);
 
 /* ------------------------------------------------------------ parameters */
 
@@ -233,6 +234,7 @@ int accel_finalize(void)
     pthread_mutex_lock(&accel_init_lock);
     if (accel_refcount > 0 && --accel_refcount == 0) {
         accel_dt_fini();
+        ipc_cache_drain();
         scratch_drain();
         __atomic_store_n(&accel_any_device_active, 0, __ATOMIC_RELEASE);
         for (int i = NCOMP - 1; i >= 0; i--) {
@@ -552,6 +554,67 @@ int accel_ipc_handle_close(void *base)
     if (!accel_lookup_device(base, &r) || r.base != (uintptr_t)base)
         return MPI_ERR_ARG;
     return accel_components[r.component]->ipc_close(base, &r);
+}
+
+/*
+ * Peers' allocations opened from their handles stay open for later
+ * messages (opening costs a driver round trip or more: cuIpcOpenMemHandle
+ * maps the peer's memory), up to IPC_CACHE handles, the least recently
+ * used closed first; all are closed at accel_finalize.  A handle names one
+ * allocation (cuda: a unique id; fake: pid, fd and inode), so a peer's new
+ * allocation at a recycled address is a new entry.  The cost: a peer's freed
+ * allocation stays mapped here until it is evicted.
+ */
+#define IPC_CACHE 32
+
+static struct {
+    accel_ipc_handle_t h;
+    void *base;
+    uint64_t used;
+} ipc_cache[IPC_CACHE];
+static int ipc_n;
+static uint64_t ipc_clock;
+static pthread_mutex_t ipc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int accel_ipc_handle_open_cached(const accel_ipc_handle_t *handle, void **base)
+{
+    pthread_mutex_lock(&ipc_lock);
+    for (int i = 0; i < ipc_n; i++)
+        if (memcmp(&ipc_cache[i].h, handle, sizeof(*handle)) == 0) {
+            ipc_cache[i].used = ++ipc_clock;
+            *base = ipc_cache[i].base;
+            pthread_mutex_unlock(&ipc_lock);
+            return MPI_SUCCESS;
+        }
+    void *b = NULL;
+    int rc = accel_ipc_handle_open(handle, &b);
+    if (rc == MPI_SUCCESS) {
+        int slot = ipc_n;
+        if (ipc_n == IPC_CACHE) {
+            slot = 0;
+            for (int i = 1; i < ipc_n; i++)
+                if (ipc_cache[i].used < ipc_cache[slot].used)
+                    slot = i;
+            accel_ipc_handle_close(ipc_cache[slot].base);
+        } else {
+            ipc_n++;
+        }
+        ipc_cache[slot].h = *handle;
+        ipc_cache[slot].base = b;
+        ipc_cache[slot].used = ++ipc_clock;
+        *base = b;
+    }
+    pthread_mutex_unlock(&ipc_lock);
+    return rc;
+}
+
+static void ipc_cache_drain(void)
+{
+    pthread_mutex_lock(&ipc_lock);
+    for (int i = 0; i < ipc_n; i++)
+        accel_ipc_handle_close(ipc_cache[i].base);
+    ipc_n = 0;
+    pthread_mutex_unlock(&ipc_lock);
 }
 
 /* ------------------------------------------------------------ streams */

@@ -9,7 +9,8 @@
  *                           handle is started: class TIMER, MPI_DOUBLE
  *                           seconds, not continuous, writable, atomic
  *   pml_rndv_recv_get,      rendezvous messages received by single-copy get /
- *   pml_rndv_recv_pipelined by the pipeline (the pml's counters): class
+ *   pml_rndv_recv_pipelined by the pipeline / from a peer's device buffer
+ *   pml_rndv_recv_ipc       by IPC (the pml's counters): class
  *                           COUNTER, MPI_UNSIGNED_LONG_LONG, readonly,
  *                           continuous
  *   coll_sm_segments_created / _reused  coll sm segments this process set
@@ -102,6 +103,10 @@ static const pvar_def_t pvars[] = {
             "Rendezvous (large) messages this process received by the pipeline (fragments copied "
             "through the transport's sends)",
             &pml_count_rndv_pipelined),
+    COUNTER("pml_rndv_recv_ipc",
+            "Rendezvous messages from device memory this process copied straight from the "
+            "sender's buffer, opened by the device's IPC (pml_rndv_device_ipc)",
+            &pml_count_rndv_ipc),
     COUNTER("btl_sm_get_shared",
             "Single-copy gets (btl sm, from btl_sm_get_share_min bytes) for which this process "
             "asked the sender to copy part of the data too",

@@ -20,6 +20,7 @@ size_t pml_rndv_get_min;        /* the parameter; 0: auto */
 size_t pml_rndv_get_min_host;   /* in effect, for host send buffers */
 size_t pml_rndv_adapt_min;
 bool pml_rndv_adapt_alternate;
+bool pml_rndv_device_ipc = true;
 size_t pml_frag_inline;
 pml_peer_t *pml_peers;
 int pml_n_peers;
@@ -69,6 +70,12 @@ int pml_register_params(void)
                              "Testing: every message chosen by time (pml_rndv_adapt_min) takes "
                              "the get and the pipeline in turn",
                              RAIL_PARAM_LEVEL_DEV, &pml_rndv_adapt_alternate);
+    rail_param_register_bool("pml_rndv_device_ipc", true,
+                             "Large messages from device memory to device memory of another "
+                             "process of the node: the receiver copies straight from the "
+                             "sender's buffer, opened by the device's IPC (CUDA IPC), instead "
+                             "of a pipeline through host memory",
+                             RAIL_PARAM_LEVEL_TUNER, &pml_rndv_device_ipc);
     rail_param_register_int("pml_verbose", 0, "Verbosity of the pml (0: quiet)",
                             RAIL_PARAM_LEVEL_USER, &pml_verbose);
     rail_progress_register_params();

@@ -33,6 +33,7 @@
 #include "base/log.h"
 #include "base/progress.h"
 #include "btl/btl.h"
+#include "accel/accel.h"
 #include "pml/pml.h"
 
 /* ------------------------------------------------------------ wire */
@@ -53,6 +54,7 @@ enum {
     PML_HF_GET = 2,
     PML_HF_NOCREDIT = 4,   /* RTS: the sender ran out of credits */
     PML_HF_CHOOSE = 8,     /* RTS with GET: the receiver may pipeline instead (by time) */
+    PML_HF_IPC = 16,       /* RTS: payload pml_ipc_desc_t, the device buffer by IPC */
 };
 
 typedef struct pml_match_hdr {
@@ -103,6 +105,13 @@ typedef struct pml_get_desc {
 } pml_get_desc_t;
 
 #define PML_RTS_MAX_IOV 256
+
+/* A contiguous device send buffer on this node: the receiver opens the
+ * allocation from the handle (accel IPC) and copies from base + off. */
+typedef struct pml_ipc_desc {
+    accel_ipc_handle_t h;
+    uint64_t off;
+} pml_ipc_desc_t;
 
 /* ------------------------------------------------------------ buffers */
 
@@ -382,6 +391,7 @@ extern bool pml_rndv_get;
 extern size_t pml_rndv_get_min_host;
 extern size_t pml_rndv_adapt_min;   /* pipeline or get by time from this size (0: never) */
 extern bool pml_rndv_adapt_alternate; /* testing: every such choice alternates */
+extern bool pml_rndv_device_ipc;      /* device to device by IPC inside a node */
 extern size_t pml_frag_inline;
 
 /* A matched message for receive r (data delivered, protocol started);

@@ -9,15 +9,21 @@
  * cannot reach, a layout with too many pieces, a failed first get):
  *                            <-------    CTS(len)
  *   FRAG, FRAG, ...          ------->    unpack at offset   (pipelined)
+ * or, a contiguous device buffer to device memory of another process of
+ * the node (pml_rndv_device_ipc):
+ *   RTS (+ IPC handle)       ------->    open the sender's allocation (cached)
+ *                                        copy device to device
+ *                            <-------    FIN     (a failed open: CTS, pipelined)
  */
 #include "pml/pml_internal.h"
+#include "runtime/rte.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define PML_GET_MAX_IOV 64
 
-uint64_t pml_count_rndv_get, pml_count_rndv_pipelined;
+uint64_t pml_count_rndv_get, pml_count_rndv_pipelined, pml_count_rndv_ipc;
 
 /* ------------------------------------------------------------ sender */
 
@@ -65,6 +71,22 @@ static size_t build_get_desc(pml_request_t *r, pml_peer_t *peer, pml_get_desc_t 
     return sizeof(*d) + (size_t)n * sizeof(pml_iov64_t);
 }
 
+/* A contiguous device send buffer that a process of this node can open by
+ * IPC: the descriptor's bytes, or 0.  Peers the btl reaches in device
+ * memory itself (self) take the btl's own paths. */
+static size_t build_ipc_desc(pml_request_t *r, pml_peer_t *peer, pml_ipc_desc_t *d)
+{
+    if (!pml_rndv_device_ipc || !r->buf.device || !r->buf.contig || r->buf.bytes == 0 ||
+        (peer->btl_flags & BTL_FLAG_DEVICE_MEM) || rte_node_of(peer->world) < 0 ||
+        rte_node_of(peer->world) != (int)rte_info.node_id)
+        return 0;
+    size_t off = 0;
+    if (accel_ipc_handle_get(r->buf.contig, &d->h, &off) != MPI_SUCCESS)
+        return 0;
+    d->off = off;
+    return sizeof(*d);
+}
+
 static void send_deregister(pml_request_t *r)
 {
     if (!(r->rflags & PML_RF_REGISTERED))
@@ -78,13 +100,16 @@ int pml_rndv_send_rts(pml_request_t *r, pml_src_t *s, pml_peer_t *peer)
 {
     union {
         pml_get_desc_t d;
+        pml_ipc_desc_t ipc;
         uint8_t bytes[sizeof(pml_get_desc_t) + PML_RTS_MAX_IOV * sizeof(pml_iov64_t)];
     } desc;
     bool choose;
     size_t dlen = build_get_desc(r, peer, &desc.d, &choose);
+    size_t ilen = dlen ? 0 : build_ipc_desc(r, peer, &desc.ipc);
     pml_rts_hdr_t h;
     h.m.type = PML_HDR_RNDV;
-    h.m.flags = (uint8_t)((dlen ? PML_HF_GET : 0) | (r->mode == PML_SEND_SYNC ? PML_HF_SYNC : 0) |
+    h.m.flags = (uint8_t)((dlen ? PML_HF_GET : 0) | (ilen ? PML_HF_IPC : 0) |
+                          (r->mode == PML_SEND_SYNC ? PML_HF_SYNC : 0) |
                           (r->buf.bytes <= peer->eager_limit ? PML_HF_NOCREDIT : 0) |
                           (dlen && choose ? PML_HF_CHOOSE : 0));
     h.m.seq = s->send_seq;
@@ -93,6 +118,7 @@ int pml_rndv_send_rts(pml_request_t *r, pml_src_t *s, pml_peer_t *peer)
     h.m.ctx = r->ctx->cid;
     h.sreq = (uint64_t)(uintptr_t)r;
     h.len = r->buf.bytes;
+    dlen += ilen;
     btl_payload_t pl = { dlen ? (const void *)&desc : "", dlen, NULL, NULL };
     int rc = peer->btl->send(peer->btl, peer->ep, PML_TAG_MATCH, &h, sizeof(h), &pl);
     if (rc == RAIL_AGAIN)
@@ -339,6 +365,34 @@ int pml_get_push(pml_request_t *r)
     return MPI_SUCCESS;
 }
 
+/* A device send buffer offered by IPC, into device memory here: open the
+ * sender's allocation (kept open for its next messages) and copy from it,
+ * device to device (a noncontiguous receive type scatters on the device).
+ * False when it cannot be opened: the caller pipelines. */
+static bool ipc_receive(pml_request_t *r, const pml_inmsg_t *m)
+{
+    pml_ipc_desc_t d;
+    void *base;
+    if (m->data_len < sizeof(d))
+        return false;
+    memcpy(&d, m->data, sizeof(d));
+    if (accel_ipc_handle_open_cached(&d.h, &base) != MPI_SUCCESS) {
+        RAIL_VERBOSE(pml_verbose, 1, "pml: cannot open rank %d's device buffer by IPC; "
+                     "pipelining", m->peer->world);
+        return false;
+    }
+    int rc = pml_buf_unpack_any(&r->buf, 0, (const char *)base + d.off, r->xfer);
+    pml_count_rndv_ipc++;
+    if (m->frag)
+        pml_frag_free(m->frag);
+    pml_ctl_hdr_t c = { r->remote, 0, r->xfer };
+    pml_ctl_send(m->peer, PML_TAG_FIN, &c, sizeof(c));
+    if (rc != MPI_SUCCESS)
+        r->req.status.error = rc;
+    pml_req_complete(r);
+    return true;
+}
+
 void pml_rndv_matched(pml_request_t *r, const pml_inmsg_t *m)
 {
     pml_peer_t *peer = m->peer;
@@ -349,6 +403,8 @@ void pml_rndv_matched(pml_request_t *r, const pml_inmsg_t *m)
         r->req.status.error = MPI_ERR_TRUNCATE;
     r->offset = 0;
     r->adapt = NULL;
+    if ((m->hdr->flags & PML_HF_IPC) && r->buf.device && r->xfer > 0 && ipc_receive(r, m))
+        return;
     bool can_get = (m->hdr->flags & PML_HF_GET) && (peer->btl_flags & BTL_FLAG_GET) &&
                    (!r->buf.device || (peer->btl_flags & BTL_FLAG_DEVICE_MEM)) &&
                    m->data_len >= sizeof(pml_get_desc_t) && r->xfer > 0;

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define MOCK_EXPORT __attribute__((visibility("default")))
 
@@ -347,17 +348,23 @@ MOCK_EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr p)
         return CUDA_ERROR_INVALID_VALUE;
     memset(h, 0, sizeof(*h));
     memcpy(h->reserved, &a->base, sizeof(a->base));
+    pid_t pid = getpid();
+    memcpy(h->reserved + sizeof(a->base), &pid, sizeof(pid));
     return CUDA_SUCCESS;
 }
 
-/* Same process only: "maps" the allocation again under the same address. */
+/* Same process only: "maps" the allocation again under the same address.
+ * Another process's handle fails (the mock's memory is private), so the
+ * library's fallback runs. */
 MOCK_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *p, CUipcMemHandle h, unsigned int flags)
 {
     mock_count[C_IPC_OPEN]++;
     NEED_INIT();
     uintptr_t base;
+    pid_t pid;
     memcpy(&base, h.reserved, sizeof(base));
-    if (find(base) == NULL)
+    memcpy(&pid, h.reserved + sizeof(base), sizeof(pid));
+    if (pid != getpid() || find(base) == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     *p = (CUdeviceptr)base;
     return CUDA_SUCCESS;

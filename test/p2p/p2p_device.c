@@ -142,6 +142,25 @@ static void derived(void)
     }
 }
 
+/* MPI_T counter pml_rndv_recv_ipc: large device messages this process
+ * copied straight from the sender's buffer opened by IPC. */
+static unsigned long long ipc_received(void)
+{
+    int idx, count, provided;
+    unsigned long long v = 0;
+    MPI_T_pvar_session ses;
+    MPI_T_pvar_handle h;
+    MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    MPI_OK(MPI_T_pvar_session_create(&ses));
+    MPI_OK(MPI_T_pvar_get_index("pml_rndv_recv_ipc", MPI_T_PVAR_CLASS_COUNTER, &idx));
+    MPI_OK(MPI_T_pvar_handle_alloc(ses, idx, NULL, &h, &count));
+    MPI_OK(MPI_T_pvar_read(ses, h, &v));
+    MPI_OK(MPI_T_pvar_handle_free(ses, &h));
+    MPI_OK(MPI_T_pvar_session_free(&ses));
+    MPI_OK(MPI_T_finalize());
+    return v;
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -161,5 +180,16 @@ int main(int argc, char **argv)
     contiguous();
     t_barrier();
     derived();
+    /* P2P_DEVICE_IPC=yes: the large device-to-device messages between
+     * processes went by IPC (every rank receives some at np > 1); no: none
+     * did (turned off, or the device's IPC cannot open a peer's memory) */
+    const char *ipc = getenv("P2P_DEVICE_IPC");
+    if (ipc != NULL && t_size > 1) {
+        unsigned long long n = ipc_received();
+        if (strcmp(ipc, "yes") == 0)
+            CHECK(n > 0, "no device message received by IPC");
+        else
+            CHECK(n == 0, "%llu device messages received by IPC", n);
+    }
     return t_finish();
 }
