@@ -175,6 +175,7 @@ typedef struct pml_peer {
                                * the first such choice (pml_rndv.c) */
     uint64_t adapt_done_ns;   /* when the last timed message from it completed */
     uint8_t adapt_flip;       /* pml_rndv_adapt_alternate: paths taken so far */
+    bool ipc_failed;          /* opening its device buffers by IPC failed: pipeline them */
     rail_list_t pending;      /* pml_pend_t: sends and control waiting for the btl */
     rail_list_item_t active_item;
 } pml_peer_t;

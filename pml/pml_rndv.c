@@ -376,9 +376,14 @@ static bool ipc_receive(pml_request_t *r, const pml_inmsg_t *m)
     if (m->data_len < sizeof(d))
         return false;
     memcpy(&d, m->data, sizeof(d));
+    if (m->peer->ipc_failed)
+        return false;
     if (accel_ipc_handle_open_cached(&d.h, &base) != MPI_SUCCESS) {
+        /* the reason (permissions, a device without IPC) will not go away:
+         * do not try again for this peer */
         RAIL_VERBOSE(pml_verbose, 1, "pml: cannot open rank %d's device buffer by IPC; "
-                     "pipelining", m->peer->world);
+                     "pipelining its device messages", m->peer->world);
+        m->peer->ipc_failed = true;
         return false;
     }
     int rc = pml_buf_unpack_any(&r->buf, 0, (const char *)base + d.off, r->xfer);
