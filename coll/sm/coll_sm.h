@@ -136,8 +136,10 @@ typedef struct coll_sm_ctl {
 } coll_sm_ctl_t;
 
 /* meta of a bcast root: bytes, and this bit when the receivers read the
- * root's buffer directly (single copy) */
+ * root's buffer directly (single copy), or the other when everyone hands
+ * the call to the next component (a device buffer: coll_sm_device_handoff_min) */
 #define COLL_SM_META_CMA (1ULL << 63)
+#define COLL_SM_META_HANDOFF (1ULL << 62)
 
 enum { COLL_SM_UNSET = 0, COLL_SM_READY = 1, COLL_SM_OFF = -1 };
 
@@ -219,6 +221,7 @@ typedef struct coll_sm_params {
     size_t cma_min;                /* bcast/reduce single copy from this size (0: never) */
     size_t adapt_min;              /* ... chosen by measured time from this size (0: never) */
     size_t adapt_agree_min;        /* ... for reductions and allgathers (rank 0 chooses) */
+    size_t device_handoff_min;     /* bcast from a device buffer: next module from here */
     bool adapt_alternate;          /* testing: ... alternating instead */
     int spin_count, yield_count;
     int tree_degree;

@@ -160,6 +160,14 @@ static void bcast_root_cma(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
     coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
 }
 
+static int bcast_next(void *buf, MPI_Count count, mpi_datatype_t *dt, int root,
+                      mpi_comm_t *comm, coll_module_t *module)
+{
+    coll_module_t *next = coll_sm_next(comm, COLL_OP_bcast, module, "device buffer");
+    return next ? next->fns.bcast(buf, count, dt, root, comm, next)
+                : MPI_ERR_UNSUPPORTED_OPERATION;
+}
+
 int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_comm_t *comm,
                   coll_module_t *module)
 {
@@ -181,9 +189,25 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
     if (rc != MPI_SUCCESS)
         return rc;
     if (m->me != root) {
+        coll_sm_wait(m, root, COLL_SM_V(s, 1));
+        if (coll_sm_ctl(m, root)->meta[coll_sm_set(m, s)] & COLL_SM_META_HANDOFF) {
+            coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+            return bcast_next(buf, count, dt, root, comm, module);
+        }
         rc = sm_receive(m, s, root, root, &d);
         coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
         return rc;
+    }
+    if (d.device && coll_sm_params.device_handoff_min > 0 &&
+        d.bytes >= coll_sm_params.device_handoff_min) {
+        /* a device buffer: everyone follows to the next component, whose
+         * messages go device to device by IPC (pml_rndv_device_ipc) */
+        int set = coll_sm_set(m, s);
+        coll_sm_claim_set(m, s);
+        coll_sm_ctl(m, m->me)->meta[set] = d.bytes | COLL_SM_META_HANDOFF;
+        coll_sm_post(m, COLL_SM_V(s, 1));
+        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+        return bcast_next(buf, count, dt, root, comm, module);
     }
     rail_adapt_t *a;
     int path = bcast_path(m, &d, &a);

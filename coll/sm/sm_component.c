@@ -115,6 +115,13 @@ static int sm_register_params(void)
                              "tells the others in a first step (which costs one wait for "
                              "everyone: worth it from larger sizes than for bcast; 0: never)",
                              RAIL_PARAM_LEVEL_TUNER, &p->adapt_agree_min);
+    rail_param_register_size("coll_sm_device_handoff_min", 65536,
+                             "Broadcasts of at least this many bytes from a root's device "
+                             "buffer go to the next component (every process follows the "
+                             "root), whose point-to-point messages move device data device to "
+                             "device by IPC inside the node instead of staging it through this "
+                             "segment in host memory (0: never)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->device_handoff_min);
     rail_param_register_bool("coll_sm_adapt_alternate", false,
                              "Testing: broadcasts from coll_sm_adapt_min bytes, reductions and "
                              "allgathers from coll_sm_adapt_agree_min bytes alternate between "

@@ -274,6 +274,30 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Comm_rank(C, &me));
     all_ops();
     MPI_OK(MPI_Comm_free(&C));
+    /* SM_EXPECT_DEVICE_IPC=yes (every buffer on a device whose IPC works):
+     * a 1 MiB bcast from a device buffer goes to the next component
+     * (coll_sm_device_handoff_min), and every receiver gets its data by a
+     * message copied device to device by IPC */
+    const char *ipc = getenv("SM_EXPECT_DEVICE_IPC");
+    if (ipc != NULL && strcmp(ipc, "yes") == 0 && n > 1) {
+        int provided;
+        MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+        unsigned long long before = pvar_count("pml_rndv_recv_ipc");
+        tbuf_t b;
+        tb_alloc(&b, 1 << 20);
+        for (size_t i = 0; i < b.len; i++)
+            b.h[i] = t_rank == 0 ? (char)(i * 7 + 1) : 0;
+        tb_push(&b);
+        MPI_OK(MPI_Bcast(b.d, (int)b.len, MPI_BYTE, 0, MPI_COMM_WORLD));
+        tb_pull(&b);
+        for (size_t i = 0; i < b.len; i++)
+            CHECK(b.h[i] == (char)(i * 7 + 1), "device bcast [%zu]", i);
+        tb_free(&b);
+        if (t_rank != 0)
+            CHECK(pvar_count("pml_rndv_recv_ipc") > before,
+                  "a 1 MiB bcast from a device buffer reached this process without IPC");
+        MPI_T_finalize();
+    }
     t_types_fini();
     if (t_rank == 0)
         printf("sm_ops: passed at np %d\n", t_size);
