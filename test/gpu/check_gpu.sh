@@ -6,8 +6,16 @@
 # the same tests on the fake device).  Each run is limited to
 # GPU_CHECK_TIMEOUT seconds (default 600: device buffers are staged through
 # host memory, slow on some machines; see docs/performance.md).
+# The point-to-point and sm_ops runs also check that large device messages
+# and a 1 MiB device bcast went device to device by IPC (P2P_DEVICE_IPC,
+# SM_EXPECT_DEVICE_IPC).  Under the test's mock driver (LD_LIBRARY_PATH=
+# test/accel/mock-cuda) everything else passes; those three fail, as the
+# mock cannot open another process's memory.
+# A bundle made by tools/gpu-bundle.sh runs it with MPIRUN (the installed
+# mpirun), TESTBIN (its test programs) and GPU_BENCH (bench/gpu, built).
 top_builddir=${top_builddir:-.}
-mpirun="$top_builddir/runtime/mpirun"
+mpirun=${MPIRUN:-$top_builddir/runtime/mpirun}
+testbin=${TESTBIN:-$top_builddir/test}
 limit=${GPU_CHECK_TIMEOUT:-600}
 pass=0
 fail=0
@@ -18,7 +26,7 @@ run() { # np "VAR=value ..." test
     echo "=== $prog np=$np [$vars]"
     # shellcheck disable=SC2086
     env TEST_DEVMEM=cuda COLLTEST_DEVICE=1 $vars timeout -k 5 "$limit" \
-        "$mpirun" -n "$np" "$top_builddir/test/$prog"
+        "$mpirun" -n "$np" "$testbin/$prog"
     rc=$?
     if [ "$rc" -eq 0 ]; then
         pass=$((pass + 1))
@@ -29,15 +37,15 @@ run() { # np "VAR=value ..." test
     fi
 }
 
-env TEST_DEVMEM=cuda "$mpirun" -n 1 "$top_builddir/test/dtype/dtype_device"
+env TEST_DEVMEM=cuda "$mpirun" -n 1 "$testbin/dtype/dtype_device"
 rc=$?
 if [ "$rc" -eq 77 ]; then
     echo "check-gpu: SKIPPED (no usable GPU: see the line above)"
     exit 77
 fi
 run 2 "" dtype/dtype_device
-run 2 "" p2p/p2p_device
-run 3 "" p2p/p2p_device
+run 2 "P2P_DEVICE_IPC=yes" p2p/p2p_device
+run 3 "P2P_DEVICE_IPC=yes" p2p/p2p_device
 run 2 "RAIL_PML_RNDV_GET=0" p2p/p2p_device
 run 2 "RAIL_BTL=self,tcp" p2p/p2p_device
 run 2 "" coll/coll_device_scratch
@@ -46,22 +54,26 @@ run 2 "COLLTEST_QUICK=1" coll/coll_move
 run 2 "COLLTEST_QUICK=1" coll/coll_reduce
 run 2 "" coll/coll_overlap
 run 4 "" coll/coll_neighbor
-run 2 "COLLTEST_QUICK=1" coll/sm_ops
+run 2 "COLLTEST_QUICK=1 SM_EXPECT_DEVICE_IPC=yes" coll/sm_ops
 run 3 "COLLTEST_DEVICE=2 RAIL_COLL_SM_REDUCE_MIN=0 RAIL_COLL_SM_ALLREDUCE_PAIR_MAX=0 COLLTEST_QUICK=1" coll/sm_ops
 run 4 "RAIL_COLL=tuned,basic RAIL_COLL_TUNED_REDUCE_ALGORITHM=rabenseifner RAIL_COLL_TUNED_ALLREDUCE_ALGORITHM=ring" coll/tuned_reduce
 run 3 "RAIL_COLL=tuned,basic" coll/tuned_move
 run 4 "RAIL_COLL_HAN_SPLIT_NODES=2 HANTEST_EXPECT=1 COLLTEST_QUICK=1" coll/han_ops
 # the device-buffer benchmark (results checked; times for the record)
-mpicc="$top_builddir/tools/mpicc"
-srcdir=${top_srcdir:-.}
-if "$mpicc" -O2 -I"$srcdir" -o "$top_builddir/bench-gpu" "$srcdir/bench/gpu.c"; then
+bench=${GPU_BENCH:-}
+if [ -z "$bench" ]; then
+    bench="$top_builddir/bench-gpu"
+    "$top_builddir/tools/mpicc" -O2 -I"${top_srcdir:-.}" -o "$bench" "${top_srcdir:-.}/bench/gpu.c" ||
+        bench=""
+fi
+if [ -n "$bench" ]; then
     echo "=== bench/gpu np=2"
-    if timeout -k 5 "$limit" "$mpirun" -n 2 "$top_builddir/bench-gpu"; then
+    if timeout -k 5 "$limit" "$mpirun" -n 2 "$bench"; then
         pass=$((pass + 1))
     else
         fail=$((fail + 1)); failed="$failed bench/gpu"
     fi
-    rm -f "$top_builddir/bench-gpu"
+    [ -n "${GPU_BENCH:-}" ] || rm -f "$bench"
 else
     fail=$((fail + 1)); failed="$failed bench/gpu(build)"
 fi
