@@ -346,6 +346,16 @@ static inline bool coll_sm_agreed(const coll_sm_module_t *m, size_t bytes)
            (!m->oversub || coll_sm_params.adapt_alternate);
 }
 
+/* Whether an allgather or alltoall of `bytes` in all must first find out
+ * whether some process has device buffers (then all hand it on:
+ * coll_sm_device_handoff_min): only where a device component is active
+ * somewhere in the communicator. */
+static inline bool coll_sm_device_check(const coll_sm_module_t *m, size_t bytes)
+{
+    return !m->host_only && coll_sm_params.device_handoff_min > 0 &&
+           bytes >= coll_sm_params.device_handoff_min;
+}
+
 /* Whether an allgather or alltoall of `bytes` in all takes single copy
  * without timing (coll_sm_single_copy_min; oversubscribed too; still only
  * where every block can be read directly, agreed in step 1). */

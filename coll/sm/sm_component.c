@@ -117,10 +117,11 @@ static int sm_register_params(void)
                              RAIL_PARAM_LEVEL_TUNER, &p->adapt_agree_min);
     rail_param_register_size("coll_sm_device_handoff_min", 65536,
                              "Broadcasts of at least this many bytes from a root's device "
-                             "buffer go to the next component (every process follows the "
-                             "root), whose point-to-point messages move device data device to "
-                             "device by IPC inside the node instead of staging it through this "
-                             "segment in host memory (0: never)",
+                             "buffer, and allgathers and alltoalls of this many bytes in all "
+                             "with device buffers anywhere, go to the next component (every "
+                             "process follows), whose point-to-point messages move device data "
+                             "device to device by IPC inside the node instead of staging it "
+                             "through this segment in host memory (0: never)",
                              RAIL_PARAM_LEVEL_TUNER, &p->device_handoff_min);
     rail_param_register_bool("coll_sm_adapt_alternate", false,
                              "Testing: broadcasts from coll_sm_adapt_min bytes, reductions and "

@@ -201,10 +201,18 @@ static int allgather_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_
 
 /* Step 1 of a time-chosen allgather or alltoall (see ALLGATHER BY SINGLE
  * COPY): announces d (this process's block or send buffer), whether it can
- * be read directly and the stride between blocks to read (0: one block);
- * true when everyone reads from the others directly. */
-static bool direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d,
-                            bool direct, uint64_t stride, int want)
+ * be read directly, the stride between blocks to read (0: one block) and
+ * whether this process's buffers are device memory (device).  Returns
+ * ANNOUNCE_HANDOFF when some process has device buffers and the operation
+ * moves at least coll_sm_device_handoff_min bytes in all (total): everyone
+ * hands it to the next component, whose messages move device data device
+ * to device by IPC; else ANNOUNCE_DIRECT when everyone reads from the
+ * others directly, else 0 (the segment). */
+#define RADDR_DEVICE (1ULL << 62)
+enum { ANNOUNCE_SEGMENT = 0, ANNOUNCE_DIRECT = 1, ANNOUNCE_HANDOFF = 2 };
+
+static int direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d,
+                           bool direct, uint64_t stride, int want, bool device, size_t total)
 {
     int set = coll_sm_set(m, s);
     coll_sm_ctl_t *my = coll_sm_ctl(m, m->me);
@@ -212,13 +220,18 @@ static bool direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_
     coll_sm_claim_set(m, s);
     my->meta[set] = d->bytes;
     my->addr[set] = (uint64_t)(uintptr_t)d->contig;
-    my->raddr[set] = (direct ? 1u : 0u) | (uint64_t)want << 1 | (direct ? stride << 2 : 0);
+    my->raddr[set] = (direct ? 1u : 0u) | (uint64_t)want << 1 | (direct ? stride << 2 : 0) |
+                     (device ? RADDR_DEVICE : 0);
     coll_sm_post(m, COLL_SM_V(s, 1));
     coll_sm_wait_all(m, COLL_SM_V(s, 1));
+    if (coll_sm_params.device_handoff_min > 0 && total >= coll_sm_params.device_handoff_min)
+        for (int j = 0; j < m->n; j++)
+            if (coll_sm_ctl(m, j)->raddr[set] & RADDR_DEVICE)
+                return ANNOUNCE_HANDOFF;
     bool all = (coll_sm_ctl(m, 0)->raddr[set] >> 1) & 1;
     for (int j = 0; j < m->n && all; j++)
         all = coll_sm_ctl(m, j)->raddr[set] & 1;
-    return all;
+    return all ? ANNOUNCE_DIRECT : ANNOUNCE_SEGMENT;
 }
 
 /* Then: block j of r0 from process j (at its address + me * its stride). */
@@ -228,7 +241,7 @@ static int direct_read(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0
     for (int k = 1; k < m->n && rc == MPI_SUCCESS; k++) {
         int j = (m->me + k) % m->n;   /* not everyone at the same process first */
         const coll_sm_ctl_t *cj = coll_sm_ctl(m, j);
-        uint64_t at = cj->addr[set] + (uint64_t)m->me * (cj->raddr[set] >> 2);
+        uint64_t at = cj->addr[set] + (uint64_t)m->me * ((cj->raddr[set] & ~RADDR_DEVICE) >> 2);
         coll_sm_data_t dj = coll_sm_data_at(r0, j * r0->count);
         rc = coll_sm_cma_read_data(m, j, at, (size_t)cj->meta[set], &dj);
     }
@@ -272,18 +285,26 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
     }
     /* the total is the same everywhere (matching signatures), parameters too */
     size_t total = r0.bytes * (size_t)m->n;
-    bool forced = coll_sm_forced_cma(m, total);
-    if (!forced && !coll_sm_agreed(m, total)) {
+    bool forced = coll_sm_forced_cma(m, total), agreed = coll_sm_agreed(m, total);
+    if (!forced && !agreed && !coll_sm_device_check(m, total)) {
         rc = SM_KEEP(rc, allgather_rounds(m, s, &mine, &r0, 0, own));
         coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
         return rc;
     }
     /* rank 0 picks by time (or single copy is forced), everyone agrees in
-     * step 1 */
+     * step 1, which also tells whether someone has device buffers */
     rail_adapt_t *a = NULL;
-    int want = forced ? COLL_SM_PATH_CMA
-                      : coll_sm_agreed_want(m, s, COLL_SM_ADAPT_ALLGATHER, total, &a);
-    bool cma = direct_announce(m, s, &mine, true, 0, want);
+    int want = forced    ? COLL_SM_PATH_CMA
+               : agreed ? coll_sm_agreed_want(m, s, COLL_SM_ADAPT_ALLGATHER, total, &a)
+                        : COLL_SM_PATH_SEGMENT;
+    int ann = direct_announce(m, s, &mine, true, 0, want, r0.device || mine.device, total);
+    if (ann == ANNOUNCE_HANDOFF) {
+        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+        coll_module_t *next = coll_sm_next(comm, COLL_OP_allgather, module, "device buffers");
+        return next ? next->fns.allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm, next)
+                    : MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+    bool cma = ann == ANNOUNCE_DIRECT;
     uint64_t t0 = a ? rail_now_ns() : 0;
     if (cma) {
         if (own)
@@ -418,19 +439,28 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
         return rc;
     bool in_place = sbuf == MPI_IN_PLACE;
     size_t total = r0.bytes * (size_t)m->n;
-    bool forced = coll_sm_forced_cma(m, total);
-    if (!forced && !coll_sm_agreed(m, total)) {
+    bool forced = coll_sm_forced_cma(m, total), agreed = coll_sm_agreed(m, total);
+    if (!forced && !agreed && !coll_sm_device_check(m, total)) {
         rc = alltoall_rounds(m, s, &s0, &r0, !in_place, 0);
         coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
         return rc;
     }
     /* rank 0 picks by time (or single copy is forced), everyone agrees in
-     * step 1 */
+     * step 1, which also tells whether someone has device buffers */
     rail_adapt_t *a = NULL;
-    int want = forced ? COLL_SM_PATH_CMA
-                      : coll_sm_agreed_want(m, s, COLL_SM_ADAPT_ALLTOALL, total, &a);
+    int want = forced    ? COLL_SM_PATH_CMA
+               : agreed ? coll_sm_agreed_want(m, s, COLL_SM_ADAPT_ALLTOALL, total, &a)
+                        : COLL_SM_PATH_SEGMENT;
     /* not in place: the owner overwrites the blocks that the others read */
-    bool cma = direct_announce(m, s, &s0, !in_place, (uint64_t)(s0.count * s0.dt->extent), want);
+    int ann = direct_announce(m, s, &s0, !in_place, (uint64_t)(s0.count * s0.dt->extent), want,
+                              s0.device || r0.device, total);
+    if (ann == ANNOUNCE_HANDOFF) {
+        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+        coll_module_t *next = coll_sm_next(comm, COLL_OP_alltoall, module, "device buffers");
+        return next ? next->fns.alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm, next)
+                    : MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+    bool cma = ann == ANNOUNCE_DIRECT;
     uint64_t t0 = a ? rail_now_ns() : 0;
     if (cma) {
         alltoall_copy_own(m, &s0, &r0, &rc);

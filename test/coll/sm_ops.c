@@ -275,8 +275,9 @@ int main(int argc, char **argv)
     all_ops();
     MPI_OK(MPI_Comm_free(&C));
     /* SM_EXPECT_DEVICE_IPC=yes (every buffer on a device whose IPC works):
-     * a 1 MiB bcast from a device buffer goes to the next component
-     * (coll_sm_device_handoff_min), and every receiver gets its data by a
+     * a 1 MiB bcast from a device buffer, and an allgather and an alltoall
+     * of device buffers, go to the next component
+     * (coll_sm_device_handoff_min), and every receiver gets data by a
      * message copied device to device by IPC */
     const char *ipc = getenv("SM_EXPECT_DEVICE_IPC");
     if (ipc != NULL && strcmp(ipc, "yes") == 0 && n > 1) {
@@ -296,6 +297,36 @@ int main(int argc, char **argv)
         if (t_rank != 0)
             CHECK(pvar_count("pml_rndv_recv_ipc") > before,
                   "a 1 MiB bcast from a device buffer reached this process without IPC");
+        /* allgather and alltoall of 256 KiB blocks: handed on together
+         * after step 1 told everyone that there are device buffers */
+        size_t blk = 256 << 10;
+        tbuf_t sb, rb;
+        tb_alloc(&sb, blk * (size_t)n);
+        tb_alloc(&rb, blk * (size_t)n);
+        for (size_t i = 0; i < sb.len; i++)
+            sb.h[i] = (char)(t_rank * 31 + i);
+        tb_push(&sb);
+        before = pvar_count("pml_rndv_recv_ipc");
+        MPI_OK(MPI_Allgather(sb.d, (int)blk, MPI_BYTE, rb.d, (int)blk, MPI_BYTE, MPI_COMM_WORLD));
+        tb_pull(&rb);
+        for (int j = 0; j < n; j++)
+            for (size_t i = 0; i < blk; i++)
+                CHECK(rb.h[j * blk + i] == (char)(j * 31 + i), "device allgather block %d [%zu]",
+                      j, i);
+        CHECK(pvar_count("pml_rndv_recv_ipc") > before,
+              "a device allgather of 256 KiB blocks reached this process without IPC");
+        before = pvar_count("pml_rndv_recv_ipc");
+        MPI_OK(MPI_Alltoall(sb.d, (int)blk, MPI_BYTE, rb.d, (int)blk, MPI_BYTE, MPI_COMM_WORLD));
+        tb_pull(&rb);
+        /* block j came from rank j's block me: bytes (j * 31 + me * blk + i) */
+        for (int j = 0; j < n; j++)
+            for (size_t i = 0; i < blk; i++)
+                CHECK(rb.h[j * blk + i] == (char)(j * 31 + t_rank * blk + i),
+                      "device alltoall block %d [%zu]", j, i);
+        CHECK(pvar_count("pml_rndv_recv_ipc") > before,
+              "a device alltoall of 256 KiB blocks reached this process without IPC");
+        tb_free(&sb);
+        tb_free(&rb);
         MPI_T_finalize();
     }
     t_types_fini();
