@@ -234,6 +234,21 @@ static int direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
     return all ? ANNOUNCE_DIRECT : ANNOUNCE_SEGMENT;
 }
 
+/* ANNOUNCE_HANDOFF: this operation (allgather or alltoall, same
+ * arguments) ends here for sm; the next component runs it. */
+static int device_hand_on(coll_sm_module_t *m, uint64_t s, int op, const void *sbuf,
+                          MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                          mpi_datatype_t *rdt, mpi_comm_t *comm, coll_module_t *module)
+{
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    coll_module_t *next = coll_sm_next(comm, op, module, "device buffers");
+    if (next == NULL)
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    return op == COLL_OP_allgather
+               ? next->fns.allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm, next)
+               : next->fns.alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm, next);
+}
+
 /* Then: block j of r0 from process j (at its address + me * its stride). */
 static int direct_read(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0)
 {
@@ -298,12 +313,9 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
                : agreed ? coll_sm_agreed_want(m, s, COLL_SM_ADAPT_ALLGATHER, total, &a)
                         : COLL_SM_PATH_SEGMENT;
     int ann = direct_announce(m, s, &mine, true, 0, want, r0.device || mine.device, total);
-    if (ann == ANNOUNCE_HANDOFF) {
-        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-        coll_module_t *next = coll_sm_next(comm, COLL_OP_allgather, module, "device buffers");
-        return next ? next->fns.allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm, next)
-                    : MPI_ERR_UNSUPPORTED_OPERATION;
-    }
+    if (ann == ANNOUNCE_HANDOFF)
+        return device_hand_on(m, s, COLL_OP_allgather, sbuf, scount, sdt, rbuf, rcount, rdt,
+                              comm, module);
     bool cma = ann == ANNOUNCE_DIRECT;
     uint64_t t0 = a ? rail_now_ns() : 0;
     if (cma) {
@@ -454,12 +466,9 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
     /* not in place: the owner overwrites the blocks that the others read */
     int ann = direct_announce(m, s, &s0, !in_place, (uint64_t)(s0.count * s0.dt->extent), want,
                               s0.device || r0.device, total);
-    if (ann == ANNOUNCE_HANDOFF) {
-        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-        coll_module_t *next = coll_sm_next(comm, COLL_OP_alltoall, module, "device buffers");
-        return next ? next->fns.alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm, next)
-                    : MPI_ERR_UNSUPPORTED_OPERATION;
-    }
+    if (ann == ANNOUNCE_HANDOFF)
+        return device_hand_on(m, s, COLL_OP_alltoall, sbuf, scount, sdt, rbuf, rcount, rdt,
+                              comm, module);
     bool cma = ann == ANNOUNCE_DIRECT;
     uint64_t t0 = a ? rail_now_ns() : 0;
     if (cma) {
