@@ -326,6 +326,8 @@ long tcp_test_send(btl_module_t *m, btl_endpoint_t *ep, uint8_t tag, const void 
     while ((rc = m->send(m, ep, tag, hdr, hdr_len, p)) == RAIL_AGAIN) {
         again++;
         tcp_test_progress(m, 1);
+        if (tcp_test_now() - start >= 30)
+            dump_state();
         T_CHECK(tcp_test_now() - start < 30, "send said RAIL_AGAIN for 30 s");
     }
     T_CHECK(rc == MPI_SUCCESS, "send returned %d", rc);
