@@ -278,13 +278,35 @@ int coll_sm_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, voi
     }
     if (rc != MPI_SUCCESS)
         return rc;
+    /* a root's device send buffer of coll_sm_device_handoff_min bytes per
+     * process: everyone follows to the next component (as for bcast) */
+    bool hand_on;
     if (am_root) {
-        rc = scatter_root(m, s, sbuf, scount, sdt, rbuf, rcount, rdt);
+        hand_on = coll_sm_params.device_handoff_min > 0 &&
+                  bytes >= coll_sm_params.device_handoff_min &&
+                  coll_is_device(sbuf, scount * m->n, sdt);
+        if (hand_on) {
+            int set = coll_sm_set(m, s);
+            coll_sm_claim_set(m, s);
+            coll_sm_ctl(m, m->me)->meta[set] = bytes | COLL_SM_META_HANDOFF;
+            coll_sm_post(m, COLL_SM_V(s, 1));
+        } else {
+            rc = scatter_root(m, s, sbuf, scount, sdt, rbuf, rcount, rdt);
+        }
     } else {
-        coll_sm_data_t d;
-        coll_sm_data_init(&d, rbuf, rcount, rdt);
-        rc = sm_receive(m, s, root, m->me, &d);
+        coll_sm_wait(m, root, COLL_SM_V(s, 1));
+        hand_on = coll_sm_ctl(m, root)->meta[coll_sm_set(m, s)] & COLL_SM_META_HANDOFF;
+        if (!hand_on) {
+            coll_sm_data_t d;
+            coll_sm_data_init(&d, rbuf, rcount, rdt);
+            rc = sm_receive(m, s, root, m->me, &d);
+        }
     }
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    if (hand_on) {
+        coll_module_t *next = coll_sm_next(comm, COLL_OP_scatter, module, "device buffer");
+        return next ? next->fns.scatter(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, next)
+                    : MPI_ERR_UNSUPPORTED_OPERATION;
+    }
     return rc;
 }

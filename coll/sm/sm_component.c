@@ -116,8 +116,9 @@ static int sm_register_params(void)
                              "everyone: worth it from larger sizes than for bcast; 0: never)",
                              RAIL_PARAM_LEVEL_TUNER, &p->adapt_agree_min);
     rail_param_register_size("coll_sm_device_handoff_min", 65536,
-                             "Broadcasts of at least this many bytes from a root's device "
-                             "buffer, and allgathers and alltoalls of this many bytes in all "
+                             "Broadcasts and scatters of at least this many bytes (per "
+                             "process) from a root's device buffer, and allgathers and "
+                             "alltoalls of this many bytes in all "
                              "with device buffers anywhere, go to the next component (every "
                              "process follows), whose point-to-point messages move device data "
                              "device to device by IPC inside the node instead of staging it "

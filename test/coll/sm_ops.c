@@ -275,8 +275,9 @@ int main(int argc, char **argv)
     all_ops();
     MPI_OK(MPI_Comm_free(&C));
     /* SM_EXPECT_DEVICE_IPC=yes (every buffer on a device whose IPC works):
-     * a 1 MiB bcast from a device buffer, and an allgather and an alltoall
-     * of device buffers, go to the next component
+     * a 1 MiB bcast from a device buffer, an allgather and an alltoall of
+     * device buffers and a scatter from a device root go to the next
+     * component
      * (coll_sm_device_handoff_min), and every receiver gets data by a
      * message copied device to device by IPC */
     const char *ipc = getenv("SM_EXPECT_DEVICE_IPC");
@@ -325,6 +326,16 @@ int main(int argc, char **argv)
                       "device alltoall block %d [%zu]", j, i);
         CHECK(pvar_count("pml_rndv_recv_ipc") > before,
               "a device alltoall of 256 KiB blocks reached this process without IPC");
+        /* scatter of 256 KiB blocks from a device root: the root decides */
+        before = pvar_count("pml_rndv_recv_ipc");
+        MPI_OK(MPI_Scatter(sb.d, (int)blk, MPI_BYTE, rb.d, (int)blk, MPI_BYTE, 0,
+                           MPI_COMM_WORLD));
+        tb_pull(&rb);
+        for (size_t i = 0; i < blk; i++)
+            CHECK(rb.h[i] == (char)(t_rank * blk + i), "device scatter [%zu]", i);
+        if (t_rank != 0)
+            CHECK(pvar_count("pml_rndv_recv_ipc") > before,
+                  "a device scatter of 256 KiB blocks reached this process without IPC");
         tb_free(&sb);
         tb_free(&rb);
         MPI_T_finalize();
