@@ -26,9 +26,11 @@ int pml_buf_init(pml_buf_t *b, const void *buf, MPI_Count count, mpi_datatype_t 
     b->layout = NULL;
     b->contig = b->bytes ? rail_dt_contig_ptr(layout, count, buf) : (char *)(uintptr_t)buf;
     b->device = 0;
-    b->probe = b->contig ? b->contig : (const void *)((uintptr_t)buf + (uintptr_t)dt->true_lb);
-    if (RAIL_UNLIKELY(accel_any_device_active) && b->bytes)
+    if (RAIL_UNLIKELY(accel_any_device_active) && b->bytes) {
+        b->probe = b->contig ? b->contig
+                             : (const void *)((uintptr_t)buf + (uintptr_t)dt->true_lb);
         b->device = accel_memory_type(b->probe) != ACCEL_MEM_HOST;
+    }
     if (!b->contig)
         b->layout = rail_dt_retain(layout);
     return MPI_SUCCESS;

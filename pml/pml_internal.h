@@ -122,7 +122,7 @@ typedef struct pml_buf {
     int64_t count;
     size_t bytes;             /* packed bytes: count * size */
     char *contig;             /* data address when contiguous, else NULL */
-    const void *probe;        /* an address of the data (device lookups) */
+    const void *probe;        /* an address of the data (set when device is) */
     uint8_t device;           /* buffer in device memory */
     uint8_t cursor_ready;
     struct rail_dt_cursor cur;

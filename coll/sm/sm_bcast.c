@@ -160,6 +160,23 @@ static void bcast_root_cma(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
     coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
 }
 
+/* A root whose device buffer makes everyone hand the call to the next
+ * component (bcast, scatter): it says so in step 1's meta word. */
+static void root_hands_on(coll_sm_module_t *m, uint64_t s, size_t bytes)
+{
+    int set = coll_sm_set(m, s);
+    coll_sm_claim_set(m, s);
+    coll_sm_ctl(m, m->me)->meta[set] = bytes | COLL_SM_META_HANDOFF;
+    coll_sm_post(m, COLL_SM_V(s, 1));
+}
+
+/* A receiver: wait for the root's step 1; true when it hands the call on. */
+static bool root_handed_on(coll_sm_module_t *m, uint64_t s, int root)
+{
+    coll_sm_wait(m, root, COLL_SM_V(s, 1));
+    return coll_sm_ctl(m, root)->meta[coll_sm_set(m, s)] & COLL_SM_META_HANDOFF;
+}
+
 static int bcast_next(void *buf, MPI_Count count, mpi_datatype_t *dt, int root,
                       mpi_comm_t *comm, coll_module_t *module)
 {
@@ -189,8 +206,7 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
     if (rc != MPI_SUCCESS)
         return rc;
     if (m->me != root) {
-        coll_sm_wait(m, root, COLL_SM_V(s, 1));
-        if (coll_sm_ctl(m, root)->meta[coll_sm_set(m, s)] & COLL_SM_META_HANDOFF) {
+        if (root_handed_on(m, s, root)) {
             coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
             return bcast_next(buf, count, dt, root, comm, module);
         }
@@ -202,10 +218,7 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
         d.bytes >= coll_sm_params.device_handoff_min) {
         /* a device buffer: everyone follows to the next component, whose
          * messages go device to device by IPC (pml_rndv_device_ipc) */
-        int set = coll_sm_set(m, s);
-        coll_sm_claim_set(m, s);
-        coll_sm_ctl(m, m->me)->meta[set] = d.bytes | COLL_SM_META_HANDOFF;
-        coll_sm_post(m, COLL_SM_V(s, 1));
+        root_hands_on(m, s, d.bytes);
         coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
         return bcast_next(buf, count, dt, root, comm, module);
     }
@@ -285,17 +298,12 @@ int coll_sm_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, voi
         hand_on = coll_sm_params.device_handoff_min > 0 &&
                   bytes >= coll_sm_params.device_handoff_min &&
                   coll_is_device(sbuf, scount * m->n, sdt);
-        if (hand_on) {
-            int set = coll_sm_set(m, s);
-            coll_sm_claim_set(m, s);
-            coll_sm_ctl(m, m->me)->meta[set] = bytes | COLL_SM_META_HANDOFF;
-            coll_sm_post(m, COLL_SM_V(s, 1));
-        } else {
+        if (hand_on)
+            root_hands_on(m, s, bytes);
+        else
             rc = scatter_root(m, s, sbuf, scount, sdt, rbuf, rcount, rdt);
-        }
     } else {
-        coll_sm_wait(m, root, COLL_SM_V(s, 1));
-        hand_on = coll_sm_ctl(m, root)->meta[coll_sm_set(m, s)] & COLL_SM_META_HANDOFF;
+        hand_on = root_handed_on(m, s, root);
         if (!hand_on) {
             coll_sm_data_t d;
             coll_sm_data_init(&d, rbuf, rcount, rdt);

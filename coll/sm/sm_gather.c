@@ -234,6 +234,23 @@ static int direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
     return all ? ANNOUNCE_DIRECT : ANNOUNCE_SEGMENT;
 }
 
+/* Whether an allgather or alltoall of `total` bytes takes step 1
+ * (direct_announce): single copy forced, rank 0 timing the paths, or a
+ * device component somewhere (the step tells who has device buffers);
+ * *want: the path rank 0 asks for there (*a: this call is timed). */
+static bool step1_want(coll_sm_module_t *m, uint64_t s, int kind, size_t total, int *want,
+                       rail_adapt_t **a)
+{
+    bool forced = coll_sm_forced_cma(m, total), agreed = coll_sm_agreed(m, total);
+    *a = NULL;
+    if (!forced && !agreed && !coll_sm_device_check(m, total))
+        return false;
+    *want = forced   ? COLL_SM_PATH_CMA
+            : agreed ? coll_sm_agreed_want(m, s, kind, total, a)
+                     : COLL_SM_PATH_SEGMENT;
+    return true;
+}
+
 /* ANNOUNCE_HANDOFF: this operation (allgather or alltoall, same
  * arguments) ends here for sm; the next component runs it. */
 static int device_hand_on(coll_sm_module_t *m, uint64_t s, int op, const void *sbuf,
@@ -300,18 +317,14 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
     }
     /* the total is the same everywhere (matching signatures), parameters too */
     size_t total = r0.bytes * (size_t)m->n;
-    bool forced = coll_sm_forced_cma(m, total), agreed = coll_sm_agreed(m, total);
-    if (!forced && !agreed && !coll_sm_device_check(m, total)) {
+    rail_adapt_t *a;
+    int want;
+    if (!step1_want(m, s, COLL_SM_ADAPT_ALLGATHER, total, &want, &a)) {
         rc = SM_KEEP(rc, allgather_rounds(m, s, &mine, &r0, 0, own));
         coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
         return rc;
     }
-    /* rank 0 picks by time (or single copy is forced), everyone agrees in
-     * step 1, which also tells whether someone has device buffers */
-    rail_adapt_t *a = NULL;
-    int want = forced    ? COLL_SM_PATH_CMA
-               : agreed ? coll_sm_agreed_want(m, s, COLL_SM_ADAPT_ALLGATHER, total, &a)
-                        : COLL_SM_PATH_SEGMENT;
+    /* everyone agrees on rank 0's path (or hands on) in step 1 */
     int ann = direct_announce(m, s, &mine, true, 0, want, r0.device || mine.device, total);
     if (ann == ANNOUNCE_HANDOFF)
         return device_hand_on(m, s, COLL_OP_allgather, sbuf, scount, sdt, rbuf, rcount, rdt,
@@ -451,18 +464,14 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
         return rc;
     bool in_place = sbuf == MPI_IN_PLACE;
     size_t total = r0.bytes * (size_t)m->n;
-    bool forced = coll_sm_forced_cma(m, total), agreed = coll_sm_agreed(m, total);
-    if (!forced && !agreed && !coll_sm_device_check(m, total)) {
+    rail_adapt_t *a;
+    int want;
+    if (!step1_want(m, s, COLL_SM_ADAPT_ALLTOALL, total, &want, &a)) {
         rc = alltoall_rounds(m, s, &s0, &r0, !in_place, 0);
         coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
         return rc;
     }
-    /* rank 0 picks by time (or single copy is forced), everyone agrees in
-     * step 1, which also tells whether someone has device buffers */
-    rail_adapt_t *a = NULL;
-    int want = forced    ? COLL_SM_PATH_CMA
-               : agreed ? coll_sm_agreed_want(m, s, COLL_SM_ADAPT_ALLTOALL, total, &a)
-                        : COLL_SM_PATH_SEGMENT;
+    /* everyone agrees on rank 0's path (or hands on) in step 1 */
     /* not in place: the owner overwrites the blocks that the others read */
     int ann = direct_announce(m, s, &s0, !in_place, (uint64_t)(s0.count * s0.dt->extent), want,
                               s0.device || r0.device, total);

@@ -9,6 +9,7 @@
 #include "p2p_test.h"
 #include <mpi-ext.h>
 #include "test/devmem.h"
+#include "test/pvar.h"
 
 static void *dev_alloc(size_t n)
 {
@@ -142,25 +143,6 @@ static void derived(void)
     }
 }
 
-/* MPI_T counter pml_rndv_recv_ipc: large device messages this process
- * copied straight from the sender's buffer opened by IPC. */
-static unsigned long long ipc_received(void)
-{
-    int idx, count, provided;
-    unsigned long long v = 0;
-    MPI_T_pvar_session ses;
-    MPI_T_pvar_handle h;
-    MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
-    MPI_OK(MPI_T_pvar_session_create(&ses));
-    MPI_OK(MPI_T_pvar_get_index("pml_rndv_recv_ipc", MPI_T_PVAR_CLASS_COUNTER, &idx));
-    MPI_OK(MPI_T_pvar_handle_alloc(ses, idx, NULL, &h, &count));
-    MPI_OK(MPI_T_pvar_read(ses, h, &v));
-    MPI_OK(MPI_T_pvar_handle_free(ses, &h));
-    MPI_OK(MPI_T_pvar_session_free(&ses));
-    MPI_OK(MPI_T_finalize());
-    return v;
-}
-
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -185,7 +167,11 @@ int main(int argc, char **argv)
      * did (turned off, or the device's IPC cannot open a peer's memory) */
     const char *ipc = getenv("P2P_DEVICE_IPC");
     if (ipc != NULL && t_size > 1) {
-        unsigned long long n = ipc_received();
+        int provided;
+        MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+        /* large device messages copied straight from the sender's buffer */
+        unsigned long long n = pvar_count("pml_rndv_recv_ipc");
+        MPI_OK(MPI_T_finalize());
         if (strcmp(ipc, "yes") == 0)
             CHECK(n > 0, "no device message received by IPC");
         else
