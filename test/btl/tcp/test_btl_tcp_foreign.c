@@ -62,7 +62,11 @@ static void spy_cb(btl_module_t *m, btl_endpoint_t *ep, const void *hdr, size_t 
             hdr_len, len, ep->rank);
 }
 
-/* Talk to peer (and receive from it) until the file `done` appears. */
+/* Talk to peer (and receive from it) until the file `done` appears and
+ * something came from the peer.  The second condition matters: `done` may
+ * appear before this rank sent anything, and the peer may be waiting for
+ * this rank to take its connection; leaving for the closing fence at once,
+ * without progress, would leave that peer's send pending. */
 static void talk_until(btl_module_t *m, btl_endpoint_t **eps, int peer, const char *done)
 {
     long sent = 0;
@@ -70,7 +74,7 @@ static void talk_until(btl_module_t *m, btl_endpoint_t **eps, int peer, const ch
         if (t != TCP_TEST_TAG)
             btl_register_recv(t, spy_cb);
     double start = tcp_test_now();
-    while (!file_exists(done)) {
+    while (!file_exists(done) || tcp_test_received == 0) {
         if (sent < tcp_test_received + 4)
             tcp_test_msg_send(m, eps[peer], peer, (size_t)(sent++ * 997 % 70000));
         tcp_test_progress(m, 2);
