@@ -7,6 +7,11 @@
  *              everyone's step k + 1, copies round k out and posts step
  *              k + 1.  A sender writes round k >= nbuf only after the
  *              root's step k - nbuf + 1 (round k - nbuf consumed).
+ *              Where a device component is active in the communicator,
+ *              a step 1 comes first (everyone's device bit; the rounds
+ *              follow from step 2): with device buffers anywhere and
+ *              coll_sm_device_handoff_min bytes in all, everyone hands the
+ *              call to the next component, as for allgather.
  *   allgather: round k of every block: write mine, post k + 1, wait for
  *              everyone's k - L + 1, copy their round k - L out (L rounds
  *              written ahead: sm_lag, coll_sm_round_lag).  Writing round
@@ -68,34 +73,46 @@ static int sm_truncated(coll_sm_module_t *m, int set, size_t mine)
     return MPI_SUCCESS;
 }
 
+/* Step 1 of an allgather or alltoall that takes it, and of a gather where a
+ * device component is active (direct_announce, below). */
+#define RADDR_DEVICE (1ULL << 62)
+enum { ANNOUNCE_SEGMENT = 0, ANNOUNCE_DIRECT = 1, ANNOUNCE_HANDOFF = 2 };
+static int direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d,
+                           bool direct, uint64_t stride, int want, bool device, size_t total);
 
 /* ------------------------------------------------------------ gather */
 
-static int gather_send(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d)
+/* Rounds from step step0 + 1 (step 1 may have been the device check,
+ * which claimed the set and wrote meta). */
+static int gather_send(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d,
+                       uint32_t step0)
 {
     int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
     size_t C = m->chunk, K = rounds_of(d->bytes, C);
-    coll_sm_claim_set(m, s);
-    coll_sm_ctl(m, m->me)->meta[set] = d->bytes;
+    if (step0 == 0) {
+        coll_sm_claim_set(m, s);
+        coll_sm_ctl(m, m->me)->meta[set] = d->bytes;
+    }
     for (size_t k = 0; k < K; k++) {
         if (k >= (size_t)m->nbuf)
-            coll_sm_wait(m, root, COLL_SM_V(s, k - (size_t)m->nbuf + 1));
+            coll_sm_wait(m, root, COLL_SM_V(s, step0 + k - (size_t)m->nbuf + 1));
         size_t off = k * C;
         int r = coll_sm_pack(d, off, coll_sm_round_buf(m, m->me, set, s, k, d->bytes),
                              RAIL_MIN(C, d->bytes - off));
         rc = SM_KEEP(rc, r);
         if (k + 1 < K)
-            coll_sm_post(m, COLL_SM_V(s, k + 1));
+            coll_sm_post(m, COLL_SM_V(s, step0 + k + 1));
     }
     return rc;
 }
 
-static int gather_root(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d0)
+static int gather_root(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d0,
+                       uint32_t step0)
 {
     int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
     size_t C = m->chunk, K = rounds_of(d0->bytes, C);
     for (size_t k = 0; k < K; k++) {
-        coll_sm_wait_all(m, COLL_SM_V(s, k + 1));
+        coll_sm_wait_all(m, COLL_SM_V(s, step0 + k + 1));
         for (int j = 0; j < m->n; j++) {
             if (j == m->me)
                 continue;
@@ -105,7 +122,7 @@ static int gather_root(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d0
             rc = SM_KEEP(rc, r);
         }
         if (k + 1 < K)
-            coll_sm_post(m, COLL_SM_V(s, k + 1));
+            coll_sm_post(m, COLL_SM_V(s, step0 + k + 1));
     }
     return SM_KEEP(rc, sm_truncated(m, set, d0->bytes));
 }
@@ -132,12 +149,30 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void
     }
     if (rc != MPI_SUCCESS)
         return rc;
+    /* Where a device component is active somewhere, step 1 first tells
+     * everyone who has device buffers (senders otherwise write without
+     * hearing from the root): with any, a gather of
+     * coll_sm_device_handoff_min bytes in all goes to the next component,
+     * as an allgather does. */
+    uint32_t step0 = 0;
+    size_t total = d.bytes * (size_t)m->n;
+    if (coll_sm_device_check(m, total)) {
+        bool device = d.device || (am_root && sbuf != MPI_IN_PLACE &&
+                                   coll_is_device(sbuf, scount, sdt));
+        if (direct_announce(m, s, &d, false, 0, 0, device, total) == ANNOUNCE_HANDOFF) {
+            coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+            coll_module_t *next = coll_sm_next(comm, COLL_OP_gather, module, "device buffers");
+            return next ? next->fns.gather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, next)
+                        : MPI_ERR_UNSUPPORTED_OPERATION;
+        }
+        step0 = 1;
+    }
     if (am_root) {
         if (sbuf != MPI_IN_PLACE)
             rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt);
-        rc = SM_KEEP(rc, gather_root(m, s, &d));
+        rc = SM_KEEP(rc, gather_root(m, s, &d, step0));
     } else {
-        rc = gather_send(m, s, root, &d);
+        rc = gather_send(m, s, root, &d, step0);
     }
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     return rc;
@@ -208,8 +243,6 @@ static int allgather_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_
  * hands it to the next component, whose messages move device data device
  * to device by IPC; else ANNOUNCE_DIRECT when everyone reads from the
  * others directly, else 0 (the segment). */
-#define RADDR_DEVICE (1ULL << 62)
-enum { ANNOUNCE_SEGMENT = 0, ANNOUNCE_DIRECT = 1, ANNOUNCE_HANDOFF = 2 };
 
 static int direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d,
                            bool direct, uint64_t stride, int want, bool device, size_t total)

@@ -275,9 +275,9 @@ int main(int argc, char **argv)
     all_ops();
     MPI_OK(MPI_Comm_free(&C));
     /* SM_EXPECT_DEVICE_IPC=yes (every buffer on a device whose IPC works):
-     * a 1 MiB bcast from a device buffer, an allgather and an alltoall of
-     * device buffers and a scatter from a device root go to the next
-     * component
+     * a 1 MiB bcast from a device buffer, an allgather, an alltoall and a
+     * gather of device buffers and a scatter from a device root go to the
+     * next component
      * (coll_sm_device_handoff_min), and every receiver gets data by a
      * message copied device to device by IPC */
     const char *ipc = getenv("SM_EXPECT_DEVICE_IPC");
@@ -336,6 +336,20 @@ int main(int argc, char **argv)
         if (t_rank != 0)
             CHECK(pvar_count("pml_rndv_recv_ipc") > before,
                   "a device scatter of 256 KiB blocks reached this process without IPC");
+        /* gather of 256 KiB device blocks to rank n - 1: step 1 tells
+         * everyone about the device buffers, all hand on together */
+        before = pvar_count("pml_rndv_recv_ipc");
+        MPI_OK(MPI_Gather(sb.d, (int)blk, MPI_BYTE, rb.d, (int)blk, MPI_BYTE, n - 1,
+                          MPI_COMM_WORLD));
+        if (t_rank == n - 1) {
+            tb_pull(&rb);
+            for (int j = 0; j < n; j++)
+                for (size_t i = 0; i < blk; i++)
+                    CHECK(rb.h[j * blk + i] == (char)(j * 31 + i), "device gather block %d [%zu]",
+                          j, i);
+            CHECK(pvar_count("pml_rndv_recv_ipc") > before,
+                  "a device gather of 256 KiB blocks reached the root without IPC");
+        }
         tb_free(&sb);
         tb_free(&rb);
         MPI_T_finalize();
