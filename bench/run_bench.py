@@ -5,7 +5,8 @@ Builds the programs in bench/ with every MPI it finds (Rail MPI, Debian's
 Open MPI and MPICH), runs them interleaved so that machine drift hits all
 alike, validates every result, and writes a CSV, a summary with ratios
 Rail/best-peer, gnuplot PNGs and a comparison with the machine's physical
-limits (../shared/tools/hwlimits.c).  See docs/performance.md.
+limits (../shared/tools/hwlimits.c), and every collective's time as a
+multiple of its memory-bandwidth bound (collbound.c).  See docs/performance.md.
 
 Exit status: 0 all runs passed; 1 a run failed, timed out or did not build;
 2 bad usage or no MPI found (77 with --check, so that make check can skip).
@@ -26,6 +27,12 @@ from concurrent.futures import ThreadPoolExecutor
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 TOP_DIR = os.path.dirname(BENCH_DIR)
 HWLIMITS_SRC = os.path.join(os.path.dirname(TOP_DIR), "shared", "tools", "hwlimits.c")
+BOUND_SRC = os.path.join(BENCH_DIR, "collbound.c")
+# the pseudo-MPI whose rows are collbound's times (no MPI: the data movement alone)
+BOUND = "bound"
+BOUND_BENCHES = ("bcast", "reduce", "allreduce", "reduce_scatter", "allgather", "gather",
+                 "scatter", "alltoall")
+BOUND_FROM = 64 << 10  # the bound is about bandwidth: reported from this size
 APT_PACKAGES = ["openmpi-bin", "libopenmpi-dev", "mpich", "libmpich-dev", "gnuplot-nox"]
 PEER_ORDER = ["openmpi", "mpich"]
 CORES = len(os.sched_getaffinity(0))
@@ -124,6 +131,8 @@ class Mpi:
             cmd += ["--bind-to", bind]
         elif self.flavour == "mpich":
             cmd += ["-bind-to", bind]
+        elif self.flavour == BOUND:  # collbound forks its own processes, unpinned
+            return [argv[0], "-n", str(np)] + argv[1:]
         else:  # Rail MPI: oversubscription needs no flag
             cmd += ["--bind-to", bind]
         return cmd + argv
@@ -212,6 +221,18 @@ def build_all(mpis, benches, out):
             if exe is None:
                 note("build of %s with %s FAILED (see %s/logs/build.log)" % (key[1], key[0], out))
     return exes
+
+
+def build_bound(out, exes):
+    """collbound (no MPI) as the pseudo-MPI BOUND, or None."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    exe = os.path.join(out, "build", "collbound")
+    if not cc or subprocess.call([cc, "-O2", "-o", exe, BOUND_SRC]) != 0:
+        note("collbound: no C compiler or the build failed; no memory-bandwidth bound")
+        return None
+    for name in BOUND_BENCHES:
+        exes[(BOUND, name)] = exe
+    return Mpi(BOUND, None, None, BOUND)
 
 
 # ---------------------------------------------------------------- running
@@ -338,7 +359,10 @@ class Runner:
             return self.emit([dict(base, size="", status="BUILD")])
         if bench.name == "startup":
             return self.run_startup(mpi, exe, np, base)
-        cmd = mpi.launch(np, self.args.bind, [exe] + self.bench_args(bench))
+        argv = [exe] + self.bench_args(bench)
+        if mpi.flavour == BOUND:
+            argv[1:1] = ["-b", bench.name]
+        cmd = mpi.launch(np, self.args.bind, argv)
         status, out, err, secs = run_cmd(cmd, mpi.env, self.args.timeout)
         self.record(cmd, status, out, err, secs)
         results, plan, library = parse_output(out)
@@ -425,14 +449,18 @@ def short_result(rows, bench):
                                        size_label(pick["size"]), fmt(pick["value"]), bench.metric)
 
 
-def run_interleaved(args, mpis, runner, rounds, hw):
-    """For every (bench, np): reps rounds of A B C, rotated each time."""
-    total = len(rounds) * args.reps * len(mpis)
+def run_interleaved(args, mpis, runner, rounds, hw, bound):
+    """For every (bench, np): reps rounds of A B C (and the bound, for a
+    collective it models), rotated each time."""
+    def who(bench):
+        return mpis + ([bound] if bound and bench.name in BOUND_BENCHES else [])
+    total = sum(len(who(b)) for b, _ in rounds) * args.reps
     i, t_start = 0, time.monotonic()
     for round_no, (bench, np) in enumerate(rounds, 1):
         hw.sample(round_no)
+        group = who(bench)
         for rep in range(args.reps):
-            order = mpis[rep % len(mpis):] + mpis[:rep % len(mpis)]
+            order = group[rep % len(group):] + group[:rep % len(group)]
             for pos, mpi in enumerate(order, 1):
                 i += 1
                 print(progress_line(i, total, t_start, bench, np, rep + 1, args.reps, mpi),
@@ -620,7 +648,41 @@ def summary(args, table, names, lim, key_sizes):
         lines = hwlimit_lines(table, names, lim)
         term += [""] + lines
         md += ["", "### Physical limits (hwlimits)", ""] + ["- " + l for l in lines[1:]]
+    t, m = bound_lines(args, table, names, key_sizes)
+    term += t
+    md += m
     return "\n".join(term), "\n".join(md)
+
+
+def bound_lines(args, table, names, key_sizes):
+    """Each MPI's median time as a multiple of collbound's, from BOUND_FROM:
+    (terminal lines, markdown lines)."""
+    head = ("Memory-bandwidth bound (bench/collbound.c: the same operation with every "
+            "process's buffers shared and each byte moved once, no MPI; its median time, "
+            "and each MPI's median as a multiple of it):")
+    term, md = [], []
+    for name in BOUND_BENCHES:
+        for np in args.np_list:
+            sizes = {s: c for s, c in table.get((name, np), {}).items()
+                     if s >= BOUND_FROM and c.get(BOUND, (None,))[0]}
+            if not sizes:
+                continue
+            rows = []
+            for size in sorted(sizes):
+                b = sizes[size][BOUND][0]
+                xs = [sizes[size].get(n, (None,))[0] for n in names]
+                rows.append((size, b, ["%.2fx" % (x / b) if x else "-" for x in xs]))
+            md += ["", "#### %s, np=%d" % (name, np), "",
+                   "| size | bound (us) | " + " | ".join(names) + " |",
+                   "|" + "---|" * (len(names) + 2)]
+            md += ["| %s | %s | %s |" % (size_label(s), fmt(b), " | ".join(x)) for s, b, x in rows]
+            shown = [r for r in rows if key_sizes is None or r[0] in key_sizes]
+            term.append("  %-14s np=%-2d " % (name, np) + "; ".join(
+                "%s %s us: %s" % (size_label(s), fmt(b), " ".join(
+                    "%s %s" % (n, x) for n, x in zip(names, xs))) for s, b, xs in shown))
+    if not term:
+        return [], []
+    return [""] + [head] + term, ["", "### Memory-bandwidth bound (collbound)", "", head] + md
 
 
 def hwlimit_lines(table, names, lim):
@@ -649,8 +711,9 @@ def hwlimit_lines(table, names, lim):
 
 # ---------------------------------------------------------------- plots
 
-COLORS = {"rail": "#d62728", "openmpi": "#1f77b4", "mpich": "#2ca02c"}
-LABELS = {"rail": "Rail MPI", "openmpi": "Open MPI", "mpich": "MPICH"}
+COLORS = {"rail": "#d62728", "openmpi": "#1f77b4", "mpich": "#2ca02c", BOUND: "#000000"}
+LABELS = {"rail": "Rail MPI", "openmpi": "Open MPI", "mpich": "MPICH",
+          BOUND: "bound (collbound, no MPI)"}
 YLABELS = {LATENCY: "time (us), lower is better", BANDWIDTH: "MB/s, higher is better",
            RATE: "million messages/s, higher is better", STARTUP: "ms, lower is better"}
 # size axis labels: every 4x on a full-size plot, every 16x on a grid panel
@@ -711,11 +774,12 @@ def size_panels(table, names, pdir, np, group):
         if not points or not any(s > 0 for s in points):
             continue  # barrier: no size axis
         bench, data = BENCH_BY_NAME[name], os.path.join(pdir, "%s_np%d.dat" % (name, np))
-        write_data(points, names, data)
+        lines = names + ([BOUND] if any(BOUND in c for c in points.values()) else [])
+        write_data(points, lines, data)
         title = "%s, np=%d%s" % (name, np, missing_note(points, names))
         for step in (2, 4):
             p = panel(title, "message size (bytes)", YLABELS[bench.metric], SIZE_TICS[step],
-                      data, names)
+                      data, lines)
             if step == 2:
                 render(os.path.join(pdir, "%s_np%d.png" % (name, np)), [p], 1)
         panels.append(p)
@@ -789,6 +853,8 @@ def parse_args(argv):
     ap.add_argument("--hwlimits", default=HWLIMITS_SRC, help="path of hwlimits.c")
     ap.add_argument("--table-sizes", default="0,8,1K,64K,1M,4M,16M",
                     help="sizes shown on the terminal ('all' for every size)")
+    ap.add_argument("--no-bound", dest="bound", action="store_false",
+                    help="do not run collbound (the collectives' memory-bandwidth bound)")
     ap.add_argument("--install", action="store_true", help="apt-get install the peer MPIs first")
     ap.add_argument("--quick", action="store_true", help="small fast sweep (smoke test)")
     ap.add_argument("--report", metavar="DIR",
@@ -925,8 +991,9 @@ def main(argv):
             return 1 if runner.failures else 0
         hw = HwLimits()
         hw.build(args, out, writer)
+        bound = build_bound(out, exes) if args.bound else None
         try:
-            measure(args, mpis, runner, rounds, hw)
+            measure(args, mpis, runner, rounds, hw, bound)
         except KeyboardInterrupt:
             note("interrupted: summarising what was measured")
             runner.failures.append("interrupted")
@@ -939,7 +1006,7 @@ def main(argv):
     return 1 if runner.failures else 0
 
 
-def measure(args, mpis, runner, rounds, hw):
+def measure(args, mpis, runner, rounds, hw, bound):
     for _ in range(3):
         hw.sample(0)
     lim = hw.result()
@@ -948,7 +1015,7 @@ def measure(args, mpis, runner, rounds, hw):
             lim["pingpong_us"], ", ".join("%.1f GB/s at %s" % (g, size_label(s))
                                           for s, g in lim["copy_GBps"].items())))
     busy_warning()
-    run_interleaved(args, mpis, runner, rounds, hw)
+    run_interleaved(args, mpis, runner, rounds, hw, bound)
 
 
 def report(args, out, names, rows, lim, env):
@@ -968,7 +1035,7 @@ def report_again(args):
     rows, hw = read_results(os.path.join(out, "results.csv"))
     names = []
     for r in rows:
-        if r["mpi"] not in names:
+        if r["mpi"] not in names and r["mpi"] != BOUND:
             names.append(r["mpi"])
     names.sort(key=lambda n: (["rail"] + PEER_ORDER + [n]).index(n))
     if not args.np_given:
