@@ -53,7 +53,6 @@
 typedef struct {
     _Alignas(64) atomic_uint count;
     _Alignas(64) atomic_uint gen;
-    _Alignas(64) atomic_int iters;         /* rank 0's choice for the next run */
     _Alignas(64) double secs[MAX_NP];      /* each process's time of the last run */
 } shared_t;
 

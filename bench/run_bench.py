@@ -677,10 +677,11 @@ def bound_lines(args, table, names, key_sizes):
                    "|" + "---|" * (len(names) + 2)]
             md += ["| %s | %s | %s |" % (size_label(s), fmt(b), " | ".join(x)) for s, b, x in rows]
             shown = [r for r in rows if key_sizes is None or r[0] in key_sizes]
-            term.append("  %-14s np=%-2d " % (name, np) + "; ".join(
-                "%s %s us: %s" % (size_label(s), fmt(b), " ".join(
-                    "%s %s" % (n, x) for n, x in zip(names, xs))) for s, b, xs in shown))
-    if not term:
+            if shown:
+                term.append("  %-14s np=%-2d " % (name, np) + "; ".join(
+                    "%s %s us: %s" % (size_label(s), fmt(b), " ".join(
+                        "%s %s" % (n, x) for n, x in zip(names, xs))) for s, b, xs in shown))
+    if not md:
         return [], []
     return [""] + [head] + term, ["", "### Memory-bandwidth bound (collbound)", "", head] + md
 

@@ -243,7 +243,6 @@ static int allgather_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_
  * hands it to the next component, whose messages move device data device
  * to device by IPC; else ANNOUNCE_DIRECT when everyone reads from the
  * others directly, else 0 (the segment). */
-
 static int direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d,
                            bool direct, uint64_t stride, int want, bool device, size_t total)
 {
