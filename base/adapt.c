@@ -9,8 +9,8 @@
  * so one transfer that lost its CPU moves it by at most a quarter, while a
  * real change gets through in a few samples), and a retry of a slower path
  * once every 128 x (how many times slower it was) transfers, at most every
- * 1024 (the first retry of each slower path after 16 already: warm-ups
- * outlast exploration): three transfers in a row (the first may still find
+ * 1024 (the first three retries of each slower path sooner, after 16, 64
+ * and 256: warm-ups outlast exploration): three transfers in a row (the first may still find
  * the caches as the fastest path left them), whose best sample becomes its
  * estimate (at most twice the old one).  With three paths the slower two take turns.
  * So a machine whose cost of moving cache lines between cores changes
@@ -29,6 +29,7 @@
 #define ADAPT_PROBE_MAX 1024
 #define ADAPT_BURST 3
 #define ADAPT_FIRST_RETRY 16
+#define ADAPT_EARLY_ROUNDS 3           /* retries at 16, 64 and 256 calls */
 
 uint64_t rail_now_ns(void)
 {
@@ -88,13 +89,17 @@ int rail_adapt_pick_every(rail_adapt_t *a, int n, unsigned period, bool *measure
     if (other >= best)
         other++;
     double every = ADAPT_PROBE_BASE * a->est[other] / a->est[best];
-    /* each slower path's first retry comes early: exploration's samples
-     * may still carry a warm-up that lasted longer than it (np 2
-     * allgathers of 512 KiB blocks: each of the first six calls faster
-     * than the one before, whatever the path, so the path explored last
-     * won at 51 us against the segment's 40) */
-    if (a->retry < a->n - 1)
-        every = RAIL_MIN(every, (double)ADAPT_FIRST_RETRY);
+    /* each slower path's first retries come early, 16, 64 and 256 calls
+     * apart: exploration's samples, and even a first retry's, may still
+     * carry a warm-up (np 2 allgathers of 512 KiB blocks: each of the
+     * first six calls faster than the one before, whatever the path, so
+     * the path explored last won at 51 us against the segment's 40; np 2
+     * allreduce of 512 KiB: the segment's six first calls at 0.31 ns per
+     * byte, later 0.08, so single copy at 0.12 stayed chosen for 300
+     * calls: 65 us against 40-48) */
+    int round = a->retry / (a->n - 1);
+    if (round < ADAPT_EARLY_ROUNDS)
+        every = RAIL_MIN(every, (double)(ADAPT_FIRST_RETRY << (2 * round)));
     if (++a->since >= (every < ADAPT_PROBE_MAX ? (uint32_t)every : ADAPT_PROBE_MAX)) {
         a->since = 0;
         a->retry++;

@@ -3,7 +3,8 @@
  * with coll sm's classes; no MPI job): size classes, each path tried three
  * times first, in turns (the lowest sample kept), the faster path afterwards
  * with every 8th call timed, the slower one retried, three calls in a row,
- * first soon, then at an interval that grows with how much slower it was
+ * three times soon (16, 64, 256 calls apart), then at an interval that
+ * grows with how much slower it was
  * (capped), a lone slow sample moving the faster path's estimate by at
  * most a quarter, and a
  * lasting change of the machine turning the choice around.  Three paths
@@ -65,21 +66,22 @@ static void test_policy(void)
     CHECK(call(&w, warm, &t2) == SEG, "two cold first calls kept the faster segment out (%g %g)",
           w.est[SEG], w.est[CMA]);
     /* then single copy, the segment tried again in bursts of three calls:
-     * the first after 16 calls (a warm-up may outlast exploration), then
-     * once in 128 x 4 = 512 others: calls 16-18, 530-532 and 1044-1046 */
+     * the first three 16, 64 and 256 calls apart (a warm-up may outlast
+     * exploration and a first retry), then once in 128 x 4 = 512 others:
+     * calls 16-18, 82-84, 340-342 and 854-856 */
     int seg = 0, first_seg = -1, burst_ok = 1;
     timed = 0;
     for (int i = 1; i <= 1100; i++)
         if (call(&a, cma_fast, &timed) == SEG) {
             if (seg++ == 0)
                 first_seg = i;
-            burst_ok &= (i >= 16 && i <= 18) || (i >= 530 && i <= 532) ||
-                        (i >= 1044 && i <= 1046);
+            burst_ok &= (i >= 16 && i <= 18) || (i >= 82 && i <= 84) ||
+                        (i >= 340 && i <= 342) || (i >= 854 && i <= 856);
         }
-    CHECK(seg == 9 && first_seg == 16 && burst_ok,
-          "the slower path: %d calls, first at %d (want 9 in three bursts, from 16)", seg,
+    CHECK(seg == 12 && first_seg == 16 && burst_ok,
+          "the slower path: %d calls, first at %d (want 12 in four bursts, from 16)", seg,
           first_seg);
-    CHECK(timed >= 135 && timed <= 150, "about every 8th call timed, and the retries: %d of 1100",
+    CHECK(timed >= 135 && timed <= 155, "about every 8th call timed, and the retries: %d of 1100",
           timed);
 
     /* a lone slow sample of the faster path: at most a quarter up */
@@ -138,10 +140,11 @@ static void test_three(void)
             first[q] = i;
         count[q]++;
     }
-    /* first looks after 16 calls each (path 0 at 16-18, path 1 at 34-36),
-     * then path 0 (2x slower) after 256 calls (292-294), path 1 (4x) 512
-     * after that (806-808), path 0 again 256 later (1064-1066) */
-    CHECK(first[0] == 16 && first[1] == 34 && count[0] == 9 && count[1] == 6,
+    /* the slower two take turns; each one's first three retries come 16,
+     * 64 and 256 calls after the previous retry (path 0 at 16, 100, 424;
+     * path 1 at 34, 166, 682), then 128 x how many times slower: path 0
+     * (2x) 256 calls later (940), path 1 (4x) 512 (1454, past the end) */
+    CHECK(first[0] == 16 && first[1] == 34 && count[0] == 12 && count[1] == 9,
           "slower paths take turns: first at %d and %d, %d and %d calls", first[0], first[1],
           count[0], count[1]);
 
