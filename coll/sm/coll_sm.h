@@ -221,7 +221,7 @@ typedef struct coll_sm_params {
     size_t cma_min;                /* bcast/reduce single copy from this size (0: never) */
     size_t adapt_min;              /* ... chosen by measured time from this size (0: never) */
     size_t adapt_agree_min;        /* ... for reductions and allgathers (rank 0 chooses) */
-    size_t device_handoff_min;     /* bcast from a device buffer: next module from here */
+    size_t device_handoff_min;     /* device buffers: the next module from here */
     bool adapt_alternate;          /* testing: ... alternating instead */
     int spin_count, yield_count;
     int tree_degree;
@@ -346,7 +346,7 @@ static inline bool coll_sm_agreed(const coll_sm_module_t *m, size_t bytes)
            (!m->oversub || coll_sm_params.adapt_alternate);
 }
 
-/* Whether an allgather or alltoall of `bytes` in all must first find out
+/* Whether a gather, allgather or alltoall of `bytes` in all must first find out
  * whether some process has device buffers (then all hand it on:
  * coll_sm_device_handoff_min): only where a device component is active
  * somewhere in the communicator. */

@@ -117,8 +117,8 @@ static int sm_register_params(void)
                              RAIL_PARAM_LEVEL_TUNER, &p->adapt_agree_min);
     rail_param_register_size("coll_sm_device_handoff_min", 65536,
                              "Broadcasts and scatters of at least this many bytes (per "
-                             "process) from a root's device buffer, and allgathers and "
-                             "alltoalls of this many bytes in all "
+                             "process) from a root's device buffer, and gathers, allgathers "
+                             "and alltoalls of this many bytes in all "
                              "with device buffers anywhere, go to the next component (every "
                              "process follows), whose point-to-point messages move device data "
                              "device to device by IPC inside the node instead of staging it "

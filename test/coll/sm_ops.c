@@ -240,6 +240,17 @@ static void all_ops(void)
         MPI_OK(MPI_Barrier(C));
 }
 
+/* After a device allgather or gather of blk-byte blocks: block j holds
+ * bytes (j * 31 + i), what rank j sent. */
+static void check_gathered(tbuf_t *rb, size_t blk, int n, const char *what)
+{
+    tb_pull(rb);
+    for (int j = 0; j < n; j++)
+        for (size_t i = 0; i < blk; i++)
+            CHECK(rb->h[j * blk + i] == (char)(j * 31 + i), "device %s block %d [%zu]", what, j,
+                  i);
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -309,11 +320,7 @@ int main(int argc, char **argv)
         tb_push(&sb);
         before = pvar_count("pml_rndv_recv_ipc");
         MPI_OK(MPI_Allgather(sb.d, (int)blk, MPI_BYTE, rb.d, (int)blk, MPI_BYTE, MPI_COMM_WORLD));
-        tb_pull(&rb);
-        for (int j = 0; j < n; j++)
-            for (size_t i = 0; i < blk; i++)
-                CHECK(rb.h[j * blk + i] == (char)(j * 31 + i), "device allgather block %d [%zu]",
-                      j, i);
+        check_gathered(&rb, blk, n, "allgather");
         CHECK(pvar_count("pml_rndv_recv_ipc") > before,
               "a device allgather of 256 KiB blocks reached this process without IPC");
         before = pvar_count("pml_rndv_recv_ipc");
@@ -342,11 +349,7 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Gather(sb.d, (int)blk, MPI_BYTE, rb.d, (int)blk, MPI_BYTE, n - 1,
                           MPI_COMM_WORLD));
         if (t_rank == n - 1) {
-            tb_pull(&rb);
-            for (int j = 0; j < n; j++)
-                for (size_t i = 0; i < blk; i++)
-                    CHECK(rb.h[j * blk + i] == (char)(j * 31 + i), "device gather block %d [%zu]",
-                          j, i);
+            check_gathered(&rb, blk, n, "gather");
             CHECK(pvar_count("pml_rndv_recv_ipc") > before,
                   "a device gather of 256 KiB blocks reached the root without IPC");
         }
