@@ -106,15 +106,24 @@ void accel_free_device(void *ptr);
 /* MPI_T counters: device allocations made through a component, requests
  * served by a kept buffer. */
 extern uint64_t accel_count_device_allocs, accel_count_scratch_reused;
+/* MPI_T counter: opens that found the allocation mapped already (see
+ * accel_ipc_handle_open_cached). */
+extern uint64_t accel_count_ipc_reopened;
 
 /* IPC: expose a device allocation to a peer on the same node.  The handle
  * names the whole allocation; *offset is ptr's offset inside it.  open maps
  * the allocation and returns its base (close it with accel_ipc_handle_close). */
 int accel_ipc_handle_get(const void *ptr, accel_ipc_handle_t *handle, size_t *offset);
 int accel_ipc_handle_open(const accel_ipc_handle_t *handle, void **base);
+/* What accel_ipc_handle_open returns when this process has the allocation
+ * mapped already (CUDA allows one mapping per allocation and context). */
+#define ACCEL_IPC_MAPPED (-2)
 int accel_ipc_handle_close(void *base);
 /* Open through a process-wide cache of opened handles (never close what it
- * returns: entries are closed when evicted or at accel_finalize). */
+ * returns: entries are closed when evicted or at accel_finalize; callers
+ * use a mapping only inside the critical section they opened it in).  When
+ * the allocation is mapped already under another handle, the cached
+ * mappings are closed and it is opened again. */
 int accel_ipc_handle_open_cached(const accel_ipc_handle_t *handle, void **base);
 
 /* Streams and events for asynchronous copies and reductions.  A stream may

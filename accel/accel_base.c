@@ -21,7 +21,7 @@ int accel_any_device_active = 0;
 int accel_verbose = 0;
 static const char *accel_setting;       /* parameter accel */
 static size_t accel_scratch_max;        /* parameter accel_scratch_cache */
-uint64_t accel_count_device_allocs, accel_count_scratch_reused;
+uint64_t accel_count_device_allocs, accel_count_scratch_reused, accel_count_ipc_reopened;
 
 static const accel_component_t *const accel_components[] = {
     &accel_host_component,
@@ -528,6 +528,14 @@ int accel_ipc_handle_get(const void *ptr, accel_ipc_handle_t *handle, size_t *of
     const accel_component_t *c = accel_components[r.component];
     if (c->ipc_get == NULL)
         return MPI_ERR_UNSUPPORTED_OPERATION;
+    /* The handle names the allocation by its base and size: a cached entry
+     * of memory the application freed and allocated anew around ptr would
+     * export the wrong allocation, or the right one at the wrong offset. */
+    if (c->revalidate != NULL) {
+        int rc = c->revalidate(ptr, &r);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
     memset(handle, 0, sizeof(*handle));
     memcpy(handle->bytes, c->tag, sizeof(c->tag));
     return c->ipc_get(ptr, &r, handle, offset);
@@ -588,6 +596,21 @@ int accel_ipc_handle_open_cached(const accel_ipc_handle_t *handle, void **base)
         }
     void *b = NULL;
     int rc = accel_ipc_handle_open(handle, &b);
+    if (rc == ACCEL_IPC_MAPPED) {
+        /* This process has the allocation open under another handle (a CUDA
+         * allocation may be exported under handles that differ; a peer's
+         * freed allocation stays mapped here while cached): close every
+         * cached mapping (idle: see accel.h) and try once more. */
+        ACCEL_VERBOSE(1, "an IPC handle's allocation is open already; closing %d cached "
+                      "mappings and opening it again", ipc_n);
+        for (int i = 0; i < ipc_n; i++)
+            accel_ipc_handle_close(ipc_cache[i].base);
+        ipc_n = 0;
+        accel_count_ipc_reopened++;
+        rc = accel_ipc_handle_open(handle, &b);
+        if (rc == ACCEL_IPC_MAPPED)
+            rc = MPI_ERR_OTHER;
+    }
     if (rc == MPI_SUCCESS) {
         int slot = ipc_n;
         if (ipc_n == IPC_CACHE) {

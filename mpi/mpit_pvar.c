@@ -142,6 +142,10 @@ static const pvar_def_t pvars[] = {
             "Requests for device temporaries served by memory an earlier operation freed "
             "(accel_scratch_cache)",
             &accel_count_scratch_reused),
+    COUNTER("accel_ipc_reopened",
+            "Times a peer's device allocation was already open here under another IPC handle, "
+            "so the cached mappings were closed and it was opened again",
+            &accel_count_ipc_reopened),
 };
 #define N_PVARS ((int)RAIL_ARRAY_SIZE(pvars))
 

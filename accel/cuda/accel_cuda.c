@@ -505,6 +505,8 @@ static int cuda_ipc_open(const accel_ipc_handle_t *h, void **base)
     RAIL_CHECK(accel_cuda_enter(&where, &cx));
     CUresult crc = CU(cuIpcOpenMemHandle)(&d, ch.mem, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
     accel_cuda_leave();
+    if (crc == CUDA_ERROR_ALREADY_MAPPED)   /* one mapping per allocation and context */
+        return ACCEL_IPC_MAPPED;
     if (crc != CUDA_SUCCESS)
         return accel_cuda_error("cuIpcOpenMemHandle", crc);
     accel_cuda_host_cache_flush();

@@ -24,7 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #define MOCK_EXPORT __attribute__((visibility("default")))
@@ -57,6 +59,10 @@ typedef struct mock_alloc {
     unsigned long long id;
     int host;       /* pinned host memory */
     int used;
+    int ipc_open;   /* opened by cuIpcOpenMemHandle and not closed yet */
+    uint64_t off;   /* device memory: where in the arena's memfd it lives */
+    pid_t from;     /* a mapping of another process's allocation: its pid */
+    unsigned long long from_id;     /* and its id there */
 } mock_alloc_t;
 
 #define MOCK_MAX 256
@@ -75,14 +81,74 @@ static mock_alloc_t *find(uintptr_t p)
     return NULL;
 }
 
+/* Device allocations come first-fit from one reserved range, as the
+ * driver's do from its own: a freed allocation's addresses are handed out
+ * again, whole or in part, so the library's caches meet the reuse a real
+ * driver shows.  The memory is a shared memfd (each allocation at a fresh
+ * offset, so another process's mapping of a freed allocation never shows a
+ * later one's data: it reads zeros), which cuIpcOpenMemHandle maps in
+ * another process through /proc/PID/fd.  Freed memory goes back to
+ * PROT_NONE (a stale access faults).  Pinned host memory is plain mmap. */
+#define ARENA_SIZE ((uintptr_t)1 << 32)
+#define ARENA_ALIGN ((uintptr_t)1 << 12)
+#define FILE_SIZE ((uint64_t)1 << 40)
+static uintptr_t arena;
+static int arena_fd = -1;
+static uint64_t file_next;
+
+static uintptr_t arena_fit(size_t size, uint64_t *off)
+{
+    if (arena == 0) {
+        arena_fd = memfd_create("mock-cuda", MFD_CLOEXEC);
+        if (arena_fd < 0 || ftruncate(arena_fd, (off_t)FILE_SIZE) != 0)
+            return 0;
+        void *a = mmap(NULL, ARENA_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                       -1, 0);
+        if (a == MAP_FAILED)
+            return 0;
+        arena = (uintptr_t)a;
+    }
+    size = (size + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
+    if (file_next + size > FILE_SIZE)
+        return 0;
+    for (uintptr_t at = arena; at + size <= arena + ARENA_SIZE;) {
+        uintptr_t next = 0;
+        for (int i = 0; i < MOCK_MAX; i++)
+            if (allocs[i].used && !allocs[i].host && allocs[i].base < at + size &&
+                at < allocs[i].base + allocs[i].size) {
+                uintptr_t end = (allocs[i].base + allocs[i].size + ARENA_ALIGN - 1) &
+                                ~(ARENA_ALIGN - 1);
+                if (end > next)
+                    next = end;
+            }
+        if (next == 0) {
+            if (mmap((void *)at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, arena_fd,
+                     (off_t)file_next) == MAP_FAILED)
+                return 0;
+            *off = file_next;
+            file_next += size;
+            return at;
+        }
+        at = next;
+    }
+    return 0;
+}
+
 static void *new_alloc(size_t size, int host)
 {
     for (int i = 0; i < MOCK_MAX; i++)
         if (!allocs[i].used) {
-            void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-            if (p == MAP_FAILED)
+            void *p;
+            uint64_t off = 0;
+            if (host) {
+                p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                if (p == MAP_FAILED)
+                    return NULL;
+            } else if ((p = (void *)arena_fit(size, &off)) == NULL) {
                 return NULL;
-            allocs[i] = (mock_alloc_t){ (uintptr_t)p, size, next_id++, host, 1 };
+            }
+            allocs[i] = (mock_alloc_t){ .base = (uintptr_t)p, .size = size, .id = next_id++,
+                                        .host = host, .used = 1, .off = off };
             return p;
         }
     return NULL;
@@ -91,9 +157,16 @@ static void *new_alloc(size_t size, int host)
 static CUresult drop_alloc(uintptr_t p)
 {
     mock_alloc_t *a = find(p);
-    if (a == NULL || a->base != p)
+    if (a == NULL || a->base != p || a->from != 0)
         return CUDA_ERROR_INVALID_VALUE;
-    munmap((void *)a->base, a->size);
+    if (a->host) {
+        munmap((void *)a->base, a->size);
+    } else {
+        mmap((void *)a->base, a->size, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+        fallocate(arena_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)a->off,
+                  (off_t)a->size);
+    }
     a->used = 0;
     return CUDA_SUCCESS;
 }
@@ -340,38 +413,86 @@ MOCK_EXPORT CUresult cuEventDestroy(CUevent e)
     return CUDA_SUCCESS;
 }
 
+/* The handle: the owner's pid, its memfd's descriptor, and the
+ * allocation's base, offset in the memfd, size and id. */
+typedef struct mock_ipc {
+    uint64_t base, off, size, id;
+    int32_t pid, fd;
+} mock_ipc_t;
+_Static_assert(sizeof(mock_ipc_t) <= sizeof(((CUipcMemHandle *)0)->reserved), "handle");
+
 MOCK_EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr p)
 {
     NEED_INIT();
     mock_alloc_t *a = find((uintptr_t)p);
-    if (a == NULL || a->base != (uintptr_t)p)
+    if (a == NULL || a->base != (uintptr_t)p || a->host || a->from != 0)
         return CUDA_ERROR_INVALID_VALUE;
+    mock_ipc_t m = { a->base, a->off, a->size, a->id, (int32_t)getpid(), arena_fd };
     memset(h, 0, sizeof(*h));
-    memcpy(h->reserved, &a->base, sizeof(a->base));
-    pid_t pid = getpid();
-    memcpy(h->reserved + sizeof(a->base), &pid, sizeof(pid));
+    memcpy(h->reserved, &m, sizeof(m));
     return CUDA_SUCCESS;
 }
 
-/* Same process only: "maps" the allocation again under the same address.
- * Another process's handle fails (the mock's memory is private), so the
- * library's fallback runs. */
+/* Another process's handle: its memory mapped here at an address of this
+ * process (as the driver does), which counts as device memory.  The
+ * owner's own handle: the allocation itself.  As the driver does, an
+ * allocation opened and not closed yet cannot be opened again
+ * (CUDA_ERROR_ALREADY_MAPPED). */
 MOCK_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *p, CUipcMemHandle h, unsigned int flags)
 {
     mock_count[C_IPC_OPEN]++;
     NEED_INIT();
-    uintptr_t base;
-    pid_t pid;
-    memcpy(&base, h.reserved, sizeof(base));
-    memcpy(&pid, h.reserved + sizeof(base), sizeof(pid));
-    if (pid != getpid() || find(base) == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    *p = (CUdeviceptr)base;
-    return CUDA_SUCCESS;
+    mock_ipc_t m;
+    memcpy(&m, h.reserved, sizeof(m));
+    if (m.pid == getpid()) {
+        mock_alloc_t *a = find(m.base);
+        if (a == NULL || a->id != m.id)
+            return CUDA_ERROR_INVALID_VALUE;
+        if (a->ipc_open)
+            return CUDA_ERROR_ALREADY_MAPPED;
+        a->ipc_open = 1;
+        *p = (CUdeviceptr)m.base;
+        return CUDA_SUCCESS;
+    }
+    for (int i = 0; i < MOCK_MAX; i++)
+        if (allocs[i].used && allocs[i].from == m.pid && allocs[i].from_id == m.id)
+            return CUDA_ERROR_ALREADY_MAPPED;
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)m.pid, (int)m.fd);
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return CUDA_ERROR_INVALID_HANDLE;
+    void *q = mmap(NULL, m.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)m.off);
+    close(fd);
+    if (q == MAP_FAILED)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    for (int i = 0; i < MOCK_MAX; i++)
+        if (!allocs[i].used) {
+            allocs[i] = (mock_alloc_t){ .base = (uintptr_t)q, .size = m.size, .id = next_id++,
+                                        .used = 1, .from = m.pid, .from_id = m.id };
+            *p = (CUdeviceptr)q;
+            return CUDA_SUCCESS;
+        }
+    munmap(q, m.size);
+    return CUDA_ERROR_OUT_OF_MEMORY;
 }
 
 MOCK_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr p)
 {
+    NEED_INIT();
+    mock_alloc_t *a = find((uintptr_t)p);
+    if (a == NULL)
+        return CUDA_SUCCESS;    /* its own allocation, freed since: nothing mapped */
+    if (a->base != (uintptr_t)p)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (a->from != 0) {
+        munmap((void *)a->base, a->size);
+        a->used = 0;
+        return CUDA_SUCCESS;
+    }
+    if (!a->ipc_open)
+        return CUDA_ERROR_INVALID_VALUE;
+    a->ipc_open = 0;
     return CUDA_SUCCESS;
 }
 

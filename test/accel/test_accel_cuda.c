@@ -258,6 +258,19 @@ static void check_ipc_and_memory(char *d1, size_t size)
     CHECK_OK(accel_ipc_handle_open(&h, &base));
     CHECK(base == d1 && mock_calls("cuIpcOpenMemHandle") == 1);
     CHECK_OK(accel_ipc_handle_close(base));
+    /* The cache: the same handle again is a hit.  The same allocation
+     * under a handle whose bytes differ (the driver may export one so) is
+     * mapped already (CUDA_ERROR_ALREADY_MAPPED): the cached mappings are
+     * closed and it is opened again. */
+    uint64_t reopened = accel_count_ipc_reopened;
+    CHECK_OK(accel_ipc_handle_open_cached(&h, &base));
+    CHECK_OK(accel_ipc_handle_open_cached(&h, &base));
+    CHECK(base == d1 && mock_calls("cuIpcOpenMemHandle") == 2);
+    accel_ipc_handle_t h2 = h;
+    h2.bytes[80] ^= 1;  /* inside CUDA's handle (bytes 24-87), past what the mock reads */
+    CHECK_OK(accel_ipc_handle_open_cached(&h2, &base));
+    CHECK(base == d1 && mock_calls("cuIpcOpenMemHandle") == 4);
+    CHECK(accel_count_ipc_reopened == reopened + 1);
     /* accel's own device and pinned memory */
     long allocs = mock_calls("cuMemAlloc"), frees = mock_calls("cuMemFree");
     void *d = accel_alloc_device(1 << 16, d1);
@@ -326,9 +339,22 @@ static int case_device(bool cache)
      * entry is stale; accel_memory_info notices by the buffer id. */
     uint64_t old_id = info.id;
     CHECK(app_free(d1) == CUDA_SUCCESS);
-    CUdeviceptr d3;
+    CUdeviceptr d3, d4;
+    CHECK(app_alloc(&d4, size / 4) == CUDA_SUCCESS);
     CHECK(app_alloc(&d3, size / 2) == CUDA_SUCCESS);
-    if (d3 == d1) {
+    if (d3 > d1 && d3 < d1 + size) {
+        /* a new allocation inside the old one's cached range: IPC exports
+         * the allocation there now, at the offset inside it */
+        accel_ipc_handle_t h;
+        size_t off;
+        void *base;
+        CHECK_OK(accel_ipc_handle_get((char *)d3 + 100, &h, &off));
+        CHECK(off == 100);
+        CHECK_OK(accel_ipc_handle_open(&h, &base));
+        CHECK(base == (void *)d3);
+        CHECK_OK(accel_ipc_handle_close(base));
+        printf("device: IPC exported the allocation inside a stale cached range\n");
+    } else if (d3 == d1) {
         CHECK_OK(accel_memory_info((void *)d3, &info));
         CHECK(info.id != old_id && info.size == size / 2);
         printf("device: a reused address was revalidated by its buffer id\n");
