@@ -109,6 +109,10 @@ extern uint64_t accel_count_device_allocs, accel_count_scratch_reused;
 /* MPI_T counter: opens that found the allocation mapped already (see
  * accel_ipc_handle_open_cached). */
 extern uint64_t accel_count_ipc_reopened;
+/* Opens that missed the cache (a miss may close other cached mappings:
+ * a caller holding several opened pointers checks that a last pass over
+ * them all missed nothing). */
+extern uint64_t accel_count_ipc_opened;
 
 /* IPC: expose a device allocation to a peer on the same node.  The handle
  * names the whole allocation; *offset is ptr's offset inside it.  open maps

@@ -22,6 +22,7 @@ int accel_verbose = 0;
 static const char *accel_setting;       /* parameter accel */
 static size_t accel_scratch_max;        /* parameter accel_scratch_cache */
 uint64_t accel_count_device_allocs, accel_count_scratch_reused, accel_count_ipc_reopened;
+uint64_t accel_count_ipc_opened;
 
 static const accel_component_t *const accel_components[] = {
     &accel_host_component,
@@ -573,7 +574,7 @@ int accel_ipc_handle_close(void *base)
  * allocation at a recycled address is a new entry.  The cost: a peer's freed
  * allocation stays mapped here until it is evicted.
  */
-#define IPC_CACHE 32
+#define IPC_CACHE 64
 
 static struct {
     accel_ipc_handle_t h;
@@ -595,6 +596,7 @@ int accel_ipc_handle_open_cached(const accel_ipc_handle_t *handle, void **base)
             return MPI_SUCCESS;
         }
     void *b = NULL;
+    accel_count_ipc_opened++;
     int rc = accel_ipc_handle_open(handle, &b);
     if (rc == ACCEL_IPC_MAPPED) {
         /* This process has the allocation open under another handle (a CUDA

@@ -134,6 +134,10 @@ static const pvar_def_t pvars[] = {
             "MPI_Alltoall calls (coll sm) in which this process read its blocks from the others' "
             "send buffers directly (CMA) instead of through the shared segment",
             &coll_sm_count_alltoall_cma),
+    COUNTER("coll_sm_device_ipc",
+            "Collectives (coll sm) in which this process moved device data device to device "
+            "itself, from or to the others' buffers opened by IPC",
+            &coll_sm_count_device_ipc),
     COUNTER("accel_device_allocs",
             "Device memory allocations this process made for the library's own temporaries "
             "(reductions and collectives on device buffers)",

@@ -80,7 +80,10 @@
  * step, as one may pass device memory where another passes host memory);
  * everything when the segment could not be set up.  Data-movement
  * operations take device buffers themselves (staged through the segment
- * with accel copies).
+ * with accel copies) below coll_sm_device_handoff_min bytes; from there
+ * bcast, allgather and allreduce move them device to device themselves
+ * (sm_device.c) where every process can open the others' buffers by IPC,
+ * and hand the call on otherwise, as the other operations do.
  */
 #ifndef COLL_SM_COLL_SM_H
 #define COLL_SM_COLL_SM_H
@@ -140,6 +143,8 @@ typedef struct coll_sm_ctl {
  * the call to the next component (a device buffer: coll_sm_device_handoff_min) */
 #define COLL_SM_META_CMA (1ULL << 63)
 #define COLL_SM_META_HANDOFF (1ULL << 62)
+/* ... with HANDOFF: the root published its device buffer (sm_device.c) */
+#define COLL_SM_META_DEVICE_IPC (1ULL << 61)
 
 enum { COLL_SM_UNSET = 0, COLL_SM_READY = 1, COLL_SM_OFF = -1 };
 
@@ -201,6 +206,8 @@ typedef struct coll_sm_module {
     rail_adapt_t adapt[COLL_SM_ADAPT_KINDS][RAIL_ADAPT_CLASSES];
     uint32_t bcast_turn;           /* coll_sm_adapt_alternate: bcasts so far */
     char *cma_buf;                 /* single-copy reductions: 3 pieces, made at the first */
+    char **dev_ptr;                /* [2n] peers' device buffers opened by IPC (sm_device.c) */
+    struct accel_stream *dev_stream;   /* ... and the stream of the copies and reductions */
     uint8_t verdict;               /* of the setup exchange (SM_OK_* in sm_segment.c) */
 } coll_sm_module_t;
 
@@ -222,6 +229,7 @@ typedef struct coll_sm_params {
     size_t adapt_min;              /* ... chosen by measured time from this size (0: never) */
     size_t adapt_agree_min;        /* ... for reductions and allgathers (rank 0 chooses) */
     size_t device_handoff_min;     /* device buffers: the next module from here */
+    bool device_ipc;               /* ... or device to device by the processes (sm_device.c) */
     bool adapt_alternate;          /* testing: ... alternating instead */
     int spin_count, yield_count;
     int tree_degree;
@@ -504,7 +512,7 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
 /* Packed bytes of count elements of dt at buf, moved in pieces at any byte
  * offset; host or device memory (accel copies). */
 typedef struct coll_sm_data {
-    char *contig;                  /* contiguous host data, else NULL */
+    char *contig;                  /* contiguous data (host or device memory), else NULL */
     const mpi_datatype_t *dt;
     const void *buf;
     MPI_Count count;
@@ -515,6 +523,27 @@ typedef struct coll_sm_data {
 
 void coll_sm_data_init(coll_sm_data_t *d, const void *buf, MPI_Count count,
                        const mpi_datatype_t *dt);
+/* DEVICE TO DEVICE (sm_device.c): operations of coll_sm_device_handoff_min
+ * bytes with device buffers where coll_sm_device_ipc allows.  A process
+ * with device buffers publishes the IPC handles of b0 (n0 bytes; NULL: it
+ * cannot) and b1 before the step that carries its device bit; after it,
+ * where every process whose record is read said it has device buffers
+ * (only those write one), coll_sm_dev_ready opens the handles of `root`
+ * (-1: everyone) and agrees in `step` whether all could (false, the same
+ * everywhere: hand the call on).  The operations end with everyone's
+ * FINAL. */
+extern uint64_t coll_sm_count_device_ipc;
+bool coll_sm_dev_eligible(const coll_sm_module_t *m, size_t bytes);
+void coll_sm_dev_publish(coll_sm_module_t *m, uint64_t s, const void *b0, size_t n0,
+                         const void *b1, size_t n1);
+bool coll_sm_dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root);
+int coll_sm_dev_bcast(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d);
+int coll_sm_dev_allgather(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0);
+/* my 1/n slice of N elements of esz bytes from everyone's input (in: mine),
+ * posted as `step`, then the others' slices into out */
+int coll_sm_dev_allreduce(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_op_t rop,
+                          rail_typekind_t kind, size_t esz, size_t N, const char *in, char *out);
+
 /* The same buffer `elems` elements further (block i of an all-to-all). */
 static inline coll_sm_data_t coll_sm_data_at(const coll_sm_data_t *d, MPI_Count elems)
 {

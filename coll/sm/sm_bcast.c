@@ -161,20 +161,27 @@ static void bcast_root_cma(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
 }
 
 /* A root whose device buffer makes everyone hand the call to the next
- * component (bcast, scatter): it says so in step 1's meta word. */
-static void root_hands_on(coll_sm_module_t *m, uint64_t s, size_t bytes)
+ * component (bcast, scatter): it says so in step 1's meta word.  A bcast
+ * root that offers its buffer by IPC (sm_device.c: dev) says so too. */
+static void root_hands_on(coll_sm_module_t *m, uint64_t s, size_t bytes, const void *dev)
 {
     int set = coll_sm_set(m, s);
     coll_sm_claim_set(m, s);
-    coll_sm_ctl(m, m->me)->meta[set] = bytes | COLL_SM_META_HANDOFF;
+    if (dev != NULL)
+        coll_sm_dev_publish(m, s, dev, bytes, NULL, 0);
+    coll_sm_ctl(m, m->me)->meta[set] =
+        bytes | COLL_SM_META_HANDOFF | (dev != NULL ? COLL_SM_META_DEVICE_IPC : 0);
     coll_sm_post(m, COLL_SM_V(s, 1));
 }
 
-/* A receiver: wait for the root's step 1; true when it hands the call on. */
-static bool root_handed_on(coll_sm_module_t *m, uint64_t s, int root)
+/* A receiver: wait for the root's step 1; true when it hands the call on
+ * (*ipc: or may take it device to device, coll_sm_dev_ready says). */
+static bool root_handed_on(coll_sm_module_t *m, uint64_t s, int root, bool *ipc)
 {
     coll_sm_wait(m, root, COLL_SM_V(s, 1));
-    return coll_sm_ctl(m, root)->meta[coll_sm_set(m, s)] & COLL_SM_META_HANDOFF;
+    uint64_t meta = coll_sm_ctl(m, root)->meta[coll_sm_set(m, s)];
+    *ipc = meta & COLL_SM_META_DEVICE_IPC;
+    return meta & COLL_SM_META_HANDOFF;
 }
 
 static int bcast_next(void *buf, MPI_Count count, mpi_datatype_t *dt, int root,
@@ -205,8 +212,11 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
     }
     if (rc != MPI_SUCCESS)
         return rc;
+    bool ipc;
     if (m->me != root) {
-        if (root_handed_on(m, s, root)) {
+        if (root_handed_on(m, s, root, &ipc)) {
+            if (ipc && coll_sm_dev_ready(m, s, 2, root))
+                return coll_sm_dev_bcast(m, s, root, &d);
             coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
             return bcast_next(buf, count, dt, root, comm, module);
         }
@@ -216,9 +226,13 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
     }
     if (d.device && coll_sm_params.device_handoff_min > 0 &&
         d.bytes >= coll_sm_params.device_handoff_min) {
-        /* a device buffer: everyone follows to the next component, whose
-         * messages go device to device by IPC (pml_rndv_device_ipc) */
-        root_hands_on(m, s, d.bytes);
+        /* a device buffer: the receivers copy it device to device from
+         * here (sm_device.c), or everyone follows to the next component,
+         * whose messages go device to device by IPC (pml_rndv_device_ipc) */
+        ipc = d.contig && coll_sm_dev_eligible(m, d.bytes);
+        root_hands_on(m, s, d.bytes, ipc ? d.contig : NULL);
+        if (ipc && coll_sm_dev_ready(m, s, 2, root))
+            return coll_sm_dev_bcast(m, s, root, &d);
         coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
         return bcast_next(buf, count, dt, root, comm, module);
     }
@@ -299,11 +313,12 @@ int coll_sm_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, voi
                   bytes >= coll_sm_params.device_handoff_min &&
                   coll_is_device(sbuf, scount * m->n, sdt);
         if (hand_on)
-            root_hands_on(m, s, bytes);
+            root_hands_on(m, s, bytes, NULL);
         else
             rc = scatter_root(m, s, sbuf, scount, sdt, rbuf, rcount, rdt);
     } else {
-        hand_on = root_handed_on(m, s, root);
+        bool ipc;
+        hand_on = root_handed_on(m, s, root, &ipc);
         if (!hand_on) {
             coll_sm_data_t d;
             coll_sm_data_init(&d, rbuf, rcount, rdt);

@@ -124,6 +124,13 @@ static int sm_register_params(void)
                              "device to device by IPC inside the node instead of staging it "
                              "through this segment in host memory (0: never)",
                              RAIL_PARAM_LEVEL_TUNER, &p->device_handoff_min);
+    rail_param_register_bool("coll_sm_device_ipc", true,
+                             "From coll_sm_device_handoff_min bytes, broadcasts, allgathers and "
+                             "allreduces of device buffers move the data device to device "
+                             "themselves, each process copying or reducing straight from the "
+                             "others' buffers opened by IPC (false: they go to the next "
+                             "component like the other operations)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->device_ipc);
     rail_param_register_bool("coll_sm_adapt_alternate", false,
                              "Testing: broadcasts from coll_sm_adapt_min bytes, reductions and "
                              "allgathers from coll_sm_adapt_agree_min bytes alternate between "
@@ -161,6 +168,9 @@ static void sm_release(coll_module_t *module, mpi_comm_t *comm)
     coll_sm_segment_keep(m, comm);
     free(m->scratch);
     free(m->cma_buf);
+    free(m->dev_ptr);
+    if (m->dev_stream != NULL)
+        accel_stream_destroy(m->dev_stream);
     free(m->small_seen);
     free(m->small_starts);
     free(m->small_x);

@@ -266,6 +266,17 @@ static int direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
     return all ? ANNOUNCE_DIRECT : ANNOUNCE_SEGMENT;
 }
 
+/* After step 1: whether every process said it has device buffers (those
+ * alone published a record for coll_sm_dev_ready). */
+static bool all_device(coll_sm_module_t *m, uint64_t s)
+{
+    int set = coll_sm_set(m, s);
+    for (int j = 0; j < m->n; j++)
+        if (!(coll_sm_ctl(m, j)->raddr[set] & RADDR_DEVICE))
+            return false;
+    return true;
+}
+
 /* Whether an allgather or alltoall of `total` bytes takes step 1
  * (direct_announce): single copy forced, rank 0 timing the paths, or a
  * device component somewhere (the step tells who has device buffers);
@@ -356,11 +367,20 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
         coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
         return rc;
     }
-    /* everyone agrees on rank 0's path (or hands on) in step 1 */
-    int ann = direct_announce(m, s, &mine, true, 0, want, r0.device || mine.device, total);
-    if (ann == ANNOUNCE_HANDOFF)
+    /* everyone agrees on rank 0's path (or hands on) in step 1; with device
+     * buffers, my block is offered by IPC (sm_device.c) */
+    bool device = r0.device || mine.device;
+    if (device && coll_sm_dev_eligible(m, total)) {
+        coll_sm_claim_set(m, s);
+        coll_sm_dev_publish(m, s, mine.device ? mine.contig : NULL, mine.bytes, NULL, 0);
+    }
+    int ann = direct_announce(m, s, &mine, true, 0, want, device, total);
+    if (ann == ANNOUNCE_HANDOFF) {
+        if (coll_sm_dev_eligible(m, total) && all_device(m, s) && coll_sm_dev_ready(m, s, 2, -1))
+            return coll_sm_dev_allgather(m, s, &r0);
         return device_hand_on(m, s, COLL_OP_allgather, sbuf, scount, sdt, rbuf, rcount, rdt,
                               comm, module);
+    }
     bool cma = ann == ANNOUNCE_DIRECT;
     uint64_t t0 = a ? rail_now_ns() : 0;
     if (cma) {

@@ -42,7 +42,10 @@
  * its meta word and copies nothing; after everyone's first step, all
  * processes see the same bits, and if any is set they all hand the call to
  * the next module (which reduces on the device).  Flat reduce senders wait
- * for everyone's first step for this.
+ * for everyone's first step for this.  An allreduce of
+ * coll_sm_device_handoff_min bytes whose buffers are all on devices is
+ * reduced device to device here instead, from the others' buffers opened
+ * by IPC, when everyone can open them (sm_device.c; steps 2, 3, FINAL).
  */
 #include "coll/sm/coll_sm.h"
 #include "accel/accel.h"
@@ -330,6 +333,17 @@ static int sm_cma_run(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, bool *
     return rc;
 }
 
+/* After step 1: whether every process has device buffers (those alone
+ * published a record for coll_sm_dev_ready). */
+static bool sm_all_device(coll_sm_module_t *m, uint64_t s)
+{
+    int set = coll_sm_set(m, s);
+    for (int i = 0; i < m->n; i++)
+        if (!(coll_sm_ctl(m, i)->meta[set] & 1))
+            return false;
+    return true;
+}
+
 /* ------------------------------------------------------------ entry */
 
 /* Why sm cannot reduce this call (the same answer on every process), or
@@ -438,6 +452,20 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     rc = coll_sm_begin(m, comm, &s);
     if (rc != MPI_SUCCESS)
         return rc;
+    /* an allreduce of device buffers: offered by IPC, to be reduced device
+     * to device here if everyone's are (sm_device.c) */
+    const char *din = NULL;
+    char *dout = NULL;
+    bool dev_try = root < 0 && c.dev && coll_sm_dev_eligible(m, bytes);
+    if (dev_try) {
+        if (c.r.rdt->size == c.r.rdt->extent && rail_dt_is_contig(dt->layout, count) &&
+            accel_is_device(c.mine) && accel_is_device(rbuf)) {
+            din = rail_dt_contig_ptr(dt->layout, count, c.mine);
+            dout = rail_dt_contig_ptr(dt->layout, count, rbuf);
+        }
+        coll_sm_claim_set(m, s);
+        coll_sm_dev_publish(m, s, din, bytes, dout, bytes);
+    }
     rail_adapt_t *a = NULL;
     uint64_t t0 = 0;
     if (timed) {
@@ -455,6 +483,11 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
         int r = c.flat ? sm_flat_round(m, &c, s, k, m_u, handoff)
                        : sm_slice_round(m, &c, s, k, m_u, handoff);
         rc = SM_KEEP(rc, r);
+    }
+    if (*handoff && dev_try && sm_all_device(m, s) && coll_sm_dev_ready(m, s, 2, -1)) {
+        *handoff = false;
+        return coll_sm_dev_allreduce(m, s, 3, c.r.rop, c.kind, (size_t)c.r.rdt->size,
+                                     (size_t)(count * c.r.factor), din, dout);
     }
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     /* the others read my result until their FINAL; a timed call is timed

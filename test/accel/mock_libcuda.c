@@ -430,6 +430,15 @@ MOCK_EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr p)
     mock_ipc_t m = { a->base, a->off, a->size, a->id, (int32_t)getpid(), arena_fd };
     memset(h, 0, sizeof(*h));
     memcpy(h->reserved, &m, sizeof(m));
+    /* MOCK_CUDA_IPC_VARY=1: every call's handle bytes differ, as the
+     * driver's may for one allocation (an opener then meets
+     * CUDA_ERROR_ALREADY_MAPPED) */
+    static uint64_t calls;
+    const char *vary = getenv("MOCK_CUDA_IPC_VARY");
+    if (vary != NULL && vary[0] == '1') {
+        calls++;
+        memcpy(h->reserved + 48, &calls, sizeof(calls));
+    }
     return CUDA_SUCCESS;
 }
 

@@ -242,6 +242,25 @@ static void all_ops(void)
 
 /* After a device allgather or gather of blk-byte blocks: block j holds
  * bytes (j * 31 + i), what rank j sent. */
+/* Device data moved device to device by IPC: a message of the pml, or a
+ * coll sm operation done device to device (sm_device.c). */
+static unsigned long long ipc_moves(void)
+{
+    return pvar_count("pml_rndv_recv_ipc") + pvar_count("coll_sm_device_ipc");
+}
+
+/* SM_EXPECT_DEVICE_DIRECT=yes / no: coll sm did / did not do the last
+ * operation device to device itself (coll_sm_device_ipc counted it). */
+static void check_direct(unsigned long long before, const char *what)
+{
+    const char *e = getenv("SM_EXPECT_DEVICE_DIRECT");
+    if (e == NULL)
+        return;
+    bool direct = pvar_count("coll_sm_device_ipc") > before;
+    CHECK(direct == (strcmp(e, "yes") == 0), "%s: coll sm %s it device to device itself", what,
+          direct ? "did" : "did not do");
+}
+
 static void check_gathered(tbuf_t *rb, size_t blk, int n, const char *what)
 {
     tb_pull(rb);
@@ -295,7 +314,8 @@ int main(int argc, char **argv)
     if (ipc != NULL && strcmp(ipc, "yes") == 0 && n > 1) {
         int provided;
         MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
-        unsigned long long before = pvar_count("pml_rndv_recv_ipc");
+        unsigned long long before = ipc_moves();
+        unsigned long long direct = pvar_count("coll_sm_device_ipc");
         tbuf_t b;
         tb_alloc(&b, 1 << 20);
         for (size_t i = 0; i < b.len; i++)
@@ -307,8 +327,9 @@ int main(int argc, char **argv)
             CHECK(b.h[i] == (char)(i * 7 + 1), "device bcast [%zu]", i);
         tb_free(&b);
         if (t_rank != 0)
-            CHECK(pvar_count("pml_rndv_recv_ipc") > before,
+            CHECK(ipc_moves() > before,
                   "a 1 MiB bcast from a device buffer reached this process without IPC");
+        check_direct(direct, "a 1 MiB device bcast");
         /* allgather and alltoall of 256 KiB blocks: handed on together
          * after step 1 told everyone that there are device buffers */
         size_t blk = 256 << 10;
@@ -318,12 +339,14 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < sb.len; i++)
             sb.h[i] = (char)(t_rank * 31 + i);
         tb_push(&sb);
-        before = pvar_count("pml_rndv_recv_ipc");
+        before = ipc_moves();
+        direct = pvar_count("coll_sm_device_ipc");
         MPI_OK(MPI_Allgather(sb.d, (int)blk, MPI_BYTE, rb.d, (int)blk, MPI_BYTE, MPI_COMM_WORLD));
         check_gathered(&rb, blk, n, "allgather");
-        CHECK(pvar_count("pml_rndv_recv_ipc") > before,
+        CHECK(ipc_moves() > before,
               "a device allgather of 256 KiB blocks reached this process without IPC");
-        before = pvar_count("pml_rndv_recv_ipc");
+        check_direct(direct, "a device allgather of 256 KiB blocks");
+        before = ipc_moves();
         MPI_OK(MPI_Alltoall(sb.d, (int)blk, MPI_BYTE, rb.d, (int)blk, MPI_BYTE, MPI_COMM_WORLD));
         tb_pull(&rb);
         /* block j came from rank j's block me: bytes (j * 31 + me * blk + i) */
@@ -331,27 +354,48 @@ int main(int argc, char **argv)
             for (size_t i = 0; i < blk; i++)
                 CHECK(rb.h[j * blk + i] == (char)(j * 31 + t_rank * blk + i),
                       "device alltoall block %d [%zu]", j, i);
-        CHECK(pvar_count("pml_rndv_recv_ipc") > before,
+        CHECK(ipc_moves() > before,
               "a device alltoall of 256 KiB blocks reached this process without IPC");
         /* scatter of 256 KiB blocks from a device root: the root decides */
-        before = pvar_count("pml_rndv_recv_ipc");
+        before = ipc_moves();
         MPI_OK(MPI_Scatter(sb.d, (int)blk, MPI_BYTE, rb.d, (int)blk, MPI_BYTE, 0,
                            MPI_COMM_WORLD));
         tb_pull(&rb);
         for (size_t i = 0; i < blk; i++)
             CHECK(rb.h[i] == (char)(t_rank * blk + i), "device scatter [%zu]", i);
         if (t_rank != 0)
-            CHECK(pvar_count("pml_rndv_recv_ipc") > before,
+            CHECK(ipc_moves() > before,
                   "a device scatter of 256 KiB blocks reached this process without IPC");
         /* gather of 256 KiB device blocks to rank n - 1: step 1 tells
          * everyone about the device buffers, all hand on together */
-        before = pvar_count("pml_rndv_recv_ipc");
+        before = ipc_moves();
         MPI_OK(MPI_Gather(sb.d, (int)blk, MPI_BYTE, rb.d, (int)blk, MPI_BYTE, n - 1,
                           MPI_COMM_WORLD));
         if (t_rank == n - 1) {
             check_gathered(&rb, blk, n, "gather");
-            CHECK(pvar_count("pml_rndv_recv_ipc") > before,
+            CHECK(ipc_moves() > before,
                   "a device gather of 256 KiB blocks reached the root without IPC");
+        }
+        /* allreduce of n * 256 KiB of ints, and in place: x_r[i] = 3 r + i % 1000 */
+        for (int inplace = 0; inplace < 2; inplace++) {
+            size_t cnt = sb.len / sizeof(int);
+            int *xr = (int *)rb.h;
+            tbuf_t *in = inplace ? &rb : &sb;
+            for (size_t i = 0; i < cnt; i++)
+                ((int *)in->h)[i] = 3 * t_rank + (int)(i % 1000);
+            tb_push(in);
+            before = ipc_moves();
+            direct = pvar_count("coll_sm_device_ipc");
+            MPI_OK(MPI_Allreduce(inplace ? MPI_IN_PLACE : sb.d, rb.d, (int)cnt, MPI_INT, MPI_SUM,
+                                 MPI_COMM_WORLD));
+            tb_pull(&rb);
+            for (size_t i = 0; i < cnt; i++)
+                CHECK(xr[i] == 3 * n * (n - 1) / 2 + n * (int)(i % 1000),
+                      "device allreduce%s [%zu] = %d", inplace ? " in place" : "", i, xr[i]);
+            CHECK(ipc_moves() > before,
+                  "a device allreduce of %zu ints%s reached this process without IPC", cnt,
+                  inplace ? " in place" : "");
+            check_direct(direct, "a device allreduce");
         }
         tb_free(&sb);
         tb_free(&rb);

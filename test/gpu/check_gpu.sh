@@ -54,7 +54,8 @@ run 2 "COLLTEST_QUICK=1" coll/coll_move
 run 2 "COLLTEST_QUICK=1" coll/coll_reduce
 run 2 "" coll/coll_overlap
 run 4 "" coll/coll_neighbor
-run 2 "COLLTEST_QUICK=1 SM_EXPECT_DEVICE_IPC=yes" coll/sm_ops
+run 2 "COLLTEST_QUICK=1 SM_EXPECT_DEVICE_IPC=yes SM_EXPECT_DEVICE_DIRECT=yes" coll/sm_ops
+run 4 "COLLTEST_QUICK=1 SM_EXPECT_DEVICE_IPC=yes SM_EXPECT_DEVICE_DIRECT=yes" coll/sm_ops
 run 3 "COLLTEST_DEVICE=2 RAIL_COLL_SM_REDUCE_MIN=0 RAIL_COLL_SM_ALLREDUCE_PAIR_MAX=0 COLLTEST_QUICK=1" coll/sm_ops
 run 4 "RAIL_COLL=tuned,basic RAIL_COLL_TUNED_REDUCE_ALGORITHM=rabenseifner RAIL_COLL_TUNED_ALLREDUCE_ALGORITHM=ring" coll/tuned_reduce
 run 3 "RAIL_COLL=tuned,basic" coll/tuned_move

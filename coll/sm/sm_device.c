@@ -1,0 +1,244 @@
+/*
+ * coll sm: device buffers moved device to device by the processes
+ * themselves (coll_sm_device_ipc).
+ *
+ * Where a bcast, allgather or allreduce of coll_sm_device_handoff_min
+ * bytes or more has device buffers, each process whose buffers the others
+ * will read publishes their IPC handles (accel_ipc_handle_get) in a record
+ * at the start of its own area of the operation's set, before the step
+ * that tells the others it has device buffers (the device bit of its
+ * control words; a record is read only when that bit is set, so host
+ * processes' data in their areas are never taken for one).  After that
+ * step everyone sees the same records.  If every record needed is there,
+ * each process opens the others' handles (accel's cache of opened
+ * handles: a peer's buffer is mapped once and kept) and says in its record
+ * whether it could, then posts coll_sm_dev_ready's step; only if everyone
+ * could does the operation go on device to device, else everyone hands it
+ * to the next component as before (tuned, whose large messages go by IPC
+ * in the pml, or stage).  So a failure to open is never a hang: all take
+ * the same branch.
+ *
+ *   bcast:     every receiver copies the root's buffer into its own;
+ *   allgather: every process copies each other's block into its result;
+ *   allreduce: every process reduces its 1/n slice of the result from
+ *              everyone's input (the kernel reads the peers' buffers
+ *              where they are), posts a step, then copies the others'
+ *              slices from their results.
+ *
+ * Each process's own buffers are read or written by the others until
+ * everyone's FINAL, which it waits for before returning.  Copies and
+ * reductions go on one accel stream per module, synchronised before each
+ * step is posted.  MPI_T counter coll_sm_device_ipc: operations done so.
+ */
+#include "coll/sm/coll_sm.h"
+#include "accel/accel.h"
+#include "base/log.h"
+#include "mpi/mpi_err.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t coll_sm_count_device_ipc;
+
+typedef struct sm_dev_rec {
+    uint64_t published;            /* h[0 .. nbuf - 1] are valid */
+    uint64_t opened;               /* this process opened every handle it needs */
+    uint64_t bytes[2];             /* of each buffer the others may read */
+    uint64_t off[2];               /* of the buffer in its allocation */
+    accel_ipc_handle_t h[2];
+} sm_dev_rec_t;
+
+_Static_assert(sizeof(sm_dev_rec_t) <= COLL_SM_PAGE, "a device record fits one page");
+
+static sm_dev_rec_t *dev_rec(coll_sm_module_t *m, int r, uint64_t s)
+{
+    return (sm_dev_rec_t *)coll_sm_buf(m, r, coll_sm_set(m, s), 0);
+}
+
+bool coll_sm_dev_eligible(const coll_sm_module_t *m, size_t bytes)
+{
+    return coll_sm_params.device_ipc && coll_sm_device_check(m, bytes);
+}
+
+void coll_sm_dev_publish(coll_sm_module_t *m, uint64_t s, const void *b0, size_t n0,
+                         const void *b1, size_t n1)
+{
+    sm_dev_rec_t *rec = dev_rec(m, m->me, s);
+    const void *b[2] = { b0, b1 };
+    size_t len[2] = { n0, n1 };
+    bool ok = b0 != NULL;
+    for (int i = 0; i < 2 && ok; i++) {
+        size_t off = 0;
+        rec->bytes[i] = len[i];
+        if (b[i] == NULL) {
+            memset(&rec->h[i], 0, sizeof(rec->h[i]));
+            rec->off[i] = 0;
+            continue;
+        }
+        accel_mem_info_t info[2];
+        if (i == 1 && accel_memory_info(b[0], &info[0]) == MPI_SUCCESS &&
+            accel_memory_info(b[1], &info[1]) == MPI_SUCCESS && info[0].base == info[1].base &&
+            info[0].type != ACCEL_MEM_HOST) {
+            /* one allocation (in place): one handle, whose bytes another
+             * export of it might not repeat */
+            rec->h[1] = rec->h[0];
+            rec->off[1] = (uint64_t)((const char *)b[1] - (const char *)info[1].base);
+            continue;
+        }
+        ok = accel_is_device(b[i]) && accel_ipc_handle_get(b[i], &rec->h[i], &off) == MPI_SUCCESS;
+        rec->off[i] = off;
+    }
+    rec->opened = 0;
+    rec->published = ok ? 1 : 0;
+}
+
+static bool dev_ptrs(coll_sm_module_t *m)
+{
+    if (m->dev_ptr == NULL)
+        m->dev_ptr = calloc(2 * (size_t)m->n, sizeof(char *));
+    return m->dev_ptr != NULL;
+}
+
+bool coll_sm_dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root)
+{
+    int lo = root < 0 ? 0 : root, hi = root < 0 ? m->n : root + 1;
+    /* the same verdict everywhere: everyone reads the same records */
+    for (int j = lo; j < hi; j++)
+        if (!dev_rec(m, j, s)->published)
+            return false;
+    bool mine = dev_ptrs(m);
+    /* An open that misses accel's cache may close other cached mappings
+     * (the least recently used, or all after CUDA_ERROR_ALREADY_MAPPED),
+     * those opened earlier in this loop too: the pointers hold only after
+     * a pass in which every open was a hit. */
+    bool stable = false;
+    for (int pass = 0; pass < 4 && mine && !stable; pass++) {
+        uint64_t opened = accel_count_ipc_opened;
+        for (int j = lo; j < hi && mine; j++) {
+            const sm_dev_rec_t *rj = dev_rec(m, j, s);
+            for (int i = 0; i < 2 && mine; i++) {
+                if (rj->bytes[i] == 0 || j == m->me) {
+                    m->dev_ptr[2 * j + i] = NULL;
+                    continue;
+                }
+                void *base;
+                mine = accel_ipc_handle_open_cached(&rj->h[i], &base) == MPI_SUCCESS;
+                m->dev_ptr[2 * j + i] = mine ? (char *)base + rj->off[i] : NULL;
+            }
+        }
+        stable = accel_count_ipc_opened == opened;
+    }
+    mine = mine && stable;
+    if (!mine)
+        RAIL_VERBOSE(coll_sm_verbosity(), 1, "coll sm: cannot open a peer's device buffer by "
+                     "IPC; the next component takes this operation");
+    dev_rec(m, m->me, s)->opened = mine ? 1 : 0;
+    coll_sm_post(m, COLL_SM_V(s, step));
+    coll_sm_wait_all(m, COLL_SM_V(s, step));
+    for (int j = 0; j < m->n; j++)
+        if (!dev_rec(m, j, s)->opened)
+            return false;
+    return true;
+}
+
+static int dev_stream(coll_sm_module_t *m, accel_stream_t **st)
+{
+    if (m->dev_stream == NULL) {
+        int rc = accel_stream_create(&m->dev_stream);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    *st = m->dev_stream;
+    return MPI_SUCCESS;
+}
+
+/* bytes of src (device memory of a peer) into d at offset off */
+static int dev_take(coll_sm_module_t *m, const coll_sm_data_t *d, size_t off, const char *src,
+                    size_t bytes, accel_stream_t *st)
+{
+    if (d->contig)
+        return accel_copy(d->contig + off, src, bytes, st);
+    /* a noncontiguous receive type: through host scratch, a chunk at a time */
+    int rc = accel_stream_sync(st);
+    for (size_t at = 0; at < bytes && rc == MPI_SUCCESS; at += m->chunk) {
+        size_t len = RAIL_MIN(m->chunk, bytes - at);
+        rc = accel_copy(m->scratch, src + at, len, NULL);
+        if (rc == MPI_SUCCESS)
+            rc = coll_sm_unpack(d, off + at, m->scratch, len);
+    }
+    return rc;
+}
+
+/* The end of a device-direct operation: my buffers are read until
+ * everyone's FINAL. */
+static int dev_finish(coll_sm_module_t *m, uint64_t s, accel_stream_t *st, int rc)
+{
+    if (st != NULL)
+        rc = SM_KEEP(rc, accel_stream_sync(st));
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
+    rail_atomic_add_fetch(&coll_sm_count_device_ipc, 1);
+    return rc;
+}
+
+int coll_sm_dev_bcast(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d)
+{
+    accel_stream_t *st = NULL;
+    int rc = MPI_SUCCESS;
+    if (m->me != root) {
+        const sm_dev_rec_t *rr = dev_rec(m, root, s);
+        size_t total = (size_t)rr->bytes[0], want = RAIL_MIN(total, d->bytes);
+        rc = dev_stream(m, &st);
+        if (rc == MPI_SUCCESS)
+            rc = dev_take(m, d, 0, m->dev_ptr[2 * root], want, st);
+        if (total > d->bytes && rc == MPI_SUCCESS)
+            rc = mpi_errf(MPI_ERR_TRUNCATE, "the root sent %zu bytes, this process's arguments "
+                          "hold %zu (type signatures differ)", total, d->bytes);
+    }
+    return dev_finish(m, s, st, rc);
+}
+
+int coll_sm_dev_allgather(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0)
+{
+    accel_stream_t *st;
+    int rc = dev_stream(m, &st);
+    for (int k = 1; k < m->n && rc == MPI_SUCCESS; k++) {
+        int j = (m->me + k) % m->n;   /* not everyone at the same process first */
+        size_t bj = (size_t)dev_rec(m, j, s)->bytes[0];
+        coll_sm_data_t dj = coll_sm_data_at(r0, j * r0->count);
+        rc = dev_take(m, &dj, 0, m->dev_ptr[2 * j], RAIL_MIN(bj, r0->bytes), st);
+        if (bj > r0->bytes && rc == MPI_SUCCESS)
+            rc = mpi_errf(MPI_ERR_TRUNCATE, "process %d sent %zu bytes, this process's "
+                          "arguments hold %zu per process (type signatures differ)", j, bj,
+                          r0->bytes);
+    }
+    return dev_finish(m, s, rc == MPI_SUCCESS ? st : NULL, rc);
+}
+
+int coll_sm_dev_allreduce(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_op_t rop,
+                          rail_typekind_t kind, size_t esz, size_t N, const char *in, char *out)
+{
+    int n = m->n, me = m->me;
+    accel_stream_t *st;
+    int rc = dev_stream(m, &st);
+    size_t lo = (size_t)me * N / (size_t)n, hi = (size_t)(me + 1) * N / (size_t)n;
+    /* my slice: my own input first (in place it is there already), then
+     * everyone else's folded in, read from their buffers */
+    if (rc == MPI_SUCCESS && in != out && hi > lo)
+        rc = accel_copy(out + lo * esz, in + lo * esz, (hi - lo) * esz, st);
+    for (int k = 1; k < n && rc == MPI_SUCCESS && hi > lo; k++) {
+        int j = (me + k) % n;
+        rc = accel_reduce(rop, kind, m->dev_ptr[2 * j] + lo * esz, out + lo * esz, hi - lo, st);
+    }
+    rc = SM_KEEP(rc, accel_stream_sync(st));
+    /* everyone's slice is done: the others' slices from their results */
+    coll_sm_post(m, COLL_SM_V(s, step));
+    coll_sm_wait_all(m, COLL_SM_V(s, step));
+    for (int k = 1; k < n && rc == MPI_SUCCESS; k++) {
+        int j = (me + k) % n;
+        size_t l = (size_t)j * N / (size_t)n, h = (size_t)(j + 1) * N / (size_t)n;
+        if (h > l)
+            rc = accel_copy(out + l * esz, m->dev_ptr[2 * j + 1] + l * esz, (h - l) * esz, st);
+    }
+    return dev_finish(m, s, st, rc);
+}
