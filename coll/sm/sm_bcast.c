@@ -175,12 +175,14 @@ static void root_hands_on(coll_sm_module_t *m, uint64_t s, size_t bytes, const v
 }
 
 /* A receiver: wait for the root's step 1; true when it hands the call on
- * (*ipc: or may take it device to device, coll_sm_dev_ready says). */
+ * (*ipc, where asked: or may take it device to device, as
+ * coll_sm_dev_ready says). */
 static bool root_handed_on(coll_sm_module_t *m, uint64_t s, int root, bool *ipc)
 {
     coll_sm_wait(m, root, COLL_SM_V(s, 1));
     uint64_t meta = coll_sm_ctl(m, root)->meta[coll_sm_set(m, s)];
-    *ipc = meta & COLL_SM_META_DEVICE_IPC;
+    if (ipc != NULL)
+        *ipc = meta & COLL_SM_META_DEVICE_IPC;
     return meta & COLL_SM_META_HANDOFF;
 }
 
@@ -317,8 +319,7 @@ int coll_sm_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, voi
         else
             rc = scatter_root(m, s, sbuf, scount, sdt, rbuf, rcount, rdt);
     } else {
-        bool ipc;
-        hand_on = root_handed_on(m, s, root, &ipc);
+        hand_on = root_handed_on(m, s, root, NULL);
         if (!hand_on) {
             coll_sm_data_t d;
             coll_sm_data_init(&d, rbuf, rcount, rdt);
