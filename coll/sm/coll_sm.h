@@ -418,6 +418,16 @@ static inline bool coll_sm_any_device(coll_sm_module_t *m, int set)
     return false;
 }
 
+/* ... and whether every process has (those alone published a device
+ * record, sm_device.c) */
+static inline bool coll_sm_all_device(coll_sm_module_t *m, int set)
+{
+    for (int i = 0; i < m->n; i++)
+        if (!(coll_sm_ctl(m, i)->meta[set] & 1))
+            return false;
+    return true;
+}
+
 /* Before writing into the areas of its set: every rank finished the last
  * operation that used it. */
 static inline void coll_sm_claim_set(coll_sm_module_t *m, uint64_t seq)

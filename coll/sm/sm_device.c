@@ -75,14 +75,11 @@ void coll_sm_dev_publish(coll_sm_module_t *m, uint64_t s, const void *b0, size_t
             rec->off[i] = 0;
             continue;
         }
-        accel_mem_info_t info[2];
-        if (i == 1 && accel_memory_info(b[0], &info[0]) == MPI_SUCCESS &&
-            accel_memory_info(b[1], &info[1]) == MPI_SUCCESS && info[0].base == info[1].base &&
-            info[0].type != ACCEL_MEM_HOST) {
-            /* one allocation (in place): one handle, whose bytes another
-             * export of it might not repeat */
+        if (i == 1 && b[1] == b[0]) {
+            /* one buffer (in place): one handle, whose bytes another export
+             * of the allocation might not repeat */
             rec->h[1] = rec->h[0];
-            rec->off[1] = (uint64_t)((const char *)b[1] - (const char *)info[1].base);
+            rec->off[1] = rec->off[0];
             continue;
         }
         ok = accel_is_device(b[i]) && accel_ipc_handle_get(b[i], &rec->h[i], &off) == MPI_SUCCESS;

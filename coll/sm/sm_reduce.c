@@ -333,17 +333,6 @@ static int sm_cma_run(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, bool *
     return rc;
 }
 
-/* After step 1: whether every process has device buffers (those alone
- * published a record for coll_sm_dev_ready). */
-static bool sm_all_device(coll_sm_module_t *m, uint64_t s)
-{
-    int set = coll_sm_set(m, s);
-    for (int i = 0; i < m->n; i++)
-        if (!(coll_sm_ctl(m, i)->meta[set] & 1))
-            return false;
-    return true;
-}
-
 /* ------------------------------------------------------------ entry */
 
 /* Why sm cannot reduce this call (the same answer on every process), or
@@ -458,8 +447,7 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     char *dout = NULL;
     bool dev_try = root < 0 && c.dev && coll_sm_dev_eligible(m, bytes);
     if (dev_try) {
-        if (c.r.rdt->size == c.r.rdt->extent && rail_dt_is_contig(dt->layout, count) &&
-            accel_is_device(c.mine) && accel_is_device(rbuf)) {
+        if (c.r.rdt->size == c.r.rdt->extent && rail_dt_is_contig(dt->layout, count)) {
             din = rail_dt_contig_ptr(dt->layout, count, c.mine);
             dout = rail_dt_contig_ptr(dt->layout, count, rbuf);
         }
@@ -484,7 +472,8 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
                        : sm_slice_round(m, &c, s, k, m_u, handoff);
         rc = SM_KEEP(rc, r);
     }
-    if (*handoff && dev_try && sm_all_device(m, s) && coll_sm_dev_ready(m, s, 2, -1)) {
+    if (*handoff && dev_try && coll_sm_all_device(m, coll_sm_set(m, s)) &&
+        coll_sm_dev_ready(m, s, 2, -1)) {
         *handoff = false;
         return coll_sm_dev_allreduce(m, s, 3, c.r.rop, c.kind, (size_t)c.r.rdt->size,
                                      (size_t)(count * c.r.factor), din, dout);
