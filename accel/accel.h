@@ -109,10 +109,6 @@ extern uint64_t accel_count_device_allocs, accel_count_scratch_reused;
 /* MPI_T counter: opens that found the allocation mapped already (see
  * accel_ipc_handle_open_cached). */
 extern uint64_t accel_count_ipc_reopened;
-/* Opens that missed the cache (a miss may close other cached mappings:
- * a caller holding several opened pointers checks that a last pass over
- * them all missed nothing). */
-extern uint64_t accel_count_ipc_opened;
 
 /* IPC: expose a device allocation to a peer on the same node.  The handle
  * names the whole allocation; *offset is ptr's offset inside it.  open maps
@@ -123,12 +119,19 @@ int accel_ipc_handle_open(const accel_ipc_handle_t *handle, void **base);
  * mapped already (CUDA allows one mapping per allocation and context). */
 #define ACCEL_IPC_MAPPED (-2)
 int accel_ipc_handle_close(void *base);
-/* Open through a process-wide cache of opened handles (never close what it
- * returns: entries are closed when evicted or at accel_finalize; callers
- * use a mapping only inside the critical section they opened it in).  When
- * the allocation is mapped already under another handle, the cached
- * mappings are closed and it is opened again. */
+/* Open through a process-wide cache of opened handles, holding the entry:
+ * its mapping stays open until the caller's accel_ipc_handle_release(base)
+ * (never accel_ipc_handle_close: idle entries are closed when evicted or at
+ * accel_finalize).  When the allocation is mapped already under another
+ * handle, the idle cached mappings are closed and it is opened again; if a
+ * held one still maps it, ACCEL_IPC_MAPPED (another way this time, it is
+ * not a lasting failure). */
 int accel_ipc_handle_open_cached(const accel_ipc_handle_t *handle, void **base);
+void accel_ipc_handle_release(void *base);
+/* For tests: entries in the cache (and how many are held); the number of
+ * entries kept while idle (default 64). */
+int accel_ipc_cache_state(int *held);
+extern int accel_ipc_cache_max;
 
 /* Streams and events for asynchronous copies and reductions.  A stream may
  * carry work of several components (each gets its own queue, created on

@@ -22,7 +22,6 @@ int accel_verbose = 0;
 static const char *accel_setting;       /* parameter accel */
 static size_t accel_scratch_max;        /* parameter accel_scratch_cache */
 uint64_t accel_count_device_allocs, accel_count_scratch_reused, accel_count_ipc_reopened;
-uint64_t accel_count_ipc_opened;
 
 static const accel_component_t *const accel_components[] = {
     &accel_host_component,
@@ -568,22 +567,50 @@ int accel_ipc_handle_close(void *base)
 /*
  * Peers' allocations opened from their handles stay open for later
  * messages (opening costs a driver round trip or more: cuIpcOpenMemHandle
- * maps the peer's memory), up to IPC_CACHE handles, the least recently
- * used closed first; all are closed at accel_finalize.  A handle names one
- * allocation (cuda: a unique id; fake: pid, fd and inode), so a peer's new
- * allocation at a recycled address is a new entry.  The cost: a peer's freed
- * allocation stays mapped here until it is evicted.
+ * maps the peer's memory).  A handle names one allocation (cuda: a unique
+ * id; fake: pid, fd and inode), so a peer's new allocation at a recycled
+ * address is a new entry.  The cost: a peer's freed allocation stays mapped
+ * here until it is evicted.
+ *
+ * Each open holds its entry until accel_ipc_handle_release: a held mapping
+ * is never closed, so one thread's open cannot unmap what another thread
+ * (or an earlier open of the same operation) is copying from.  Up to
+ * IPC_CACHE entries are kept; beyond that the least recently used idle one
+ * is closed, and when every entry is held the table grows and shrinks back
+ * as they are released.  All are closed at accel_finalize.
  */
 #define IPC_CACHE 64
 
-static struct {
+typedef struct ipc_entry {
     accel_ipc_handle_t h;
     void *base;
     uint64_t used;
-} ipc_cache[IPC_CACHE];
-static int ipc_n;
+    int holds;
+} ipc_entry_t;
+
+static ipc_entry_t *ipc_cache;
+static int ipc_n, ipc_cap;
 static uint64_t ipc_clock;
 static pthread_mutex_t ipc_lock = PTHREAD_MUTEX_INITIALIZER;
+int accel_ipc_cache_max = IPC_CACHE;    /* tests lower it */
+
+static void ipc_drop(int i)
+{
+    accel_ipc_handle_close(ipc_cache[i].base);
+    ipc_cache[i] = ipc_cache[--ipc_n];
+}
+
+/* close every idle mapping */
+static int ipc_drop_idle(void)
+{
+    int closed = 0;
+    for (int i = ipc_n - 1; i >= 0; i--)
+        if (ipc_cache[i].holds == 0) {
+            ipc_drop(i);
+            closed++;
+        }
+    return closed;
+}
 
 int accel_ipc_handle_open_cached(const accel_ipc_handle_t *handle, void **base)
 {
@@ -591,54 +618,89 @@ int accel_ipc_handle_open_cached(const accel_ipc_handle_t *handle, void **base)
     for (int i = 0; i < ipc_n; i++)
         if (memcmp(&ipc_cache[i].h, handle, sizeof(*handle)) == 0) {
             ipc_cache[i].used = ++ipc_clock;
+            ipc_cache[i].holds++;
             *base = ipc_cache[i].base;
             pthread_mutex_unlock(&ipc_lock);
             return MPI_SUCCESS;
         }
     void *b = NULL;
-    accel_count_ipc_opened++;
-    int rc = accel_ipc_handle_open(handle, &b);
+    int rc = MPI_SUCCESS;
+    if (ipc_n == ipc_cap) {
+        int cap = ipc_cap ? 2 * ipc_cap : 16;
+        ipc_entry_t *t = realloc(ipc_cache, (size_t)cap * sizeof(*t));
+        if (t == NULL)
+            rc = MPI_ERR_NO_MEM;
+        else
+            ipc_cache = t, ipc_cap = cap;
+    }
+    if (rc == MPI_SUCCESS)
+        rc = accel_ipc_handle_open(handle, &b);
     if (rc == ACCEL_IPC_MAPPED) {
         /* This process has the allocation open under another handle (a CUDA
          * allocation may be exported under handles that differ; a peer's
-         * freed allocation stays mapped here while cached): close every
-         * cached mapping (idle: see accel.h) and try once more. */
-        ACCEL_VERBOSE(1, "an IPC handle's allocation is open already; closing %d cached "
-                      "mappings and opening it again", ipc_n);
-        for (int i = 0; i < ipc_n; i++)
-            accel_ipc_handle_close(ipc_cache[i].base);
-        ipc_n = 0;
-        accel_count_ipc_reopened++;
-        rc = accel_ipc_handle_open(handle, &b);
-        if (rc == ACCEL_IPC_MAPPED)
-            rc = MPI_ERR_OTHER;
+         * freed allocation stays mapped here while cached): close the idle
+         * mappings and try once more.  Still mapped: a held entry maps it,
+         * and the caller takes another way this time. */
+        ACCEL_VERBOSE(1, "an IPC handle's allocation is open already; closing the idle ones "
+                      "of %d cached mappings and opening it again", ipc_n);
+        if (ipc_drop_idle() > 0) {
+            accel_count_ipc_reopened++;
+            rc = accel_ipc_handle_open(handle, &b);
+        }
     }
     if (rc == MPI_SUCCESS) {
-        int slot = ipc_n;
-        if (ipc_n == IPC_CACHE) {
-            slot = 0;
-            for (int i = 1; i < ipc_n; i++)
-                if (ipc_cache[i].used < ipc_cache[slot].used)
-                    slot = i;
-            accel_ipc_handle_close(ipc_cache[slot].base);
-        } else {
-            ipc_n++;
+        if (ipc_n >= accel_ipc_cache_max) {
+            int lru = -1;
+            for (int i = 0; i < ipc_n; i++)
+                if (ipc_cache[i].holds == 0 && (lru < 0 || ipc_cache[i].used < ipc_cache[lru].used))
+                    lru = i;
+            if (lru >= 0)
+                ipc_drop(lru);
         }
-        ipc_cache[slot].h = *handle;
-        ipc_cache[slot].base = b;
-        ipc_cache[slot].used = ++ipc_clock;
+        ipc_cache[ipc_n++] = (ipc_entry_t){ *handle, b, ++ipc_clock, 1 };
         *base = b;
     }
     pthread_mutex_unlock(&ipc_lock);
     return rc;
 }
 
-static void ipc_cache_drain(void)
+void accel_ipc_handle_release(void *base)
 {
     pthread_mutex_lock(&ipc_lock);
     for (int i = 0; i < ipc_n; i++)
+        if (ipc_cache[i].base == base && ipc_cache[i].holds > 0) {
+            /* over the limit (every entry was held when it came): close it */
+            if (--ipc_cache[i].holds == 0 && ipc_n > accel_ipc_cache_max)
+                ipc_drop(i);
+            break;
+        }
+    pthread_mutex_unlock(&ipc_lock);
+}
+
+int accel_ipc_cache_state(int *held)
+{
+    pthread_mutex_lock(&ipc_lock);
+    int n = ipc_n, h = 0;
+    for (int i = 0; i < ipc_n; i++)
+        h += ipc_cache[i].holds > 0;
+    pthread_mutex_unlock(&ipc_lock);
+    if (held != NULL)
+        *held = h;
+    return n;
+}
+
+static void ipc_cache_drain(void)
+{
+    pthread_mutex_lock(&ipc_lock);
+    for (int i = 0; i < ipc_n; i++) {
+        if (ipc_cache[i].holds > 0)
+            ACCEL_VERBOSE(1, "an IPC mapping is still held at finalize (%d holds)",
+                          ipc_cache[i].holds);
         accel_ipc_handle_close(ipc_cache[i].base);
-    ipc_n = 0;
+    }
+    ipc_n = ipc_cap = 0;
+    free(ipc_cache);
+    ipc_cache = NULL;
     pthread_mutex_unlock(&ipc_lock);
 }
 

@@ -366,7 +366,8 @@ int pml_get_push(pml_request_t *r)
 }
 
 /* A device send buffer offered by IPC, into device memory here: open the
- * sender's allocation (kept open for its next messages) and copy from it,
+ * sender's allocation (held while copying; kept open for its next messages
+ * while idle) and copy from it,
  * device to device (a noncontiguous receive type scatters on the device).
  * False when it cannot be opened: the caller pipelines. */
 static bool ipc_receive(pml_request_t *r, const pml_inmsg_t *m)
@@ -378,7 +379,15 @@ static bool ipc_receive(pml_request_t *r, const pml_inmsg_t *m)
     memcpy(&d, m->data, sizeof(d));
     if (m->peer->ipc_failed)
         return false;
-    if (accel_ipc_handle_open_cached(&d.h, &base) != MPI_SUCCESS) {
+    int orc = accel_ipc_handle_open_cached(&d.h, &base);
+    if (orc == ACCEL_IPC_MAPPED) {
+        /* mapped under another handle that someone here still holds (a
+         * concurrent operation): pipeline this one */
+        RAIL_VERBOSE(pml_verbose, 1, "pml: rank %d's device buffer is mapped here under "
+                     "another handle in use; pipelining this message", m->peer->world);
+        return false;
+    }
+    if (orc != MPI_SUCCESS) {
         /* the reason (permissions, a device without IPC) will not go away:
          * do not try again for this peer */
         RAIL_VERBOSE(pml_verbose, 1, "pml: cannot open rank %d's device buffer by IPC; "
@@ -387,6 +396,7 @@ static bool ipc_receive(pml_request_t *r, const pml_inmsg_t *m)
         return false;
     }
     int rc = pml_buf_unpack_any(&r->buf, 0, (const char *)base + d.off, r->xfer);
+    accel_ipc_handle_release(base);
     pml_count_rndv_ipc++;
     if (m->frag)
         pml_frag_free(m->frag);

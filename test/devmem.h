@@ -162,6 +162,16 @@ static __attribute__((unused)) int devmem_free(void *ptr)
     return MPI_SUCCESS;
 }
 
+/* A thread other than the one that made the first devmem call binds the
+ * device's context (CUDA's current context is per thread) before its own. */
+static __attribute__((unused)) int devmem_thread_enter(void)
+{
+    int k = devmem_kind();
+    if (k == 2 && devmem_s.set_current(devmem_s.ctx) != 0)
+        return MPI_ERR_OTHER;
+    return k < 0 ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
 /* Any direction (unified addressing); complete when it returns. */
 static __attribute__((unused)) int devmem_memcpy(void *dst, const void *src, size_t len)
 {

@@ -207,6 +207,8 @@ typedef struct coll_sm_module {
     uint32_t bcast_turn;           /* coll_sm_adapt_alternate: bcasts so far */
     char *cma_buf;                 /* single-copy reductions: 3 pieces, made at the first */
     char **dev_ptr;                /* [2n] peers' device buffers opened by IPC (sm_device.c) */
+    void **dev_held;               /* [2n] accel IPC cache entries held for them */
+    int dev_nheld;
     struct accel_stream *dev_stream;   /* ... and the stream of the copies and reductions */
     uint8_t verdict;               /* of the setup exchange (SM_OK_* in sm_segment.c) */
 } coll_sm_module_t;
@@ -540,7 +542,8 @@ void coll_sm_data_init(coll_sm_data_t *d, const void *buf, MPI_Count count,
  * where every process whose record is read said it has device buffers
  * (only those write one), coll_sm_dev_ready opens the handles of `root`
  * (-1: everyone) and agrees in `step` whether all could (false, the same
- * everywhere: hand the call on).  The operations end with everyone's
+ * everywhere: hand the call on).  The opened mappings are held until the
+ * operation's copies are done.  The operations end with everyone's
  * FINAL. */
 extern uint64_t coll_sm_count_device_ipc;
 bool coll_sm_dev_eligible(const coll_sm_module_t *m, size_t bytes);

@@ -169,6 +169,7 @@ static void sm_release(coll_module_t *module, mpi_comm_t *comm)
     free(m->scratch);
     free(m->cma_buf);
     free(m->dev_ptr);
+    free(m->dev_held);
     if (m->dev_stream != NULL)
         accel_stream_destroy(m->dev_stream);
     free(m->small_seen);

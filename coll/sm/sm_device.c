@@ -11,7 +11,9 @@
  * processes' data in their areas are never taken for one).  After that
  * step everyone sees the same records.  If every record needed is there,
  * each process opens the others' handles (accel's cache of opened
- * handles: a peer's buffer is mapped once and kept) and says in its record
+ * handles: a peer's buffer is mapped once and kept; the mappings are held
+ * until this operation's copies are done, so no other open, of this
+ * operation or of another thread, closes them) and says in its record
  * whether it could, then posts coll_sm_dev_ready's step; only if everyone
  * could does the operation go on device to device, else everyone hands it
  * to the next component as before (tuned, whose large messages go by IPC
@@ -67,6 +69,7 @@ void coll_sm_dev_publish(coll_sm_module_t *m, uint64_t s, const void *b0, size_t
     const void *b[2] = { b0, b1 };
     size_t len[2] = { n0, n1 };
     bool ok = b0 != NULL;
+    accel_mem_info_t info[2];
     for (int i = 0; i < 2 && ok; i++) {
         size_t off = 0;
         rec->bytes[i] = len[i];
@@ -75,14 +78,20 @@ void coll_sm_dev_publish(coll_sm_module_t *m, uint64_t s, const void *b0, size_t
             rec->off[i] = 0;
             continue;
         }
-        if (i == 1 && b[1] == b[0]) {
-            /* one buffer (in place): one handle, whose bytes another export
-             * of the allocation might not repeat */
+        if (i == 1 && b[1] == b[0])
+            info[1] = info[0];
+        else
+            ok = accel_memory_info(b[i], &info[i]) == MPI_SUCCESS &&
+                 info[i].type != ACCEL_MEM_HOST;
+        if (ok && i == 1 && info[1].id == info[0].id && info[1].base == info[0].base) {
+            /* both in one allocation (in place, or two parts of one): one
+             * handle, whose bytes another export of the allocation might
+             * not repeat (a peer could not map it twice) */
             rec->h[1] = rec->h[0];
-            rec->off[1] = rec->off[0];
+            rec->off[1] = (uint64_t)((const char *)b[1] - (const char *)info[1].base);
             continue;
         }
-        ok = accel_is_device(b[i]) && accel_ipc_handle_get(b[i], &rec->h[i], &off) == MPI_SUCCESS;
+        ok = ok && accel_ipc_handle_get(b[i], &rec->h[i], &off) == MPI_SUCCESS;
         rec->off[i] = off;
     }
     rec->opened = 0;
@@ -93,7 +102,17 @@ static bool dev_ptrs(coll_sm_module_t *m)
 {
     if (m->dev_ptr == NULL)
         m->dev_ptr = calloc(2 * (size_t)m->n, sizeof(char *));
-    return m->dev_ptr != NULL;
+    if (m->dev_held == NULL)
+        m->dev_held = calloc(2 * (size_t)m->n, sizeof(void *));
+    return m->dev_ptr != NULL && m->dev_held != NULL;
+}
+
+/* the mappings of this operation may be closed again (once its copies are done) */
+static void dev_release(coll_sm_module_t *m)
+{
+    for (int i = 0; i < m->dev_nheld; i++)
+        accel_ipc_handle_release(m->dev_held[i]);
+    m->dev_nheld = 0;
 }
 
 bool coll_sm_dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root)
@@ -104,37 +123,35 @@ bool coll_sm_dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root)
         if (!dev_rec(m, j, s)->published)
             return false;
     bool mine = dev_ptrs(m);
-    /* An open that misses accel's cache may close other cached mappings
-     * (the least recently used, or all after CUDA_ERROR_ALREADY_MAPPED),
-     * those opened earlier in this loop too: the pointers hold only after
-     * a pass in which every open was a hit. */
-    bool stable = false;
-    for (int pass = 0; pass < 4 && mine && !stable; pass++) {
-        uint64_t opened = accel_count_ipc_opened;
-        for (int j = lo; j < hi && mine; j++) {
-            const sm_dev_rec_t *rj = dev_rec(m, j, s);
-            for (int i = 0; i < 2 && mine; i++) {
-                if (rj->bytes[i] == 0 || j == m->me) {
-                    m->dev_ptr[2 * j + i] = NULL;
-                    continue;
-                }
-                void *base;
-                mine = accel_ipc_handle_open_cached(&rj->h[i], &base) == MPI_SUCCESS;
-                m->dev_ptr[2 * j + i] = mine ? (char *)base + rj->off[i] : NULL;
+    /* every open holds its mapping (accel's cache closes no held one) until
+     * dev_release */
+    for (int j = lo; j < hi && mine; j++) {
+        const sm_dev_rec_t *rj = dev_rec(m, j, s);
+        for (int i = 0; i < 2 && mine; i++) {
+            if (rj->bytes[i] == 0 || j == m->me) {
+                m->dev_ptr[2 * j + i] = NULL;
+                continue;
             }
+            void *base;
+            mine = accel_ipc_handle_open_cached(&rj->h[i], &base) == MPI_SUCCESS;
+            if (mine)
+                m->dev_held[m->dev_nheld++] = base;
+            m->dev_ptr[2 * j + i] = mine ? (char *)base + rj->off[i] : NULL;
         }
-        stable = accel_count_ipc_opened == opened;
     }
-    mine = mine && stable;
-    if (!mine)
+    if (!mine) {
         RAIL_VERBOSE(coll_sm_verbosity(), 1, "coll sm: cannot open a peer's device buffer by "
                      "IPC; the next component takes this operation");
+        dev_release(m);
+    }
     dev_rec(m, m->me, s)->opened = mine ? 1 : 0;
     coll_sm_post(m, COLL_SM_V(s, step));
     coll_sm_wait_all(m, COLL_SM_V(s, step));
     for (int j = 0; j < m->n; j++)
-        if (!dev_rec(m, j, s)->opened)
+        if (!dev_rec(m, j, s)->opened) {
+            dev_release(m);
             return false;
+        }
     return true;
 }
 
@@ -172,6 +189,7 @@ static int dev_finish(coll_sm_module_t *m, uint64_t s, accel_stream_t *st, int r
 {
     if (st != NULL)
         rc = SM_KEEP(rc, accel_stream_sync(st));
+    dev_release(m);
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
     rail_atomic_add_fetch(&coll_sm_count_device_ipc, 1);
@@ -197,7 +215,7 @@ int coll_sm_dev_bcast(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_d
 
 int coll_sm_dev_allgather(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0)
 {
-    accel_stream_t *st;
+    accel_stream_t *st = NULL;
     int rc = dev_stream(m, &st);
     for (int k = 1; k < m->n && rc == MPI_SUCCESS; k++) {
         int j = (m->me + k) % m->n;   /* not everyone at the same process first */
@@ -209,14 +227,14 @@ int coll_sm_dev_allgather(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t 
                           "arguments hold %zu per process (type signatures differ)", j, bj,
                           r0->bytes);
     }
-    return dev_finish(m, s, rc == MPI_SUCCESS ? st : NULL, rc);
+    return dev_finish(m, s, st, rc);
 }
 
 int coll_sm_dev_allreduce(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_op_t rop,
                           rail_typekind_t kind, size_t esz, size_t N, const char *in, char *out)
 {
     int n = m->n, me = m->me;
-    accel_stream_t *st;
+    accel_stream_t *st = NULL;
     int rc = dev_stream(m, &st);
     size_t lo = (size_t)me * N / (size_t)n, hi = (size_t)(me + 1) * N / (size_t)n;
     /* my slice: my own input first (in place it is there already), then

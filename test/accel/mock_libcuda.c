@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -37,10 +38,10 @@ static const char *const mock_names[] = {
     "cuInit", "cuDriverGetVersion", "cuPointerGetAttributes", "cuMemAlloc", "cuMemFree",
     "cuMemcpyAsync", "cuLaunchKernel", "cuModuleLoadData", "cuModuleGetFunction",
     "cuCtxPushCurrent", "cuMemAllocAsync", "cuIpcOpenMemHandle", "cuStreamCreate", "cuMemHostAlloc",
-    "cuStreamSynchronize", "cuMemcpy", "other",
+    "cuStreamSynchronize", "cuMemcpy", "cuIpcCloseMemHandle", "other",
 };
 enum { C_INIT, C_VERSION, C_ATTRS, C_ALLOC, C_FREE, C_MEMCPY, C_LAUNCH, C_LOAD, C_GETFN, C_PUSH,
-       C_ALLOC_ASYNC, C_IPC_OPEN, C_STREAM, C_HOSTALLOC, C_SYNC, C_APP_MEMCPY, C_OTHER, C_N };
+       C_ALLOC_ASYNC, C_IPC_OPEN, C_STREAM, C_HOSTALLOC, C_SYNC, C_APP_MEMCPY, C_IPC_CLOSE, C_OTHER, C_N };
 static long mock_count[C_N];
 
 MOCK_EXPORT long mock_cuda_calls(const char *name)
@@ -171,7 +172,17 @@ static CUresult drop_alloc(uintptr_t p)
     return CUDA_SUCCESS;
 }
 
+/* One call at a time (a multithreaded program's threads share the tables):
+ * NEED_INIT holds the lock until the calling function returns. */
+static pthread_mutex_t mock_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static void mock_unlock(int *unused)
+{
+    (void)unused;
+    pthread_mutex_unlock(&mock_lock);
+}
 #define NEED_INIT()                                                                                \
+    __attribute__((cleanup(mock_unlock))) int mock_held_ = pthread_mutex_lock(&mock_lock);      \
+    (void)mock_held_;                                                                              \
     do {                                                                                           \
         if (!initialized)                                                                          \
             return CUDA_ERROR_NOT_INITIALIZED;                                                     \
@@ -488,6 +499,7 @@ MOCK_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *p, CUipcMemHandle h, unsign
 
 MOCK_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr p)
 {
+    mock_count[C_IPC_CLOSE]++;
     NEED_INIT();
     mock_alloc_t *a = find((uintptr_t)p);
     if (a == NULL)

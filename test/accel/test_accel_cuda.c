@@ -263,14 +263,26 @@ static void check_ipc_and_memory(char *d1, size_t size)
      * mapped already (CUDA_ERROR_ALREADY_MAPPED): the cached mappings are
      * closed and it is opened again. */
     uint64_t reopened = accel_count_ipc_reopened;
+    int held;
     CHECK_OK(accel_ipc_handle_open_cached(&h, &base));
     CHECK_OK(accel_ipc_handle_open_cached(&h, &base));
     CHECK(base == d1 && mock_calls("cuIpcOpenMemHandle") == 2);
+    CHECK(accel_ipc_cache_state(&held) == 1 && held == 1);
     accel_ipc_handle_t h2 = h;
     h2.bytes[80] ^= 1;  /* inside CUDA's handle (bytes 24-87), past what the mock reads */
+    /* ... but not while the mapping is held (by an operation copying from
+     * it): that open says so and closes nothing */
+    long closes = mock_calls("cuIpcCloseMemHandle");
+    CHECK_RC(accel_ipc_handle_open_cached(&h2, &base), ACCEL_IPC_MAPPED);
+    CHECK(mock_calls("cuIpcCloseMemHandle") == closes && accel_count_ipc_reopened == reopened);
+    accel_ipc_handle_release(d1);
+    CHECK(accel_ipc_cache_state(&held) == 1 && held == 1);
+    accel_ipc_handle_release(d1);
+    CHECK(accel_ipc_cache_state(&held) == 1 && held == 0);
     CHECK_OK(accel_ipc_handle_open_cached(&h2, &base));
-    CHECK(base == d1 && mock_calls("cuIpcOpenMemHandle") == 4);
+    CHECK(base == d1 && mock_calls("cuIpcOpenMemHandle") == 5);
     CHECK(accel_count_ipc_reopened == reopened + 1);
+    accel_ipc_handle_release(d1);
     /* accel's own device and pinned memory */
     long allocs = mock_calls("cuMemAlloc"), frees = mock_calls("cuMemFree");
     void *d = accel_alloc_device(1 << 16, d1);
@@ -289,6 +301,46 @@ static void check_ipc_and_memory(char *d1, size_t size)
     CHECK(accel_memory_type(p) == ACCEL_MEM_HOST);
     memset(p, 1, 8192);
     accel_free_host_pinned(p);
+}
+
+/* (after check_ipc_and_memory, which leaves d1's entry idle in the cache) */
+static void check_ipc_cache(char *d1)
+{
+    /* A full cache closes its least recently used idle entry, never a held
+     * one; with every entry held it grows, and shrinks back as they are
+     * released. */
+    size_t off;
+    void *base;
+    int held;
+    int keep = accel_ipc_cache_max;
+    accel_ipc_cache_max = 2;
+    char *x[3];
+    accel_ipc_handle_t hx[3];
+    for (int i = 0; i < 3; i++) {
+        x[i] = accel_alloc_device(4096, d1);
+        CHECK(x[i] != NULL);
+        CHECK_OK(accel_ipc_handle_get(x[i], &hx[i], &off));
+    }
+    CHECK_OK(accel_ipc_handle_open_cached(&hx[0], &base));   /* held */
+    CHECK(base == x[0]);
+    CHECK_OK(accel_ipc_handle_open_cached(&hx[1], &base));   /* evicts d1's idle entry */
+    CHECK(accel_ipc_cache_state(&held) == 2 && held == 2);
+    long closes = mock_calls("cuIpcCloseMemHandle");
+    CHECK_OK(accel_ipc_handle_open_cached(&hx[2], &base));   /* all held: grows */
+    CHECK(accel_ipc_cache_state(&held) == 3 && held == 3);
+    CHECK(mock_calls("cuIpcCloseMemHandle") == closes);
+    accel_ipc_handle_release(x[1]);                          /* over the limit: closed */
+    CHECK(accel_ipc_cache_state(&held) == 2 && held == 2);
+    CHECK(mock_calls("cuIpcCloseMemHandle") == closes + 1);
+    accel_ipc_handle_release(x[0]);
+    accel_ipc_handle_release(x[2]);
+    CHECK(accel_ipc_cache_state(&held) == 2 && held == 0);
+    CHECK_OK(accel_ipc_handle_open_cached(&hx[1], &base));   /* evicts x[0], the older */
+    CHECK(base == x[1] && mock_calls("cuIpcCloseMemHandle") == closes + 2);
+    accel_ipc_handle_release(x[1]);
+    accel_ipc_cache_max = keep;
+    for (int i = 0; i < 3; i++)
+        accel_free_device(x[i]);
 }
 
 static int case_device(bool cache)
@@ -334,6 +386,7 @@ static int case_device(bool cache)
     check_reductions((int32_t *)d1, (int32_t *)d2);
     check_all_kernels(p1, (char *)d2);
     check_ipc_and_memory(p1, size);
+    check_ipc_cache(p1);
 
     /* The application frees and allocates anew at that address: the cached
      * entry is stale; accel_memory_info notices by the buffer id. */
