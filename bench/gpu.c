@@ -1,6 +1,8 @@
 /*
  * Device buffers: ping-pong between ranks 0 and 1, allreduce (MPI_FLOAT,
- * MPI_SUM), bcast and allgather with every user buffer in device memory,
+ * MPI_SUM), bcast, allgather, alltoall and reduce_scatter_block (MPI_FLOAT,
+ * MPI_SUM) with every user buffer in device memory (SIZE: the whole of a
+ * buffer; blocks of SIZE / np),
  * next to the device's own copy bandwidth (a device-to-device copy in one
  * process), which bounds what moving the data between two processes on one
  * GPU can reach.  Every result is checked.
@@ -86,6 +88,18 @@ static void allgather(size_t n)
     OK(MPI_Allgather(da, (int)per, MPI_BYTE, db, (int)per, MPI_BYTE, MPI_COMM_WORLD));
 }
 
+static void alltoall(size_t n)
+{
+    size_t per = n / (size_t)np;
+    OK(MPI_Alltoall(da, (int)per, MPI_BYTE, db, (int)per, MPI_BYTE, MPI_COMM_WORLD));
+}
+
+static void reduce_scatter(size_t n)
+{
+    size_t per = n / (size_t)np / sizeof(float);
+    OK(MPI_Reduce_scatter_block(da, db, (int)per, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
+}
+
 /* da = rank + 1 (as floats) everywhere */
 static void fill(size_t n)
 {
@@ -146,13 +160,13 @@ int main(int argc, char **argv)
         die("out of host memory");
     if (rank == 0)
         printf("# gpu bench: np %d, device buffers (%s); times per call, GB/s = bytes / time\n"
-               "# %-10s %12s %12s %12s %12s %12s\n",
+               "# %-10s %12s %12s %12s %12s %12s %12s %12s\n",
                np, devmem_is_cuda() ? "cuda" : "fake", "bytes", "copy us", "pingpong us",
-               "allreduce us", "bcast us", "allgather us");
+               "allreduce us", "bcast us", "allgather us", "alltoall us", "red_scat us");
     for (size_t n = 8; n <= max; n *= n < 4096 ? 8 : 4) {
         int it = iters_for(n);
         fill(max);
-        double tc = 0, tp = 0, ta, tb, tg;
+        double tc = 0, tp = 0, ta, tb, tg, tx, tr;
         if (rank == 0) {
             /* the device's own copy (one process; others wait) */
             copy_once(n);
@@ -189,10 +203,32 @@ int main(int argc, char **argv)
                         die("allgather: wrong block");
                 }
         }
+        fill(max);
+        tx = timed(alltoall, n, it);
+        if (per % sizeof(float) == 0 && per > 0) {
+            /* block r: rank r's block `rank` */
+            OK(devmem_memcpy(h, db, per * (size_t)np));
+            size_t pf = per / sizeof(float);
+            for (int r = 0; r < np; r++)
+                for (size_t j = 0; j < pf; j++) {
+                    float got = ((const float *)(h + per * (size_t)r))[j];
+                    if (got != (float)(r + 1) + (float)(((size_t)rank * pf + j) % 7))
+                        die("alltoall: wrong block");
+                }
+        }
+        fill(max);
+        tr = timed(reduce_scatter, n, it);
+        if (per % sizeof(float) == 0 && per > 0) {
+            OK(devmem_memcpy(h, db, per));
+            size_t pf = per / sizeof(float);
+            for (size_t j = 0; j < pf; j++)
+                if (((const float *)h)[j] != want_sum((size_t)rank * pf + j))
+                    die("reduce_scatter_block: wrong result");
+        }
         if (rank == 0) {
             double gb = (double)n / 1e9;
-            printf("  %-10zu %12.2f %12.2f %12.2f %12.2f %12.2f", n, tc * 1e6, tp * 1e6,
-                   ta * 1e6, tb * 1e6, tg * 1e6);
+            printf("  %-10zu %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f", n, tc * 1e6,
+                   tp * 1e6, ta * 1e6, tb * 1e6, tg * 1e6, tx * 1e6, tr * 1e6);
             if (n >= ((size_t)1 << 20))
                 printf("   GB/s: copy %.1f pingpong %.1f allreduce %.1f", gb / tc,
                        np >= 2 ? gb / tp : 0.0, gb / ta);

@@ -556,6 +556,13 @@ int coll_sm_dev_allgather(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t 
  * posted as `step`, then the others' slices into out */
 int coll_sm_dev_allreduce(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_op_t rop,
                           rail_typekind_t kind, size_t esz, size_t N, const char *in, char *out);
+/* my block of everyone's send buffer (published whole: n blocks) into r0 */
+int coll_sm_dev_alltoall(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0);
+/* elements [lo, lo + len) of everyone's input (in: mine) reduced into out;
+ * in place (in == out) the result lands after everyone posted `step` */
+int coll_sm_dev_reduce_scatter(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_op_t rop,
+                               rail_typekind_t kind, size_t esz, size_t lo, size_t len,
+                               const char *in, char *out);
 
 /* The same buffer `elems` elements further (block i of an all-to-all). */
 static inline coll_sm_data_t coll_sm_data_at(const coll_sm_data_t *d, MPI_Count elems)

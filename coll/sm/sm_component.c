@@ -125,8 +125,9 @@ static int sm_register_params(void)
                              "through this segment in host memory (0: never)",
                              RAIL_PARAM_LEVEL_TUNER, &p->device_handoff_min);
     rail_param_register_bool("coll_sm_device_ipc", true,
-                             "From coll_sm_device_handoff_min bytes, broadcasts, allgathers and "
-                             "allreduces of device buffers move the data device to device "
+                             "From coll_sm_device_handoff_min bytes, broadcasts, allgathers, "
+                             "alltoalls, allreduces and reduce_scatters of device buffers move "
+                             "the data device to device "
                              "themselves, each process copying or reducing straight from the "
                              "others' buffers opened by IPC (false: they go to the next "
                              "component like the other operations)",

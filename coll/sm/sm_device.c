@@ -2,9 +2,9 @@
  * coll sm: device buffers moved device to device by the processes
  * themselves (coll_sm_device_ipc).
  *
- * Where a bcast, allgather or allreduce of coll_sm_device_handoff_min
- * bytes or more has device buffers, each process whose buffers the others
- * will read publishes their IPC handles (accel_ipc_handle_get) in a record
+ * Where a bcast, allgather, allreduce, alltoall or reduce_scatter of
+ * coll_sm_device_handoff_min bytes or more has device buffers, each
+ * process whose buffers the others will read publishes their IPC handles (accel_ipc_handle_get) in a record
  * at the start of its own area of the operation's set, before the step
  * that tells the others it has device buffers (the device bit of its
  * control words; a record is read only when that bit is set, so host
@@ -25,7 +25,12 @@
  *   allreduce: every process reduces its 1/n slice of the result from
  *              everyone's input (the kernel reads the peers' buffers
  *              where they are), posts a step, then copies the others'
- *              slices from their results.
+ *              slices from their results;
+ *   alltoall:  every process copies its block of each other's send
+ *              buffer into its result (not in place);
+ *   reduce_scatter: every process reduces its block from everyone's
+ *              input where it lies (in place, into a device temporary
+ *              copied home after a step that says everyone has read).
  *
  * Each process's own buffers are read or written by the others until
  * everyone's FINAL, which it waits for before returning.  Copies and
@@ -256,4 +261,62 @@ int coll_sm_dev_allreduce(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_o
             rc = accel_copy(out + l * esz, m->dev_ptr[2 * j + 1] + l * esz, (h - l) * esz, st);
     }
     return dev_finish(m, s, st, rc);
+}
+
+int coll_sm_dev_alltoall(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0)
+{
+    accel_stream_t *st = NULL;
+    int rc = dev_stream(m, &st);
+    for (int k = 1; k < m->n && rc == MPI_SUCCESS; k++) {
+        int j = (m->me + k) % m->n;
+        /* j's block for me: the me-th of its send buffer */
+        const sm_dev_rec_t *rj = dev_rec(m, j, s);
+        size_t bj = (size_t)rj->bytes[0] / (size_t)m->n;
+        coll_sm_data_t dj = coll_sm_data_at(r0, j * r0->count);
+        rc = dev_take(m, &dj, 0, m->dev_ptr[2 * j] + (size_t)m->me * bj, RAIL_MIN(bj, r0->bytes),
+                      st);
+        if (bj > r0->bytes && rc == MPI_SUCCESS)
+            rc = mpi_errf(MPI_ERR_TRUNCATE, "process %d sent %zu bytes, this process's "
+                          "arguments hold %zu per process (type signatures differ)", j, bj,
+                          r0->bytes);
+    }
+    return dev_finish(m, s, st, rc);
+}
+
+int coll_sm_dev_reduce_scatter(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_op_t rop,
+                               rail_typekind_t kind, size_t esz, size_t lo, size_t len,
+                               const char *in, char *out)
+{
+    int n = m->n, me = m->me;
+    accel_stream_t *st = NULL;
+    int rc = dev_stream(m, &st);
+    /* In place my input is my result buffer, whose block 0 (where my result
+     * goes) others read until they are done: the result gathers in a
+     * device temporary unless my block is block 0. */
+    char *res = out, *tmp = NULL;
+    if (in == out && lo != 0 && len > 0 && rc == MPI_SUCCESS) {
+        tmp = accel_alloc_device(len * esz, out);
+        if (tmp == NULL)
+            rc = mpi_errf(MPI_ERR_NO_MEM, "coll sm: no device memory for a reduce_scatter "
+                          "result of %zu bytes", len * esz);
+        res = tmp;
+    }
+    if (rc == MPI_SUCCESS && len > 0 && res != in + lo * esz)
+        rc = accel_copy(res, in + lo * esz, len * esz, st);
+    for (int k = 1; k < n && rc == MPI_SUCCESS && len > 0; k++) {
+        int j = (me + k) % n;
+        rc = accel_reduce(rop, kind, m->dev_ptr[2 * j] + lo * esz, res, len, st);
+    }
+    if (in == out) {
+        /* everyone has read my input */
+        rc = SM_KEEP(rc, accel_stream_sync(st));
+        coll_sm_post(m, COLL_SM_V(s, step));
+        coll_sm_wait_all(m, COLL_SM_V(s, step));
+        if (tmp != NULL && rc == MPI_SUCCESS)
+            rc = accel_copy(out, tmp, len * esz, st);
+    }
+    rc = dev_finish(m, s, st, rc);
+    if (tmp != NULL)
+        accel_free_device(tmp);
+    return rc;
 }

@@ -294,14 +294,15 @@ static bool step1_want(coll_sm_module_t *m, uint64_t s, int kind, size_t total, 
     return true;
 }
 
-/* ANNOUNCE_HANDOFF: this operation (allgather or alltoall, same
- * arguments) ends here for sm; the next component runs it. */
-static int device_hand_on(coll_sm_module_t *m, uint64_t s, int op, const void *sbuf,
-                          MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                          mpi_datatype_t *rdt, mpi_comm_t *comm, coll_module_t *module)
+/* ANNOUNCE_HANDOFF (or large alltoall blocks): this operation (allgather
+ * or alltoall, same arguments) ends here for sm; the next component runs
+ * it. */
+static int hand_on(coll_sm_module_t *m, uint64_t s, int op, const char *why, const void *sbuf,
+                   MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                   mpi_datatype_t *rdt, mpi_comm_t *comm, coll_module_t *module)
 {
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-    coll_module_t *next = coll_sm_next(comm, op, module, "device buffers");
+    coll_module_t *next = coll_sm_next(comm, op, module, why);
     if (next == NULL)
         return MPI_ERR_UNSUPPORTED_OPERATION;
     return op == COLL_OP_allgather
@@ -378,8 +379,8 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
     if (ann == ANNOUNCE_HANDOFF) {
         if (coll_sm_dev_eligible(m, total) && all_device(m, s) && coll_sm_dev_ready(m, s, 2, -1))
             return coll_sm_dev_allgather(m, s, &r0);
-        return device_hand_on(m, s, COLL_OP_allgather, sbuf, scount, sdt, rbuf, rcount, rdt,
-                              comm, module);
+        return hand_on(m, s, COLL_OP_allgather, "device buffers", sbuf, scount, sdt, rbuf, rcount,
+                       rdt, comm, module);
     }
     bool cma = ann == ANNOUNCE_DIRECT;
     uint64_t t0 = a ? rail_now_ns() : 0;
@@ -501,21 +502,28 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
     if (coll_sm_small_alltoall(m, comm, sbuf, scount, sdt, rbuf, rcount, rdt, &rc))
         return rc;
     uint64_t s;
-    /* the block size is the same on every process (matching signatures) */
+    /* the block size is the same on every process (matching signatures);
+     * large blocks on a crowded node go to the next component, unless a
+     * device component somewhere may make this call device to device here
+     * (known once the segment is set up: then after step 1) */
+    static const char large[] = "large blocks (coll_sm_alltoall_max)";
+    size_t total = r0.bytes * (size_t)m->n;
     bool big = m->oversub && coll_sm_params.alltoall_max &&
                r0.bytes >= coll_sm_params.alltoall_max;
-    rc = big ? COLL_SM_HANDOFF : coll_sm_begin(m, comm, &s);
+    bool big_now = big && m->state == COLL_SM_READY && !coll_sm_dev_eligible(m, total);
+    rc = big_now ? COLL_SM_HANDOFF : coll_sm_begin(m, comm, &s);
     if (rc == COLL_SM_HANDOFF) {
         coll_module_t *next = coll_sm_next(comm, COLL_OP_alltoall, module,
-                                           big ? "large blocks (coll_sm_alltoall_max)"
-                                               : "no segment");
+                                           big_now ? large : "no segment");
         return next ? next->fns.alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm, next)
                     : MPI_ERR_UNSUPPORTED_OPERATION;
     }
     if (rc != MPI_SUCCESS)
         return rc;
+    if (big && !coll_sm_dev_eligible(m, total))
+        return hand_on(m, s, COLL_OP_alltoall, large, sbuf, scount, sdt, rbuf, rcount, rdt, comm,
+                       module);
     bool in_place = sbuf == MPI_IN_PLACE;
-    size_t total = r0.bytes * (size_t)m->n;
     rail_adapt_t *a;
     int want;
     if (!step1_want(m, s, COLL_SM_ADAPT_ALLTOALL, total, &want, &a)) {
@@ -523,13 +531,29 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
         coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
         return rc;
     }
-    /* everyone agrees on rank 0's path (or hands on) in step 1 */
-    /* not in place: the owner overwrites the blocks that the others read */
+    /* everyone agrees on rank 0's path (or hands on) in step 1; with device
+     * buffers, my send buffer is offered by IPC (sm_device.c; not in place:
+     * the owner overwrites the blocks that the others read) */
+    bool device = s0.device || r0.device;
+    if (device && coll_sm_dev_eligible(m, total)) {
+        coll_sm_claim_set(m, s);
+        const void *all = s0.device && !in_place
+                              ? rail_dt_contig_ptr(sdt->layout, scount * m->n, sbuf) : NULL;
+        coll_sm_dev_publish(m, s, all, s0.bytes * (size_t)m->n, NULL, 0);
+    }
     int ann = direct_announce(m, s, &s0, !in_place, (uint64_t)(s0.count * s0.dt->extent), want,
-                              s0.device || r0.device, total);
-    if (ann == ANNOUNCE_HANDOFF)
-        return device_hand_on(m, s, COLL_OP_alltoall, sbuf, scount, sdt, rbuf, rcount, rdt,
-                              comm, module);
+                              device, total);
+    if (ann == ANNOUNCE_HANDOFF) {
+        if (coll_sm_dev_eligible(m, total) && all_device(m, s) && coll_sm_dev_ready(m, s, 2, -1)) {
+            alltoall_copy_own(m, &s0, &r0, &rc);
+            return SM_KEEP(rc, coll_sm_dev_alltoall(m, s, &r0));
+        }
+        return hand_on(m, s, COLL_OP_alltoall, "device buffers", sbuf, scount, sdt, rbuf, rcount,
+                       rdt, comm, module);
+    }
+    if (big)
+        return hand_on(m, s, COLL_OP_alltoall, large, sbuf, scount, sdt, rbuf, rcount, rdt, comm,
+                       module);
     bool cma = ann == ANNOUNCE_DIRECT;
     uint64_t t0 = a ? rail_now_ns() : 0;
     if (cma) {

@@ -23,8 +23,13 @@
  * [k * P, (k + 1) * P) of rbuf, inside block 0, whose later rounds read
  * only elements from (k + 1) * P on.
  *
- * Device buffers hand the call on (as the other reductions do): the bit
- * in the meta word, seen by all after round 0.
+ * Device buffers: the bit in the meta word, seen by all after round 0 (or
+ * step 1 of a timed call).  From coll_sm_device_handoff_min bytes, where
+ * every process's buffers are dense device arrays that the others can
+ * open by IPC, each reduces its block from everyone's input where it lies
+ * (sm_device.c: published before that step, opened and agreed in step 2,
+ * in place the result lands after step 3); otherwise the call is handed
+ * on.
  *
  * SINGLE COPY, chosen by time (from coll_sm_adapt_agree_min bytes of
  * input, not oversubscribed; base/adapt.c): step 1 announces each process's
@@ -154,6 +159,20 @@ static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, b
     if ((rc = coll_sm_begin(m, comm, &s)) != MPI_SUCCESS)
         return rc;
     coll_sm_claim_set(m, s);
+    /* device buffers: my input offered by IPC, to be reduced device to
+     * device here if everyone's are (sm_device.c) */
+    bool dev_try = dev && coll_sm_dev_eligible(m, c->bytes);
+    const char *din = NULL;
+    char *dout = NULL;
+    if (dev_try) {
+        const mpi_datatype_t *dt = c->r.udt;
+        MPI_Count mylen = rs_block(c, me);
+        if (c->r.rdt->size == c->r.rdt->extent) {
+            din = rail_dt_contig_ptr(dt->layout, c->total, c->mine);
+            dout = mylen ? rail_dt_contig_ptr(dt->layout, mylen, c->rbuf) : c->rbuf;
+        }
+        coll_sm_dev_publish(m, s, din && (dout || mylen == 0) ? din : NULL, c->bytes, NULL, 0);
+    }
     rail_adapt_t *a = NULL;
     uint64_t t0 = 0;
     bool cma = false;
@@ -169,6 +188,14 @@ static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, b
         rc = rs_cma(m, s, c);
     else if (!*handoff)
         rc = rs_rounds(m, s, c, dev, c->timed ? 1 : 0, K, handoff);
+    if (*handoff && dev_try && coll_sm_all_device(m, coll_sm_set(m, s)) &&
+        coll_sm_dev_ready(m, s, 2, -1)) {
+        *handoff = false;
+        size_t f = (size_t)c->r.factor;
+        return coll_sm_dev_reduce_scatter(m, s, 3, c->r.rop, c->kind, (size_t)c->r.rdt->size,
+                                          (size_t)c->lo * f, (size_t)rs_block(c, me) * f, din,
+                                          dout);
+    }
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     /* my input is read until everyone's FINAL; a timed call is timed whole
      * (see coll_sm_allgather) */

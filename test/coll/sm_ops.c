@@ -309,7 +309,9 @@ int main(int argc, char **argv)
      * gather of device buffers and a scatter from a device root go to the
      * next component
      * (coll_sm_device_handoff_min), and every receiver gets data by a
-     * message copied device to device by IPC */
+     * message copied device to device by IPC, or by coll sm itself
+     * (SM_EXPECT_DEVICE_DIRECT: bcast, allgather, alltoall, allreduce,
+     * reduce_scatter) */
     const char *ipc = getenv("SM_EXPECT_DEVICE_IPC");
     if (ipc != NULL && strcmp(ipc, "yes") == 0 && n > 1) {
         int provided;
@@ -347,6 +349,7 @@ int main(int argc, char **argv)
               "a device allgather of 256 KiB blocks reached this process without IPC");
         check_direct(direct, "a device allgather of 256 KiB blocks");
         before = ipc_moves();
+        direct = pvar_count("coll_sm_device_ipc");
         MPI_OK(MPI_Alltoall(sb.d, (int)blk, MPI_BYTE, rb.d, (int)blk, MPI_BYTE, MPI_COMM_WORLD));
         tb_pull(&rb);
         /* block j came from rank j's block me: bytes (j * 31 + me * blk + i) */
@@ -356,6 +359,7 @@ int main(int argc, char **argv)
                       "device alltoall block %d [%zu]", j, i);
         CHECK(ipc_moves() > before,
               "a device alltoall of 256 KiB blocks reached this process without IPC");
+        check_direct(direct, "a device alltoall of 256 KiB blocks");
         /* scatter of 256 KiB blocks from a device root: the root decides */
         before = ipc_moves();
         MPI_OK(MPI_Scatter(sb.d, (int)blk, MPI_BYTE, rb.d, (int)blk, MPI_BYTE, 0,
@@ -396,6 +400,49 @@ int main(int argc, char **argv)
                   "a device allreduce of %zu ints%s reached this process without IPC", cnt,
                   inplace ? " in place" : "");
             check_direct(direct, "a device allreduce");
+        }
+        /* reduce_scatter_block of 256 KiB of ints per block, and in place
+         * (each process's result lands on block 0 of its input, which
+         * process 0 reads): x_q[i] = 5 q + i % 777 */
+        for (int inplace = 0; inplace < 2; inplace++) {
+            size_t cnt = blk / sizeof(int);
+            tbuf_t *in = inplace ? &rb : &sb;
+            for (size_t i = 0; i < cnt * (size_t)n; i++)
+                ((int *)in->h)[i] = 5 * t_rank + (int)(i % 777);
+            tb_push(in);
+            direct = pvar_count("coll_sm_device_ipc");
+            MPI_OK(MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : sb.d, rb.d, (int)cnt, MPI_INT,
+                                            MPI_SUM, MPI_COMM_WORLD));
+            tb_pull(&rb);
+            for (size_t i = 0; i < cnt; i++) {
+                int want = 5 * n * (n - 1) / 2 + n * (int)((t_rank * cnt + i) % 777);
+                CHECK(((int *)rb.h)[i] == want, "device reduce_scatter_block%s [%zu] = %d, not %d",
+                      inplace ? " in place" : "", i, ((int *)rb.h)[i], want);
+            }
+            check_direct(direct, "a device reduce_scatter_block");
+        }
+        /* reduce_scatter with blocks of different lengths (one empty) */
+        {
+            int *rc = malloc(sizeof(int) * (size_t)n), lo = 0;
+            size_t cnt = blk / sizeof(int);
+            for (int q = 0; q < n; q++) {
+                rc[q] = q == 1 ? 0 : (int)cnt / 2 + q * 1024;
+                if (q < t_rank)
+                    lo += rc[q];
+            }
+            for (size_t i = 0; i < cnt * (size_t)n; i++)
+                ((int *)sb.h)[i] = 5 * t_rank + (int)(i % 777);
+            tb_push(&sb);
+            direct = pvar_count("coll_sm_device_ipc");
+            MPI_OK(MPI_Reduce_scatter(sb.d, rb.d, rc, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+            tb_pull(&rb);
+            for (int i = 0; i < rc[t_rank]; i++) {
+                int want = 5 * n * (n - 1) / 2 + n * ((lo + i) % 777);
+                CHECK(((int *)rb.h)[i] == want, "device reduce_scatter [%d] = %d, not %d", i,
+                      ((int *)rb.h)[i], want);
+            }
+            check_direct(direct, "a device reduce_scatter");
+            free(rc);
         }
         tb_free(&sb);
         tb_free(&rb);
