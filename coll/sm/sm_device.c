@@ -218,21 +218,35 @@ int coll_sm_dev_bcast(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_d
     return dev_finish(m, s, st, rc);
 }
 
-int coll_sm_dev_allgather(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0)
+/* Block j of the result r0 from each other process j: block `sel` of the
+ * buffer j published, cut in `div` blocks. */
+static int dev_blocks(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0, size_t div,
+                      size_t sel)
 {
     accel_stream_t *st = NULL;
     int rc = dev_stream(m, &st);
     for (int k = 1; k < m->n && rc == MPI_SUCCESS; k++) {
         int j = (m->me + k) % m->n;   /* not everyone at the same process first */
-        size_t bj = (size_t)dev_rec(m, j, s)->bytes[0];
+        size_t bj = (size_t)dev_rec(m, j, s)->bytes[0] / div;
         coll_sm_data_t dj = coll_sm_data_at(r0, j * r0->count);
-        rc = dev_take(m, &dj, 0, m->dev_ptr[2 * j], RAIL_MIN(bj, r0->bytes), st);
+        rc = dev_take(m, &dj, 0, m->dev_ptr[2 * j] + sel * bj, RAIL_MIN(bj, r0->bytes), st);
         if (bj > r0->bytes && rc == MPI_SUCCESS)
             rc = mpi_errf(MPI_ERR_TRUNCATE, "process %d sent %zu bytes, this process's "
                           "arguments hold %zu per process (type signatures differ)", j, bj,
                           r0->bytes);
     }
     return dev_finish(m, s, st, rc);
+}
+
+int coll_sm_dev_allgather(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0)
+{
+    return dev_blocks(m, s, r0, 1, 0);   /* each one's whole block */
+}
+
+int coll_sm_dev_alltoall(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0)
+{
+    /* j's block for me: the me-th of the n blocks of its send buffer */
+    return dev_blocks(m, s, r0, (size_t)m->n, (size_t)m->me);
 }
 
 int coll_sm_dev_allreduce(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_op_t rop,
@@ -259,26 +273,6 @@ int coll_sm_dev_allreduce(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_o
         size_t l = (size_t)j * N / (size_t)n, h = (size_t)(j + 1) * N / (size_t)n;
         if (h > l)
             rc = accel_copy(out + l * esz, m->dev_ptr[2 * j + 1] + l * esz, (h - l) * esz, st);
-    }
-    return dev_finish(m, s, st, rc);
-}
-
-int coll_sm_dev_alltoall(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0)
-{
-    accel_stream_t *st = NULL;
-    int rc = dev_stream(m, &st);
-    for (int k = 1; k < m->n && rc == MPI_SUCCESS; k++) {
-        int j = (m->me + k) % m->n;
-        /* j's block for me: the me-th of its send buffer */
-        const sm_dev_rec_t *rj = dev_rec(m, j, s);
-        size_t bj = (size_t)rj->bytes[0] / (size_t)m->n;
-        coll_sm_data_t dj = coll_sm_data_at(r0, j * r0->count);
-        rc = dev_take(m, &dj, 0, m->dev_ptr[2 * j] + (size_t)m->me * bj, RAIL_MIN(bj, r0->bytes),
-                      st);
-        if (bj > r0->bytes && rc == MPI_SUCCESS)
-            rc = mpi_errf(MPI_ERR_TRUNCATE, "process %d sent %zu bytes, this process's "
-                          "arguments hold %zu per process (type signatures differ)", j, bj,
-                          r0->bytes);
     }
     return dev_finish(m, s, st, rc);
 }
