@@ -550,12 +550,20 @@ bool coll_sm_dev_eligible(const coll_sm_module_t *m, size_t bytes);
 void coll_sm_dev_publish(coll_sm_module_t *m, uint64_t s, const void *b0, size_t n0,
                          const void *b1, size_t n1);
 bool coll_sm_dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root);
+/* ... a gather's: everyone's records but the root's, opened by the root */
+bool coll_sm_dev_ready_gather(coll_sm_module_t *m, uint64_t s, uint32_t step, int root);
 int coll_sm_dev_bcast(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d);
 int coll_sm_dev_allgather(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0);
 /* my 1/n slice of N elements of esz bytes from everyone's input (in: mine),
  * posted as `step`, then the others' slices into out */
 int coll_sm_dev_allreduce(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_op_t rop,
                           rail_typekind_t kind, size_t esz, size_t N, const char *in, char *out);
+int coll_sm_dev_scatter(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d);
+int coll_sm_dev_gather(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *r0);
+/* my 1/n slice of N elements from everyone's input (in: mine) into the
+ * root's result (out at the root; the others' opened as root's buffer 1) */
+int coll_sm_dev_reduce(coll_sm_module_t *m, uint64_t s, int root, rail_op_t rop,
+                       rail_typekind_t kind, size_t esz, size_t N, const char *in, char *out);
 /* my block of everyone's send buffer (published whole: n blocks) into r0 */
 int coll_sm_dev_alltoall(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0);
 /* elements [lo, lo + len) of everyone's input (in: mine) reduced into out;

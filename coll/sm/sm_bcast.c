@@ -161,8 +161,9 @@ static void bcast_root_cma(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
 }
 
 /* A root whose device buffer makes everyone hand the call to the next
- * component (bcast, scatter): it says so in step 1's meta word.  A bcast
- * root that offers its buffer by IPC (sm_device.c: dev) says so too. */
+ * component (bcast, scatter): it says so in step 1's meta word.  A root
+ * that offers its buffer by IPC (sm_device.c: dev; a scatter's whole send
+ * buffer, in blocks of `bytes`) says so too. */
 static void root_hands_on(coll_sm_module_t *m, uint64_t s, size_t bytes, const void *dev)
 {
     int set = coll_sm_set(m, s);
@@ -308,23 +309,34 @@ int coll_sm_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, voi
     if (rc != MPI_SUCCESS)
         return rc;
     /* a root's device send buffer of coll_sm_device_handoff_min bytes per
-     * process: everyone follows to the next component (as for bcast) */
-    bool hand_on;
+     * process: the receivers copy their blocks device to device from it
+     * (sm_device.c), or everyone follows to the next component (as for
+     * bcast) */
+    bool hand_on, ipc = false;
+    coll_sm_data_t d = {0};
+    if (!am_root)
+        coll_sm_data_init(&d, rbuf, rcount, rdt);
     if (am_root) {
         hand_on = coll_sm_params.device_handoff_min > 0 &&
                   bytes >= coll_sm_params.device_handoff_min &&
                   coll_is_device(sbuf, scount * m->n, sdt);
+        const void *all = hand_on && coll_sm_dev_eligible(m, bytes)
+                              ? rail_dt_contig_ptr(sdt->layout, scount * m->n, sbuf) : NULL;
+        ipc = all != NULL;
         if (hand_on)
-            root_hands_on(m, s, bytes, NULL);
+            root_hands_on(m, s, bytes, all);
         else
             rc = scatter_root(m, s, sbuf, scount, sdt, rbuf, rcount, rdt);
     } else {
-        hand_on = root_handed_on(m, s, root, NULL);
-        if (!hand_on) {
-            coll_sm_data_t d;
-            coll_sm_data_init(&d, rbuf, rcount, rdt);
+        hand_on = root_handed_on(m, s, root, &ipc);
+        if (!hand_on)
             rc = sm_receive(m, s, root, m->me, &d);
-        }
+    }
+    if (hand_on && ipc && coll_sm_dev_ready(m, s, 2, root)) {
+        if (am_root && rbuf != MPI_IN_PLACE)
+            rc = coll_copy(coll_elem(sbuf, sdt, m->me * scount), scount, sdt, rbuf, rcount, rdt);
+        int r = coll_sm_dev_scatter(m, s, root, &d);   /* always: it ends the operation */
+        return SM_KEEP(rc, r);
     }
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     if (hand_on) {

@@ -119,15 +119,15 @@ static int sm_register_params(void)
                              "Broadcasts and scatters of at least this many bytes (per "
                              "process) from a root's device buffer, and gathers, allgathers "
                              "and alltoalls of this many bytes in all "
-                             "with device buffers anywhere, go to the next component (every "
+                             "with device buffers anywhere, move device to device (see "
+                             "coll_sm_device_ipc) or go to the next component (every "
                              "process follows), whose point-to-point messages move device data "
                              "device to device by IPC inside the node instead of staging it "
                              "through this segment in host memory (0: never)",
                              RAIL_PARAM_LEVEL_TUNER, &p->device_handoff_min);
     rail_param_register_bool("coll_sm_device_ipc", true,
-                             "From coll_sm_device_handoff_min bytes, broadcasts, allgathers, "
-                             "alltoalls, allreduces and reduce_scatters of device buffers move "
-                             "the data device to device "
+                             "From coll_sm_device_handoff_min bytes, collectives (but "
+                             "barrier) of device buffers move the data device to device "
                              "themselves, each process copying or reducing straight from the "
                              "others' buffers opened by IPC (false: they go to the next "
                              "component like the other operations)",

@@ -2,8 +2,8 @@
  * coll sm: device buffers moved device to device by the processes
  * themselves (coll_sm_device_ipc).
  *
- * Where a bcast, allgather, allreduce, alltoall or reduce_scatter of
- * coll_sm_device_handoff_min bytes or more has device buffers, each
+ * Where a collective of coll_sm_device_handoff_min bytes or more (every
+ * blocking one coll sm offers but barrier) has device buffers, each
  * process whose buffers the others will read publishes their IPC handles (accel_ipc_handle_get) in a record
  * at the start of its own area of the operation's set, before the step
  * that tells the others it has device buffers (the device bit of its
@@ -28,6 +28,11 @@
  *              slices from their results;
  *   alltoall:  every process copies its block of each other's send
  *              buffer into its result (not in place);
+ *   scatter:   every receiver copies its block of the root's buffer;
+ *   gather:    the root copies every other block from its owner;
+ *   reduce:    every process reduces its 1/n slice from everyone's input
+ *              into the root's result where it lies (the root's own input
+ *              first where it is in place there);
  *   reduce_scatter: every process reduces its block from everyone's
  *              input where it lies (in place, into a device temporary
  *              copied home after a step that says everyone has read).
@@ -120,14 +125,18 @@ static void dev_release(coll_sm_module_t *m)
     m->dev_nheld = 0;
 }
 
-bool coll_sm_dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root)
+/* Records needed: root's (root >= 0), everyone's (-1), or with to_root
+ * everyone's but the root's, opened by the root alone (gather). */
+static bool dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root, bool to_root)
 {
-    int lo = root < 0 ? 0 : root, hi = root < 0 ? m->n : root + 1;
+    int lo = root < 0 || to_root ? 0 : root, hi = root < 0 || to_root ? m->n : root + 1;
     /* the same verdict everywhere: everyone reads the same records */
     for (int j = lo; j < hi; j++)
-        if (!dev_rec(m, j, s)->published)
+        if (!(to_root && j == root) && !dev_rec(m, j, s)->published)
             return false;
     bool mine = dev_ptrs(m);
+    if (to_root && m->me != root)
+        hi = lo;   /* a gather's sender opens nothing */
     /* every open holds its mapping (accel's cache closes no held one) until
      * dev_release */
     for (int j = lo; j < hi && mine; j++) {
@@ -158,6 +167,16 @@ bool coll_sm_dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root)
             return false;
         }
     return true;
+}
+
+bool coll_sm_dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root)
+{
+    return dev_ready(m, s, step, root, false);
+}
+
+bool coll_sm_dev_ready_gather(coll_sm_module_t *m, uint64_t s, uint32_t step, int root)
+{
+    return dev_ready(m, s, step, root, true);
 }
 
 static int dev_stream(coll_sm_module_t *m, accel_stream_t **st)
@@ -201,7 +220,10 @@ static int dev_finish(coll_sm_module_t *m, uint64_t s, accel_stream_t *st, int r
     return rc;
 }
 
-int coll_sm_dev_bcast(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d)
+/* A receiver's data from the root's published buffer, cut in blocks of
+ * its bytes[0]: block `block` (bcast 0, scatter the receiver's rank). */
+static int dev_from_root(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d,
+                         size_t block)
 {
     accel_stream_t *st = NULL;
     int rc = MPI_SUCCESS;
@@ -210,12 +232,22 @@ int coll_sm_dev_bcast(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_d
         size_t total = (size_t)rr->bytes[0], want = RAIL_MIN(total, d->bytes);
         rc = dev_stream(m, &st);
         if (rc == MPI_SUCCESS)
-            rc = dev_take(m, d, 0, m->dev_ptr[2 * root], want, st);
+            rc = dev_take(m, d, 0, m->dev_ptr[2 * root] + block * total, want, st);
         if (total > d->bytes && rc == MPI_SUCCESS)
             rc = mpi_errf(MPI_ERR_TRUNCATE, "the root sent %zu bytes, this process's arguments "
                           "hold %zu (type signatures differ)", total, d->bytes);
     }
     return dev_finish(m, s, st, rc);
+}
+
+int coll_sm_dev_bcast(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d)
+{
+    return dev_from_root(m, s, root, d, 0);
+}
+
+int coll_sm_dev_scatter(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d)
+{
+    return dev_from_root(m, s, root, d, (size_t)m->me);
 }
 
 /* Block j of the result r0 from each other process j: block `sel` of the
@@ -243,10 +275,39 @@ int coll_sm_dev_allgather(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t 
     return dev_blocks(m, s, r0, 1, 0);   /* each one's whole block */
 }
 
+int coll_sm_dev_gather(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *r0)
+{
+    if (m->me == root)
+        return dev_blocks(m, s, r0, 1, 0);
+    return dev_finish(m, s, NULL, MPI_SUCCESS);   /* my buffer is read until then */
+}
+
 int coll_sm_dev_alltoall(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0)
 {
     /* j's block for me: the me-th of the n blocks of its send buffer */
     return dev_blocks(m, s, r0, (size_t)m->n, (size_t)m->me);
+}
+
+/* My 1/n slice of N elements of everyone's input folded into the same
+ * elements of res, on *st (made here): where res is the input of `first`
+ * that operand is there already, else mine (first == me) is copied in;
+ * then the others, each from its buffer. */
+static int dev_fold(coll_sm_module_t *m, accel_stream_t **st, rail_op_t rop,
+                    rail_typekind_t kind, size_t esz, size_t N, const char *in, char *res,
+                    int first)
+{
+    size_t n = (size_t)m->n, lo = (size_t)m->me * N / n, len = (size_t)(m->me + 1) * N / n - lo;
+    int rc = dev_stream(m, st);
+    if (rc == MPI_SUCCESS && len > 0 && first == m->me && in != res)
+        rc = accel_copy(res + lo * esz, in + lo * esz, len * esz, *st);
+    for (int k = 0; k < m->n && rc == MPI_SUCCESS && len > 0; k++) {
+        int j = (m->me + k) % m->n;
+        if (j == first)
+            continue;
+        const char *x = j == m->me ? in : m->dev_ptr[2 * j];
+        rc = accel_reduce(rop, kind, x + lo * esz, res + lo * esz, len, *st);
+    }
+    return rc;
 }
 
 int coll_sm_dev_allreduce(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_op_t rop,
@@ -254,16 +315,9 @@ int coll_sm_dev_allreduce(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_o
 {
     int n = m->n, me = m->me;
     accel_stream_t *st = NULL;
-    int rc = dev_stream(m, &st);
-    size_t lo = (size_t)me * N / (size_t)n, hi = (size_t)(me + 1) * N / (size_t)n;
     /* my slice: my own input first (in place it is there already), then
      * everyone else's folded in, read from their buffers */
-    if (rc == MPI_SUCCESS && in != out && hi > lo)
-        rc = accel_copy(out + lo * esz, in + lo * esz, (hi - lo) * esz, st);
-    for (int k = 1; k < n && rc == MPI_SUCCESS && hi > lo; k++) {
-        int j = (me + k) % n;
-        rc = accel_reduce(rop, kind, m->dev_ptr[2 * j] + lo * esz, out + lo * esz, hi - lo, st);
-    }
+    int rc = dev_fold(m, &st, rop, kind, esz, N, in, out, me);
     rc = SM_KEEP(rc, accel_stream_sync(st));
     /* everyone's slice is done: the others' slices from their results */
     coll_sm_post(m, COLL_SM_V(s, step));
@@ -313,4 +367,17 @@ int coll_sm_dev_reduce_scatter(coll_sm_module_t *m, uint64_t s, uint32_t step, r
     if (tmp != NULL)
         accel_free_device(tmp);
     return rc;
+}
+
+int coll_sm_dev_reduce(coll_sm_module_t *m, uint64_t s, int root, rail_op_t rop,
+                       rail_typekind_t kind, size_t esz, size_t N, const char *in, char *out)
+{
+    accel_stream_t *st = NULL;
+    /* my slice of the root's result, written where it lies; the root's
+     * input in place is that result, so it is the first operand there */
+    bool at_root = m->me == root;
+    char *res = at_root ? out : m->dev_ptr[2 * root + 1];
+    const char *rin = at_root ? in : m->dev_ptr[2 * root];
+    int rc = dev_fold(m, &st, rop, kind, esz, N, in, res, rin == res ? root : m->me);
+    return dev_finish(m, s, st, rc);
 }

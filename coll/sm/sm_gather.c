@@ -73,6 +73,10 @@ static int sm_truncated(coll_sm_module_t *m, int set, size_t mine)
     return MPI_SUCCESS;
 }
 
+/* After step 1 (below): whether every process / every process but the
+ * root said it has device buffers. */
+static bool all_device(coll_sm_module_t *m, uint64_t s);
+static bool senders_device(coll_sm_module_t *m, uint64_t s, int root);
 /* Step 1 of an allgather or alltoall that takes it, and of a gather where a
  * device component is active (direct_announce, below). */
 #define RADDR_DEVICE (1ULL << 62)
@@ -159,7 +163,21 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void
     if (coll_sm_device_check(m, total)) {
         bool device = d.device || (am_root && sbuf != MPI_IN_PLACE &&
                                    coll_is_device(sbuf, scount, sdt));
+        /* a sender's device buffer is offered by IPC: the root may copy
+         * the blocks device to device itself (sm_device.c) */
+        if (device && !am_root && coll_sm_dev_eligible(m, total)) {
+            coll_sm_claim_set(m, s);
+            coll_sm_dev_publish(m, s, d.device ? d.contig : NULL, d.bytes, NULL, 0);
+        }
         if (direct_announce(m, s, &d, false, 0, 0, device, total) == ANNOUNCE_HANDOFF) {
+            if (coll_sm_dev_eligible(m, total) && senders_device(m, s, root) &&
+                coll_sm_dev_ready_gather(m, s, 2, root)) {
+                if (am_root && sbuf != MPI_IN_PLACE)
+                    rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount),
+                                   rcount, rdt);
+                int r = coll_sm_dev_gather(m, s, root, &d);   /* always: it ends the operation */
+                return SM_KEEP(rc, r);
+            }
             coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
             coll_module_t *next = coll_sm_next(comm, COLL_OP_gather, module, "device buffers");
             return next ? next->fns.gather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, next)
@@ -266,15 +284,21 @@ static int direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
     return all ? ANNOUNCE_DIRECT : ANNOUNCE_SEGMENT;
 }
 
-/* After step 1: whether every process said it has device buffers (those
- * alone published a record for coll_sm_dev_ready). */
-static bool all_device(coll_sm_module_t *m, uint64_t s)
+/* After step 1: whether every process (but the root, root >= 0) said it
+ * has device buffers (those alone published a record for
+ * coll_sm_dev_ready). */
+static bool senders_device(coll_sm_module_t *m, uint64_t s, int root)
 {
     int set = coll_sm_set(m, s);
     for (int j = 0; j < m->n; j++)
-        if (!(coll_sm_ctl(m, j)->raddr[set] & RADDR_DEVICE))
+        if (j != root && !(coll_sm_ctl(m, j)->raddr[set] & RADDR_DEVICE))
             return false;
     return true;
+}
+
+static bool all_device(coll_sm_module_t *m, uint64_t s)
+{
+    return senders_device(m, s, -1);
 }
 
 /* Whether an allgather or alltoall of `total` bytes takes step 1
@@ -546,7 +570,8 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
     if (ann == ANNOUNCE_HANDOFF) {
         if (coll_sm_dev_eligible(m, total) && all_device(m, s) && coll_sm_dev_ready(m, s, 2, -1)) {
             alltoall_copy_own(m, &s0, &r0, &rc);
-            return SM_KEEP(rc, coll_sm_dev_alltoall(m, s, &r0));
+            int r = coll_sm_dev_alltoall(m, s, &r0);   /* always: it ends the operation */
+            return SM_KEEP(rc, r);
         }
         return hand_on(m, s, COLL_OP_alltoall, "device buffers", sbuf, scount, sdt, rbuf, rcount,
                        rdt, comm, module);

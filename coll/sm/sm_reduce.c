@@ -42,10 +42,11 @@
  * its meta word and copies nothing; after everyone's first step, all
  * processes see the same bits, and if any is set they all hand the call to
  * the next module (which reduces on the device).  Flat reduce senders wait
- * for everyone's first step for this.  An allreduce of
+ * for everyone's first step for this.  An allreduce or reduce of
  * coll_sm_device_handoff_min bytes whose buffers are all on devices is
  * reduced device to device here instead, from the others' buffers opened
- * by IPC, when everyone can open them (sm_device.c; steps 2, 3, FINAL).
+ * by IPC (a reduce into the root's result, opened by everyone), when
+ * everyone can open them (sm_device.c; steps 2, 3, FINAL).
  */
 #include "coll/sm/coll_sm.h"
 #include "accel/accel.h"
@@ -445,14 +446,17 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
      * to device here if everyone's are (sm_device.c) */
     const char *din = NULL;
     char *dout = NULL;
-    bool dev_try = root < 0 && c.dev && coll_sm_dev_eligible(m, bytes);
+    bool dev_try = c.dev && coll_sm_dev_eligible(m, bytes);
     if (dev_try) {
         if (c.r.rdt->size == c.r.rdt->extent && rail_dt_is_contig(dt->layout, count)) {
             din = rail_dt_contig_ptr(dt->layout, count, c.mine);
-            dout = rail_dt_contig_ptr(dt->layout, count, rbuf);
+            dout = c.rbuf ? rail_dt_contig_ptr(dt->layout, count, c.rbuf) : NULL;
         }
         coll_sm_claim_set(m, s);
-        coll_sm_dev_publish(m, s, din, bytes, dout, bytes);
+        /* a reduce's result is written by everyone at the root only */
+        if (c.rbuf != NULL && dout == NULL)
+            din = NULL;
+        coll_sm_dev_publish(m, s, din, bytes, dout, dout ? bytes : 0);
     }
     rail_adapt_t *a = NULL;
     uint64_t t0 = 0;
@@ -475,8 +479,9 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     if (*handoff && dev_try && coll_sm_all_device(m, coll_sm_set(m, s)) &&
         coll_sm_dev_ready(m, s, 2, -1)) {
         *handoff = false;
-        return coll_sm_dev_allreduce(m, s, 3, c.r.rop, c.kind, (size_t)c.r.rdt->size,
-                                     (size_t)(count * c.r.factor), din, dout);
+        size_t N = (size_t)(count * c.r.factor), esz = (size_t)c.r.rdt->size;
+        return root < 0 ? coll_sm_dev_allreduce(m, s, 3, c.r.rop, c.kind, esz, N, din, dout)
+                        : coll_sm_dev_reduce(m, s, root, c.r.rop, c.kind, esz, N, din, dout);
     }
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     /* the others read my result until their FINAL; a timed call is timed

@@ -310,8 +310,8 @@ int main(int argc, char **argv)
      * next component
      * (coll_sm_device_handoff_min), and every receiver gets data by a
      * message copied device to device by IPC, or by coll sm itself
-     * (SM_EXPECT_DEVICE_DIRECT: bcast, allgather, alltoall, allreduce,
-     * reduce_scatter) */
+     * (SM_EXPECT_DEVICE_DIRECT: bcast, scatter, gather, allgather,
+     * alltoall, reduce, allreduce, reduce_scatter) */
     const char *ipc = getenv("SM_EXPECT_DEVICE_IPC");
     if (ipc != NULL && strcmp(ipc, "yes") == 0 && n > 1) {
         int provided;
@@ -362,6 +362,7 @@ int main(int argc, char **argv)
         check_direct(direct, "a device alltoall of 256 KiB blocks");
         /* scatter of 256 KiB blocks from a device root: the root decides */
         before = ipc_moves();
+        direct = pvar_count("coll_sm_device_ipc");
         MPI_OK(MPI_Scatter(sb.d, (int)blk, MPI_BYTE, rb.d, (int)blk, MPI_BYTE, 0,
                            MPI_COMM_WORLD));
         tb_pull(&rb);
@@ -370,15 +371,38 @@ int main(int argc, char **argv)
         if (t_rank != 0)
             CHECK(ipc_moves() > before,
                   "a device scatter of 256 KiB blocks reached this process without IPC");
+        check_direct(direct, "a device scatter of 256 KiB blocks");
         /* gather of 256 KiB device blocks to rank n - 1: step 1 tells
          * everyone about the device buffers, all hand on together */
         before = ipc_moves();
+        direct = pvar_count("coll_sm_device_ipc");
         MPI_OK(MPI_Gather(sb.d, (int)blk, MPI_BYTE, rb.d, (int)blk, MPI_BYTE, n - 1,
                           MPI_COMM_WORLD));
         if (t_rank == n - 1) {
             check_gathered(&rb, blk, n, "gather");
             CHECK(ipc_moves() > before,
                   "a device gather of 256 KiB blocks reached the root without IPC");
+        }
+        check_direct(direct, "a device gather of 256 KiB blocks");
+        /* reduce of n * 256 KiB of ints to rank n - 1, and in place there */
+        for (int inplace = 0; inplace < 2; inplace++) {
+            size_t cnt = sb.len / sizeof(int);
+            bool at_root = t_rank == n - 1;
+            tbuf_t *in = inplace && at_root ? &rb : &sb;
+            for (size_t i = 0; i < cnt; i++)
+                ((int *)in->h)[i] = 7 * t_rank + (int)(i % 555);
+            tb_push(in);
+            direct = pvar_count("coll_sm_device_ipc");
+            MPI_OK(MPI_Reduce(inplace && at_root ? MPI_IN_PLACE : sb.d, rb.d, (int)cnt, MPI_INT,
+                              MPI_SUM, n - 1, MPI_COMM_WORLD));
+            if (at_root) {
+                tb_pull(&rb);
+                for (size_t i = 0; i < cnt; i++)
+                    CHECK(((int *)rb.h)[i] == 7 * n * (n - 1) / 2 + n * (int)(i % 555),
+                          "device reduce%s [%zu] = %d", inplace ? " in place" : "", i,
+                          ((int *)rb.h)[i]);
+            }
+            check_direct(direct, "a device reduce");
         }
         /* allreduce of n * 256 KiB of ints, and in place: x_r[i] = 3 r + i % 1000 */
         for (int inplace = 0; inplace < 2; inplace++) {
