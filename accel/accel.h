@@ -92,6 +92,14 @@ int accel_copy(void *dst, const void *src, size_t len, accel_stream_t *stream);
 int accel_reduce(rail_op_t op, rail_typekind_t tk, const void *in, void *inout, size_t count,
                  accel_stream_t *stream);
 
+/* out = in[nin - 1] op (... op (in[1] op in[0])): what copying in[0] to
+ * out and reducing in[1] .. in[nin - 1] into it one by one gives (out may
+ * be in[0], no other input), but where every buffer is device memory of one device (peers'
+ * buffers opened by IPC too) one kernel reads each input and writes out
+ * once (cuda: up to 8 inputs per launch); otherwise exactly those steps. */
+int accel_reduce_many(rail_op_t op, rail_typekind_t tk, const void *const *in, int nin,
+                      void *out, size_t count, accel_stream_t *stream);
+
 /* Page-locked host memory for staging device data (plain malloc on host, and
  * while the cuda driver has not been initialised by anyone). */
 void *accel_alloc_host_pinned(size_t len);

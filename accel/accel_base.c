@@ -366,6 +366,40 @@ int accel_reduce(rail_op_t op, rail_typekind_t tk, const void *in, void *inout, 
                                           count, q);
 }
 
+#define REDUCE_MANY_FAST 16   /* inputs checked for the component's one-pass form */
+
+int accel_reduce_many(rail_op_t op, rail_typekind_t tk, const void *const *in, int nin,
+                      void *out, size_t count, accel_stream_t *stream)
+{
+    if (nin < 1)
+        return MPI_ERR_ARG;
+    if (op == RAIL_OP_NO_OP)
+        nin = 1;
+    accel_range_t orr, ir[REDUCE_MANY_FAST];
+    bool od = accel_lookup_device(out, &orr);
+    /* one pass where the owner of out has one and every input is device
+     * memory of the same context */
+    bool fast = od && nin > 1 && nin <= REDUCE_MANY_FAST && count > 0 &&
+                accel_components[orr.component]->reduce_many != NULL;
+    for (int i = 0; i < nin && fast; i++)
+        fast = accel_lookup_device(in[i], &ir[i]) && ir[i].component == orr.component &&
+               ir[i].cookie == orr.cookie && ir[i].device == orr.device;
+    if (fast) {
+        void *q;
+        int rc = stream_queue(stream, orr.component, &q);
+        if (rc == MPI_SUCCESS)
+            rc = accel_components[orr.component]->reduce_many(op, tk, in, ir, nin, out, &orr,
+                                                              count, q);
+        if (rc != MPI_ERR_OP)
+            return rc;
+    }
+    size_t esz = rail_typekind_size(tk);
+    int rc = in[0] == out ? MPI_SUCCESS : accel_copy(out, in[0], count * esz, stream);
+    for (int i = 1; i < nin && rc == MPI_SUCCESS; i++)
+        rc = accel_reduce(op, tk, in[i], out, count, stream);
+    return rc;
+}
+
 /* ------------------------------------------------------------ memory */
 
 void *accel_alloc_host_pinned(size_t len)

@@ -67,6 +67,12 @@ struct accel_component {
                 size_t len, void *stream);
     int (*reduce)(rail_op_t op, rail_typekind_t tk, const void *in, const accel_range_t *ir,
                   void *inout, const accel_range_t *or_, size_t count, void *stream);
+    /* out = in[nin - 1] op (... op in[0]) with every pointer on the device
+     * of out's context (ir: the inputs' ranges); NULL: the base does it as
+     * a copy and nin - 1 reductions. */
+    int (*reduce_many)(rail_op_t op, rail_typekind_t tk, const void *const *in,
+                       const accel_range_t *ir, int nin, void *out, const accel_range_t *or_,
+                       size_t count, void *stream);
     void *(*alloc)(size_t len, const accel_range_t *like);
     int (*free)(void *ptr, const accel_range_t *r);
     void *(*alloc_host_pinned)(size_t len);   /* NULL result: use malloc */

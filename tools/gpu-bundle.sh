@@ -28,7 +28,7 @@ rm -f "$out/install/lib/"*.a
 echo "$prefix" >"$out/PREFIX"
 for t in dtype/dtype_device p2p/p2p_device coll/coll_device_scratch coll/coll_move \
     coll/coll_reduce coll/coll_overlap coll/coll_neighbor coll/sm_ops coll/tuned_reduce \
-    coll/tuned_move coll/han_ops; do
+    coll/tuned_move coll/han_ops coll/coll_threads; do
     "$prefix/bin/mpicc" -O2 -I"$src" -I"$src/test/p2p" -I"$src/test/coll" \
         -o "$out/tests/$t" "$src/test/$t.c"
 done

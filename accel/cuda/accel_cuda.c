@@ -622,6 +622,7 @@ const accel_component_t accel_cuda_component = {
     .revalidate = cuda_revalidate,
     .copy = accel_cuda_copy,
     .reduce = accel_cuda_reduce,
+    .reduce_many = accel_cuda_reduce_many,
     .alloc = cuda_alloc,
     .free = cuda_free,
     .alloc_host_pinned = cuda_alloc_host_pinned,

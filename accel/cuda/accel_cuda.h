@@ -40,7 +40,7 @@ typedef struct accel_cuda_ctx {
     CUstream stream;
     CUmodule module;
     int module_rc;              /* MPI_SUCCESS, or why the module cannot load */
-    CUfunction fn[RAIL_OP_COUNT][RAIL_TK_COUNT];
+    CUfunction fn[2][RAIL_OP_COUNT][RAIL_TK_COUNT];   /* [1]: the n-input kernels */
 } accel_cuda_ctx_t;
 
 /* A stream of the accel API: created on first use, in that work's context. */
@@ -73,8 +73,12 @@ void accel_cuda_host_cache_flush(void);
 
 /* Reductions (cuda_reduce.c). */
 const char *accel_cuda_kernel_name(rail_op_t op, rail_typekind_t tk);
+const char *accel_cuda_kernel_n_name(rail_op_t op, rail_typekind_t tk);
 int accel_cuda_reduce(rail_op_t op, rail_typekind_t tk, const void *in, const accel_range_t *ir,
                       void *inout, const accel_range_t *or_, size_t count, void *stream);
+int accel_cuda_reduce_many(rail_op_t op, rail_typekind_t tk, const void *const *in,
+                           const accel_range_t *ir, int nin, void *out,
+                           const accel_range_t *or_, size_t count, void *stream);
 void accel_cuda_reduce_ctx_fini(accel_cuda_ctx_t *cx);
 int accel_cuda_copy(void *dst, const accel_range_t *dr, const void *src, const accel_range_t *sr,
                     size_t len, void *stream);

@@ -23,9 +23,12 @@
 #define CUDA_REDUCE_BLOCK 256u
 #define CUDA_REDUCE_MAX_GRID 65536u     /* kernels loop over the rest */
 
-static const char *const cuda_kernel_names[RAIL_OP_COUNT][RAIL_TK_COUNT] = {
+static const char *const cuda_kernel_names[2][RAIL_OP_COUNT][RAIL_TK_COUNT] = {
 #define ACCEL_CUDA_NAME(OP, op, TK, tk) [RAIL_OP_##OP][RAIL_TK_##TK] = "rail_reduce_" #op "_" #tk,
-    ACCEL_CUDA_REDUCE_LIST(ACCEL_CUDA_NAME)
+    { ACCEL_CUDA_REDUCE_LIST(ACCEL_CUDA_NAME) },
+#undef ACCEL_CUDA_NAME
+#define ACCEL_CUDA_NAME(OP, op, TK, tk) [RAIL_OP_##OP][RAIL_TK_##TK] = "rail_reduce_n_" #op "_" #tk,
+    { ACCEL_CUDA_REDUCE_LIST(ACCEL_CUDA_NAME) },
 #undef ACCEL_CUDA_NAME
 };
 
@@ -35,11 +38,20 @@ const char *accel_cuda_kernel_name(rail_op_t op, rail_typekind_t tk)
 {
     if ((unsigned)op >= RAIL_OP_COUNT || (unsigned)tk >= RAIL_TK_COUNT)
         return NULL;
-    return cuda_kernel_names[op][tk];
+    return cuda_kernel_names[0][op][tk];
 }
 
-/* The kernel for (op, tk) in cx, loading the module on first use (cx current). */
-static int cuda_kernel(accel_cuda_ctx_t *cx, rail_op_t op, rail_typekind_t tk, CUfunction *fn)
+const char *accel_cuda_kernel_n_name(rail_op_t op, rail_typekind_t tk)
+{
+    if ((unsigned)op >= RAIL_OP_COUNT || (unsigned)tk >= RAIL_TK_COUNT)
+        return NULL;
+    return cuda_kernel_names[1][op][tk];
+}
+
+/* The kernel for (op, tk) in cx (many: its n-input form), loading the
+ * module on first use (cx current). */
+static int cuda_kernel(accel_cuda_ctx_t *cx, int many, rail_op_t op, rail_typekind_t tk,
+                       CUfunction *fn)
 {
     char buf[96];
     int rc = MPI_SUCCESS;
@@ -56,13 +68,13 @@ static int cuda_kernel(accel_cuda_ctx_t *cx, rail_op_t op, rail_typekind_t tk, C
         }
     }
     rc = cx->module_rc;
-    if (rc == MPI_SUCCESS && cx->fn[op][tk] == NULL) {
-        CUresult crc = CU(cuModuleGetFunction)(&cx->fn[op][tk], cx->module,
-                                               cuda_kernel_names[op][tk]);
+    if (rc == MPI_SUCCESS && cx->fn[many][op][tk] == NULL) {
+        CUresult crc = CU(cuModuleGetFunction)(&cx->fn[many][op][tk], cx->module,
+                                               cuda_kernel_names[many][op][tk]);
         if (crc != CUDA_SUCCESS)
-            rc = accel_cuda_error(cuda_kernel_names[op][tk], crc);
+            rc = accel_cuda_error(cuda_kernel_names[many][op][tk], crc);
     }
-    *fn = cx->fn[op][tk];
+    *fn = cx->fn[many][op][tk];
     pthread_mutex_unlock(&cuda_reduce_lock);
     return rc;
 }
@@ -76,14 +88,19 @@ void accel_cuda_reduce_ctx_fini(accel_cuda_ctx_t *cx)
     memset(cx->fn, 0, sizeof(cx->fn));
 }
 
-static int cuda_launch(CUfunction fn, CUdeviceptr in, CUdeviceptr inout, size_t count, CUstream q)
+static int cuda_launch_args(CUfunction fn, void **args, size_t count, CUstream q)
 {
     size_t blocks = (count + CUDA_REDUCE_BLOCK - 1) / CUDA_REDUCE_BLOCK;
-    void *args[] = { &in, &inout, &count };
     blocks = RAIL_MIN(blocks, (size_t)CUDA_REDUCE_MAX_GRID);
     CUresult crc = CU(cuLaunchKernel)(fn, (unsigned)blocks, 1, 1, CUDA_REDUCE_BLOCK, 1, 1, 0, q,
                                       args, NULL);
     return crc == CUDA_SUCCESS ? MPI_SUCCESS : accel_cuda_error("cuLaunchKernel", crc);
+}
+
+static int cuda_launch(CUfunction fn, CUdeviceptr in, CUdeviceptr inout, size_t count, CUstream q)
+{
+    void *args[] = { &in, &inout, &count };
+    return cuda_launch_args(fn, args, count, q);
 }
 
 /* inout on the device (cx current). */
@@ -96,7 +113,7 @@ static int reduce_on_device(accel_cuda_ctx_t *cx, rail_op_t op, rail_typekind_t 
     CUstream q = NULL;
     CUdeviceptr staged = 0;
     bool pooled = true, sync = false;
-    RAIL_CHECK(cuda_kernel(cx, op, tk, &fn));
+    RAIL_CHECK(cuda_kernel(cx, 0, op, tk, &fn));
     RAIL_CHECK(accel_cuda_queue(stream, cx, &q));
     sync = stream == NULL || q != stream->stream;
     CUdeviceptr din = (CUdeviceptr)in;
@@ -171,6 +188,52 @@ int accel_cuda_reduce(rail_op_t op, rail_typekind_t tk, const void *in, const ac
     if (rc != MPI_SUCCESS)
         return rc;
     rc = reduce_on_device(cx, op, tk, in, ir == NULL, inout, count, len, stream);
+    accel_cuda_leave();
+    return rc;
+}
+
+/* The n-input kernels' parameter: the inputs by value (as in the .cu). */
+typedef struct cuda_inputs {
+    CUdeviceptr p[ACCEL_CUDA_REDUCE_MAX_IN];
+} cuda_inputs_t;
+
+/* Every input and out on the device of one context (the base checked it):
+ * out = in[nin - 1] op (... op in[0]), ACCEL_CUDA_REDUCE_MAX_IN inputs per
+ * launch (later launches take the partial result as their first input). */
+int accel_cuda_reduce_many(rail_op_t op, rail_typekind_t tk, const void *const *in,
+                           const accel_range_t *ir, int nin, void *out,
+                           const accel_range_t *or_, size_t count, void *stream)
+{
+    (void)ir;
+    if (accel_cuda_kernel_n_name(op, tk) == NULL)
+        return MPI_ERR_OP;
+    if (count == 0)
+        return MPI_SUCCESS;
+    accel_cuda_ctx_t *cx;
+    int rc = accel_cuda_enter(or_, &cx);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    CUfunction fn;
+    CUstream q = NULL;
+    RAIL_CHECK(cuda_kernel(cx, 1, op, tk, &fn));
+    RAIL_CHECK(accel_cuda_queue(stream, cx, &q));
+    CUdeviceptr dout = (CUdeviceptr)out;
+    for (int at = 0; at < nin && rc == MPI_SUCCESS;) {
+        cuda_inputs_t p = { { 0 } };
+        int k = 0;
+        if (at > 0)
+            p.p[k++] = dout;    /* the partial result so far */
+        while (k < ACCEL_CUDA_REDUCE_MAX_IN && at < nin)
+            p.p[k++] = (CUdeviceptr)in[at++];
+        void *args[] = { &p, &k, &dout, &count };
+        rc = cuda_launch_args(fn, args, count, q);
+    }
+    if (rc == MPI_SUCCESS && (stream == NULL || q != ((accel_cuda_stream_t *)stream)->stream)) {
+        CUresult crc = CU(cuStreamSynchronize)(q);
+        if (crc != CUDA_SUCCESS)
+            rc = accel_cuda_error("cuStreamSynchronize", crc);
+    }
+fail:
     accel_cuda_leave();
     return rc;
 }

@@ -3,7 +3,11 @@
  * order and the same element rules as the host kernels of base/op.h (MINLOC /
  * MAXLOC ties keep the smaller index; logical results are 0 or 1).  One
  * kernel per (op, kind) of cuda_reduce_table.h, each a grid-stride loop, so
- * any grid covers any count.  Compiled by nvcc into a fatbin that is embedded
+ * any grid covers any count.  Each also has an n-input form,
+ * rail_reduce_n_<op>_<kind>: out[i] = in[k-1][i] op (... op (in[1][i] op
+ * in[0][i])), the same as copying in[0] to out and reducing in[1] .. in[k-1]
+ * into it one by one, but reading every input and writing out once (out may
+ * be in[0]).  Compiled by nvcc into a fatbin that is embedded
  * in the library and loaded with cuModuleLoadData (accel/cuda/cuda_reduce.c).
  */
 #include <cuda_fp16.h>
@@ -145,3 +149,23 @@ template <typename T> __device__ __forceinline__ T rk_op_replace(T a, T b) { ret
     }
 
 ACCEL_CUDA_REDUCE_LIST(RK_KERNEL)
+
+/* Up to ACCEL_CUDA_REDUCE_MAX_IN inputs, passed by value. */
+struct rk_inputs {
+    const void *p[ACCEL_CUDA_REDUCE_MAX_IN];
+};
+
+#define RK_KERNEL_N(OP, op, TK, tk)                                                                \
+    extern "C" __global__ void rail_reduce_n_##op##_##tk(rk_inputs in, int k, rk_##tk *out,        \
+                                                         size_t n)                                 \
+    {                                                                                              \
+        size_t stride = (size_t)gridDim.x * blockDim.x;                                            \
+        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {       \
+            rk_##tk acc = ((const rk_##tk *)in.p[0])[i];                                           \
+            for (int j = 1; j < k; j++)                                                            \
+                acc = rk_op_##op(((const rk_##tk *)in.p[j])[i], acc);                             \
+            out[i] = acc;                                                                          \
+        }                                                                                          \
+    }
+
+ACCEL_CUDA_REDUCE_LIST(RK_KERNEL_N)

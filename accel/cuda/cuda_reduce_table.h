@@ -3,7 +3,8 @@
  * cuda_reduce_kernels.cu (which defines a kernel for each) and by
  * cuda_reduce.c (which names them), so the two cannot drift apart.
  *
- * X(OP, op, TK, tk): RAIL_OP_<OP> on RAIL_TK_<TK>, kernel rail_reduce_<op>_<tk>.
+ * X(OP, op, TK, tk): RAIL_OP_<OP> on RAIL_TK_<TK>, kernels rail_reduce_<op>_<tk>
+ * and (up to ACCEL_CUDA_REDUCE_MAX_IN inputs) rail_reduce_n_<op>_<tk>.
  * The lower-case names must not be macros in C or C++ (C's bool is one,
  * hence c_bool): they are expanded on the way through these lists.
  * Kinds a GPU has no arithmetic for (128-bit integers, long double with its
@@ -13,6 +14,9 @@
  */
 #ifndef ACCEL_CUDA_CUDA_REDUCE_TABLE_H
 #define ACCEL_CUDA_CUDA_REDUCE_TABLE_H
+
+/* Inputs of one n-input kernel launch (its parameters hold the pointers). */
+#define ACCEL_CUDA_REDUCE_MAX_IN 8
 
 #define ACCEL_CUDA_REDUCE_INTEGER(X, TK, tk)                                                       \
     X(SUM, sum, TK, tk) X(PROD, prod, TK, tk) X(MAX, max, TK, tk) X(MIN, min, TK, tk)              \

@@ -208,6 +208,7 @@ typedef struct coll_sm_module {
     char *cma_buf;                 /* single-copy reductions: 3 pieces, made at the first */
     char **dev_ptr;                /* [2n] peers' device buffers opened by IPC (sm_device.c) */
     void **dev_held;               /* [2n] accel IPC cache entries held for them */
+    const void **dev_in;           /* [n] the inputs of a slice's reduction */
     int dev_nheld;
     struct accel_stream *dev_stream;   /* ... and the stream of the copies and reductions */
     uint8_t verdict;               /* of the setup exchange (SM_OK_* in sm_segment.c) */

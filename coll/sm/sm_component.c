@@ -171,6 +171,7 @@ static void sm_release(coll_module_t *module, mpi_comm_t *comm)
     free(m->cma_buf);
     free(m->dev_ptr);
     free(m->dev_held);
+    free(m->dev_in);
     if (m->dev_stream != NULL)
         accel_stream_destroy(m->dev_stream);
     free(m->small_seen);

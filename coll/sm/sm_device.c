@@ -114,7 +114,9 @@ static bool dev_ptrs(coll_sm_module_t *m)
         m->dev_ptr = calloc(2 * (size_t)m->n, sizeof(char *));
     if (m->dev_held == NULL)
         m->dev_held = calloc(2 * (size_t)m->n, sizeof(void *));
-    return m->dev_ptr != NULL && m->dev_held != NULL;
+    if (m->dev_in == NULL)
+        m->dev_in = calloc((size_t)m->n, sizeof(void *));
+    return m->dev_ptr != NULL && m->dev_held != NULL && m->dev_in != NULL;
 }
 
 /* the mappings of this operation may be closed again (once its copies are done) */
@@ -289,25 +291,25 @@ int coll_sm_dev_alltoall(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *
 }
 
 /* My 1/n slice of N elements of everyone's input folded into the same
- * elements of res, on *st (made here): where res is the input of `first`
- * that operand is there already, else mine (first == me) is copied in;
- * then the others, each from its buffer. */
+ * elements of res, on *st (made here): the input of `first` is the first
+ * operand (where res is that input it is there already), then the others,
+ * each from its buffer, all in one pass where the device can
+ * (accel_reduce_many). */
 static int dev_fold(coll_sm_module_t *m, accel_stream_t **st, rail_op_t rop,
                     rail_typekind_t kind, size_t esz, size_t N, const char *in, char *res,
                     int first)
 {
     size_t n = (size_t)m->n, lo = (size_t)m->me * N / n, len = (size_t)(m->me + 1) * N / n - lo;
     int rc = dev_stream(m, st);
-    if (rc == MPI_SUCCESS && len > 0 && first == m->me && in != res)
-        rc = accel_copy(res + lo * esz, in + lo * esz, len * esz, *st);
-    for (int k = 0; k < m->n && rc == MPI_SUCCESS && len > 0; k++) {
-        int j = (m->me + k) % m->n;
-        if (j == first)
-            continue;
-        const char *x = j == m->me ? in : m->dev_ptr[2 * j];
-        rc = accel_reduce(rop, kind, x + lo * esz, res + lo * esz, len, *st);
+    if (rc != MPI_SUCCESS || len == 0)
+        return rc;
+    int k = 0;
+    for (int i = 0; i < m->n; i++) {
+        int j = (first + i) % m->n;
+        const char *x = j == m->me ? in : j == first ? res : m->dev_ptr[2 * j];
+        m->dev_in[k++] = x + lo * esz;
     }
-    return rc;
+    return accel_reduce_many(rop, kind, m->dev_in, k, res + lo * esz, len, *st);
 }
 
 int coll_sm_dev_allreduce(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_op_t rop,
@@ -349,11 +351,13 @@ int coll_sm_dev_reduce_scatter(coll_sm_module_t *m, uint64_t s, uint32_t step, r
                           "result of %zu bytes", len * esz);
         res = tmp;
     }
-    if (rc == MPI_SUCCESS && len > 0 && res != in + lo * esz)
-        rc = accel_copy(res, in + lo * esz, len * esz, st);
-    for (int k = 1; k < n && rc == MPI_SUCCESS && len > 0; k++) {
-        int j = (me + k) % n;
-        rc = accel_reduce(rop, kind, m->dev_ptr[2 * j] + lo * esz, res, len, st);
+    if (rc == MPI_SUCCESS && len > 0) {
+        /* mine first, then the others from their buffers, in one pass */
+        for (int k = 0; k < n; k++) {
+            int j = (me + k) % n;
+            m->dev_in[k] = (j == me ? in : m->dev_ptr[2 * j]) + lo * esz;
+        }
+        rc = accel_reduce_many(rop, kind, m->dev_in, n, res, len, st);
     }
     if (in == out) {
         /* everyone has read my input */

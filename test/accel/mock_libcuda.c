@@ -20,6 +20,7 @@
 #include <cuda.h>
 #include "base/op.h"
 #include "accel/cuda/cuda_reduce_table.h"
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -571,9 +572,15 @@ MOCK_EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *
 static struct {
     char name[64];
     unsigned grid, block;
-    CUdeviceptr in, inout;
+    CUdeviceptr in, inout;      /* an n-input kernel: its first input and out */
     size_t count;
+    int nin;                    /* an n-input kernel's inputs (else 1) */
 } last;
+
+MOCK_EXPORT int mock_cuda_last_inputs(void)
+{
+    return last.nin;
+}
 
 MOCK_EXPORT void mock_cuda_last_launch(char *name, unsigned *grid, unsigned *block,
                                        void **in, void **inout, size_t *count)
@@ -597,6 +604,24 @@ MOCK_EXPORT void mock_cuda_last_launch(char *name, unsigned *grid, unsigned *blo
                    ? CUDA_SUCCESS                                                                  \
                    : CUDA_ERROR_INVALID_VALUE;
 
+/* The n-input kernels: out = in[k-1] op (... op in[0]), out may be in[0]. */
+static const CUdeviceptr *mock_ins;
+static CUresult mock_reduce_n(rail_op_t op, rail_typekind_t tk)
+{
+    /* the first input copied in by the host REPLACE kernel (out = in) */
+    if (mock_ins[0] != last.inout &&
+        rail_op_reduce(RAIL_OP_REPLACE, tk, (const void *)mock_ins[0], (void *)last.inout,
+                       last.count) != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (int j = 1; j < last.nin; j++)
+        if (rail_op_reduce(op, tk, (const void *)mock_ins[j], (void *)last.inout, last.count) != 0)
+            return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+#define MOCK_KERNEL_N(OP, op, TK, tk)                                                              \
+    if (strcmp(last.name, "rail_reduce_n_" #op "_" #tk) == 0)                                     \
+        return mock_reduce_n(RAIL_OP_##OP, RAIL_TK_##TK);
+
 MOCK_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                                     unsigned bx, unsigned by, unsigned bz, unsigned shmem,
                                     CUstream s, void **params, void **extra)
@@ -608,13 +633,33 @@ MOCK_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
     snprintf(last.name, sizeof(last.name), "%s", (const char *)f);
     last.grid = gx * gy * gz;
     last.block = bx * by * bz;
-    last.in = *(CUdeviceptr *)params[0];
-    last.inout = *(CUdeviceptr *)params[1];
-    last.count = *(size_t *)params[2];
+    bool many = strncmp(last.name, "rail_reduce_n_", 14) == 0;
+    last.nin = 1;
+    if (many) {
+        /* (inputs by value, their number, out, count) */
+        mock_ins = (const CUdeviceptr *)params[0];
+        last.nin = *(int *)params[1];
+        last.in = mock_ins[0];
+        last.inout = *(CUdeviceptr *)params[2];
+        last.count = *(size_t *)params[3];
+        if (last.nin < 1 || last.nin > ACCEL_CUDA_REDUCE_MAX_IN)
+            return CUDA_ERROR_INVALID_VALUE;
+        for (int j = 1; j < last.nin; j++)
+            if (find(mock_ins[j]) == NULL)
+                return CUDA_ERROR_ILLEGAL_ADDRESS;
+    } else {
+        last.in = *(CUdeviceptr *)params[0];
+        last.inout = *(CUdeviceptr *)params[1];
+        last.count = *(size_t *)params[2];
+    }
     if ((uint64_t)last.grid * last.block < last.count && last.grid < 65536)
         return CUDA_ERROR_INVALID_VALUE;    /* must cover the count, or loop */
     if (find(last.in) == NULL || find(last.inout) == NULL)
         return CUDA_ERROR_ILLEGAL_ADDRESS;  /* a kernel only reaches device memory */
+    if (many) {
+        ACCEL_CUDA_REDUCE_LIST(MOCK_KERNEL_N)
+        return CUDA_ERROR_NOT_FOUND;
+    }
     ACCEL_CUDA_REDUCE_LIST(MOCK_KERNEL)
     return CUDA_ERROR_NOT_FOUND;
 }

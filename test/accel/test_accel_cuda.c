@@ -95,6 +95,7 @@ static int expect_unavailable(void)
 
 static long (*mock_calls)(const char *);
 static void (*mock_last)(char *, unsigned *, unsigned *, void **, void **, size_t *);
+static int (*mock_inputs)(void);
 
 static void mock_hooks(void)
 {
@@ -103,6 +104,7 @@ static void mock_hooks(void)
     mock_calls = (long (*)(const char *))dlsym(h, "mock_cuda_calls");
     mock_last = (void (*)(char *, unsigned *, unsigned *, void **, void **, size_t *))dlsym(
         h, "mock_cuda_last_launch");
+    mock_inputs = (int (*)(void))dlsym(h, "mock_cuda_last_inputs");
     if (mock_calls == NULL) {
         printf("libcuda.so.1 here is not the test's mock\n");
         exit(TEST_SKIP);
@@ -173,6 +175,69 @@ static int case_lazy(void)
     CHECK(mock_calls("cuMemcpyAsync") == 0 && mock_calls("cuStreamCreate") == 0);
     printf("lazy: host-only work made no cuInit, context, stream or allocation\n");
     return 0;
+}
+
+/* accel_reduce_many: the n-input kernel of every (op, kind), up to 8
+ * inputs per launch, in place; a host input takes the step-by-step way. */
+static void check_reduce_many(char *d1, char *d2)
+{
+    char *d3 = accel_alloc_device(4096, d1);
+    CHECK(d3 != NULL);
+    const void *ins[10] = { d1, d2, d1 };
+    int n = 0;
+    for (int op = 1; op < RAIL_OP_COUNT; op++)
+        for (int tk = 1; tk < RAIL_TK_COUNT; tk++) {
+            const char *name = accel_cuda_kernel_n_name((rail_op_t)op, (rail_typekind_t)tk);
+            if (name == NULL || op == RAIL_OP_NO_OP)
+                continue;
+            CHECK_OK(accel_reduce_many((rail_op_t)op, (rail_typekind_t)tk, ins, 3, d3, 100, NULL));
+            char got[64];
+            unsigned grid, block;
+            void *in, *out;
+            size_t count;
+            mock_last(got, &grid, &block, &in, &out, &count);
+            CHECK(strcmp(got, name) == 0 && mock_inputs() == 3);
+            CHECK(in == d1 && out == d3 && count == 100);
+            n++;
+        }
+    CHECK(n > 100);
+    /* int32 sums: d1[i] = i, d2[i] = 2 i; ten inputs, two launches */
+    int32_t h[1000], r[1000];
+    for (int i = 0; i < 1000; i++)
+        h[i] = i;
+    CHECK_OK(accel_copy(d1, h, sizeof(h), NULL));
+    for (int i = 0; i < 1000; i++)
+        h[i] = 2 * i;
+    CHECK_OK(accel_copy(d2, h, sizeof(h), NULL));
+    for (int i = 0; i < 10; i++)
+        ins[i] = i % 2 ? d2 : d1;
+    long launches = mock_calls("cuLaunchKernel");
+    CHECK_OK(accel_reduce_many(RAIL_OP_SUM, RAIL_TK_INT32, ins, 10, d3, 1000, NULL));
+    CHECK(mock_calls("cuLaunchKernel") == launches + 2);
+    CHECK_OK(accel_copy(r, d3, sizeof(r), NULL));
+    for (int i = 0; i < 1000; i++)
+        CHECK(r[i] == 15 * i);
+    /* in place: out is the first input */
+    ins[0] = d3;
+    ins[1] = d1;
+    CHECK_OK(accel_reduce_many(RAIL_OP_SUM, RAIL_TK_INT32, ins, 2, d3, 1000, NULL));
+    CHECK_OK(accel_copy(r, d3, sizeof(r), NULL));
+    for (int i = 0; i < 1000; i++)
+        CHECK(r[i] == 16 * i);
+    /* a host input: a copy and one kernel per further input */
+    for (int i = 0; i < 1000; i++)
+        h[i] = 1;
+    ins[0] = h;
+    ins[1] = d1;
+    ins[2] = d2;
+    launches = mock_calls("cuLaunchKernel");
+    CHECK_OK(accel_reduce_many(RAIL_OP_SUM, RAIL_TK_INT32, ins, 3, d3, 1000, NULL));
+    CHECK(mock_calls("cuLaunchKernel") == launches + 2);
+    CHECK_OK(accel_copy(r, d3, sizeof(r), NULL));
+    for (int i = 0; i < 1000; i++)
+        CHECK(r[i] == 1 + 3 * i);
+    accel_free_device(d3);
+    printf("device: %d n-input kernels found in the embedded fatbin and launched\n", n);
 }
 
 static void check_all_kernels(char *d1, char *d2)
@@ -387,6 +452,7 @@ static int case_device(bool cache)
     check_all_kernels(p1, (char *)d2);
     check_ipc_and_memory(p1, size);
     check_ipc_cache(p1);
+    check_reduce_many(p1, (char *)d2);
 
     /* The application frees and allocates anew at that address: the cached
      * entry is stale; accel_memory_info notices by the buffer id. */

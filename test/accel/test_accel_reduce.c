@@ -98,6 +98,26 @@ int main(void)
     CHECK_OK(accel_event_destroy(e));
     CHECK_OK(accel_stream_destroy(s));
     CHECK(r[0] == 11 && r[3] == 44);
+    /* accel_reduce_many on the fake device (no one-pass form: a copy and a
+     * reduction per further input), host inputs mixed in, in place, and
+     * MPI_NO_OP (the first input only) */
+    int32_t h[4] = { 100, 200, 300, 400 };
+    const void *ins[4] = { din, h, din, NULL };
+    CHECK_OK(accel_copy(din, a, sizeof(a), NULL));
+    CHECK_OK(accel_copy(dio, b, sizeof(b), NULL));
+    CHECK_OK(accel_reduce_many(RAIL_OP_SUM, RAIL_TK_INT32, ins, 3, dio, 4, NULL));
+    CHECK_OK(accel_copy(r, dio, sizeof(r), NULL));
+    CHECK(r[0] == 1 + 100 + 1 && r[3] == 4 + 400 + 4);
+    ins[0] = dio;
+    ins[1] = din;
+    CHECK_OK(accel_reduce_many(RAIL_OP_MAX, RAIL_TK_INT32, ins, 2, dio, 4, NULL));
+    CHECK_OK(accel_copy(r, dio, sizeof(r), NULL));
+    CHECK(r[0] == 102 && r[3] == 408);
+    ins[0] = din;
+    CHECK_OK(accel_reduce_many(RAIL_OP_NO_OP, RAIL_TK_INT32, ins, 3, dio, 4, NULL));
+    CHECK_OK(accel_copy(r, dio, sizeof(r), NULL));
+    CHECK(r[0] == 1 && r[3] == 4);
+    CHECK_RC(accel_reduce_many(RAIL_OP_SUM, RAIL_TK_INT32, ins, 0, dio, 4, NULL), MPI_ERR_ARG);
     CHECK_OK(MPIX_Fake_device_free(din));
     CHECK_OK(MPIX_Fake_device_free(dio));
     CHECK_OK(accel_finalize());

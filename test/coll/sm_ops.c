@@ -20,6 +20,7 @@
 #include "coll_test.h"
 #include "sm_util.h"
 
+#include <dlfcn.h>
 #include <stdbool.h>
 
 static MPI_Comm C;
@@ -261,6 +262,30 @@ static void check_direct(unsigned long long before, const char *what)
           direct ? "did" : "did not do");
 }
 
+/* Kernel launches so far where the test's mock driver runs (else -1). */
+static long mock_launches(void)
+{
+    static long (*calls)(const char *);
+    static bool looked;
+    if (!looked) {
+        void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+        calls = h ? (long (*)(const char *))dlsym(h, "mock_cuda_calls") : NULL;
+        looked = true;
+    }
+    return calls ? calls("cuLaunchKernel") : -1;
+}
+
+/* On the mock, a reduction coll sm did device to device folded each
+ * process's slice of everyone's inputs in one kernel (n <= 8). */
+static void check_one_pass(long before, const char *what)
+{
+    const char *e = getenv("SM_EXPECT_DEVICE_DIRECT");
+    if (before < 0 || e == NULL || strcmp(e, "yes") != 0 || n > 8)
+        return;
+    long l = mock_launches() - before;
+    CHECK(l == 1, "%s: %ld kernel launches, not one pass over the inputs", what, l);
+}
+
 static void check_gathered(tbuf_t *rb, size_t blk, int n, const char *what)
 {
     tb_pull(rb);
@@ -393,8 +418,10 @@ int main(int argc, char **argv)
                 ((int *)in->h)[i] = 7 * t_rank + (int)(i % 555);
             tb_push(in);
             direct = pvar_count("coll_sm_device_ipc");
+            long launches = mock_launches();
             MPI_OK(MPI_Reduce(inplace && at_root ? MPI_IN_PLACE : sb.d, rb.d, (int)cnt, MPI_INT,
                               MPI_SUM, n - 1, MPI_COMM_WORLD));
+            check_one_pass(launches, "a device reduce");
             if (at_root) {
                 tb_pull(&rb);
                 for (size_t i = 0; i < cnt; i++)
@@ -414,8 +441,10 @@ int main(int argc, char **argv)
             tb_push(in);
             before = ipc_moves();
             direct = pvar_count("coll_sm_device_ipc");
+            long launches = mock_launches();
             MPI_OK(MPI_Allreduce(inplace ? MPI_IN_PLACE : sb.d, rb.d, (int)cnt, MPI_INT, MPI_SUM,
                                  MPI_COMM_WORLD));
+            check_one_pass(launches, "a device allreduce");
             tb_pull(&rb);
             for (size_t i = 0; i < cnt; i++)
                 CHECK(xr[i] == 3 * n * (n - 1) / 2 + n * (int)(i % 1000),
@@ -435,8 +464,10 @@ int main(int argc, char **argv)
                 ((int *)in->h)[i] = 5 * t_rank + (int)(i % 777);
             tb_push(in);
             direct = pvar_count("coll_sm_device_ipc");
+            long launches = mock_launches();
             MPI_OK(MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : sb.d, rb.d, (int)cnt, MPI_INT,
                                             MPI_SUM, MPI_COMM_WORLD));
+            check_one_pass(launches, "a device reduce_scatter_block");
             tb_pull(&rb);
             for (size_t i = 0; i < cnt; i++) {
                 int want = 5 * n * (n - 1) / 2 + n * (int)((t_rank * cnt + i) % 777);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # make check-gpu: the device-buffer tests with real CUDA memory
 # (TEST_DEVMEM=cuda, test/devmem.h) and the library's default accel list
-# (host,cuda), then bench/gpu at np 2.  Needs a GPU and its driver; exits 77
+# (host,cuda), then bench/gpu at np 2 and at np 4 (coll sm's own device
+# path on and off).  Needs a GPU and its driver; exits 77
 # with the reason where there is none (CI has none: its `make check` runs
 # the same tests on the fake device and on the test's mock driver).  Each
 # run is limited to GPU_CHECK_TIMEOUT seconds (default 120; on an H200 the
@@ -60,6 +61,7 @@ run 3 "COLLTEST_DEVICE=2 RAIL_COLL_SM_REDUCE_MIN=0 RAIL_COLL_SM_ALLREDUCE_PAIR_M
 run 4 "RAIL_COLL=tuned,basic RAIL_COLL_TUNED_REDUCE_ALGORITHM=rabenseifner RAIL_COLL_TUNED_ALLREDUCE_ALGORITHM=ring" coll/tuned_reduce
 run 3 "RAIL_COLL=tuned,basic" coll/tuned_move
 run 4 "RAIL_COLL_HAN_SPLIT_NODES=2 HANTEST_EXPECT=1 COLLTEST_QUICK=1" coll/han_ops
+run 3 "" coll/coll_threads
 # the device-buffer benchmark (results checked; times for the record)
 bench=${GPU_BENCH:-}
 if [ -z "$bench" ]; then
@@ -74,6 +76,16 @@ if [ -n "$bench" ]; then
     else
         fail=$((fail + 1)); failed="$failed bench/gpu"
     fi
+    # np 4 up to 16 MiB, coll sm's own device path on and off (the next
+    # component's IPC messages) in turn
+    for ipc in 1 0; do
+        echo "=== bench/gpu np=4 [RAIL_COLL_SM_DEVICE_IPC=$ipc]"
+        if RAIL_COLL_SM_DEVICE_IPC=$ipc timeout -k 5 "$limit" "$mpirun" -n 4 "$bench" 16777216; then
+            pass=$((pass + 1))
+        else
+            fail=$((fail + 1)); failed="$failed bench/gpu@4[$ipc]"
+        fi
+    done
     [ -n "${GPU_BENCH:-}" ] || rm -f "$bench"
 else
     fail=$((fail + 1)); failed="$failed bench/gpu(build)"
