@@ -378,12 +378,14 @@ int accel_reduce_many(rail_op_t op, rail_typekind_t tk, const void *const *in, i
     accel_range_t orr, ir[REDUCE_MANY_FAST];
     bool od = accel_lookup_device(out, &orr);
     /* one pass where the owner of out has one and every input is device
-     * memory of the same context */
+     * memory of out's context (cuda: the cookie; a peer's buffer opened by
+     * IPC is mapped in the context that opened it, whichever device holds
+     * it) */
     bool fast = od && nin > 1 && nin <= REDUCE_MANY_FAST && count > 0 &&
                 accel_components[orr.component]->reduce_many != NULL;
     for (int i = 0; i < nin && fast; i++)
         fast = accel_lookup_device(in[i], &ir[i]) && ir[i].component == orr.component &&
-               ir[i].cookie == orr.cookie && ir[i].device == orr.device;
+               ir[i].cookie == orr.cookie;
     if (fast) {
         void *q;
         int rc = stream_queue(stream, orr.component, &q);

@@ -191,7 +191,13 @@ static int btl_sm_module_alloc(btl_sm_module_t *m)
 {
     int n = m->n_local;
     m->bases = calloc((size_t)n, sizeof(*m->bases));
-    m->eps = calloc((size_t)n, sizeof(*m->eps));
+    /* endpoints keep their receiving half on its own cache line: the
+     * array must be aligned as its type is (calloc gives 16 bytes) */
+    void *eps = NULL;
+    if (posix_memalign(&eps, _Alignof(btl_endpoint_t), (size_t)n * sizeof(*m->eps)) == 0) {
+        memset(eps, 0, (size_t)n * sizeof(*m->eps));
+        m->eps = eps;
+    }
     m->peers = calloc((size_t)n, sizeof(*m->peers));
     m->free_frags = calloc((size_t)btl_sm_params.frag_count, sizeof(*m->free_frags));
     return m->bases && m->eps && m->peers && m->free_frags ? MPI_SUCCESS : MPI_ERR_NO_MEM;
