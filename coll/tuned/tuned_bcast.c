@@ -1,5 +1,6 @@
 /* coll tuned: broadcast algorithms. */
 #include "coll/tuned/tuned_impl.h"
+#include "mpi/mpi_errcode.h"
 #include "pml/pml.h"
 
 #include <stdlib.h>
@@ -27,12 +28,19 @@ int tuned_bcast_binomial_buf(void *buf, MPI_Count count, mpi_datatype_t *dt, int
             rc = coll_recv(buf, count, dt, (c->rank - mask + p) % p, c->tag, c->comm);
             break;
         }
+    /* A truncated message (the sender's type signature differs: an
+     * erroneous program) still filled the buffer: pass it on, so that the
+     * subtree is not left waiting, and report the error here. */
+    int err = rc;
+    if (rc != MPI_SUCCESS && mpi_errcode_class(rc) == MPI_ERR_TRUNCATE)
+        rc = MPI_SUCCESS;
     coll_reqs_t b;
     coll_reqs_init(&b);
     for (mask >>= 1; mask > 0 && rc == MPI_SUCCESS; mask >>= 1)
         if (vr + mask < p)
             rc = coll_reqs_isend(&b, buf, count, dt, (c->rank + mask) % p, c->tag, c->comm);
-    return coll_reqs_wait(&b, rc);
+    rc = coll_reqs_wait(&b, rc);
+    return err != MPI_SUCCESS ? err : rc;
 }
 
 /* Binomial tree over ranks relative to the root: log2(p) rounds of whole
