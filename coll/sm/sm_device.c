@@ -4,8 +4,9 @@
  *
  * Where a collective of coll_sm_device_handoff_min bytes or more (every
  * blocking one coll sm offers but barrier) has device buffers, each
- * process whose buffers the others will read publishes their IPC handles (accel_ipc_handle_get) in a record
- * at the start of its own area of the operation's set, before the step
+ * process whose buffers the others will read publishes their IPC handles
+ * (accel_ipc_handle_get) in a record at the start of its own area of the
+ * operation's set, before the step
  * that tells the others it has device buffers (the device bit of its
  * control words; a record is read only when that bit is set, so host
  * processes' data in their areas are never taken for one).  After that
