@@ -75,15 +75,15 @@
  * FALLBACK.  What sm does not do goes to the next module below it
  * (coll_next_module): reductions with a user operation, with a datatype
  * whose basic elements have no host kernel, with elements larger than a
- * buffer, or with device buffers (the reduction must run on the device,
- * not on a host copy: the processes agree through a bit in their first
+ * buffer, or with device buffers that do not go device to device (below;
+ * the reduction must run on the device, not on a host copy: the processes agree through a bit in their first
  * step, as one may pass device memory where another passes host memory);
  * everything when the segment could not be set up.  Data-movement
  * operations take device buffers themselves (staged through the segment
  * with accel copies) below coll_sm_device_handoff_min bytes; from there
- * bcast, allgather and allreduce move them device to device themselves
- * (sm_device.c) where every process can open the others' buffers by IPC,
- * and hand the call on otherwise, as the other operations do.
+ * every operation but barrier moves them device to device itself
+ * (sm_device.c) where every process concerned can open the others'
+ * buffers by IPC, and hands the call on otherwise.
  */
 #ifndef COLL_SM_COLL_SM_H
 #define COLL_SM_COLL_SM_H
