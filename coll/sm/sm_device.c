@@ -76,6 +76,7 @@ bool coll_sm_dev_eligible(const coll_sm_module_t *m, size_t bytes)
 void coll_sm_dev_publish(coll_sm_module_t *m, uint64_t s, const void *b0, size_t n0,
                          const void *b1, size_t n1)
 {
+    coll_sm_claim_set(m, s);   /* the record goes into this operation's set */
     sm_dev_rec_t *rec = dev_rec(m, m->me, s);
     const void *b[2] = { b0, b1 };
     size_t len[2] = { n0, n1 };

@@ -73,13 +73,26 @@ static int sm_truncated(coll_sm_module_t *m, int set, size_t mine)
     return MPI_SUCCESS;
 }
 
-/* After step 1 (below): whether every process / every process but the
- * root said it has device buffers. */
-static bool all_device(coll_sm_module_t *m, uint64_t s);
-static bool senders_device(coll_sm_module_t *m, uint64_t s, int root);
 /* Step 1 of an allgather or alltoall that takes it, and of a gather where a
  * device component is active (direct_announce, below). */
 #define RADDR_DEVICE (1ULL << 62)
+
+/* After step 1: whether every process (but the root, root >= 0) said it
+ * has device buffers (those alone published a record for
+ * coll_sm_dev_ready). */
+static bool senders_device(coll_sm_module_t *m, uint64_t s, int root)
+{
+    int set = coll_sm_set(m, s);
+    for (int j = 0; j < m->n; j++)
+        if (j != root && !(coll_sm_ctl(m, j)->raddr[set] & RADDR_DEVICE))
+            return false;
+    return true;
+}
+
+static bool all_device(coll_sm_module_t *m, uint64_t s)
+{
+    return senders_device(m, s, -1);
+}
 enum { ANNOUNCE_SEGMENT = 0, ANNOUNCE_DIRECT = 1, ANNOUNCE_HANDOFF = 2 };
 static int direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d,
                            bool direct, uint64_t stride, int want, bool device, size_t total);
@@ -165,10 +178,8 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void
                                    coll_is_device(sbuf, scount, sdt));
         /* a sender's device buffer is offered by IPC: the root may copy
          * the blocks device to device itself (sm_device.c) */
-        if (device && !am_root && coll_sm_dev_eligible(m, total)) {
-            coll_sm_claim_set(m, s);
+        if (device && !am_root && coll_sm_dev_eligible(m, total))
             coll_sm_dev_publish(m, s, d.device ? d.contig : NULL, d.bytes, NULL, 0);
-        }
         if (direct_announce(m, s, &d, false, 0, 0, device, total) == ANNOUNCE_HANDOFF) {
             if (coll_sm_dev_eligible(m, total) && senders_device(m, s, root) &&
                 coll_sm_dev_ready_gather(m, s, 2, root)) {
@@ -284,23 +295,6 @@ static int direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
     return all ? ANNOUNCE_DIRECT : ANNOUNCE_SEGMENT;
 }
 
-/* After step 1: whether every process (but the root, root >= 0) said it
- * has device buffers (those alone published a record for
- * coll_sm_dev_ready). */
-static bool senders_device(coll_sm_module_t *m, uint64_t s, int root)
-{
-    int set = coll_sm_set(m, s);
-    for (int j = 0; j < m->n; j++)
-        if (j != root && !(coll_sm_ctl(m, j)->raddr[set] & RADDR_DEVICE))
-            return false;
-    return true;
-}
-
-static bool all_device(coll_sm_module_t *m, uint64_t s)
-{
-    return senders_device(m, s, -1);
-}
-
 /* Whether an allgather or alltoall of `total` bytes takes step 1
  * (direct_announce): single copy forced, rank 0 timing the paths, or a
  * device component somewhere (the step tells who has device buffers);
@@ -395,10 +389,8 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
     /* everyone agrees on rank 0's path (or hands on) in step 1; with device
      * buffers, my block is offered by IPC (sm_device.c) */
     bool device = r0.device || mine.device;
-    if (device && coll_sm_dev_eligible(m, total)) {
-        coll_sm_claim_set(m, s);
+    if (device && coll_sm_dev_eligible(m, total))
         coll_sm_dev_publish(m, s, mine.device ? mine.contig : NULL, mine.bytes, NULL, 0);
-    }
     int ann = direct_announce(m, s, &mine, true, 0, want, device, total);
     if (ann == ANNOUNCE_HANDOFF) {
         if (coll_sm_dev_eligible(m, total) && all_device(m, s) && coll_sm_dev_ready(m, s, 2, -1))
@@ -560,7 +552,6 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
      * the owner overwrites the blocks that the others read) */
     bool device = s0.device || r0.device;
     if (device && coll_sm_dev_eligible(m, total)) {
-        coll_sm_claim_set(m, s);
         const void *all = s0.device && !in_place
                               ? rail_dt_contig_ptr(sdt->layout, scount * m->n, sbuf) : NULL;
         coll_sm_dev_publish(m, s, all, s0.bytes * (size_t)m->n, NULL, 0);

@@ -442,8 +442,8 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     rc = coll_sm_begin(m, comm, &s);
     if (rc != MPI_SUCCESS)
         return rc;
-    /* an allreduce of device buffers: offered by IPC, to be reduced device
-     * to device here if everyone's are (sm_device.c) */
+    /* an allreduce or reduce of device buffers: offered by IPC, to be
+     * reduced device to device here if everyone's are (sm_device.c) */
     const char *din = NULL;
     char *dout = NULL;
     bool dev_try = c.dev && coll_sm_dev_eligible(m, bytes);
@@ -452,7 +452,6 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
             din = rail_dt_contig_ptr(dt->layout, count, c.mine);
             dout = c.rbuf ? rail_dt_contig_ptr(dt->layout, count, c.rbuf) : NULL;
         }
-        coll_sm_claim_set(m, s);
         /* a reduce's result is written by everyone at the root only */
         if (c.rbuf != NULL && dout == NULL)
             din = NULL;
