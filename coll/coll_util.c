@@ -218,6 +218,19 @@ int coll_recv(void *buf, MPI_Count count, mpi_datatype_t *dt, int peer, int tag,
     return coll_recv_error(pml_recv(buf, count, dt, peer, tag, comm, PML_COLL, NULL));
 }
 
+int coll_recv_all(void *buf, MPI_Count count, mpi_datatype_t *dt, int peer, int tag,
+                  mpi_comm_t *comm)
+{
+    mpi_req_status_t st = { 0 };
+    int rc = coll_recv_error(pml_recv(buf, count, dt, peer, tag, comm, PML_COLL, &st));
+    MPI_Count want = count * dt->size;
+    if (rc == MPI_SUCCESS && st.count < want)
+        rc = mpi_errf(MPI_ERR_COUNT, "process %d sent %lld bytes, this process's arguments "
+                      "expect %lld (type signatures differ)", peer, (long long)st.count,
+                      (long long)want);
+    return rc;
+}
+
 /* ------------------------------------------------------------ reductions */
 
 int coll_red_init(coll_red_t *r, mpi_op_t *op, mpi_datatype_t *dt, MPI_Count count,

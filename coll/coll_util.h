@@ -131,6 +131,10 @@ int coll_reqs_wait(coll_reqs_t *b, int rc);
 int coll_send(const void *buf, MPI_Count count, mpi_datatype_t *dt, int peer, int tag,
               mpi_comm_t *comm);
 int coll_recv(void *buf, MPI_Count count, mpi_datatype_t *dt, int peer, int tag, mpi_comm_t *comm);
+/* coll_recv that also wants the whole count: a shorter message (the
+ * sender's type signature differs: erroneous) is MPI_ERR_COUNT. */
+int coll_recv_all(void *buf, MPI_Count count, mpi_datatype_t *dt, int peer, int tag,
+                  mpi_comm_t *comm);
 
 /* The class of a failed collective receive, with a message. */
 int coll_recv_error(int rc);

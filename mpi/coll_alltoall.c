@@ -12,6 +12,10 @@ static int allgather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_
 {
     if (!comm->is_inter && sendbuf != MPI_IN_PLACE) {
         int rc = mpi_coll_check_self(sendcount, sendtype, recvcount, recvtype);
+        if (rc == MPI_SUCCESS)
+            rc = mpi_coll_check_alias_self(sendbuf, 0, sendcount, sendtype, recvbuf,
+                                           (MPI_Count)comm->rank * recvcount * recvtype->extent,
+                                           recvcount, recvtype);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -54,6 +58,10 @@ static int allgatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype
     int rc = mpi_coll_check_displs(displs, comm->remote_size, "displs");
     if (rc == MPI_SUCCESS && !comm->is_inter && sendbuf != MPI_IN_PLACE)
         rc = mpi_coll_check_self(sendcount, sendtype, recvcounts[comm->rank], recvtype);
+    if (rc == MPI_SUCCESS && !comm->is_inter && sendbuf != MPI_IN_PLACE)
+        rc = mpi_coll_check_alias_self(sendbuf, 0, sendcount, sendtype, recvbuf,
+                                       displs[comm->rank] * recvtype->extent,
+                                       recvcounts[comm->rank], recvtype);
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_COLL_RUN(allgatherv,
@@ -94,6 +102,11 @@ static int alltoall_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t
 {
     if (!comm->is_inter && sendbuf != MPI_IN_PLACE) {
         int rc = mpi_coll_check_self(sendcount, sendtype, recvcount, recvtype);
+        if (rc == MPI_SUCCESS)
+            rc = mpi_coll_check_alias_self(
+                sendbuf, (MPI_Count)comm->rank * sendcount * sendtype->extent, sendcount,
+                sendtype, recvbuf, (MPI_Count)comm->rank * recvcount * recvtype->extent,
+                recvcount, recvtype);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -140,6 +153,11 @@ static int alltoallv_any(const void *sendbuf, const MPI_Count sendcounts[],
     if (rc == MPI_SUCCESS && !comm->is_inter && sendbuf != MPI_IN_PLACE)
         rc = mpi_coll_check_self(sendcounts[comm->rank], sendtype, recvcounts[comm->rank],
                                  recvtype);
+    if (rc == MPI_SUCCESS && !comm->is_inter && sendbuf != MPI_IN_PLACE)
+        rc = mpi_coll_check_alias_self(sendbuf, sdispls[comm->rank] * sendtype->extent,
+                                       sendcounts[comm->rank], sendtype, recvbuf,
+                                       rdispls[comm->rank] * recvtype->extent,
+                                       recvcounts[comm->rank], recvtype);
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_COLL_RUN(alltoallv,
@@ -195,6 +213,9 @@ static int alltoallw_any(const void *sendbuf, const MPI_Count sendcounts[],
         rc = mpi_coll_types(recvtypes, n, "recvtypes", &rt);
     if (rc == MPI_SUCCESS && !comm->is_inter && !inplace)
         rc = mpi_coll_check_self(sendcounts[me], st[me], recvcounts[me], rt[me]);
+    if (rc == MPI_SUCCESS && !comm->is_inter && !inplace)
+        rc = mpi_coll_check_alias_self(sendbuf, sdispls[me], sendcounts[me], st[me], recvbuf,
+                                       rdispls[me], recvcounts[me], rt[me]);
     if (rc != MPI_SUCCESS)
         goto out;
     if (!request) {

@@ -49,6 +49,14 @@ int mpi_coll_check_intra(const mpi_comm_t *comm);
  * (MPI_ERR_TRUNCATE). */
 int mpi_coll_check_self(MPI_Count scount, const mpi_datatype_t *sdt, MPI_Count rcount,
                         const mpi_datatype_t *rdt);
+/* The block this process sends to itself, at byte offsets soff of sbuf and
+ * roff of rbuf: MPI_ERR_BUFFER when both are non-empty and the arguments
+ * alias (sbuf == rbuf, or the two blocks begin at the same byte: "in
+ * place" is said with MPI_IN_PLACE).  Local, so a root that alone finds it
+ * returns at once. */
+int mpi_coll_check_alias_self(const void *sbuf, MPI_Count soff, MPI_Count scount,
+                              const mpi_datatype_t *sdt, const void *rbuf, MPI_Count roff,
+                              MPI_Count rcount, const mpi_datatype_t *rdt);
 /* A displacement array that is significant here (MPI_ERR_ARG when NULL). */
 int mpi_coll_check_displs(const MPI_Aint *displs, int n, const char *name);
 

@@ -2,6 +2,7 @@
 #include "mpi/coll_api.h"
 #include "mpi/mpi_op.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 int mpi_coll_check_op(const mpi_op_t *op, const mpi_datatype_t *dt)
@@ -16,6 +17,22 @@ int mpi_coll_check_alias(const void *sbuf, const void *rbuf, MPI_Count count,
         return MPI_SUCCESS;
     return mpi_errf(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer (pass MPI_IN_PLACE "
                     "as sendbuf for an operation in place)");
+}
+
+int mpi_coll_check_alias_self(const void *sbuf, MPI_Count soff, MPI_Count scount,
+                              const mpi_datatype_t *sdt, const void *rbuf, MPI_Count roff,
+                              MPI_Count rcount, const mpi_datatype_t *rdt)
+{
+    if (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE || scount == 0 || sdt->size == 0 ||
+        rcount == 0 || rdt->size == 0)
+        return MPI_SUCCESS;
+    uintptr_t s = (uintptr_t)sbuf + (uintptr_t)(soff + sdt->true_lb);
+    uintptr_t r = (uintptr_t)rbuf + (uintptr_t)(roff + rdt->true_lb);
+    if (sbuf != rbuf && s != r)
+        return MPI_SUCCESS;
+    return mpi_errf(MPI_ERR_BUFFER, "the send and receive buffers alias (%s; pass MPI_IN_PLACE "
+                    "for an operation in place)",
+                    sbuf == rbuf ? "the same address" : "this process's own block is both");
 }
 
 int mpi_coll_check_intra(const mpi_comm_t *comm)

@@ -67,6 +67,10 @@ static int gather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *
 {
     if (intra_root(comm, root) && sendbuf != MPI_IN_PLACE) {
         int rc = mpi_coll_check_self(sendcount, sendtype, recvcount, recvtype);
+        if (rc == MPI_SUCCESS)
+            rc = mpi_coll_check_alias_self(sendbuf, 0, sendcount, sendtype, recvbuf,
+                                           (MPI_Count)root * recvcount * recvtype->extent,
+                                           recvcount, recvtype);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -112,6 +116,10 @@ static int gatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t 
         int rc = mpi_coll_check_displs(displs, comm->remote_size, "displs");
         if (rc == MPI_SUCCESS && intra_root(comm, root) && sendbuf != MPI_IN_PLACE)
             rc = mpi_coll_check_self(sendcount, sendtype, recvcounts[root], recvtype);
+        if (rc == MPI_SUCCESS && intra_root(comm, root) && sendbuf != MPI_IN_PLACE)
+            rc = mpi_coll_check_alias_self(sendbuf, 0, sendcount, sendtype, recvbuf,
+                                           displs[root] * recvtype->extent, recvcounts[root],
+                                           recvtype);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -153,6 +161,10 @@ static int scatter_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t 
 {
     if (intra_root(comm, root) && recvbuf != MPI_IN_PLACE) {
         int rc = mpi_coll_check_self(sendcount, sendtype, recvcount, recvtype);
+        if (rc == MPI_SUCCESS)
+            rc = mpi_coll_check_alias_self(sendbuf,
+                                           (MPI_Count)root * sendcount * sendtype->extent,
+                                           sendcount, sendtype, recvbuf, 0, recvcount, recvtype);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -199,6 +211,10 @@ static int scatterv_any(const void *sendbuf, const MPI_Count sendcounts[], const
         int rc = mpi_coll_check_displs(displs, comm->remote_size, "displs");
         if (rc == MPI_SUCCESS && intra_root(comm, root) && recvbuf != MPI_IN_PLACE)
             rc = mpi_coll_check_self(sendcounts[root], sendtype, recvcount, recvtype);
+        if (rc == MPI_SUCCESS && intra_root(comm, root) && recvbuf != MPI_IN_PLACE)
+            rc = mpi_coll_check_alias_self(sendbuf, displs[root] * sendtype->extent,
+                                           sendcounts[root], sendtype, recvbuf, 0, recvcount,
+                                           recvtype);
         if (rc != MPI_SUCCESS)
             return rc;
     }

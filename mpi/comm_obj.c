@@ -101,6 +101,7 @@ void comm_destroy(mpi_comm_t *c)
     mpi_errhandler_release(c->errhandler);
     mpi_info_release(c->info);
     mpi_topo_free(c->topo);
+    mpi_part_seq_free(c);
     mpi_obj_fini(&c->obj);
     free(c);
 }

@@ -259,11 +259,32 @@ static void fill_env(mpi_info_t *info, int argc, char **argv)
                                     argv[i]);
         mpi_info_set_value(info, "argv", buf);
     }
+    /* The same before MPI_Init as after it (MPI_Info_create_env may be
+     * called first): the launcher's word where the runtime is not up yet
+     * (ours sets RAILRT_JOB_SIZE; Slurm's and Open MPI's their own), 1
+     * without a launcher (a singleton). */
+    const char *size = NULL, *host = NULL;
     if (mpi_env.rte_up) {
         snprintf(buf, sizeof(buf), "%d", rte_info.size);
-        mpi_info_set_value(info, "maxprocs", buf);
-        mpi_info_set_value(info, "host", rte_info.hostname);
+        size = buf;
+        host = rte_info.hostname;
+    } else {
+        static const char *const size_vars[] = {"RAILRT_JOB_SIZE", "OMPI_COMM_WORLD_SIZE",
+                                                "SLURM_NTASKS"};
+        for (size_t k = 0; k < RAIL_ARRAY_SIZE(size_vars) && !size; k++)
+            size = getenv(size_vars[k]);
+        if (!size && !getenv("PMIX_RANK"))
+            size = "1";
+        host = getenv("PMIX_HOSTNAME");
+        if (!host && gethostname(buf + 64, sizeof(buf) - 64) == 0) {
+            buf[sizeof(buf) - 1] = '\0';
+            host = buf + 64;
+        }
     }
+    if (size)
+        mpi_info_set_value(info, "maxprocs", size);
+    if (host)
+        mpi_info_set_value(info, "host", host);
     struct utsname u;
     if (uname(&u) == 0)
         mpi_info_set_value(info, "arch", u.machine);

@@ -18,6 +18,12 @@
 #include "mpi/mpi_comm.h"
 #include "mpi/mpi_datatype.h"
 
+/* The communicator of the message *message names (errh=@message: errors of
+ * MPI_Mrecv / MPI_Imrecv go to its errhandler), or NULL (the default
+ * handler) for no message, MPI_MESSAGE_NULL, MPI_MESSAGE_NO_PROC or an
+ * invalid handle. */
+mpi_comm_t *mpi_message_comm_of(const MPI_Message *message);
+
 /* ------------------------------------------------------------ pointers and counts */
 
 static inline int mpi_check_ptr(const void *p, const char *name)

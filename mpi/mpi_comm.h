@@ -52,6 +52,7 @@ struct MPI_ABI_Comm {
     mpi_comm_t *local_comm;   /* intercommunicator: intracommunicator of the local group */
     mpi_session_t *session;   /* session it derives from, NULL in the World model */
     uint32_t xchg_seq;        /* internal exchanges on this communicator (comm_xchg.c) */
+    struct part_seq *part_seq; /* partitioned initializations per peer and tag (p2p_part.c) */
     unsigned flags;           /* MPI_COMM_F_* */
     bool active;              /* pml and coll are set up (comm_obj.c) */
 };

@@ -20,13 +20,16 @@
  *   COMM_TAG_GROUP - (tag mod 2^24) MPI_Comm_create_group, from the user's tag
  *   COMM_TAG_PEER - (tag mod 2^24)  MPI_Intercomm_create's leaders, on the
  *                                   peer communicator, from the user's tag
- *   COMM_TAG_PART - (tag mod 2^24)  partitioned communication (p2p_part.c)
+ *   COMM_TAG_PART - (tag mod 2^16) * 2^14 - (k mod 2^14)
+ *                                   partitioned communication, the k-th
+ *                                   initialization for a peer and user tag
+ *                                   (p2p_part.c)
  * MPI_ANY_TAG is -2: never used.
  */
 #define COMM_TAG_SEQ (-16)
 #define COMM_TAG_GROUP (-0x02000000)
 #define COMM_TAG_PEER (-0x04000000)
-#define COMM_TAG_PART (-0x06000000)
+#define COMM_TAG_PART (-0x08000000)
 
 static inline int comm_tag_next(mpi_comm_t *comm)
 {
@@ -37,6 +40,14 @@ static inline int comm_tag_user(int base, int tag)
 {
     return base - (tag & 0xffffff);
 }
+
+static inline int comm_tag_part(int tag, uint32_t k)
+{
+    return COMM_TAG_PART - (int)(((uint32_t)tag & 0xffffu) << 14 | (k & 0x3fffu));
+}
+
+/* Frees comm->part_seq (p2p_part.c), when the communicator goes. */
+void mpi_part_seq_free(mpi_comm_t *comm);
 
 /* ------------------------------------------------------------ exchanges (comm_xchg.c) */
 

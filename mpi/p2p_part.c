@@ -11,10 +11,15 @@
  *            partition is marked ready, so the data of every partition is
  *            final by then.
  * The internal requests live in the communicator's collective context
- * with negative tags COMM_TAG_PART - (tag mod 2^24): no user receive
- * (MPI_ANY_TAG included) and no collective can match them, and partitioned
- * operations match each other in the order they are started.  Limit: user
- * tags that differ by a multiple of 2^24 share a matching lane.
+ * with negative tags (comm_tag_part): no user receive (MPI_ANY_TAG
+ * included) and no collective can match them.  Partitioned operations
+ * match in the order of their initialization calls (MPI-4.1 4.2.1), so the
+ * tag holds k, the number of earlier initializations on this side for the
+ * same communicator, peer and user tag: the k-th MPI_Psend_init to a
+ * process meets its k-th MPI_Precv_init from this one, however the two
+ * sides order their MPI_Start and MPI_Pready calls.  Limit: user tags
+ * that differ by a multiple of 2^16 share a lane, and so do the k-th and
+ * (k + 2^14)-th initializations of a (peer, tag) while both are in use.
  *
  * The internal request completes the partitioned one through its
  * on_complete hook; pml_req_start clears the hook, so it is set again
@@ -38,6 +43,43 @@ typedef struct part_req {
 } part_req_t;
 
 static void part_inner_done(mpi_request_t *inner);
+
+/* Initializations so far per (peer, user tag, direction) of a
+ * communicator: a short list, partitioned requests are few and long-lived. */
+typedef struct part_seq {
+    struct part_seq *next;
+    int peer, tag;
+    bool send;
+    uint32_t n;
+} part_seq_t;
+
+static int part_seq_next(mpi_comm_t *comm, int peer, int tag, bool send, uint32_t *k)
+{
+    int rc = MPI_SUCCESS;
+    RAIL_CS_ENTER();
+    part_seq_t *e = comm->part_seq;
+    while (e && (e->peer != peer || e->tag != tag || e->send != send))
+        e = e->next;
+    if (!e && (e = calloc(1, sizeof(*e)))) {
+        *e = (part_seq_t){.next = comm->part_seq, .peer = peer, .tag = tag, .send = send};
+        comm->part_seq = e;
+    }
+    if (e)
+        *k = e->n++;
+    else
+        rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+    RAIL_CS_EXIT();
+    return rc;
+}
+
+void mpi_part_seq_free(mpi_comm_t *comm)
+{
+    for (part_seq_t *e = comm->part_seq, *next; e; e = next) {
+        next = e->next;
+        free(e);
+    }
+    comm->part_seq = NULL;
+}
 
 static void part_release(mpi_request_t *req)
 {
@@ -117,9 +159,16 @@ static int part_init(void *buf, int partitions, MPI_Count count, mpi_datatype_t 
         return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
     }
     MPI_Count total = (MPI_Count)partitions * count;
-    int itag = comm_tag_user(COMM_TAG_PART, tag);
+    uint32_t k = 0;
+    int rc = peer == MPI_PROC_NULL ? MPI_SUCCESS : part_seq_next(comm, peer, tag, send, &k);
+    if (rc != MPI_SUCCESS) {
+        free(p->ready);
+        free(p);
+        return rc;
+    }
+    int itag = comm_tag_part(tag, k);
     unsigned flags = PML_COLL | PML_PERSISTENT;
-    int rc = send ? pml_send_create(buf, total, dt, peer, itag, PML_SEND_STANDARD, comm, flags,
+    rc = send ? pml_send_create(buf, total, dt, peer, itag, PML_SEND_STANDARD, comm, flags,
                                     &p->inner)
                   : pml_recv_create(buf, total, dt, peer, itag, comm, flags, &p->inner);
     if (rc != MPI_SUCCESS) {

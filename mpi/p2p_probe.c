@@ -1,5 +1,6 @@
 /* Probes and matched probes: MPI_(I)probe, MPI_(I)mprobe, MPI_(I)mrecv. */
 #include "mpi/p2p.h"
+#include "mpi/mpi_check.h"
 
 int mpii_probe(int source, int tag, mpi_comm_t *comm, MPI_Status *status)
 {
@@ -47,6 +48,15 @@ int mpii_improbe(int source, int tag, mpi_comm_t *comm, int *flag, MPI_Message *
     *message = message_handle(msg);
     mpi_status_write(status, &st, false);
     return MPI_SUCCESS;
+}
+
+mpi_comm_t *mpi_message_comm_of(const MPI_Message *message)
+{
+    mpi_message_t *msg = NULL;
+    if (!message || *message == MPI_MESSAGE_NULL || *message == MPI_MESSAGE_NO_PROC ||
+        mpi_message_lookup(*message, &msg) != MPI_SUCCESS || !msg)
+        return NULL;
+    return msg->comm;
 }
 
 /* The message behind *handle (NULL for MPI_MESSAGE_NO_PROC). */

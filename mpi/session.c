@@ -79,9 +79,12 @@ static int session_new(mpi_info_t *info, mpi_errhandler_t *eh, int level, mpi_se
     mpi_errhandler_retain(eh);
     s->errhandler = eh;
     /* Locks are set up when the core comes up: a core already up without
-     * them cannot give MPI_THREAD_MULTIPLE. */
-    s->thread_level = level == MPI_THREAD_MULTIPLE && !rail_progress_mt ? MPI_THREAD_SERIALIZED
-                                                                          : level;
+     * them cannot give MPI_THREAD_MULTIPLE, one up with them gives it to
+     * every session (the provided level may exceed the requested one; a
+     * library's session in a multithreaded program is used by threads). */
+    s->thread_level = rail_progress_mt                  ? MPI_THREAD_MULTIPLE
+                      : level == MPI_THREAD_MULTIPLE ? MPI_THREAD_SERIALIZED
+                                                     : level;
     *out = s;
     return MPI_SUCCESS;
 }
@@ -168,6 +171,9 @@ int mpii_session_get_nth_pset(mpi_session_t *session, mpi_info_t *info, int n, i
     if (n < 0 || n >= N_PSETS)
         return mpi_errf(MPI_ERR_ARG, "invalid process set index %d (there are %d)", n, N_PSETS);
     int len = (int)strlen(psets[n]) + 1;
+    /* pset_len 0 asks for the length only (pset_name may be NULL). */
+    if (*pset_len > 0 && !pset_name)
+        return mpi_errf(MPI_ERR_ARG, "pset_name is NULL with pset_len %d", *pset_len);
     if (*pset_len > 0)
         snprintf(pset_name, (size_t)*pset_len, "%s", psets[n]);
     else if (*pset_len < 0)

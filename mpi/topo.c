@@ -112,38 +112,109 @@ int mpii_topo_test(mpi_comm_t *comm, int *status)
 
 /* ------------------------------------------------------------ Dims_create */
 
-/* Smallest d with d^k >= m. */
-static int iroot_ceil(int m, int k)
+/* d^k >= m, without overflow. */
+static bool pow_reaches(long long d, int k, long long m)
 {
-    int d = 1;
-    for (;;) {
-        long long p = 1;
-        for (int i = 0; i < k && p < m; i++)
-            p *= d;
-        if (p >= m)
-            return d;
-        d++;
+    long long p = 1;
+    for (int i = 0; i < k && p < m; i++)
+        p *= d;
+    return p >= m;
+}
+
+/* MPI_Dims_create's factors "as close to each other as possible": of the
+ * non-increasing factorizations of m into k factors, the one with the
+ * smallest spread (largest - smallest factor), then the largest smallest
+ * factor, then the largest factors from the end (the choice MPICH makes
+ * too, so a program decomposes the same way under either).  A depth-first
+ * search over the divisors of m, pruned by the best spread found. */
+typedef struct dims_search {
+    const int *divs;   /* divisors of m, ascending */
+    int ndivs, k;
+    int root;          /* largest r with r^k <= m */
+    int *cur, *best;
+    bool found;
+} dims_search_t;
+
+static bool dims_better(const dims_search_t *s)
+{
+    if (!s->found)
+        return true;
+    int k = s->k;
+    int sc = s->cur[0] - s->cur[k - 1], sb = s->best[0] - s->best[k - 1];
+    if (sc != sb)
+        return sc < sb;
+    for (int i = k - 1; i >= 0; i--)
+        if (s->cur[i] != s->best[i])
+            return s->cur[i] > s->best[i];
+    return false;
+}
+
+static void dims_dfs(dims_search_t *s, int m, int depth, int cap)
+{
+    int left = s->k - depth;
+    if (left == 1) {
+        if (m > cap)
+            return;
+        s->cur[depth] = m;
+        if (dims_better(s)) {
+            memcpy(s->best, s->cur, (size_t)s->k * sizeof(int));
+            s->found = true;
+        }
+        return;
+    }
+    for (int i = 0; i < s->ndivs && s->divs[i] <= cap; i++) {
+        int d = s->divs[i];
+        if (m % d != 0 || !pow_reaches(d, left, m))
+            continue;
+        /* Prune by the best spread so far: at the top the smallest factor
+         * is at most m's k-th root, below it at most d. */
+        if (s->found) {
+            int spread = s->best[0] - s->best[s->k - 1];
+            if (depth == 0 && d - s->root > spread)
+                break;
+            if (depth > 0 && s->cur[0] - d > spread)
+                continue;
+        }
+        s->cur[depth] = d;
+        dims_dfs(s, m / d, depth + 1, d);
     }
 }
 
-/* The most balanced factorization of m into k factors <= cap: the
- * lexicographically smallest non-increasing one.  false if none. */
-static bool balanced(int m, int k, int cap, int *out)
+/* Fills out[0..k) (non-increasing); false when out of memory. */
+static bool balanced(int m, int k, int *out)
 {
-    if (k == 0)
-        return m == 1;
-    if (k == 1) {
-        out[0] = m;
-        return m <= cap;
-    }
-    int hi = RAIL_MIN(cap, m);
-    for (int d = iroot_ceil(m, k); d <= hi; d++) {
-        if (m % d == 0 && balanced(m / d, k - 1, d, out + 1)) {
-            out[0] = d;
-            return true;
+    /* The divisors up to sqrt(m); those above are m / these. */
+    int n = 0, cap = 0, *small = NULL;
+    for (long long d = 1; d * d <= m; d++) {
+        if (m % d)
+            continue;
+        if (n == cap) {
+            int *a = realloc(small, (size_t)(cap = cap ? 2 * cap : 64) * sizeof(int));
+            if (!a) {
+                free(small);
+                return false;
+            }
+            small = a;
         }
+        small[n++] = (int)d;
     }
-    return false;
+    int nd = 2 * n - ((long long)small[n - 1] * small[n - 1] == m);
+    int *all = malloc(((size_t)nd + 2 * (size_t)k) * sizeof(int));
+    if (!all) {
+        free(small);
+        return false;
+    }
+    for (int i = 0; i < nd; i++)
+        all[i] = i < n ? small[i] : m / small[nd - 1 - i];
+    free(small);
+    dims_search_t s = {.divs = all, .ndivs = nd, .k = k, .cur = all + nd,
+                       .best = all + nd + k, .root = 1};
+    while (k > 1 && !pow_reaches(s.root + 1, k, (long long)m + 1))
+        s.root++;
+    dims_dfs(&s, m, 0, m);
+    memcpy(out, s.best, (size_t)k * sizeof(int));
+    free(all);
+    return true;
 }
 
 static int dims_check(int nnodes, int ndims, const int dims[], int *fixed, int *nfree)
@@ -180,7 +251,10 @@ int mpii_dims_create(int nnodes, int ndims, int dims[])
     int *f = malloc((size_t)nfree * sizeof(int));
     if (!f)
         return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
-    balanced(nnodes / fixed, nfree, nnodes / fixed, f);
+    if (!balanced(nnodes / fixed, nfree, f)) {
+        free(f);
+        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+    }
     for (int i = 0, k = 0; i < ndims; i++)
         if (dims[i] == 0)
             dims[i] = f[k++];

@@ -124,8 +124,8 @@ int mpii_cart_create(mpi_comm_t *comm_old, int ndims, const int dims[], const in
         rc = topo_comm_first(comm_old, total, &c);
     if (rc == MPI_SUCCESS && c && (rc = topo_cart_attach(c, ndims, dims, periods)))
         mpi_comm_release(c);
-    if (rc == MPI_SUCCESS)
-        *comm_cart = mpi_comm_handle(c);
+    /* On an error the new communicator is MPI_COMM_NULL (not left unset). */
+    *comm_cart = rc == MPI_SUCCESS ? mpi_comm_handle(c) : MPI_COMM_NULL;
     return rc;
 }
 

@@ -335,6 +335,10 @@ static char **node_base_env(const launch_app_t *app)
         launch_env_set(&env, nsrv.job->env[i]);
     for (int i = 0; app->env && app->env[i]; i++)
         launch_env_set(&env, app->env[i]);
+    /* The job's size for MPI_Info_create_env before MPI_Init ("maxprocs"). */
+    char size[32];
+    snprintf(size, sizeof(size), "RAILRT_JOB_SIZE=%d", nsrv.job->size);
+    launch_env_set(&env, size);
     return env;
 }
 

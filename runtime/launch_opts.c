@@ -38,6 +38,7 @@ static const char launch_usage[] =
     "  --param NAME=VALUE     set Rail parameter NAME (RAIL_<NAME> in every rank)\n"
     "  --tag-output           prefix each line of output with [1,rank]<stdout>:\n"
     "  --timeout SECONDS      end the job after SECONDS, naming the ranks still running\n"
+    "                         (default: $MPIEXEC_TIMEOUT where set)\n"
     "  --wdir DIR             working directory of the ranks (default: this one)\n"
     "  --launch-agent TMPL    command starting raild on another host, {host} replaced\n"
     "                         by the host name (default: 'ssh {host}')\n"
@@ -468,6 +469,15 @@ int launch_opts_parse(int argc, char **argv, launch_opts_t *o)
     if (argc < 2) {
         fprintf(stderr, launch_usage, launch_progname);
         return -1;
+    }
+    /* MPIEXEC_TIMEOUT: the time limit other launchers (Open MPI's, MPICH's
+     * hydra) and test harnesses use; --timeout overrides it. */
+    const char *tmo = getenv("MPIEXEC_TIMEOUT");
+    if (tmo && *tmo) {
+        char *end;
+        o->timeout = strtod(tmo, &end);
+        if (end == tmo || *end || o->timeout <= 0)
+            return launch_opts_fail("bad MPIEXEC_TIMEOUT '%s' (seconds wanted)", tmo);
     }
     while (i < argc && rc == 0) {
         segs = realloc(segs, sizeof(*segs) * (size_t)(nsegs + 1));

@@ -45,6 +45,10 @@ void coll_sched_free(coll_sched_t *s);
 int coll_sched_send(coll_sched_t *s, const void *buf, MPI_Count count, mpi_datatype_t *dt,
                     int peer);
 int coll_sched_recv(coll_sched_t *s, void *buf, MPI_Count count, mpi_datatype_t *dt, int peer);
+/* A receive that must fill count x dt: a shorter message (the sender's type
+ * signature differs, erroneous) ends the schedule with MPI_ERR_COUNT. */
+int coll_sched_recv_all(coll_sched_t *s, void *buf, MPI_Count count, mpi_datatype_t *dt,
+                        int peer);
 int coll_sched_copy(coll_sched_t *s, const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt,
                     void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt);
 /* inout = in op inout on temporaries of n elements (the schedule's

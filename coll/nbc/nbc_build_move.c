@@ -41,7 +41,7 @@ int coll_nbc_build_bcast(coll_sched_t *s, void *buf, MPI_Count count, mpi_dataty
     if (INTER_IDLE(comm, root))
         return MPI_SUCCESS;
     if (!am_root(comm, root))
-        return coll_sched_recv(s, buf, count, dt, root);
+        return coll_sched_recv_all(s, buf, count, dt, root);
     for (int i = 0; i < comm->remote_size; i++)
         if (comm->is_inter || i != comm->rank)
             RAIL_CHECK(coll_sched_send(s, buf, count, dt, i));

@@ -14,6 +14,7 @@ enum { ACT_SEND, ACT_RECV, ACT_COPY, ACT_REDUCE };
 
 typedef struct sched_act {
     uint8_t kind;
+    bool exact;                 /* recv: fewer bytes than rcount x rdt is an error */
     int peer;
     const void *src;
     void *dst;
@@ -146,6 +147,13 @@ int coll_sched_recv(coll_sched_t *s, void *buf, MPI_Count count, mpi_datatype_t 
                                   .rdt = dt });
 }
 
+int coll_sched_recv_all(coll_sched_t *s, void *buf, MPI_Count count, mpi_datatype_t *dt,
+                        int peer)
+{
+    return add(s, &(sched_act_t){ .kind = ACT_RECV, .exact = true, .peer = peer, .dst = buf,
+                                  .rcount = count, .rdt = dt });
+}
+
 int coll_sched_copy(coll_sched_t *s, const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt,
                     void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt)
 {
@@ -238,6 +246,27 @@ static void child_done(mpi_request_t *child)
     }
 }
 
+/* An exact receive's completion: the length check, then child_done. */
+typedef struct sched_exact {
+    coll_sched_t *s;
+    MPI_Count want;
+    int peer;
+} sched_exact_t;
+
+static void child_done_exact(mpi_request_t *child)
+{
+    sched_exact_t *e = child->cb_arg;
+    coll_sched_t *s = e->s;
+    if (child->status.error == MPI_SUCCESS && child->status.count < e->want &&
+        s->error == MPI_SUCCESS)
+        s->error = mpi_errf(MPI_ERR_COUNT, "process %d sent %lld bytes, this process's "
+                            "arguments expect %lld (type signatures differ)", e->peer,
+                            (long long)child->status.count, (long long)e->want);
+    child->cb_arg = s;
+    free(e);
+    child_done(child);
+}
+
 static int run_local(coll_sched_t *s, const sched_act_t *a)
 {
     if (a->kind == ACT_COPY)
@@ -258,6 +287,16 @@ static int post(coll_sched_t *s, const sched_act_t *a)
         return rc;
     r->on_complete = child_done;
     r->cb_arg = s;
+    if (a->kind == ACT_RECV && a->exact && a->peer != MPI_PROC_NULL) {
+        sched_exact_t *e = malloc(sizeof(*e));
+        if (!e) {
+            pml_request_free(r);
+            return mpi_errf(MPI_ERR_NO_MEM, "out of memory starting a collective schedule");
+        }
+        *e = (sched_exact_t){ s, a->rcount * a->rdt->size, a->peer };
+        r->on_complete = child_done_exact;
+        r->cb_arg = e;
+    }
     s->pending++;
     return pml_start(r);
 }

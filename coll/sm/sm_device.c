@@ -237,9 +237,8 @@ static int dev_from_root(coll_sm_module_t *m, uint64_t s, int root, const coll_s
         rc = dev_stream(m, &st);
         if (rc == MPI_SUCCESS)
             rc = dev_take(m, d, 0, m->dev_ptr[2 * root] + block * total, want, st);
-        if (total > d->bytes && rc == MPI_SUCCESS)
-            rc = mpi_errf(MPI_ERR_TRUNCATE, "the root sent %zu bytes, this process's arguments "
-                          "hold %zu (type signatures differ)", total, d->bytes);
+        if (rc == MPI_SUCCESS)
+            rc = coll_sm_root_length(total, d->bytes);
     }
     return dev_finish(m, s, st, rc);
 }

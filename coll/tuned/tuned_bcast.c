@@ -10,7 +10,7 @@ TUNED_ALG(bcast, linear)
 {
     int rc = MPI_SUCCESS;
     if (c->rank != c->root)
-        return coll_recv(c->rbuf, c->count, c->dt, c->root, c->tag, c->comm);
+        return coll_recv_all(c->rbuf, c->count, c->dt, c->root, c->tag, c->comm);
     coll_reqs_t b;
     coll_reqs_init(&b);
     for (int i = 0; i < c->size && rc == MPI_SUCCESS; i++)
@@ -25,14 +25,15 @@ int tuned_bcast_binomial_buf(void *buf, MPI_Count count, mpi_datatype_t *dt, int
     int p = c->size, vr = (c->rank - root + p) % p, mask = 1, rc = MPI_SUCCESS;
     for (; mask < p; mask <<= 1)
         if (vr & mask) {
-            rc = coll_recv(buf, count, dt, (c->rank - mask + p) % p, c->tag, c->comm);
+            rc = coll_recv_all(buf, count, dt, (c->rank - mask + p) % p, c->tag, c->comm);
             break;
         }
-    /* A truncated message (the sender's type signature differs: an
-     * erroneous program) still filled the buffer: pass it on, so that the
-     * subtree is not left waiting, and report the error here. */
+    /* A truncated or short message (the sender's type signature differs:
+     * an erroneous program) still filled the buffer: pass it on, so that
+     * the subtree is not left waiting, and report the error here. */
     int err = rc;
-    if (rc != MPI_SUCCESS && mpi_errcode_class(rc) == MPI_ERR_TRUNCATE)
+    if (rc != MPI_SUCCESS && (mpi_errcode_class(rc) == MPI_ERR_TRUNCATE ||
+                              mpi_errcode_class(rc) == MPI_ERR_COUNT))
         rc = MPI_SUCCESS;
     coll_reqs_t b;
     coll_reqs_init(&b);

@@ -425,7 +425,7 @@ class EntryGen:
 
     def comm_obj(self):
         errh = self.proc.flags.get("errh", "default")
-        p = self.proc.param(errh) if errh not in ("default", "file_null") and not errh.startswith("*") \
+        p = self.proc.param(errh) if errh not in ("default", "file_null") and not errh.startswith(("*", "@")) \
             else None
         if p is None or p.std_type != "MPI_Comm":
             raise SpecError("%s: %s: this check needs errh=<communicator parameter>"
@@ -515,6 +515,8 @@ class EntryGen:
 
     def raise_expr(self, errh_obj):
         errh = self.proc.flags.get("errh", "default")
+        if errh.startswith("@"):
+            return 'mpi_err_raise_comm(%s, rc, "%s")' % (errh_obj, self.fname)
         if errh == "default":
             return 'mpi_err_raise_default(rc, "%s")' % self.fname
         if errh == "file_null":
@@ -540,7 +542,16 @@ class EntryGen:
                        % self.fname)
         done = set()
         # 1. the object whose errhandler reports errors
-        if errh.startswith("*"):
+        if errh.startswith("@"):
+            # the communicator of the message a handle argument points to
+            # (NULL, the default handler, when there is none)
+            p = proc.param(errh[1:])
+            if p.base() != "MPI_Message":
+                raise SpecError("%s: errh=@%s must name an MPI_Message parameter"
+                                % (proc.where, p.name))
+            b.decls.append("    mpi_comm_t *rail_errh = mpi_message_comm_of(%s);" % p.name)
+            errh_obj = "rail_errh"
+        elif errh.startswith("*"):
             p = proc.param(errh[1:])
             t, lk = HANDLES[p.base()]
             b.decls.append("    %s *rail_errh = NULL;" % t)

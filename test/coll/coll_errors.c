@@ -71,6 +71,19 @@ int main(int argc, char **argv)
     MPI_FAILS(MPI_Alltoall(a, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, W), MPI_ERR_BUFFER);
     MPI_FAILS(MPI_Allreduce(a, a, 4, MPI_INT, MPI_SUM, W), MPI_ERR_BUFFER);
     MPI_FAILS(MPI_Iscan(b, b, 4, MPI_INT, MPI_SUM, W, &req), MPI_ERR_BUFFER);
+    /* aliased send and receive buffers of the data-moving operations: found
+     * locally, so a root that alone calls returns at once (no hang) */
+    for (int i = 0; i < n; i++)
+        counts[i] = 1, displs[i] = i;
+    if (me == 0) {
+        MPI_FAILS(MPI_Gather(b, 1, MPI_INT, b, 1, MPI_INT, 0, W), MPI_ERR_BUFFER);
+        MPI_FAILS(MPI_Iscatter(b, 1, MPI_INT, b, 1, MPI_INT, 0, W, &req), MPI_ERR_BUFFER);
+        MPI_FAILS(MPI_Gatherv(b, 1, MPI_INT, b, counts, displs, MPI_INT, 0, W), MPI_ERR_BUFFER);
+    }
+    MPI_FAILS(MPI_Allgather(b + me, 1, MPI_INT, b, 1, MPI_INT, W), MPI_ERR_BUFFER);
+    MPI_FAILS(MPI_Alltoall(b, 1, MPI_INT, b, 1, MPI_INT, W), MPI_ERR_BUFFER);
+    MPI_FAILS(MPI_Ialltoallv(b, counts, displs, MPI_INT, b, counts, displs, MPI_INT, W, &req),
+              MPI_ERR_BUFFER);
 
     /* MPI_ERR_COUNT */
     MPI_FAILS(MPI_Bcast(a, -1, MPI_INT, 0, W), MPI_ERR_COUNT);
@@ -128,29 +141,42 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Request_free(&req));
     after_errors();
     /* Type signatures that differ between processes (erroneous): a bcast
-     * whose root sends twice what the others expect, small and large.  No
-     * process may hang; some process reports MPI_ERR_TRUNCATE; one that
-     * reports nothing holds the root's first elements (COLLTEST_MISMATCH=0:
-     * not run, for components that cannot tell yet). */
+     * whose root sends twice what the others expect, or half, small and
+     * large, blocking and nonblocking.  No process may hang; some process reports MPI_ERR_TRUNCATE
+     * (more data than expected) or MPI_ERR_COUNT (less); one that reports
+     * nothing holds the root's first elements (COLLTEST_MISMATCH=0: not
+     * run, for components that cannot tell yet). */
     const char *mm = getenv("COLLTEST_MISMATCH");
-    for (int k = 0; k < 2 && n > 1 && !(mm && atoi(mm) == 0); k++) {
-        int cnt = k ? 128 * 1024 : 100;
+    for (int k = 0; k < 8 && n > 1 && !(mm && atoi(mm) == 0); k++) {
+        /* root sends 2 cnt, or cnt; MPI_Bcast, or MPI_Ibcast */
+        int cnt = k & 1 ? 128 * 1024 : 100, more = !(k & 2), nb = k & 4;
+        int want = more ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
         int *x = calloc((size_t)cnt * 2, sizeof(int));
         CHECK(x != NULL, "out of memory");
         if (me == 0)
             for (int i = 0; i < 2 * cnt; i++)
                 x[i] = i * 3 + 1;
-        int rc = MPI_Bcast(x, me == 0 ? 2 * cnt : cnt, MPI_INT, 0, W), cls = MPI_SUCCESS;
+        int mine = (me == 0) == more ? 2 * cnt : cnt;
+        int rc, cls = MPI_SUCCESS;
+        if (nb) {
+            MPI_Request rq;
+            rc = MPI_Ibcast(x, mine, MPI_INT, 0, W, &rq);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        } else {
+            rc = MPI_Bcast(x, mine, MPI_INT, 0, W);
+        }
         if (rc != MPI_SUCCESS)
             MPI_Error_class(rc, &cls);
-        CHECK(rc == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE,
-              "mismatched bcast of %d ints: error class %d", cnt, cls);
+        CHECK(rc == MPI_SUCCESS || cls == want, "mismatched bcast of %d ints (root sends %s): "
+              "error class %d, want %d", cnt, more ? "more" : "less", cls, want);
         for (int i = 0; i < cnt && rc == MPI_SUCCESS && me != 0; i++)
             CHECK(x[i] == i * 3 + 1, "mismatched bcast of %d ints reported nothing, [%d] = %d",
                   cnt, i, x[i]);
         int bad = rc != MPI_SUCCESS, nbad = 0;
         MPI_OK(MPI_Allreduce(&bad, &nbad, 1, MPI_INT, MPI_SUM, W));
-        CHECK(nbad >= 1, "a mismatched bcast of %d ints: no process reported it", cnt);
+        CHECK(nbad >= 1, "a mismatched bcast of %d ints (root sends %s): no process reported it",
+              cnt, more ? "more" : "less");
         free(x);
     }
     after_errors();

@@ -1,7 +1,8 @@
 /* Concurrent communicator creation under MPI_THREAD_MULTIPLE: each thread
  * duplicates and frees its own communicator in a loop, others run idup and
  * MPI_Comm_create_group (distinct tags) on one shared parent at the same
- * time; context ids must neither clash nor leak. */
+ * time, and create_group alongside dups of MPI_COMM_SELF; context ids must
+ * neither clash nor leak. */
 #include "comm_test.h"
 
 #include <pthread.h>
@@ -48,6 +49,33 @@ static void *group_loop(void *arg)
     return NULL;
 }
 
+/* MPI_Comm_create_group in every thread while another thread duplicates
+ * MPI_COMM_SELF (one at a time: collective calls on one communicator are
+ * ordered): a dup that only this process agrees on used to repeat its
+ * agreement inside the critical section for ever while the windows it
+ * waited for belonged to the others' agreements (hung at np 3-4). */
+static pthread_mutex_t self_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *mixed_loop(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    MPI_Group g;
+    MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &g));
+    for (int i = 0; i < ITERS / 4; i++) {
+        MPI_Comm c, s;
+        MPI_OK(MPI_Comm_create_group(base[t], g, 200 + t, &c));
+        MPI_OK(MPI_Barrier(c));
+        MPI_OK(MPI_Comm_free(&c));
+        pthread_mutex_lock(&self_lock);
+        MPI_OK(MPI_Comm_dup(MPI_COMM_SELF, &s));
+        pthread_mutex_unlock(&self_lock);
+        MPI_OK(MPI_Barrier(s));
+        MPI_OK(MPI_Comm_free(&s));
+    }
+    MPI_OK(MPI_Group_free(&g));
+    return NULL;
+}
+
 static void run(void *(*fn)(void *))
 {
     pthread_t th[NTHREADS];
@@ -69,6 +97,7 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &base[t]));
     run(dup_loop);
     run(group_loop);
+    run(mixed_loop);
     for (int t = 0; t < NTHREADS; t++)
         MPI_OK(MPI_Comm_free(&base[t]));
     int now = live_settled("comm", comms);

@@ -36,6 +36,10 @@ static void test_dims(void)
         {100, 2, {0, 0}, {10, 10}},      {6, 2, {3, 2}, {3, 2}},
         {36, 3, {0, 0, 0}, {4, 3, 3}},   {1000, 3, {0, 0, 0}, {10, 10, 10}},
         {60, 4, {0, 0, 0, 0}, {5, 3, 2, 2}}, {9, 2, {0, 3}, {3, 3}},
+        /* the smallest spread, then the largest smallest factor (the
+         * factors MPICH chooses; 45 x 45 x 17 and 20 x 18 x 14 before) */
+        {34425, 3, {0, 0, 0}, {51, 27, 25}}, {5040, 3, {0, 0, 0}, {21, 16, 15}},
+        {19152, 4, {0, 0, 0, 0}, {19, 14, 9, 8}}, {2147483647, 2, {0, 0}, {2147483647, 1}},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         dims_case(cases[i].nnodes, cases[i].ndims, cases[i].in, cases[i].want);

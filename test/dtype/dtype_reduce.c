@@ -96,9 +96,11 @@ static const opinfo_t ops[] = {
     {MPI_MIN, "MPI_MIN", C_INT | F_INT | FLT | MULTI},
     {MPI_SUM, "MPI_SUM", C_INT | F_INT | FLT | CPLX | MULTI},
     {MPI_PROD, "MPI_PROD", C_INT | F_INT | FLT | CPLX | MULTI},
-    {MPI_LAND, "MPI_LAND", C_INT | LOGIC},
-    {MPI_LOR, "MPI_LOR", C_INT | LOGIC},
-    {MPI_LXOR, "MPI_LXOR", C_INT | LOGIC},
+    /* the logical operations also take MPI_AINT, MPI_OFFSET and MPI_COUNT
+     * (beyond the standard's table, as MPICH) */
+    {MPI_LAND, "MPI_LAND", C_INT | LOGIC | MULTI},
+    {MPI_LOR, "MPI_LOR", C_INT | LOGIC | MULTI},
+    {MPI_LXOR, "MPI_LXOR", C_INT | LOGIC | MULTI},
     {MPI_BAND, "MPI_BAND", C_INT | F_INT | BYTE | MULTI},
     {MPI_BOR, "MPI_BOR", C_INT | F_INT | BYTE | MULTI},
     {MPI_BXOR, "MPI_BXOR", C_INT | F_INT | BYTE | MULTI},

@@ -1,6 +1,7 @@
 /* Info objects and MPI_INFO_ENV. */
 #include "tcheck.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int main(int argc, char **argv)
@@ -12,7 +13,29 @@ int main(int argc, char **argv)
     /* Info functions work before MPI_Init. */
     MPI_OK(MPI_Info_create(&info));
     MPI_OK(MPI_Info_set(info, "color", "blue"));
+    /* MPI_Info_create_env says the same before MPI_Init as after it. */
+    MPI_Info early;
+    MPI_OK(MPI_Info_create_env(argc, argv, &early));
     MPI_OK(MPI_Init(&argc, &argv));
+    {
+        MPI_Info late;
+        MPI_OK(MPI_Info_create_env(argc, argv, &late));
+        const char *keys[] = {"maxprocs", "host", "command", "wdir", "arch"};
+        for (int k = 0; k < 5; k++) {
+            char v1[256], v2[256];
+            int l1 = sizeof(v1), l2 = sizeof(v2), f1, f2;
+            MPI_OK(MPI_Info_get_string(early, keys[k], &l1, v1, &f1));
+            MPI_OK(MPI_Info_get_string(late, keys[k], &l2, v2, &f2));
+            CHECK(f1 && f2 && strcmp(v1, v2) == 0, "create_env %s: '%s' before MPI_Init, '%s' after",
+                  keys[k], f1 ? v1 : "(none)", f2 ? v2 : "(none)");
+        }
+        int size, l = sizeof(val);
+        MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+        MPI_OK(MPI_Info_get_string(early, "maxprocs", &l, val, &flag));
+        CHECK(flag && atoi(val) == size, "maxprocs '%s', size %d", flag ? val : "(none)", size);
+        MPI_OK(MPI_Info_free(&late));
+        MPI_OK(MPI_Info_free(&early));
+    }
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 

@@ -2,7 +2,8 @@
  * Partitioned communication: a ring of partitioned sends started many
  * times, partitions marked ready one by one (out of order), by range and
  * by list, MPI_Parrived polled until the data is there; small and large
- * (rendezvous) messages; MPI_PROC_NULL; a wildcard user receive posted
+ * (rendezvous) messages; matching in the order of the initializations;
+ * MPI_PROC_NULL; a wildcard user receive posted
  * meanwhile never takes partitioned data; and the errors (partition out of
  * range, marked twice, wrong direction, request not started).  Under
  * MPI_THREAD_MULTIPLE, threads fill and mark the partitions of one send.
@@ -95,6 +96,48 @@ static void no_crosstalk(void)
     CHECK(got == from && st.MPI_TAG == 9, "wildcard receive got %d tag %d", got, st.MPI_TAG);
     MPI_OK(MPI_Request_free(&s));
     MPI_OK(MPI_Request_free(&r));
+}
+
+/* Matching follows the order of the initialization calls, not of the
+ * starts: three sends with one tag, started and completed last-initialized
+ * first, still land in the receives initialized in the same order as the
+ * sends (small and rendezvous sizes, on a duplicate communicator that is
+ * freed afterwards, with its record of initializations). */
+static void init_order(int count)
+{
+    int to = (t_rank + 1) % t_size, from = (t_rank + t_size - 1) % t_size;
+    MPI_Comm c;
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    int *x[3], *y[3];
+    MPI_Request s[3], r[3];
+    for (int i = 0; i < 3; i++) {
+        x[i] = malloc((size_t)PARTS * (size_t)count * sizeof(int));
+        y[i] = calloc((size_t)PARTS * (size_t)count, sizeof(int));
+        MPI_OK(MPI_Psend_init(x[i], PARTS, count, MPI_INT, to, 3, c, MPI_INFO_NULL, &s[i]));
+        MPI_OK(MPI_Precv_init(y[i], PARTS, count, MPI_INT, from, 3, c, MPI_INFO_NULL, &r[i]));
+    }
+    MPI_OK(MPI_Startall(3, r));
+    for (int i = 2; i >= 0; i--) {
+        MPI_OK(MPI_Start(&s[i]));
+        for (int e = 0; e < PARTS * count; e++)
+            x[i][e] = 1000 * i + e;
+        MPI_OK(MPI_Pready_range(0, PARTS - 1, s[i]));
+        MPI_OK(MPI_Wait(&s[i], MPI_STATUS_IGNORE));
+    }
+    MPI_OK(MPI_Waitall(3, r, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < 3; i++) {
+        for (int e = 0; e < PARTS * count; e++)
+            if (y[i][e] != 1000 * i + e) {
+                CHECK(0, "receive %d (count %d), element %d: %d, want %d", i, count, e, y[i][e],
+                      1000 * i + e);
+                break;
+            }
+        MPI_OK(MPI_Request_free(&s[i]));
+        MPI_OK(MPI_Request_free(&r[i]));
+        free(x[i]);
+        free(y[i]);
+    }
+    MPI_OK(MPI_Comm_free(&c));
 }
 
 static void proc_null(void)
@@ -204,6 +247,8 @@ int main(int argc, char **argv)
     ring(40000, 3, 2);      /* 1.28 MB */
     ring(0, 3, 0);
     no_crosstalk();
+    init_order(1);
+    init_order(4000);       /* 128 KB per message: rendezvous */
     proc_null();
     if (provided == MPI_THREAD_MULTIPLE)
         threads();

@@ -106,6 +106,41 @@ static void no_proc(void)
     CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG, "probe PROC_NULL");
 }
 
+/* MPI_Mrecv's errors go to the errhandler of the message's communicator:
+ * a truncated matched receive on a duplicate with MPI_ERRORS_RETURN returns
+ * MPI_ERR_TRUNCATE while MPI_COMM_WORLD and MPI_COMM_SELF keep the default
+ * MPI_ERRORS_ARE_FATAL (raised on the default handler, it ended the job). */
+static void mrecv_errhandler(void)
+{
+    if (t_size < 2)
+        return;
+    MPI_Comm c;
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    MPI_OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
+    int v[2] = { 5, 6 }, x = 0;
+    if (t_rank == 1)
+        MPI_OK(MPI_Send(v, 2, MPI_INT, 0, 4, c));
+    if (t_rank == 0) {
+        MPI_Message msg;
+        MPI_Status st;
+        MPI_Request q;
+        int cls = 0;
+        MPI_OK(MPI_Mprobe(1, 4, c, &msg, &st));
+        int rc = MPI_Mrecv(&x, 1, MPI_INT, &msg, &st);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_TRUNCATE && msg == MPI_MESSAGE_NULL, "truncated MPI_Mrecv: class %d",
+              cls);
+        MPI_OK(MPI_Send(v, 2, MPI_INT, 0, 4, c));   /* to itself, for MPI_Imrecv */
+        MPI_OK(MPI_Mprobe(0, 4, c, &msg, &st));
+        rc = MPI_Imrecv(&x, 1, MPI_INT, &msg, &q);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Wait(&q, &st);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_TRUNCATE, "truncated MPI_Imrecv: class %d", cls);
+    }
+    MPI_OK(MPI_Comm_free(&c));
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -114,5 +149,7 @@ int main(int argc, char **argv)
     matched_probe();
     t_barrier();
     no_proc();
+    t_barrier();
+    mrecv_errhandler();
     return t_finish();
 }

@@ -1,5 +1,5 @@
 #!/bin/bash
-# mpirun's features: --timeout, stdin to rank 0, --tag-output, whole-line
+# mpirun's features: --timeout (and MPIEXEC_TIMEOUT), stdin to rank 0, --tag-output, whole-line
 # output, -x, --param, MPMD with appnum, --hostfile, SIGTERM forwarding,
 # --version/--help/bad options, and no busy-waiting with 8 ranks on few cores.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
@@ -12,6 +12,17 @@ expect_err "timeout: the job ran for more than 1 s; 3 ranks still running: 0 \(h
     "--timeout report"
 [ "$ELAPSED_MS" -lt 5000 ] || fail "--timeout 1 took $ELAPSED_MS ms"
 expect_clean "--timeout"
+# MPIEXEC_TIMEOUT: the same limit from the environment; --timeout wins; a
+# value that is not a number of seconds is refused.
+MPIEXEC_TIMEOUT=1 run 30 -n 2 "$RTE_TEST" sleep 60
+expect_rc 124 "MPIEXEC_TIMEOUT"
+[ "$ELAPSED_MS" -lt 5000 ] || fail "MPIEXEC_TIMEOUT=1 took $ELAPSED_MS ms"
+expect_clean "MPIEXEC_TIMEOUT"
+MPIEXEC_TIMEOUT=600 run 30 --timeout 1 -n 2 "$RTE_TEST" sleep 60
+expect_rc 124 "--timeout over MPIEXEC_TIMEOUT"
+MPIEXEC_TIMEOUT=soon run 30 -n 1 "$RTE_TEST" sleep 0
+[ "$RC" -ne 0 ] || fail "MPIEXEC_TIMEOUT=soon was accepted"
+expect_err "bad MPIEXEC_TIMEOUT 'soon'" "MPIEXEC_TIMEOUT=soon message"
 
 # stdin goes to rank 0 only (a pipe, then a regular file).
 printf 'one\ntwo\nthree\n' >"$WORK/input"
