@@ -1,0 +1,88 @@
+#!/bin/sh
+# The MPICH test suite against Rail MPI: test/mpi of MPICH 4.0.2's source,
+# the tarball Debian 12 ships (fetched from Debian's archive and checked by
+# its SHA-256; nothing of it is kept in this repository), configured with
+# our mpicc, built, and run under our mpirun by run_testlist.py.  Every
+# test must pass except those in expected-failures.txt (each with its
+# reason); programs that cannot build against an MPI-4.1 mpi.h are listed
+# in not-built.txt.
+#
+# RAIL_MPICH_TARBALL=FILE uses a tarball already here; RAIL_MPICH_SUITE_DIR
+# is where it is unpacked and built (default: conformance/ in the build
+# tree, kept between runs); RAIL_MPICH_SUITE_DIRS chooses the directories
+# of test/mpi to run (default below); RAIL_MPICH_SUITE=0 skips the whole.
+# Skipped (77) when the tarball can be neither found nor downloaded.
+. "${top_srcdir:-.}/test/env/lib.sh"
+[ "${RAIL_MPICH_SUITE:-1}" = 0 ] && skip "RAIL_MPICH_SUITE=0"
+command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
+
+ver=4.0.2
+tarball=mpich_$ver.orig.tar.xz
+sha256=b27039f964afeb6b8a3e009c56b441cbe368c26d6d6476ad3bb7190996875860
+url=http://deb.debian.org/debian/pool/main/m/mpich/$tarball
+here=$(cd "$top_srcdir/test/conformance" && pwd)
+bld=$(cd "$top_builddir" && pwd)
+work=${RAIL_MPICH_SUITE_DIR:-$bld/conformance/mpich}
+dirs=${RAIL_MPICH_SUITE_DIRS:-attr coll comm datatype errhan group info init mpi_t pt2pt part topo errors threads}
+mkdir -p "$work" || fail "cannot create $work"
+
+tb=${RAIL_MPICH_TARBALL:-$work/$tarball}
+if [ ! -f "$tb" ]; then
+    python3 - "$url" "$tb.part" <<'EOF' || { rm -f "$tb.part"; skip "cannot download $url"; }
+import sys, urllib.request
+with urllib.request.urlopen(sys.argv[1], timeout=60) as r, open(sys.argv[2], "wb") as f:
+    while True:
+        b = r.read(1 << 20)
+        if not b:
+            break
+        f.write(b)
+EOF
+    mv "$tb.part" "$tb"
+fi
+echo "$sha256  $tb" | sha256sum -c --quiet - || fail "$tb: SHA-256 differs from Debian's"
+
+src=$work/mpich-$ver/test/mpi
+if [ ! -f "$src/configure" ]; then
+    python3 - "$tb" "$work" "mpich-$ver/test/mpi/" <<'EOF' || fail "cannot unpack $tb"
+import sys, tarfile
+with tarfile.open(sys.argv[1]) as t:
+    t.extractall(sys.argv[2], [m for m in t.getmembers() if m.name.startswith(sys.argv[3])])
+EOF
+fi
+
+# Our build tree as an installed MPI for the suite's configure: bin/mpicc
+# (build-tree wrapper, linking the build tree's libmpi) and bin/mpiexec.
+pfx=$work/rail
+mkdir -p "$pfx/bin"
+ln -sf "$bld/tools/mpicc" "$pfx/bin/mpicc"
+ln -sf "$bld/runtime/mpirun" "$pfx/bin/mpiexec"
+ln -sf "$bld/runtime/mpirun" "$pfx/bin/mpirun"
+
+# Configured again when mpi.h changes.  MPI_Type_hvector and
+# MPI_Type_hindexed (removed in MPI-3) are mapped to their successors for
+# the suite's datatype library; everything else is the suite's own code.
+key=$(cat "$bld/include/mpi.h" "$0" | cksum | cut -d' ' -f1)
+if [ "$(cat "$work/configured" 2>/dev/null)" != "$key" ]; then
+    rm -f "$work/configured"
+    (cd "$src" && [ ! -f Makefile ] || make distclean >/dev/null 2>&1
+     ./configure --disable-maintainer-mode --with-mpi="$pfx" --disable-fortran --disable-cxx --disable-romio \
+         --disable-spawn --disable-rma --disable-ft-tests --disable-perftest \
+         --enable-strictmpi --enable-threads=multiple \
+         CPPFLAGS="-DMPI_Type_hvector=MPI_Type_create_hvector -DMPI_Type_hindexed=MPI_Type_create_hindexed" \
+     ) >"$work/configure.log" 2>&1 || fail "the suite's configure failed (log: $work/configure.log)"
+    echo "$key" >"$work/configured"
+fi
+jobs=$(nproc 2>/dev/null || echo 2)
+(cd "$src" && make -j"$jobs" -C util && make -j"$jobs" -C dtpools &&
+ for d in $dirs; do make -k -j"$jobs" -C "$d" || true; done) >"$work/build.log" 2>&1 ||
+    fail "the suite's support libraries did not build (log: $work/build.log)"
+
+# Tests run at up to 10-15 processes each; an oversubscribed node waits by
+# sleeping, so the whole takes a few minutes.
+# shellcheck disable=SC2086
+timeout -k 10 2400 python3 "$here/run_testlist.py" --suite "$src" --mpirun "$bld/runtime/mpirun" \
+    --expected "$here/expected-failures.txt" --not-built "$here/not-built.txt" \
+    --log "$work/run.log" $dirs
+rc=$?
+[ $rc -eq 0 ] || fail "tests of the MPICH suite failed (output: $work/run.log)"
+pass
