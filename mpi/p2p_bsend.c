@@ -2,7 +2,9 @@
  * Buffered sends.  A Bsend packs the message into the attached buffer and
  * starts a standard send of the packed bytes; the user's operation is
  * complete at once, the space is returned when the internal send completes.
- * No attached buffer, or too little free space, is MPI_ERR_BUFFER.
+ * No attached buffer, or too little free space, is MPI_ERR_BUFFER; space
+ * that earlier buffered sends still hold is waited for first, as long as
+ * they complete (pool_wait_release).
  *
  * Buffers: one for the process (MPI_Buffer_attach), one per communicator
  * (MPI_Comm_attach_buffer) and one per session (MPI_Session_attach_buffer);
@@ -16,6 +18,7 @@
 #include "mpi/p2p.h"
 #include "accel/accel.h"
 #include "base/dt.h"
+#include "base/adapt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +211,38 @@ static int pack_copy(void *dst, const void *src, size_t len, void *ctx)
     return accel_copy(dst, src, len, NULL);
 }
 
+/* The buffer is full of messages still on their way (a program sizes it
+ * for the messages it keeps in flight, and may send again before its
+ * peer has received them all): wait, outside the critical section, until
+ * one of them completes; false when none does within BSEND_STALL_NS (a
+ * receiver that waits for the very message to come, say), which leaves
+ * the error to the caller. */
+#define BSEND_STALL_NS 1000000000ull
+
+typedef struct bsend_wait {
+    const bsend_pool_t *pool;
+    int blocks;
+    uint64_t deadline;
+} bsend_wait_t;
+
+static bool bsend_wait_cond(void *arg)
+{
+    bsend_wait_t *w = arg;
+    return rail_atomic_load_acquire(&w->pool->n_blocks) < w->blocks ||
+           rail_now_ns() > w->deadline;
+}
+
+static bool pool_wait_release(bsend_pool_t *p)
+{
+    bsend_wait_t w = { p, p->n_blocks, rail_now_ns() + BSEND_STALL_NS };
+    if (w.blocks == 0)
+        return false;
+    RAIL_CS_EXIT();
+    rail_progress_wait(bsend_wait_cond, &w);
+    RAIL_CS_ENTER();
+    return p->n_blocks < w.blocks;
+}
+
 /* on_complete of the internal send (inside the critical section). */
 static void bsend_done(mpi_request_t *req)
 {
@@ -235,6 +270,14 @@ int mpi_bsend_start(const void *buf, MPI_Count count, mpi_datatype_t *dt, int de
         goto out;
     }
     bsend_block_t *b = pool_alloc(p, need);
+    while (!b && need <= p->size && pool_wait_release(p)) {
+        slot = pool_slot(&comm_pools, comm);   /* detached meanwhile? (erroneous) */
+        if ((slot ? *slot : proc_pool) != p) {
+            rc = mpi_errf(MPI_ERR_BUFFER, "the buffer was detached during a buffered send");
+            goto out;
+        }
+        b = pool_alloc(p, need);
+    }
     if (!b) {
         rc = mpi_errf(MPI_ERR_BUFFER,
                       "message of %zu bytes does not fit in the attached buffer (%zu of %zu bytes "

@@ -104,7 +104,8 @@ static void bsend_errors(void)
     int ps;
     MPI_OK(MPI_Buffer_detach(&p, &ps));
     CHECK(p == small && ps == (int)sizeof small, "detach");
-    /* exhaustion: room for 3 rendezvous-size messages nobody receives yet */
+    /* exhaustion: room for 3 rendezvous-size messages nobody receives yet
+     * (the 4th waits a second for one of them to leave, then fails) */
     enum { M = 256 * 1024 };
     int bsize = 3 * (M + MPI_BSEND_OVERHEAD);
     char *bbuf = malloc((size_t)bsize);
@@ -113,6 +114,7 @@ static void bsend_errors(void)
     for (int i = 0; i < 3; i++)
         MPI_OK(MPI_Bsend(big, M, MPI_BYTE, to, 91, MPI_COMM_WORLD));
     MPI_FAILS(MPI_Bsend(big, M, MPI_BYTE, to, 91, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));   /* nobody receives before every 4th send failed */
     /* the data were copied: the user buffer may change */
     memset(big, 0, M);
     char *r = malloc(M);
