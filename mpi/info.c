@@ -276,9 +276,9 @@ static void fill_env(mpi_info_t *info, int argc, char **argv)
         if (!size && !getenv("PMIX_RANK"))
             size = "1";
         host = getenv("PMIX_HOSTNAME");
-        if (!host && gethostname(buf + 64, sizeof(buf) - 64) == 0) {
+        if (!host && gethostname(buf, sizeof(buf)) == 0) {
             buf[sizeof(buf) - 1] = '\0';
-            host = buf + 64;
+            host = buf;
         }
     }
     if (size)

@@ -169,8 +169,8 @@ static int part_init(void *buf, int partitions, MPI_Count count, mpi_datatype_t 
     int itag = comm_tag_part(tag, k);
     unsigned flags = PML_COLL | PML_PERSISTENT;
     rc = send ? pml_send_create(buf, total, dt, peer, itag, PML_SEND_STANDARD, comm, flags,
-                                    &p->inner)
-                  : pml_recv_create(buf, total, dt, peer, itag, comm, flags, &p->inner);
+                                &p->inner)
+              : pml_recv_create(buf, total, dt, peer, itag, comm, flags, &p->inner);
     if (rc != MPI_SUCCESS) {
         free(p->ready);
         free(p);

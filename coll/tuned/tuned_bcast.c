@@ -51,6 +51,64 @@ TUNED_ALG(bcast, binomial)
     return tuned_bcast_binomial_buf(c->rbuf, c->count, c->dt, c->root, c);
 }
 
+/* ------------------------------------------------------------ the root's length */
+
+/* Segmented bcasts cut the data by its length.  Processes whose type
+ * signatures differ (erroneous) would cut it differently and wait for
+ * segments that never come, so the root's length goes first, 8 bytes down
+ * the algorithm's tree, and every process runs the algorithm on that
+ * length: in a temporary when its own arguments hold less (their part is
+ * copied home; MPI_ERR_TRUNCATE), on a prefix of its buffer when they
+ * expect more (MPI_ERR_COUNT). */
+typedef struct bcast_len {
+    size_t len;   /* the root's, which the algorithm uses */
+    char *p;      /* where the algorithm works */
+    void *mem;    /* temporary of len bytes, or NULL */
+    bool device;
+    int err;      /* the mismatch to report, or MPI_SUCCESS */
+} bcast_len_t;
+
+static int bcast_len_agree(const coll_tuned_call_t *c, const tuned_flat_t *f, int parent,
+                           const int *kids, int nkids, bcast_len_t *b)
+{
+    mpi_datatype_t *byte = coll_byte_type();
+    uint64_t len = f->len;
+    int rc = MPI_SUCCESS;
+    *b = (bcast_len_t){ .len = f->len, .p = f->p };
+    if (parent >= 0 && (rc = coll_recv(&len, 8, byte, parent, c->tag, c->comm)) != MPI_SUCCESS)
+        return rc;
+    for (int i = 0; i < nkids && rc == MPI_SUCCESS; i++)
+        rc = coll_send(&len, 8, byte, kids[i], c->tag, c->comm);
+    if (rc != MPI_SUCCESS || len == f->len)
+        return rc;
+    b->len = (size_t)len;
+    if (len < f->len) {
+        b->err = mpi_errf(MPI_ERR_COUNT, "bcast: the root sent %zu bytes, this process's "
+                          "arguments expect %zu (type signatures differ)", b->len, f->len);
+        return MPI_SUCCESS;
+    }
+    b->device = coll_is_device(f->p, (MPI_Count)f->len, byte);
+    b->p = tuned_bytes_alloc(b->len, b->device, f->p, &b->mem);
+    if (!b->p)
+        return mpi_errf(MPI_ERR_NO_MEM, "out of memory for a %zu-byte bcast", b->len);
+    b->err = mpi_errf(MPI_ERR_TRUNCATE, "bcast: the root sent %zu bytes, this process's "
+                      "arguments hold %zu (type signatures differ)", b->len, f->len);
+    return MPI_SUCCESS;
+}
+
+/* The part of a temporary that fits goes home; then the mismatch, if any. */
+static int bcast_len_end(bcast_len_t *b, const tuned_flat_t *f, int rc)
+{
+    if (b->mem) {
+        mpi_datatype_t *byte = coll_byte_type();
+        if (rc == MPI_SUCCESS && f->len)
+            rc = coll_copy(b->p, (MPI_Count)f->len, byte, f->p, (MPI_Count)f->len, byte);
+        tuned_bytes_free(b->mem, b->device);
+        b->mem = NULL;
+    }
+    return rc != MPI_SUCCESS ? rc : b->err;
+}
+
 /* ------------------------------------------------------------ chain */
 
 /* A pipeline root -> root+1 -> ... in segments of c->param bytes: each
@@ -64,25 +122,31 @@ TUNED_ALG(bcast, chain)
     rc = tuned_flat_begin(&f, c->rbuf, c->count, c->dt, vr == 0);
     if (rc != MPI_SUCCESS)
         return rc;
-    size_t seg = c->param && c->param < f.len ? c->param : f.len;
-    size_t nseg = (f.len + seg - 1) / seg;
-    mpi_request_t **rq = vr > 0 ? calloc(nseg, sizeof(*rq)) : NULL;
+    bcast_len_t bl;
+    rc = bcast_len_agree(c, &f, vr > 0 ? prev : -1, &next, vr < p - 1 ? 1 : 0, &bl);
+    if (rc != MPI_SUCCESS)
+        return tuned_first_error(rc, tuned_flat_end(&f, c->rbuf, c->count, c->dt, false));
+    size_t len = bl.len;
+    char *base = bl.p;
+    size_t seg = c->param && c->param < len ? c->param : len;
+    size_t nseg = seg ? (len + seg - 1) / seg : 0;
+    mpi_request_t **rq = vr > 0 && nseg ? calloc(nseg, sizeof(*rq)) : NULL;
     coll_reqs_t sb;
     coll_reqs_init(&sb);
     size_t posted = 0, i = 0;
-    if (vr > 0 && !rq) {
+    if (vr > 0 && nseg && !rq) {
         rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory for %zu requests", nseg);
         goto out;
     }
     for (; vr > 0 && posted < nseg; posted++) {
-        size_t off = posted * seg, n = RAIL_MIN(seg, f.len - off);
-        rc = pml_irecv(f.p + off, (MPI_Count)n, byte, prev, c->tag, c->comm, PML_COLL,
+        size_t off = posted * seg, n = RAIL_MIN(seg, len - off);
+        rc = pml_irecv(base + off, (MPI_Count)n, byte, prev, c->tag, c->comm, PML_COLL,
                        &rq[posted]);
         if (rc != MPI_SUCCESS)
             goto out;
     }
     for (; i < nseg; i++) {
-        size_t off = i * seg, n = RAIL_MIN(seg, f.len - off);
+        size_t off = i * seg, n = RAIL_MIN(seg, len - off);
         if (vr > 0) {
             rc = coll_recv_error(pml_wait(rq[i], NULL));
             rq[i] = NULL;
@@ -90,7 +154,7 @@ TUNED_ALG(bcast, chain)
                 goto out;
         }
         if (vr < p - 1)
-            TUNED_CHECK(coll_reqs_isend(&sb, f.p + off, (MPI_Count)n, byte, next, c->tag,
+            TUNED_CHECK(coll_reqs_isend(&sb, base + off, (MPI_Count)n, byte, next, c->tag,
                                         c->comm));
     }
 out:
@@ -99,8 +163,10 @@ out:
             pml_wait(rq[j], NULL);
     free(rq);
     rc = coll_reqs_wait(&sb, rc);
+    rc = bcast_len_end(&bl, &f, rc);
+    bool mismatch = rc != MPI_SUCCESS && rc == bl.err;
     return tuned_first_error(rc, tuned_flat_end(&f, c->rbuf, c->count, c->dt,
-                                                 rc == MPI_SUCCESS && vr > 0));
+                                                 (rc == MPI_SUCCESS || mismatch) && vr > 0));
 }
 
 /* ------------------------------------------------------------ scatter + allgather */
@@ -117,27 +183,37 @@ static void piece_range(size_t ps, size_t len, int a, int b, size_t *lo, size_t 
  * process instead of log2(p)x. */
 TUNED_ALG(bcast, scatter_allgather)
 {
-    int p = c->size, vr = (c->rank - c->root + p) % p, rc, mask = 1;
+    int p = c->size, vr = (c->rank - c->root + p) % p, rc, pmask = 1;
     mpi_datatype_t *byte = coll_byte_type();
     tuned_flat_t f;
     rc = tuned_flat_begin(&f, c->rbuf, c->count, c->dt, vr == 0);
     if (rc != MPI_SUCCESS)
         return rc;
-    size_t ps = (f.len + (size_t)p - 1) / (size_t)p, lo, hi;
+    /* the binomial tree: parent at vr - pmask, children at vr + mask below */
+    while (pmask < p && !(vr & pmask))
+        pmask <<= 1;
+    int parent = vr ? (c->rank - pmask + p) % p : -1, kids[32], nkids = 0;
+    for (int mask = pmask >> 1; mask > 0; mask >>= 1)
+        if (vr + mask < p)
+            kids[nkids++] = (c->rank + mask) % p;
+    bcast_len_t bl;
+    rc = bcast_len_agree(c, &f, parent, kids, nkids, &bl);
+    if (rc != MPI_SUCCESS)
+        return tuned_first_error(rc, tuned_flat_end(&f, c->rbuf, c->count, c->dt, false));
+    size_t len = bl.len;
+    char *base = bl.p;
+    size_t ps = (len + (size_t)p - 1) / (size_t)p, lo, hi;
     coll_reqs_t b;
     coll_reqs_init(&b);
     /* scatter: receive the pieces of my subtree, pass on my children's */
-    for (; mask < p; mask <<= 1)
-        if (vr & mask) {
-            piece_range(ps, f.len, vr, RAIL_MIN(vr + mask, p), &lo, &hi);
-            TUNED_CHECK(coll_recv(f.p + lo, (MPI_Count)(hi - lo), byte,
-                                  (c->rank - mask + p) % p, c->tag, c->comm));
-            break;
-        }
-    for (mask >>= 1; mask > 0; mask >>= 1)
+    if (vr) {
+        piece_range(ps, len, vr, RAIL_MIN(vr + pmask, p), &lo, &hi);
+        TUNED_CHECK(coll_recv(base + lo, (MPI_Count)(hi - lo), byte, parent, c->tag, c->comm));
+    }
+    for (int mask = pmask >> 1; mask > 0; mask >>= 1)
         if (vr + mask < p) {
-            piece_range(ps, f.len, vr + mask, RAIL_MIN(vr + 2 * mask, p), &lo, &hi);
-            TUNED_CHECK(coll_reqs_isend(&b, f.p + lo, (MPI_Count)(hi - lo), byte,
+            piece_range(ps, len, vr + mask, RAIL_MIN(vr + 2 * mask, p), &lo, &hi);
+            TUNED_CHECK(coll_reqs_isend(&b, base + lo, (MPI_Count)(hi - lo), byte,
                                         (c->rank + mask) % p, c->tag, c->comm));
         }
     TUNED_CHECK(coll_reqs_wait(&b, rc));
@@ -145,14 +221,16 @@ TUNED_ALG(bcast, scatter_allgather)
     for (int k = 0; k < p - 1; k++) {
         int s = (vr - k + p) % p, t = (vr - k - 1 + p) % p;
         size_t slo, shi;
-        piece_range(ps, f.len, s, s + 1, &slo, &shi);
-        piece_range(ps, f.len, t, t + 1, &lo, &hi);
-        TUNED_CHECK(tuned_sendrecv(f.p + slo, (MPI_Count)(shi - slo), byte, (c->rank + 1) % p,
-                                   f.p + lo, (MPI_Count)(hi - lo), byte, (c->rank - 1 + p) % p,
+        piece_range(ps, len, s, s + 1, &slo, &shi);
+        piece_range(ps, len, t, t + 1, &lo, &hi);
+        TUNED_CHECK(tuned_sendrecv(base + slo, (MPI_Count)(shi - slo), byte, (c->rank + 1) % p,
+                                   base + lo, (MPI_Count)(hi - lo), byte, (c->rank - 1 + p) % p,
                                    c->tag, c->comm));
     }
 out:
     rc = coll_reqs_wait(&b, rc);
+    rc = bcast_len_end(&bl, &f, rc);
+    bool mismatch = rc != MPI_SUCCESS && rc == bl.err;
     return tuned_first_error(rc, tuned_flat_end(&f, c->rbuf, c->count, c->dt,
-                                                 rc == MPI_SUCCESS && vr > 0));
+                                                 (rc == MPI_SUCCESS || mismatch) && vr > 0));
 }
