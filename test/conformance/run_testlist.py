@@ -83,13 +83,21 @@ def run_one(exe, np, opts, mpirun, cwd, default_limit):
     # as init/timeout check that it ends the job).
     env["MPIEXEC_TIMEOUT"] = str(limit)
     t0 = time.time()
+    p = subprocess.Popen([mpirun, "-np", str(np), exe] + args, cwd=cwd, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
-        p = subprocess.run([mpirun, "-np", str(np), exe] + args, cwd=cwd, env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=limit + 30)
-        out, rc = p.stdout.decode(errors="replace"), p.returncode
-    except subprocess.TimeoutExpired as ex:
-        out = (ex.stdout or b"").decode(errors="replace") + "\n(killed: no end after the time limit)"
+        data, _ = p.communicate(timeout=limit + 30)
+        out, rc = data.decode(errors="replace"), p.returncode
+    except subprocess.TimeoutExpired:
+        # mpirun did not end the job itself: SIGTERM first, which it
+        # forwards to the ranks before cleaning up, then SIGKILL.
+        p.terminate()
+        try:
+            data, _ = p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            data, _ = p.communicate()
+        out = data.decode(errors="replace") + "\n(ended: no end after the time limit)"
         rc = None
     kind = opts.get("resultTest", ["default"])[0]
     if rc is None:
