@@ -232,7 +232,15 @@ static bool bsend_wait_cond(void *arg)
            rail_now_ns() > w->deadline;
 }
 
-static bool pool_wait_release(bsend_pool_t *p)
+/* The pool a Bsend on comm uses: the communicator's, else the process's. */
+static bsend_pool_t *send_pool(const mpi_comm_t *comm)
+{
+    bsend_pool_t **slot = pool_slot(&comm_pools, comm);
+    return slot ? *slot : proc_pool;
+}
+
+/* *gone: the pool was detached meanwhile (erroneous; not touched again). */
+static bool pool_wait_release(bsend_pool_t *p, const mpi_comm_t *comm, bool *gone)
 {
     bsend_wait_t w = { p, p->n_blocks, rail_now_ns() + BSEND_STALL_NS };
     if (w.blocks == 0)
@@ -240,7 +248,8 @@ static bool pool_wait_release(bsend_pool_t *p)
     RAIL_CS_EXIT();
     rail_progress_wait(bsend_wait_cond, &w);
     RAIL_CS_ENTER();
-    return p->n_blocks < w.blocks;
+    *gone = send_pool(comm) != p;
+    return !*gone && p->n_blocks < w.blocks;
 }
 
 /* on_complete of the internal send (inside the critical section). */
@@ -261,8 +270,7 @@ int mpi_bsend_start(const void *buf, MPI_Count count, mpi_datatype_t *dt, int de
     size_t need = BSEND_HDR + RAIL_ALIGN_UP(bytes, (size_t)16);
     int rc = MPI_SUCCESS;
     RAIL_CS_ENTER();
-    bsend_pool_t **slot = pool_slot(&comm_pools, comm);
-    bsend_pool_t *p = slot ? *slot : proc_pool;
+    bsend_pool_t *p = send_pool(comm);
     if (!p) {
         rc = mpi_errf(MPI_ERR_BUFFER,
                       "no buffer attached for buffered sends (MPI_Buffer_attach or "
@@ -270,13 +278,12 @@ int mpi_bsend_start(const void *buf, MPI_Count count, mpi_datatype_t *dt, int de
         goto out;
     }
     bsend_block_t *b = pool_alloc(p, need);
-    while (!b && need <= p->size && pool_wait_release(p)) {
-        slot = pool_slot(&comm_pools, comm);   /* detached meanwhile? (erroneous) */
-        if ((slot ? *slot : proc_pool) != p) {
-            rc = mpi_errf(MPI_ERR_BUFFER, "the buffer was detached during a buffered send");
-            goto out;
-        }
+    bool gone = false;
+    while (!b && need <= p->size && pool_wait_release(p, comm, &gone))
         b = pool_alloc(p, need);
+    if (gone) {
+        rc = mpi_errf(MPI_ERR_BUFFER, "the buffer was detached during a buffered send");
+        goto out;
     }
     if (!b) {
         rc = mpi_errf(MPI_ERR_BUFFER,
