@@ -94,9 +94,10 @@ int accel_reduce(rail_op_t op, rail_typekind_t tk, const void *in, void *inout, 
 
 /* out = in[nin - 1] op (... op (in[1] op in[0])): what copying in[0] to
  * out and reducing in[1] .. in[nin - 1] into it one by one gives (out may
- * be in[0], no other input), but where every buffer is device memory of one device (peers'
- * buffers opened by IPC too) one kernel reads each input and writes out
- * once (cuda: up to 8 inputs per launch); otherwise exactly those steps. */
+ * be in[0], no other input), but where every buffer is device memory of
+ * out's context (peers' buffers opened by IPC too) one kernel reads each
+ * input and writes out once (cuda: up to 8 inputs per launch); otherwise
+ * exactly those steps. */
 int accel_reduce_many(rail_op_t op, rail_typekind_t tk, const void *const *in, int nin,
                       void *out, size_t count, accel_stream_t *stream);
 

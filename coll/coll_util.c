@@ -8,6 +8,7 @@
 #include "pml/pml.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,17 +219,25 @@ int coll_recv(void *buf, MPI_Count count, mpi_datatype_t *dt, int peer, int tag,
     return coll_recv_error(pml_recv(buf, count, dt, peer, tag, comm, PML_COLL, NULL));
 }
 
+int coll_check_length(int peer, size_t got, size_t mine)
+{
+    char who[32] = "the root";
+    if (got == mine)
+        return MPI_SUCCESS;
+    if (peer >= 0)
+        snprintf(who, sizeof(who), "process %d", peer);
+    return mpi_errf(got > mine ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
+                    "%s sent %zu bytes, this process's arguments %s %zu (type signatures "
+                    "differ)", who, got, got > mine ? "hold" : "expect", mine);
+}
+
 int coll_recv_all(void *buf, MPI_Count count, mpi_datatype_t *dt, int peer, int tag,
                   mpi_comm_t *comm)
 {
     mpi_req_status_t st = { 0 };
     int rc = coll_recv_error(pml_recv(buf, count, dt, peer, tag, comm, PML_COLL, &st));
-    MPI_Count want = count * dt->size;
-    if (rc == MPI_SUCCESS && st.count < want)
-        rc = mpi_errf(MPI_ERR_COUNT, "process %d sent %lld bytes, this process's arguments "
-                      "expect %lld (type signatures differ)", peer, (long long)st.count,
-                      (long long)want);
-    return rc;
+    return rc != MPI_SUCCESS ? rc
+                             : coll_check_length(peer, (size_t)st.count, (size_t)(count * dt->size));
 }
 
 /* ------------------------------------------------------------ reductions */

@@ -131,8 +131,12 @@ int coll_reqs_wait(coll_reqs_t *b, int rc);
 int coll_send(const void *buf, MPI_Count count, mpi_datatype_t *dt, int peer, int tag,
               mpi_comm_t *comm);
 int coll_recv(void *buf, MPI_Count count, mpi_datatype_t *dt, int peer, int tag, mpi_comm_t *comm);
-/* coll_recv that also wants the whole count: a shorter message (the
- * sender's type signature differs: erroneous) is MPI_ERR_COUNT. */
+/* A receiver's check of the bytes it got from peer (-1: the root) against
+ * its own arguments: MPI_ERR_TRUNCATE (more), MPI_ERR_COUNT (less: the
+ * type signatures differ, erroneous), or success. */
+int coll_check_length(int peer, size_t got, size_t mine);
+/* coll_recv that also wants the whole count: a shorter message is
+ * MPI_ERR_COUNT (coll_check_length). */
 int coll_recv_all(void *buf, MPI_Count count, mpi_datatype_t *dt, int peer, int tag,
                   mpi_comm_t *comm);
 

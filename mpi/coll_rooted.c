@@ -114,12 +114,13 @@ static int gatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t 
     bool is_root = comm->is_inter ? root == MPI_ROOT : comm->rank == root;
     if (is_root) {
         int rc = mpi_coll_check_displs(displs, comm->remote_size, "displs");
-        if (rc == MPI_SUCCESS && intra_root(comm, root) && sendbuf != MPI_IN_PLACE)
+        if (rc == MPI_SUCCESS && intra_root(comm, root) && sendbuf != MPI_IN_PLACE) {
             rc = mpi_coll_check_self(sendcount, sendtype, recvcounts[root], recvtype);
-        if (rc == MPI_SUCCESS && intra_root(comm, root) && sendbuf != MPI_IN_PLACE)
-            rc = mpi_coll_check_alias_self(sendbuf, 0, sendcount, sendtype, recvbuf,
-                                           displs[root] * recvtype->extent, recvcounts[root],
-                                           recvtype);
+            if (rc == MPI_SUCCESS)
+                rc = mpi_coll_check_alias_self(sendbuf, 0, sendcount, sendtype, recvbuf,
+                                               displs[root] * recvtype->extent,
+                                               recvcounts[root], recvtype);
+        }
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -209,12 +210,13 @@ static int scatterv_any(const void *sendbuf, const MPI_Count sendcounts[], const
     bool is_root = comm->is_inter ? root == MPI_ROOT : comm->rank == root;
     if (is_root) {
         int rc = mpi_coll_check_displs(displs, comm->remote_size, "displs");
-        if (rc == MPI_SUCCESS && intra_root(comm, root) && recvbuf != MPI_IN_PLACE)
+        if (rc == MPI_SUCCESS && intra_root(comm, root) && recvbuf != MPI_IN_PLACE) {
             rc = mpi_coll_check_self(sendcounts[root], sendtype, recvcount, recvtype);
-        if (rc == MPI_SUCCESS && intra_root(comm, root) && recvbuf != MPI_IN_PLACE)
-            rc = mpi_coll_check_alias_self(sendbuf, displs[root] * sendtype->extent,
-                                           sendcounts[root], sendtype, recvbuf, 0, recvcount,
-                                           recvtype);
+            if (rc == MPI_SUCCESS)
+                rc = mpi_coll_check_alias_self(sendbuf, displs[root] * sendtype->extent,
+                                               sendcounts[root], sendtype, recvbuf, 0, recvcount,
+                                               recvtype);
+        }
         if (rc != MPI_SUCCESS)
             return rc;
     }

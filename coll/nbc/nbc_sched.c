@@ -257,11 +257,8 @@ static void child_done_exact(mpi_request_t *child)
 {
     sched_exact_t *e = child->cb_arg;
     coll_sched_t *s = e->s;
-    if (child->status.error == MPI_SUCCESS && child->status.count < e->want &&
-        s->error == MPI_SUCCESS)
-        s->error = mpi_errf(MPI_ERR_COUNT, "process %d sent %lld bytes, this process's "
-                            "arguments expect %lld (type signatures differ)", e->peer,
-                            (long long)child->status.count, (long long)e->want);
+    if (child->status.error == MPI_SUCCESS && s->error == MPI_SUCCESS)
+        s->error = coll_check_length(e->peer, (size_t)child->status.count, (size_t)e->want);
     child->cb_arg = s;
     free(e);
     child_done(child);

@@ -76,8 +76,9 @@
  * (coll_next_module): reductions with a user operation, with a datatype
  * whose basic elements have no host kernel, with elements larger than a
  * buffer, or with device buffers that do not go device to device (below;
- * the reduction must run on the device, not on a host copy: the processes agree through a bit in their first
- * step, as one may pass device memory where another passes host memory);
+ * the reduction must run on the device, not on a host copy: the
+ * processes agree through a bit in their first step, as one may pass
+ * device memory where another passes host memory);
  * everything when the segment could not be set up.  Data-movement
  * operations take device buffers themselves (staged through the segment
  * with accel copies) below coll_sm_device_handoff_min bytes; from there
@@ -586,10 +587,6 @@ static inline coll_sm_data_t coll_sm_data_at(const coll_sm_data_t *d, MPI_Count 
 /* Read min(total, d's bytes) bytes at `addr` in process `owner` into d
  * (single copy; through the scratch buffer when d is not contiguous host
  * memory). */
-/* A receiver's check of the length the root sent it (bcast, scatter)
- * against its own arguments: MPI_ERR_TRUNCATE (more), MPI_ERR_COUNT
- * (less: type signatures differ, erroneous), or success. */
-int coll_sm_root_length(size_t root_bytes, size_t mine);
 int coll_sm_cma_read_data(coll_sm_module_t *m, int owner, uint64_t addr, size_t total,
                           const coll_sm_data_t *d);
 /* bytes [off, off + len) of the packed data <-> shared memory */

@@ -24,7 +24,7 @@
  * whose arguments hold fewer bytes (mismatched type signatures, erroneous)
  * still follows every round and reports MPI_ERR_TRUNCATE instead of
  * hanging; one whose arguments expect more reports MPI_ERR_COUNT
- * (coll_sm_root_length).
+ * (coll_check_length).
  */
 #include "coll/sm/coll_sm.h"
 #include "mpi/mpi_err.h"
@@ -37,17 +37,6 @@
 static size_t rounds_of(size_t bytes, size_t per)
 {
     return (bytes + per - 1) / per;
-}
-
-int coll_sm_root_length(size_t root_bytes, size_t mine)
-{
-    if (root_bytes > mine)
-        return mpi_errf(MPI_ERR_TRUNCATE, "the root sent %zu bytes, this process's "
-                        "arguments hold %zu (type signatures differ)", root_bytes, mine);
-    if (root_bytes < mine)
-        return mpi_errf(MPI_ERR_COUNT, "the root sent %zu bytes, this process's "
-                        "arguments expect %zu (type signatures differ)", root_bytes, mine);
-    return MPI_SUCCESS;
 }
 
 int coll_sm_cma_read_data(coll_sm_module_t *m, int owner, uint64_t addr, size_t total,
@@ -92,7 +81,7 @@ static int sm_receive(coll_sm_module_t *m, uint64_t s, int root, int owner,
             coll_sm_post(m, COLL_SM_V(s, k + 1));
     }
     if (rc == MPI_SUCCESS)
-        rc = coll_sm_root_length(total, d->bytes);
+        rc = coll_check_length(-1, total, d->bytes);
     return rc;
 }
 

@@ -238,7 +238,7 @@ static int dev_from_root(coll_sm_module_t *m, uint64_t s, int root, const coll_s
         if (rc == MPI_SUCCESS)
             rc = dev_take(m, d, 0, m->dev_ptr[2 * root] + block * total, want, st);
         if (rc == MPI_SUCCESS)
-            rc = coll_sm_root_length(total, d->bytes);
+            rc = coll_check_length(-1, total, d->bytes);
     }
     return dev_finish(m, s, st, rc);
 }

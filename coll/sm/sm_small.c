@@ -243,7 +243,7 @@ bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_C
     m->small_seen[root] = RAIL_MAX(m->small_seen[root], t);
     const coll_sm_slot_t *rs = coll_sm_slot(m, root, set);
     size_t len = rs->len;
-    *rc = coll_sm_root_length(len, d.bytes);
+    *rc = coll_check_length(-1, len, d.bytes);
     len = RAIL_MIN(len, d.bytes);
     int r2 = coll_sm_unpack(&d, 0, rs->data, len);
     if (*rc == MPI_SUCCESS)

@@ -82,17 +82,13 @@ static int bcast_len_agree(const coll_tuned_call_t *c, const tuned_flat_t *f, in
     if (rc != MPI_SUCCESS || len == f->len)
         return rc;
     b->len = (size_t)len;
-    if (len < f->len) {
-        b->err = mpi_errf(MPI_ERR_COUNT, "bcast: the root sent %zu bytes, this process's "
-                          "arguments expect %zu (type signatures differ)", b->len, f->len);
-        return MPI_SUCCESS;
+    if (len > f->len) {
+        b->device = coll_is_device(f->p, (MPI_Count)f->len, byte);
+        b->p = tuned_bytes_alloc(b->len, b->device, f->p, &b->mem);
+        if (!b->p)
+            return mpi_errf(MPI_ERR_NO_MEM, "out of memory for a %zu-byte bcast", b->len);
     }
-    b->device = coll_is_device(f->p, (MPI_Count)f->len, byte);
-    b->p = tuned_bytes_alloc(b->len, b->device, f->p, &b->mem);
-    if (!b->p)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory for a %zu-byte bcast", b->len);
-    b->err = mpi_errf(MPI_ERR_TRUNCATE, "bcast: the root sent %zu bytes, this process's "
-                      "arguments hold %zu (type signatures differ)", b->len, f->len);
+    b->err = coll_check_length(-1, b->len, f->len);
     return MPI_SUCCESS;
 }
 
