@@ -100,6 +100,15 @@ static void reduce_scatter(size_t n)
     OK(MPI_Reduce_scatter_block(da, db, (int)per, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
 }
 
+/* the device's own reduction (MPI_Reduce_local, db += da) of the block a
+ * reduce_scatter_block gives each process, in every process at once: the
+ * kernel's speed, which bounds the reductions */
+static void reduce_local(size_t n)
+{
+    size_t per = n / (size_t)np / sizeof(float);
+    OK(MPI_Reduce_local(da, db, (int)per, MPI_FLOAT, MPI_SUM));
+}
+
 /* da = rank + 1 (as floats) everywhere */
 static void fill(size_t n)
 {
@@ -160,13 +169,14 @@ int main(int argc, char **argv)
         die("out of host memory");
     if (rank == 0)
         printf("# gpu bench: np %d, device buffers (%s); times per call, GB/s = bytes / time\n"
-               "# %-10s %12s %12s %12s %12s %12s %12s %12s\n",
+               "# %-10s %12s %12s %12s %12s %12s %12s %12s %12s\n",
                np, devmem_is_cuda() ? "cuda" : "fake", "bytes", "copy us", "pingpong us",
-               "allreduce us", "bcast us", "allgather us", "alltoall us", "red_scat us");
+               "allreduce us", "bcast us", "allgather us", "alltoall us", "red_scat us",
+               "red_local us");
     for (size_t n = 8; n <= max; n *= n < 4096 ? 8 : 4) {
         int it = iters_for(n);
         fill(max);
-        double tc = 0, tp = 0, ta, tb, tg, tx, tr;
+        double tc = 0, tp = 0, ta, tb, tg, tx, tr, tl;
         if (rank == 0) {
             /* the device's own copy (one process; others wait) */
             copy_once(n);
@@ -225,10 +235,23 @@ int main(int argc, char **argv)
                 if (((const float *)h)[j] != want_sum((size_t)rank * pf + j))
                     die("reduce_scatter_block: wrong result");
         }
+        /* db holds my block of the sum: one more db += da adds my input's
+         * first block to it (checked), then the timed calls */
+        size_t pf = per / sizeof(float);
+        if (pf > 0) {
+            reduce_local(n);
+            OK(devmem_memcpy(h, db, pf * sizeof(float)));
+            for (size_t j = 0; j < pf; j++)
+                if (((const float *)h)[j] !=
+                    want_sum((size_t)rank * pf + j) + (float)(rank + 1) + (float)(j % 7))
+                    die("reduce_local: wrong result");
+        }
+        tl = timed(reduce_local, n, it);
         if (rank == 0) {
             double gb = (double)n / 1e9;
-            printf("  %-10zu %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f", n, tc * 1e6,
-                   tp * 1e6, ta * 1e6, tb * 1e6, tg * 1e6, tx * 1e6, tr * 1e6);
+            printf("  %-10zu %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f", n,
+                   tc * 1e6, tp * 1e6, ta * 1e6, tb * 1e6, tg * 1e6, tx * 1e6, tr * 1e6,
+                   tl * 1e6);
             if (n >= ((size_t)1 << 20))
                 printf("   GB/s: copy %.1f pingpong %.1f allreduce %.1f", gb / tc,
                        np >= 2 ? gb / tp : 0.0, gb / ta);

@@ -234,6 +234,7 @@ typedef struct coll_sm_params {
     size_t adapt_agree_min;        /* ... for reductions and allgathers (rank 0 chooses) */
     size_t device_handoff_min;     /* device buffers: the next module from here */
     bool device_ipc;               /* ... or device to device by the processes (sm_device.c) */
+    size_t device_ipc_reduce_min;  /* reductions device to device from here (every size: 1) */
     bool adapt_alternate;          /* testing: ... alternating instead */
     int spin_count, yield_count;
     int tree_degree;
@@ -499,7 +500,8 @@ typedef struct coll_sm_blocks {
 /* Small operations (sm_small.c), tried first by the entry points: false
  * when the call is not one (the same verdict on every process); true when
  * it ran, with *rc its result, or *handoff set when every process must hand
- * the call to the next module (some process has device buffers).  A
+ * the call to the next module (some process has device buffers; a
+ * reduction's *all_device, where not NULL: every process has).  A
  * reduction of count elements (root < 0: every process) leaves elements
  * [lo, lo + cnt) of the result in rbuf: 0, count for reduce and allreduce,
  * the process's own block for reduce_scatter, which passes its blocks
@@ -508,7 +510,7 @@ typedef struct coll_sm_blocks {
 bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf, void *rbuf,
                           MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op, int root,
                           MPI_Count lo, MPI_Count cnt, const coll_sm_blocks_t *blocks,
-                          bool *handoff, int *rc);
+                          bool *handoff, bool *all_device, int *rc);
 bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_Count count,
                          mpi_datatype_t *dt, int root, int *rc);
 bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
@@ -549,6 +551,8 @@ void coll_sm_data_init(coll_sm_data_t *d, const void *buf, MPI_Count count,
  * FINAL. */
 extern uint64_t coll_sm_count_device_ipc;
 bool coll_sm_dev_eligible(const coll_sm_module_t *m, size_t bytes);
+/* ... of an allreduce, reduce or reduce_scatter (coll_sm_device_ipc_reduce_min) */
+bool coll_sm_dev_red_eligible(const coll_sm_module_t *m, size_t bytes);
 void coll_sm_dev_publish(coll_sm_module_t *m, uint64_t s, const void *b0, size_t n0,
                          const void *b1, size_t n1);
 bool coll_sm_dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root);

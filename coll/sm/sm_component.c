@@ -132,6 +132,14 @@ static int sm_register_params(void)
                              "others' buffers opened by IPC (false: they go to the next "
                              "component like the other operations)",
                              RAIL_PARAM_LEVEL_TUNER, &p->device_ipc);
+    rail_param_register_size("coll_sm_device_ipc_reduce_min", 1,
+                             "Allreduces, reduces and reduce_scatters whose buffers are device "
+                             "memory on every process are reduced device to device (see "
+                             "coll_sm_device_ipc) from this many bytes, below "
+                             "coll_sm_device_handoff_min too: on a GPU this beats the next "
+                             "component's staged messages at every size measured "
+                             "(docs/performance.md; 0: only from coll_sm_device_handoff_min)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->device_ipc_reduce_min);
     rail_param_register_bool("coll_sm_adapt_alternate", false,
                              "Testing: broadcasts from coll_sm_adapt_min bytes, reductions and "
                              "allgathers from coll_sm_adapt_agree_min bytes alternate between "

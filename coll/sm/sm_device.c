@@ -3,7 +3,9 @@
  * themselves (coll_sm_device_ipc).
  *
  * Where a collective of coll_sm_device_handoff_min bytes or more (every
- * blocking one coll sm offers but barrier) has device buffers, each
+ * blocking one coll sm offers but barrier; reductions from
+ * coll_sm_device_ipc_reduce_min, every size by default) has device
+ * buffers, each
  * process whose buffers the others will read publishes their IPC handles
  * (accel_ipc_handle_get) in a record at the start of its own area of the
  * operation's set, before the step
@@ -71,6 +73,13 @@ static sm_dev_rec_t *dev_rec(coll_sm_module_t *m, int r, uint64_t s)
 bool coll_sm_dev_eligible(const coll_sm_module_t *m, size_t bytes)
 {
     return coll_sm_params.device_ipc && coll_sm_device_check(m, bytes);
+}
+
+bool coll_sm_dev_red_eligible(const coll_sm_module_t *m, size_t bytes)
+{
+    size_t lo = coll_sm_params.device_ipc_reduce_min;
+    return coll_sm_params.device_ipc &&
+           ((!m->host_only && lo > 0 && bytes >= lo) || coll_sm_device_check(m, bytes));
 }
 
 void coll_sm_dev_publish(coll_sm_module_t *m, uint64_t s, const void *b0, size_t n0,

@@ -43,10 +43,12 @@
  * processes see the same bits, and if any is set they all hand the call to
  * the next module (which reduces on the device).  Flat reduce senders wait
  * for everyone's first step for this.  An allreduce or reduce of
- * coll_sm_device_handoff_min bytes whose buffers are all on devices is
- * reduced device to device here instead, from the others' buffers opened
- * by IPC (a reduce into the root's result, opened by everyone), when
- * everyone can open them (sm_device.c; steps 2, 3, FINAL).
+ * coll_sm_device_ipc_reduce_min bytes (every size by default) whose
+ * buffers are all on devices is reduced device to device here instead,
+ * from the others' buffers opened by IPC (a reduce into the root's result,
+ * opened by everyone), when everyone can open them (sm_device.c; steps 2,
+ * 3, FINAL).  A small one learns that every process has device buffers
+ * from the slots (coll_sm_small_reduce) and goes on into these steps.
  */
 #include "coll/sm/coll_sm.h"
 #include "accel/accel.h"
@@ -398,18 +400,23 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     if (root >= 0 && m->state == COLL_SM_UNSET && (rc = coll_sm_segment_setup(m, comm)) != MPI_SUCCESS)
         return rc;
     bool tree = root >= 0 && !m->host_only && bytes < coll_sm_params.reduce_min;
+    bool all_dev = false;
     if (!tree && coll_sm_small_reduce(m, comm, sbuf, rbuf, count, dt, op, root, 0, count,
-                                          NULL, handoff, &rc)) {
-        if (*handoff)
-            *why = "device buffers";
-        return rc;
+                                          NULL, handoff, &all_dev, &rc)) {
+        /* device buffers everywhere: reduced device to device below */
+        if (!*handoff || !all_dev || !coll_sm_dev_red_eligible(m, bytes)) {
+            if (*handoff)
+                *why = "device buffers";
+            return rc;
+        }
+        *handoff = false;
     }
-    if (root >= 0 && bytes < coll_sm_params.reduce_min) {
+    if (root >= 0 && bytes < coll_sm_params.reduce_min && !all_dev) {
         *why = "small reduce (coll_sm_reduce_min)";
         *handoff = true;
         return MPI_SUCCESS;
     }
-    if (root < 0 && m->n == 2 && bytes <= coll_sm_params.allreduce_pair_max) {
+    if (root < 0 && m->n == 2 && !all_dev && bytes <= coll_sm_params.allreduce_pair_max) {
         *why = "small allreduce of two processes (coll_sm_allreduce_pair_max)";
         *handoff = true;
         return MPI_SUCCESS;
@@ -446,7 +453,7 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
      * reduced device to device here if everyone's are (sm_device.c) */
     const char *din = NULL;
     char *dout = NULL;
-    bool dev_try = c.dev && coll_sm_dev_eligible(m, bytes);
+    bool dev_try = c.dev && coll_sm_dev_red_eligible(m, bytes);
     if (dev_try) {
         if (c.r.rdt->size == c.r.rdt->extent && rail_dt_is_contig(dt->layout, count)) {
             din = rail_dt_contig_ptr(dt->layout, count, c.mine);

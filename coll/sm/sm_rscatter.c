@@ -24,7 +24,8 @@
  * only elements from (k + 1) * P on.
  *
  * Device buffers: the bit in the meta word, seen by all after round 0 (or
- * step 1 of a timed call).  From coll_sm_device_handoff_min bytes, where
+ * step 1 of a timed call).  From coll_sm_device_ipc_reduce_min bytes
+ * (every size by default; a small call learns it from the slots), where
  * every process's buffers are dense device arrays that the others can
  * open by IPC, each reduces its block from everyone's input where it lies
  * (sm_device.c: published before that step, opened and agreed in step 2,
@@ -161,7 +162,7 @@ static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, b
     coll_sm_claim_set(m, s);
     /* device buffers: my input offered by IPC, to be reduced device to
      * device here if everyone's are (sm_device.c) */
-    bool dev_try = dev && coll_sm_dev_eligible(m, c->bytes);
+    bool dev_try = dev && coll_sm_dev_red_eligible(m, c->bytes);
     const char *din = NULL;
     char *dout = NULL;
     if (dev_try) {
@@ -226,12 +227,15 @@ static int rs_any(const void *sbuf, void *rbuf, const MPI_Count counts[], MPI_Co
         return coll_red_init(&c.r, op, dt, 0, NULL, NULL);
     MPI_Count mylen = rs_block(&c, m->me);
     coll_sm_blocks_t blocks = { counts, count };
+    bool all_dev = false;
     if (coll_sm_small_reduce(m, comm, sbuf, rbuf, c.total, dt, op, -1, c.lo, mylen, &blocks,
-                             handoff, &rc)) {
+                             handoff, &all_dev, &rc) &&
+        (!*handoff || !all_dev || !coll_sm_dev_red_eligible(m, (size_t)(c.total * dt->size)))) {
         if (*handoff)
             *why = "device buffers";
         return rc;
     }
+    /* (device buffers everywhere: reduced device to device below) */
     if (m->state == COLL_SM_UNSET && (rc = coll_sm_segment_setup(m, comm)) != MPI_SUCCESS)
         return rc;
     *handoff = true;

@@ -252,9 +252,8 @@ static unsigned long long ipc_moves(void)
 
 /* SM_EXPECT_DEVICE_DIRECT=yes / no: coll sm did / did not do the last
  * operation device to device itself (coll_sm_device_ipc counted it). */
-static void check_direct(unsigned long long before, const char *what)
+static void check_direct_as(unsigned long long before, const char *what, const char *e)
 {
-    const char *e = getenv("SM_EXPECT_DEVICE_DIRECT");
     if (e == NULL)
         return;
     bool direct = pvar_count("coll_sm_device_ipc") > before;
@@ -262,8 +261,14 @@ static void check_direct(unsigned long long before, const char *what)
           direct ? "did" : "did not do");
 }
 
-/* Kernel launches so far where the test's mock driver runs (else -1). */
-static long mock_launches(void)
+static void check_direct(unsigned long long before, const char *what)
+{
+    check_direct_as(before, what, getenv("SM_EXPECT_DEVICE_DIRECT"));
+}
+
+/* Calls of a driver function so far where the test's mock driver runs
+ * (else -1). */
+static long mock_calls(const char *fn)
 {
     static long (*calls)(const char *);
     static bool looked;
@@ -272,7 +277,18 @@ static long mock_launches(void)
         calls = h ? (long (*)(const char *))dlsym(h, "mock_cuda_calls") : NULL;
         looked = true;
     }
-    return calls ? calls("cuLaunchKernel") : -1;
+    return calls ? calls(fn) : -1;
+}
+
+static long mock_launches(void)
+{
+    return mock_calls("cuLaunchKernel");
+}
+
+static long mock_copies(void)
+{
+    long a = mock_calls("cuMemcpyAsync"), b = mock_calls("cuMemcpy");
+    return a < 0 ? -1 : a + b;
 }
 
 /* On the mock, a reduction coll sm did device to device folded each
@@ -498,6 +514,93 @@ int main(int argc, char **argv)
             }
             check_direct(direct, "a device reduce_scatter");
             free(rc);
+        }
+        /* small reductions of device buffers everywhere, fewer elements
+         * than processes too: device to device as well
+         * (coll_sm_device_ipc_reduce_min; SM_EXPECT_SMALL_DIRECT, else
+         * as SM_EXPECT_DEVICE_DIRECT) */
+        const char *small = getenv("SM_EXPECT_SMALL_DIRECT");
+        if (small == NULL)
+            small = getenv("SM_EXPECT_DEVICE_DIRECT");
+        static const int small_counts[] = { 1, 3, 250, 4000 };
+        char what[96];
+        for (int k = 0; k < 4; k++) {
+            int cnt = small_counts[k];
+            for (int inplace = 0; inplace < 2; inplace++) {
+                tbuf_t *in = inplace ? &rb : &sb;
+                for (int i = 0; i < cnt; i++)
+                    ((int *)in->h)[i] = 11 * t_rank + i % 13;
+                tb_push(in);
+                direct = pvar_count("coll_sm_device_ipc");
+                MPI_OK(MPI_Allreduce(inplace ? MPI_IN_PLACE : sb.d, rb.d, cnt, MPI_INT, MPI_SUM,
+                                     MPI_COMM_WORLD));
+                tb_pull(&rb);
+                for (int i = 0; i < cnt; i++)
+                    CHECK(((int *)rb.h)[i] == 11 * n * (n - 1) / 2 + n * (i % 13),
+                          "small device allreduce of %d%s [%d] = %d", cnt,
+                          inplace ? " in place" : "", i, ((int *)rb.h)[i]);
+                snprintf(what, sizeof(what), "a device allreduce of %d ints%s", cnt,
+                         inplace ? " in place" : "");
+                check_direct_as(direct, what, small);
+            }
+        }
+        for (int k = 0; k < 2; k++) {
+            int cnt = small_counts[k];
+            for (int inplace = 0; inplace < 2; inplace++) {
+                tbuf_t *in = inplace ? &rb : &sb;
+                for (int i = 0; i < cnt * n; i++)
+                    ((int *)in->h)[i] = 5 * t_rank + i % 17;
+                tb_push(in);
+                direct = pvar_count("coll_sm_device_ipc");
+                MPI_OK(MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : sb.d, rb.d, cnt, MPI_INT,
+                                                MPI_SUM, MPI_COMM_WORLD));
+                tb_pull(&rb);
+                for (int i = 0; i < cnt; i++) {
+                    int want = 5 * n * (n - 1) / 2 + n * ((t_rank * cnt + i) % 17);
+                    CHECK(((int *)rb.h)[i] == want,
+                          "small device reduce_scatter_block of %d%s [%d] = %d, not %d", cnt,
+                          inplace ? " in place" : "", i, ((int *)rb.h)[i], want);
+                }
+                snprintf(what, sizeof(what), "a device reduce_scatter_block of %d ints%s", cnt,
+                         inplace ? " in place" : "");
+                check_direct_as(direct, what, small);
+            }
+        }
+        /* small allgather and alltoall (8-byte blocks) of contiguous device
+         * buffers, and in place: right, and on the mock driver in two
+         * copies (one out to the slot or host scratch, one in), not one
+         * per block */
+        for (int inplace = 0; inplace < 2; inplace++) {
+            for (int op = 0; op < 2; op++) {
+                const int b8 = 8;
+                for (int i = 0; i < b8 * n; i++) {
+                    sb.h[i] = (char)(t_rank * 13 + i);
+                    rb.h[i] = (char)(t_rank * 13 + i);   /* in place: the input */
+                }
+                tb_push(&sb);
+                tb_push(&rb);
+                long copies = mock_copies();
+                const char *name = op ? "alltoall" : "allgather";
+                if (op)
+                    MPI_OK(MPI_Alltoall(inplace ? MPI_IN_PLACE : sb.d, b8, MPI_BYTE, rb.d, b8,
+                                        MPI_BYTE, MPI_COMM_WORLD));
+                else
+                    MPI_OK(MPI_Allgather(inplace ? MPI_IN_PLACE : (char *)sb.d + t_rank * b8, b8,
+                                         MPI_BYTE, rb.d, b8, MPI_BYTE, MPI_COMM_WORLD));
+                if (copies >= 0)
+                    CHECK(mock_copies() - copies <= 2,
+                          "a small device %s%s took %ld copies, not 2", name,
+                          inplace ? " in place" : "", mock_copies() - copies);
+                tb_pull(&rb);
+                /* allgather: block j is j's block j; alltoall: j's block me */
+                for (int j = 0; j < n; j++)
+                    for (int i = 0; i < b8; i++) {
+                        int src = (op ? t_rank : j) * b8 + i;
+                        CHECK(rb.h[j * b8 + i] == (char)(j * 13 + src),
+                              "small device %s%s block %d [%d]", name,
+                              inplace ? " in place" : "", j, i);
+                    }
+            }
         }
         tb_free(&sb);
         tb_free(&rb);
