@@ -10,7 +10,8 @@
 #
 # PREFIX: where `make install` of a CUDA-enabled build put Rail MPI.  On
 # the GPU machine: `sh OUTDIR/run.sh` (root, or write access to PREFIX's
-# parent: the install is copied back to PREFIX, where its paths point).
+# parent: the install is copied back to PREFIX, where its paths point;
+# GPU_MPS=1 runs the checks under the MPS daemon).
 # Machine-specific by design: the libraries are this machine's; glibc there
 # must be as new as here.
 set -e
@@ -68,9 +69,29 @@ for l in "$here"/lib/*; do
 done
 export LD_LIBRARY_PATH="$here/use${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PMIX_MCA_mca_base_component_path="$here/pmix"
+# (every run on a lent GPU so far set this: one node needs no compression
+# of the launcher's exchanges, and the bundle's libz may differ from the
+# machine's)
+export PMIX_MCA_pcompress="${PMIX_MCA_pcompress:-^zlib}"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>/dev/null
+# GPU_MPS=1: under NVIDIA's MPS daemon (several processes on one GPU; see
+# docs/performance.md), started here with private directories and stopped
+# at the end
+mps=""
+if [ "${GPU_MPS:-0}" = 1 ]; then
+    if command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
+        export CUDA_MPS_PIPE_DIRECTORY="$here/mps/pipe" CUDA_MPS_LOG_DIRECTORY="$here/mps/log"
+        mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+        nvidia-cuda-mps-control -d && mps=1 && echo "run.sh: MPS daemon started"
+    else
+        echo "run.sh: GPU_MPS=1 but no nvidia-cuda-mps-control: running without MPS"
+    fi
+fi
 MPIRUN="$prefix/bin/mpirun" TESTBIN="$here/tests" GPU_BENCH="$here/tests/gpu" \
     sh "$here/check_gpu.sh"
+rc=$?
+[ -n "$mps" ] && echo quit | nvidia-cuda-mps-control
+exit $rc
 EOF
 chmod +x "$out/run.sh"
 echo "bundle in $out ($(du -sh "$out" | cut -f1)); on the GPU machine: sh $out/run.sh"
