@@ -1,16 +1,24 @@
 /*
  * rail_copy: memcpy for the bulk copies of the transfer paths (pml pack and
- * unpack of contiguous buffers, btl sm fragments, coll sm slots).
+ * unpack of contiguous buffers, btl sm fragments, coll sm slots), or an
+ * AVX2 loop where memcpy is unsound.
  *
- * Why not memcpy: glibc 2.36 copies blocks from a few KiB up with `rep
- * movsb`, which on the AMD hosts we run on drops to 2 GB/s (from 40) when the
- * destination is 8 or 16 bytes off the source's alignment within a cache
- * line.  Our fragments and slots sit at fixed offsets, so the user's buffer
- * alignment could pick that case (measured alone: 1 MiB bcast on two
- * processes 52-198 us with rail_copy, 374-464 us with memcpy).  rail_copy
- * aligns the stores and moves 128 bytes per step with AVX2 loads and
- * stores, whatever the two alignments are; below RAIL_COPY_MIN, or without
- * AVX2, it is memcpy, except up to 32 bytes: inline loads and stores.
+ * Why not always memcpy: glibc 2.36 copies blocks from a few KiB up with
+ * `rep movsb`, which on some AMD hosts we ran on dropped to 2 GB/s (from 40)
+ * when the destination was 8 or 16 bytes off the source's alignment within
+ * a cache line.  Our fragments and slots sit at fixed offsets, so the
+ * user's buffer alignment could pick that case (measured alone there: 1 MiB
+ * bcast on two processes 52-198 us with the loop, 374-464 us with memcpy).
+ * The loop aligns the stores and moves 128 bytes per step with AVX2 loads
+ * and stores, whatever the two alignments are.  Why not always the loop:
+ * on hosts without that flaw memcpy moves data another core wrote faster
+ * (2-core EPYC VM, 2026-11-27, np 2: bcast of 4-64 KiB 0.57-2.9 us against
+ * 0.93-6.0, allgather of 8-32 KiB 1.7-3.9 against 2.8-6.1, allreduce 8-20%
+ * faster; the same from 256 KiB).  So copy_isa=auto (rail_copy_select)
+ * times memcpy at those offsets once at start-up (~30 us) and takes the
+ * loop only where they are over 3x slower than aligned.  Below
+ * RAIL_COPY_MIN it is memcpy either way, except up to 32 bytes: inline
+ * loads and stores.
  */
 #ifndef BASE_COPY_H
 #define BASE_COPY_H
@@ -21,8 +29,11 @@
 
 #define RAIL_COPY_MIN 2048
 
-/* The vector copy, or NULL when the CPU cannot run it (or copy_isa=libc). */
+/* The copy from RAIL_COPY_MIN bytes: the AVX2 loop, or memcpy that streams
+ * from RAIL_COPY_STREAM_MIN; NULL for plain memcpy (no AVX2, copy_isa=libc). */
 extern void (*rail_copy_vec)(void *dst, const void *src, size_t len);
+/* What rail_copy_select chose: "avx2", "libc+stream" or "libc". */
+extern const char *rail_copy_selected;
 
 /* Up to 32 bytes inline, in at most four loads and stores that never
  * touch a byte outside either range (headers, small payloads: a libc call
@@ -127,8 +138,11 @@ static inline void rail_copy2(void *dst, void *dst2, const void *src, size_t len
         rail_copy(dst2, src, len);
     }
 }
-/* Pick the implementation: "auto" (vector when the CPU has AVX2) or
- * "libc" (always memcpy).  Until it is called, rail_copy is memcpy. */
+/* Pick the implementation (the copy_isa parameter): "auto" (memcpy unless
+ * the probe finds it flawed, above), "avx2" (the loop where the CPU has
+ * AVX2), "libc" (memcpy, no streaming stores) or, for tests,
+ * "libc+stream" (what auto picks on a sound memcpy).  Until it is called,
+ * rail_copy is memcpy. */
 void rail_copy_select(const char *isa);
 /* Registers the copy_isa parameter and applies it (mpi/params.c). */
 int rail_copy_register_params(void);

@@ -17,10 +17,12 @@ static void usage(const bench *b, const char *name, int code)
 {
     if (b->rank == 0)
         fprintf(code ? stderr : stdout,
-                "usage: %s [-s MIN:MAX] [-i ITERS] [-w WARMUP] [-t TRIALS] [-T MS] [-W WINDOW]\n"
+                "usage: %s [-s MIN:MAX] [-i ITERS] [-w WARMUP] [-m MS] [-t TRIALS] [-T MS] [-W WINDOW]\n"
                 "  -s MIN:MAX  message sizes in bytes, powers of two from MIN (suffix K, M, G)\n"
                 "  -i ITERS    iterations per trial (default: enough for -T milliseconds)\n"
                 "  -w WARMUP   untimed iterations before each size (default 2)\n"
+                "  -m MS       and untimed calls until they took MS ms (default 50; before the\n"
+                "              sweep, the largest size for 4 x MS)\n"
                 "  -t TRIALS   timed trials per size; the median is reported (default 5)\n"
                 "  -T MS       wanted duration of one trial when -i is not given (default 5)\n"
                 "  -W WINDOW   messages in flight for bw, bibw, msgrate (default 64)\n",
@@ -72,14 +74,15 @@ static void parse_options(bench *b, int argc, char **argv)
 {
     bench_opts *o = &b->opt;
     *o = (bench_opts){ .min_size = 0, .max_size = 1 << 20, .iters = 0, .warmup = 2,
-                       .trials = 5, .target_ms = 5, .window = 64 };
+                       .warmup_ms = 50, .trials = 5, .target_ms = 5, .window = 64 };
     int c, ms = 0, bad = 0;
     opterr = b->rank == 0; /* one complaint, not one per rank */
-    while ((c = getopt(argc, argv, "s:i:w:t:T:W:h")) != -1) {
+    while ((c = getopt(argc, argv, "s:i:w:m:t:T:W:h")) != -1) {
         switch (c) {
         case 's': bad |= parse_range(optarg, o); break;
         case 'i': bad |= parse_int(optarg, 1, MAX_ITERS, &o->iters); break;
         case 'w': bad |= parse_int(optarg, 0, MAX_ITERS, &o->warmup); break;
+        case 'm': bad |= parse_int(optarg, 0, 60000, &ms); o->warmup_ms = ms; break;
         case 't': bad |= parse_int(optarg, 1, MAX_TRIALS, &o->trials); break;
         case 'T': bad |= parse_int(optarg, 1, 60000, &ms); o->target_ms = ms; break;
         case 'W': bad |= parse_int(optarg, 1, 4096, &o->window); break;
@@ -353,11 +356,34 @@ static void report(bench *b, size_t size, int iters, double *us)
     fflush(stdout);
 }
 
+/* Untimed calls in growing batches until they have taken warmup_ms (rank 0
+ * decides).  Why by time: an MPI's first passes through memory it has not
+ * used yet can be slow for a long while.  On the VMs we measure on, every
+ * process's first access to each page costs ~7 us however the page was
+ * prepared (docs/performance.md): Rail MPI's coll sm, whose operations
+ * rotate through 4 MiB per process, took 20 us per 2 KiB allreduce for its
+ * first ~1000 calls at np 2 (1.5 us after), and np 8 alltoalls of 32 KiB
+ * 4.3 ms for their first ~100 (0.15 ms after); two iterations measured
+ * that instead of the steady state every MPI is compared in. */
+static void warm_up(bench *b, size_t size, double ms)
+{
+    double want = ms * 1e-3, spent = 0;
+    for (int n = 1; want > 0;) {
+        spent += timed(b, size, n);
+        int go = bcast_int(b, spent < want);
+        if (!go)
+            break;
+        if (n < MAX_ITERS / 2)
+            n *= 2;
+    }
+}
+
 static void run_size(bench *b, size_t size, double *us)
 {
     b->prepare(b, size, 0);
     if (b->opt.warmup)
         b->iterate(b, size, b->opt.warmup);
+    warm_up(b, size, b->opt.warmup_ms);
     int iters = b->opt.iters ? b->opt.iters : calibrate(b, size);
     for (int trial = 0; trial < b->opt.trials; trial++) {
         b->prepare(b, size, trial + 1);
@@ -405,6 +431,18 @@ void bench_run(bench *b)
     if (!us)
         bench_fail(b, 0, "out of memory");
     settle(b);
+    /* first, the largest size for four times as long: its calls pass
+     * through every buffer an MPI cycles through (np 8 on 2 cores: the
+     * first eight allgathers of 1 MiB blocks took 90-120 ms each, later
+     * ones 3-4) */
+    size_t big = 0;
+    for (size_t s = o->min_size; s <= o->max_size; s = next_size(s))
+        if (s % b->unit == 0)
+            big = s;
+    if (o->warmup_ms > 0 && big > 0) {
+        b->prepare(b, big, 0);
+        warm_up(b, big, 4 * o->warmup_ms);
+    }
     for (size_t s = o->min_size; s <= o->max_size; s = next_size(s))
         if (s % b->unit == 0)
             run_size(b, s, us);

@@ -31,6 +31,7 @@ typedef struct bench_opts {
     size_t min_size, max_size; /* -s MIN:MAX, bytes */
     int iters;                 /* -i: iterations per trial, 0 = calibrate */
     int warmup;                /* -w: untimed iterations before calibrating */
+    double warmup_ms;          /* -m: and untimed calls for at least this long */
     int trials;                /* -t */
     double target_ms;          /* -T: wanted length of one trial */
     int window;                /* -W: messages in flight (bw, bibw, msgrate) */

@@ -343,6 +343,10 @@ class Runner:
         argv = ["-s", "%d:%d" % (lo, hi), "-t", str(a.trials), "-T", str(a.target_ms)]
         if a.iters:
             argv += ["-i", str(a.iters), "-w", "1"]
+        if a.warmup_ms is not None:
+            argv += ["-m", str(a.warmup_ms)]
+        elif a.iters:
+            argv += ["-m", "0"]   # a fixed count checks, it does not time
         if a.window:
             argv += ["-W", str(a.window)]
         return argv
@@ -841,6 +845,9 @@ def parse_args(argv):
     ap.add_argument("--trials", type=int, help="trials per size in one run (default 5)")
     ap.add_argument("--target-ms", type=int, help="length of one trial in ms (default 5)")
     ap.add_argument("--iters", type=int, help="fixed iterations per trial (default: by time)")
+    ap.add_argument("--warmup-ms", type=int, metavar="MS",
+                    help="untimed calls per size for at least MS ms, the first size four "
+                         "times as long (default 50; 0 with --iters)")
     ap.add_argument("--window", type=int, help="messages in flight in bw, bibw, msgrate (64)")
     ap.add_argument("--startup-runs", type=int, help="launches per startup figure (default 5)")
     ap.add_argument("--timeout", type=float, default=120, help="seconds per run (default 120)")

@@ -511,6 +511,7 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
                           MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op, int root,
                           MPI_Count lo, MPI_Count cnt, const coll_sm_blocks_t *blocks,
                           bool *handoff, bool *all_device, int *rc);
+bool coll_sm_small_barrier(coll_sm_module_t *m, mpi_comm_t *comm, int *rc);
 bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_Count count,
                          mpi_datatype_t *dt, int root, int *rc);
 bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,

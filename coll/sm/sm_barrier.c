@@ -1,6 +1,8 @@
 /*
  * coll sm: barrier, a fan-in / fan-out tree of flags (coll_sm_tree_degree
- * children per process; flat up to degree + 1 processes).
+ * children per process) for more than degree + 1 processes; up to that,
+ * where the flat tree would be, every process publishes its arrival in its
+ * small-operation slot and waits for everyone's (sm_small.c).
  *
  *   fan-in:  wait until my children reached step 1, then post step 1
  *   fan-out: wait until my parent posted FINAL, then post FINAL
@@ -14,7 +16,10 @@ int coll_sm_barrier(mpi_comm_t *comm, coll_module_t *module)
 {
     coll_sm_module_t *m = (coll_sm_module_t *)module;
     uint64_t s;
-    int rc = coll_sm_begin(m, comm, &s);
+    int rc;
+    if (coll_sm_small_barrier(m, comm, &rc))
+        return rc;
+    rc = coll_sm_begin(m, comm, &s);
     if (rc == COLL_SM_HANDOFF) {
         coll_module_t *next = coll_sm_next(comm, COLL_OP_barrier, module, "no segment");
         return next ? next->fns.barrier(comm, next) : MPI_ERR_UNSUPPORTED_OPERATION;

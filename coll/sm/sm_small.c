@@ -40,6 +40,12 @@
  *     copies its own block locally, waits until every slot of the set
  *     holds t and copies its block out of each (np 2, 8 B: 0.12-0.13 us
  *     against 0.20 through the flag rounds and Open MPI's 0.18).
+ *   barrier (a communicator of at most coll_sm_tree_degree + 1 processes,
+ *     whose barrier through the flags is a flat fan-in and fan-out):
+ *     every process publishes t and waits until every slot of the set
+ *     holds t, so at two processes the two arrivals cross at once instead
+ *     of the fan-out's transfer following the fan-in's (np 2: 0.44 against
+ *     0.58-0.66 us, Open MPI 0.49-0.51; np 3 on 2 cores 6 against 11.5).
  *   bcast: the root copies the data into its slot and publishes t without
  *     waiting; a receiver waits for the root's slot to hold t, copies the
  *     data out and publishes t in its own slot (no data: "done reading").
@@ -232,6 +238,21 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
         *rc = coll_red_store(&r, rbuf, m->scratch, cnt);
     if (!agree)
         coll_sm_slot_post(m, set, t);
+    return true;
+}
+
+bool coll_sm_small_barrier(coll_sm_module_t *m, mpi_comm_t *comm, int *rc)
+{
+    *rc = MPI_SUCCESS;
+    if (coll_sm_params.small_max == 0 || m->n > m->degree + 1)
+        return false;
+    if (!small_ready(m, comm, rc))
+        return *rc != MPI_SUCCESS;
+    int set;
+    uint64_t t = small_begin(m, &set);
+    coll_sm_slot_post(m, set, t);
+    coll_sm_slot_wait_all(m, set, t);
+    small_seen_all(m, t);
     return true;
 }
 

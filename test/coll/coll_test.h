@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int t_rank, t_size;
 static int t_device;   /* buffers in device memory (test/devmem.h) */
@@ -60,6 +61,15 @@ static int t_quick;
         MPI_Error_class(rc_, &c_);                                                                 \
         CHECK(c_ == (cls), "%s returned class %d, expected %s (%d)", #call, c_, #cls, (cls));      \
     } while (0)
+
+/* Seconds on the node's monotonic clock: comparable between the processes
+ * of a node (MPI_Wtime counts from each process's start). */
+static inline double t_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 static inline void t_init(int *argc, char ***argv)
 {

@@ -22,6 +22,7 @@
 
 #include <dlfcn.h>
 #include <stdbool.h>
+#include <time.h>
 
 static MPI_Comm C;
 static int me, n;
@@ -212,6 +213,26 @@ static void reductions(const long *counts, int nc)
 
 /* ------------------------------------------------------------ driver */
 
+/* Nobody leaves a barrier before the last process entered it: each of the
+ * first three processes in turn enters 5 ms late (its entry time reaches
+ * the others by bcast); small operations between barriers keep the slot
+ * numbering of both in step. */
+static void test_barrier_order(void)
+{
+    for (int late = 0; late < n && late < 3; late++) {
+        if (me == late) {
+            struct timespec ts = { 0, 5 * 1000 * 1000 };
+            nanosleep(&ts, NULL);
+        }
+        double enter = t_now();
+        MPI_OK(MPI_Barrier(C));
+        double leave = t_now();
+        MPI_OK(MPI_Bcast(&enter, 1, MPI_DOUBLE, late, C));
+        CHECK(leave >= enter, "barrier: left at %.6f before process %d entered at %.6f", leave,
+              late, enter);
+    }
+}
+
 static void all_ops(void)
 {
     const long counts[] = { 0, 1, 17, 1009, 5003, BIG };
@@ -237,6 +258,7 @@ static void all_ops(void)
         }
     }
     reductions(counts, nc);
+    test_barrier_order();
     for (int i = 0; i < 200; i++)
         MPI_OK(MPI_Barrier(C));
 }

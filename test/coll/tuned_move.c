@@ -59,13 +59,6 @@ static void fill(side_t s, char *buf, int src, long first_elem, int it)
 
 /* CLOCK_MONOTONIC: one clock for every process of the node (MPI_Wtime
  * need not be global). */
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* The last rank enters 20 ms late; nobody may leave before it entered. */
 static void test_barrier(void)
 {
@@ -76,9 +69,9 @@ static void test_barrier(void)
             struct timespec ts = { 0, 20 * 1000 * 1000 };
             nanosleep(&ts, NULL);
         }
-        enter = now();
+        enter = t_now();
         MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-        double leave = now();
+        double leave = t_now();
         /* the late rank's entry time, by point-to-point messages */
         if (t_rank == t_size - 1) {
             for (int i = 0; i < t_size - 1; i++)

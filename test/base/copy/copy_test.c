@@ -89,7 +89,14 @@ int main(void)
         fprintf(stderr, "FAIL: copy_isa=libc left a streaming copy selected\n");
         failures++;
     }
+    sweep("libc+stream");
+    if (rail_copy2_vec != NULL) {
+        fprintf(stderr, "FAIL: memcpy with streaming left the vector two-destination copy\n");
+        failures++;
+    }
     sweep("auto");
+    printf("copy_isa=auto chose: %s\n", rail_copy_selected);
+    sweep("avx2");
     printf("vector copy: %s\n", rail_copy_vec ? "yes (AVX2)" : "no (this CPU: memcpy)");
     if (rail_copy_stream) {
         copy_fn = rail_copy_stream;
@@ -141,12 +148,18 @@ int main(void)
         return 1;
     for (size_t i = 0; i < huge + 64; i++)
         a[i] = (uint8_t)(i * 7 ^ (i >> 11));
-    for (size_t off = 1; off < 64; off += 31) {
-        memset(b, 0, huge + 64);
-        rail_copy(b + off, a + 3, huge);
-        if (memcmp(b + off, a + 3, huge) != 0 || b[off - 1] != 0 || b[off + huge] != 0) {
-            fprintf(stderr, "FAIL: %zu-byte copy to offset %zu\n", huge, off);
-            failures++;
+    /* the loop's streaming tail (avx2), then memcpy's (libc+stream) */
+    const char *big_isas[] = { "avx2", "libc+stream" };
+    for (int k = 0; k < 2; k++) {
+        rail_copy_select(big_isas[k]);
+        for (size_t off = 1; off < 64; off += 31) {
+            memset(b, 0, huge + 64);
+            rail_copy(b + off, a + 3, huge);
+            if (memcmp(b + off, a + 3, huge) != 0 || b[off - 1] != 0 || b[off + huge] != 0) {
+                fprintf(stderr, "FAIL: %zu-byte copy to offset %zu (%s)\n", huge, off,
+                        rail_copy_selected);
+                failures++;
+            }
         }
     }
     free(a);
