@@ -156,8 +156,9 @@ static int sm_register_params(void)
                             "futex (-1: never sleep)",
                             RAIL_PARAM_LEVEL_TUNER, &p->yield_count);
     rail_param_register_int("coll_sm_tree_degree", 8,
-                            "Children per process in the barrier's fan-in / fan-out tree "
-                            "(communicators of up to this many + 1 processes: flat)",
+                            "Children per process in the barrier's fan-in / fan-out tree; "
+                            "communicators of up to this many + 1 processes meet in the "
+                            "small-operation slots instead (each waits for everyone's arrival)",
                             RAIL_PARAM_LEVEL_TUNER, &p->tree_degree);
     rail_param_register_size("coll_sm_seq_start", 0,
                              "Testing: sequence number of a communicator before its first sm "
