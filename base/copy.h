@@ -13,9 +13,10 @@
  * and stores, whatever the two alignments are.  Why not always the loop:
  * on hosts without that flaw memcpy moves data another core wrote faster
  * (2-core EPYC VM, 2026-11-27, np 2: bcast of 4-64 KiB 0.57-2.9 us against
- * 0.93-6.0, allgather of 8-32 KiB 1.7-3.9 against 2.8-6.1, allreduce 8-20%
- * faster; the same from 256 KiB).  So copy_isa=auto (rail_copy_select)
- * times memcpy at those offsets once at start-up (~30 us) and takes the
+ * 0.93-6.0, allgather of 8-32 KiB 1.7-3.9 against 2.8-6.1, allreduce and
+ * allgather of 256 KiB-16 MiB 10-30% less).  So copy_isa=auto
+ * (rail_copy_select) times memcpy at those offsets once at start-up (well
+ * under a millisecond: 24 copies of 32 KiB) and takes the
  * loop only where they are over 3x slower than aligned.  Below
  * RAIL_COPY_MIN it is memcpy either way, except up to 32 bytes: inline
  * loads and stores.

@@ -215,8 +215,8 @@ static void reductions(const long *counts, int nc)
 
 /* Nobody leaves a barrier before the last process entered it: each of the
  * first three processes in turn enters 5 ms late (its entry time reaches
- * the others by bcast); small operations between barriers keep the slot
- * numbering of both in step. */
+ * the others by bcast, a small operation through the same slots as the
+ * barrier's at up to coll_sm_tree_degree + 1 processes). */
 static void test_barrier_order(void)
 {
     for (int late = 0; late < n && late < 3; late++) {
