@@ -86,6 +86,15 @@ int accel_memory_info(const void *ptr, accel_mem_info_t *info);
 /* Copy between any two kinds of memory.  stream NULL: complete on return. */
 int accel_copy(void *dst, const void *src, size_t len, accel_stream_t *stream);
 
+/* dst[i] <- src[i] (len[i] bytes) for i < n: what n accel_copy calls give,
+ * but where every buffer is device memory of one context (peers' buffers
+ * opened by IPC too) one kernel does them all (cuda: up to
+ * ACCEL_CUDA_COPY_MAX copies per launch, accel_cuda_copy_kernel_max bytes
+ * at most; a launch costs what one cuMemcpyAsync does, and the copies of
+ * one launch run side by side).  No two copies may overlap. */
+int accel_copy_many(void *const *dst, const void *const *src, const size_t *len, int n,
+                    accel_stream_t *stream);
+
 /* inout = in op inout on memory of any type; device memory is reduced on the
  * device (fake: through its private mapping), never silently on a host copy.
  * MPI_ERR_OP when the kernel does not exist. */

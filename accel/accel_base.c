@@ -402,6 +402,42 @@ int accel_reduce_many(rail_op_t op, rail_typekind_t tk, const void *const *in, i
     return rc;
 }
 
+int accel_copy_many(void *const *dst, const void *const *src, const size_t *len, int n,
+                    accel_stream_t *stream)
+{
+    if (n < 0)
+        return MPI_ERR_ARG;
+    /* one launch where the owner has one and every buffer is device memory
+     * of one context (the first destination's; peers' buffers opened by
+     * IPC are mapped in the context that opened them) */
+    accel_range_t r0, dr, sr;
+    int k = 0, first = 0;
+    while (first < n && len[first] == 0)
+        first++;
+    bool fast = first < n && accel_lookup_device(dst[first], &r0) &&
+                accel_components[r0.component]->copy_many != NULL;
+    for (int i = first; i < n && fast; i++) {
+        if (len[i] == 0)
+            continue;
+        fast = accel_lookup_device(dst[i], &dr) && accel_lookup_device(src[i], &sr) &&
+               dr.component == r0.component && dr.cookie == r0.cookie &&
+               sr.component == r0.component && sr.cookie == r0.cookie;
+        k++;
+    }
+    if (fast && k > 1) {
+        void *q;
+        int rc = stream_queue(stream, r0.component, &q);
+        if (rc == MPI_SUCCESS)
+            rc = accel_components[r0.component]->copy_many(dst, src, len, n, &r0, q);
+        if (rc != MPI_ERR_UNSUPPORTED_OPERATION)
+            return rc;
+    }
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+        rc = accel_copy(dst[i], src[i], len[i], stream);
+    return rc;
+}
+
 /* ------------------------------------------------------------ memory */
 
 void *accel_alloc_host_pinned(size_t len)

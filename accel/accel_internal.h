@@ -73,6 +73,11 @@ struct accel_component {
     int (*reduce_many)(rail_op_t op, rail_typekind_t tk, const void *const *in,
                        const accel_range_t *ir, int nin, void *out, const accel_range_t *or_,
                        size_t count, void *stream);
+    /* dst[i] <- src[i] for i < n (zero lengths skipped), every buffer
+     * device memory of r's context; NULL, or MPI_ERR_UNSUPPORTED_OPERATION
+     * from it: the base makes n copies. */
+    int (*copy_many)(void *const *dst, const void *const *src, const size_t *len, int n,
+                     const accel_range_t *r, void *stream);
     void *(*alloc)(size_t len, const accel_range_t *like);
     int (*free)(void *ptr, const accel_range_t *r);
     void *(*alloc_host_pinned)(size_t len);   /* NULL result: use malloc */

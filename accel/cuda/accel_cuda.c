@@ -94,6 +94,11 @@ static void cuda_register_params(void)
                              "Cache the driver's \"host memory\" answers per page (off: one "
                              "driver call per lookup of a host buffer)", RAIL_PARAM_LEVEL_TUNER,
                              &cuda.host_cache_on);
+    rail_param_register_size("accel_cuda_copy_kernel_max", accel_cuda_copy_kernel_max,
+                             "Several device-to-device copies of up to this many bytes in all "
+                             "(coll sm's device allgather, alltoall and allreduce) go in one "
+                             "kernel launch instead of one cuMemcpyAsync each (0: never)",
+                             RAIL_PARAM_LEVEL_TUNER, &accel_cuda_copy_kernel_max);
 }
 
 static int cuda_query(int self_index, const char **why)
@@ -623,6 +628,7 @@ const accel_component_t accel_cuda_component = {
     .copy = accel_cuda_copy,
     .reduce = accel_cuda_reduce,
     .reduce_many = accel_cuda_reduce_many,
+    .copy_many = accel_cuda_copy_many,
     .alloc = cuda_alloc,
     .free = cuda_free,
     .alloc_host_pinned = cuda_alloc_host_pinned,

@@ -41,6 +41,7 @@ typedef struct accel_cuda_ctx {
     CUmodule module;
     int module_rc;              /* MPI_SUCCESS, or why the module cannot load */
     CUfunction fn[2][RAIL_OP_COUNT][RAIL_TK_COUNT];   /* [1]: the n-input kernels */
+    CUfunction copy_fn;         /* rail_copy_many */
 } accel_cuda_ctx_t;
 
 /* A stream of the accel API: created on first use, in that work's context. */
@@ -82,6 +83,10 @@ int accel_cuda_reduce_many(rail_op_t op, rail_typekind_t tk, const void *const *
 void accel_cuda_reduce_ctx_fini(accel_cuda_ctx_t *cx);
 int accel_cuda_copy(void *dst, const accel_range_t *dr, const void *src, const accel_range_t *sr,
                     size_t len, void *stream);
+/* Several copies in one kernel launch (cuda_reduce.c). */
+int accel_cuda_copy_many(void *const *dst, const void *const *src, const size_t *len, int n,
+                         const accel_range_t *r, void *stream);
+extern size_t accel_cuda_copy_kernel_max RAIL_HIDDEN;
 
 /* The embedded fatbin (generated from cuda_reduce_kernels.cu). */
 extern const unsigned char accel_cuda_fatbin[] RAIL_HIDDEN;

@@ -48,14 +48,10 @@ const char *accel_cuda_kernel_n_name(rail_op_t op, rail_typekind_t tk)
     return cuda_kernel_names[1][op][tk];
 }
 
-/* The kernel for (op, tk) in cx (many: its n-input form), loading the
- * module on first use (cx current). */
-static int cuda_kernel(accel_cuda_ctx_t *cx, int many, rail_op_t op, rail_typekind_t tk,
-                       CUfunction *fn)
+/* Load cx's module on first use (cx current, cuda_reduce_lock held). */
+static int cuda_module(accel_cuda_ctx_t *cx)
 {
     char buf[96];
-    int rc = MPI_SUCCESS;
-    pthread_mutex_lock(&cuda_reduce_lock);
     if (cx->module == NULL && cx->module_rc == MPI_SUCCESS) {
         CUresult crc = CU(cuModuleLoadData)(&cx->module, accel_cuda_fatbin);
         if (crc != CUDA_SUCCESS) {
@@ -67,15 +63,32 @@ static int cuda_kernel(accel_cuda_ctx_t *cx, int many, rail_op_t op, rail_typeki
                       ACCEL_CUDA_ARCHS, CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
         }
     }
-    rc = cx->module_rc;
-    if (rc == MPI_SUCCESS && cx->fn[many][op][tk] == NULL) {
-        CUresult crc = CU(cuModuleGetFunction)(&cx->fn[many][op][tk], cx->module,
-                                               cuda_kernel_names[many][op][tk]);
-        if (crc != CUDA_SUCCESS)
-            rc = accel_cuda_error(cuda_kernel_names[many][op][tk], crc);
+    return cx->module_rc;
+}
+
+/* The function `name` of cx's module into *fn (cached there). */
+static int cuda_function(accel_cuda_ctx_t *cx, const char *name, CUfunction *fn)
+{
+    pthread_mutex_lock(&cuda_reduce_lock);
+    int rc = cuda_module(cx);
+    if (rc == MPI_SUCCESS && *fn == NULL) {
+        CUresult crc = CU(cuModuleGetFunction)(fn, cx->module, name);
+        if (crc != CUDA_SUCCESS) {
+            *fn = NULL;
+            rc = accel_cuda_error(name, crc);
+        }
     }
-    *fn = cx->fn[many][op][tk];
     pthread_mutex_unlock(&cuda_reduce_lock);
+    return rc;
+}
+
+/* The kernel for (op, tk) in cx (many: its n-input form), loading the
+ * module on first use (cx current). */
+static int cuda_kernel(accel_cuda_ctx_t *cx, int many, rail_op_t op, rail_typekind_t tk,
+                       CUfunction *fn)
+{
+    int rc = cuda_function(cx, cuda_kernel_names[many][op][tk], &cx->fn[many][op][tk]);
+    *fn = cx->fn[many][op][tk];
     return rc;
 }
 
@@ -86,6 +99,7 @@ void accel_cuda_reduce_ctx_fini(accel_cuda_ctx_t *cx)
     cx->module = NULL;
     cx->module_rc = MPI_SUCCESS;
     memset(cx->fn, 0, sizeof(cx->fn));
+    cx->copy_fn = NULL;
 }
 
 static int cuda_launch_args(CUfunction fn, void **args, size_t count, CUstream q)
@@ -192,6 +206,19 @@ int accel_cuda_reduce(rail_op_t op, rail_typekind_t tk, const void *in, const ac
     return rc;
 }
 
+/* The end of work queued on q (cx entered): waited for where q is not the
+ * caller's stream (synchronous work, or the context's own queue). */
+static int cuda_done(int rc, void *stream, CUstream q)
+{
+    if (rc == MPI_SUCCESS && (stream == NULL || q != ((accel_cuda_stream_t *)stream)->stream)) {
+        CUresult crc = CU(cuStreamSynchronize)(q);
+        if (crc != CUDA_SUCCESS)
+            rc = accel_cuda_error("cuStreamSynchronize", crc);
+    }
+    accel_cuda_leave();
+    return rc;
+}
+
 /* The n-input kernels' parameter: the inputs by value (as in the .cu). */
 typedef struct cuda_inputs {
     CUdeviceptr p[ACCEL_CUDA_REDUCE_MAX_IN];
@@ -228,12 +255,62 @@ int accel_cuda_reduce_many(rail_op_t op, rail_typekind_t tk, const void *const *
         void *args[] = { &p, &k, &dout, &count };
         rc = cuda_launch_args(fn, args, count, q);
     }
-    if (rc == MPI_SUCCESS && (stream == NULL || q != ((accel_cuda_stream_t *)stream)->stream)) {
-        CUresult crc = CU(cuStreamSynchronize)(q);
+fail:
+    return cuda_done(rc, stream, q);
+}
+
+/* rail_copy_many's parameter (as in the .cu). */
+typedef struct cuda_copies {
+    CUdeviceptr dst[ACCEL_CUDA_COPY_MAX];
+    CUdeviceptr src[ACCEL_CUDA_COPY_MAX];
+    unsigned long long len[ACCEL_CUDA_COPY_MAX];
+} cuda_copies_t;
+
+size_t accel_cuda_copy_kernel_max = (size_t)64 << 20;
+
+/* Every buffer on the device of r's context (the base checked it): up to
+ * ACCEL_CUDA_COPY_MAX copies per launch of rail_copy_many, blockIdx.y
+ * choosing the copy; more than accel_cuda_copy_kernel_max bytes in all go
+ * to the base (one cuMemcpyAsync each). */
+int accel_cuda_copy_many(void *const *dst, const void *const *src, const size_t *len, int n,
+                         const accel_range_t *r, void *stream)
+{
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += len[i];
+    if (total > accel_cuda_copy_kernel_max)
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    accel_cuda_ctx_t *cx;
+    int rc = accel_cuda_enter(r, &cx);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    CUstream q = NULL;
+    RAIL_CHECK(cuda_function(cx, "rail_copy_many", &cx->copy_fn));
+    RAIL_CHECK(accel_cuda_queue(stream, cx, &q));
+    for (int at = 0; at < n && rc == MPI_SUCCESS;) {
+        cuda_copies_t c;
+        int k = 0;
+        size_t most = 0;
+        for (; at < n && k < ACCEL_CUDA_COPY_MAX; at++) {
+            if (len[at] == 0)
+                continue;
+            c.dst[k] = (CUdeviceptr)dst[at];
+            c.src[k] = (CUdeviceptr)src[at];
+            c.len[k] = len[at];
+            most = RAIL_MAX(most, len[at]);
+            k++;
+        }
+        if (k == 0)
+            break;
+        /* 16 bytes per thread and pass; at most ~2048 blocks in all */
+        size_t bx = (most + 16 * CUDA_REDUCE_BLOCK - 1) / (16 * CUDA_REDUCE_BLOCK);
+        bx = RAIL_MAX((size_t)1, RAIL_MIN(bx, (size_t)(2048 / k)));
+        void *args[] = { &c, &k };
+        CUresult crc = CU(cuLaunchKernel)(cx->copy_fn, (unsigned)bx, (unsigned)k, 1,
+                                          CUDA_REDUCE_BLOCK, 1, 1, 0, q, args, NULL);
         if (crc != CUDA_SUCCESS)
-            rc = accel_cuda_error("cuStreamSynchronize", crc);
+            rc = accel_cuda_error("cuLaunchKernel", crc);
     }
 fail:
-    accel_cuda_leave();
-    return rc;
+    return cuda_done(rc, stream, q);
 }

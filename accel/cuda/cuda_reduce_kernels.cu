@@ -7,7 +7,8 @@
  * rail_reduce_n_<op>_<kind>: out[i] = in[k-1][i] op (... op (in[1][i] op
  * in[0][i])), the same as copying in[0] to out and reducing in[1] .. in[k-1]
  * into it one by one, but reading every input and writing out once (out may
- * be in[0]).  Compiled by nvcc into a fatbin that is embedded
+ * be in[0]).  rail_copy_many makes up to ACCEL_CUDA_COPY_MAX copies in one
+ * launch (accel_copy_many).  Compiled by nvcc into a fatbin that is embedded
  * in the library and loaded with cuModuleLoadData (accel/cuda/cuda_reduce.c).
  */
 #include <cuda_fp16.h>
@@ -210,3 +211,57 @@ __device__ __forceinline__ void rk_fold_n(const rk_inputs &in, T *out, size_t n,
     }
 
 ACCEL_CUDA_REDUCE_LIST(RK_KERNEL_N)
+
+/* ---------------------------------------------------------------- copies */
+
+/* Up to ACCEL_CUDA_COPY_MAX copies, passed by value.  The kernel indexes
+ * them by blockIdx.y: __grid_constant__ lets it read them where the
+ * launch put them instead of copying the whole argument to each thread's
+ * stack first (see rk_fold_n). */
+struct rk_copies {
+    unsigned long long dst[ACCEL_CUDA_COPY_MAX];
+    unsigned long long src[ACCEL_CUDA_COPY_MAX];
+    unsigned long long len[ACCEL_CUDA_COPY_MAX];
+};
+
+/* The words of V that fit in len bytes, four loads in flight per thread;
+ * returns the bytes done. */
+template <typename V>
+__device__ __forceinline__ size_t rk_copy_words(char *d, const char *s, size_t len, size_t t,
+                                                size_t stride)
+{
+    size_t nv = len / sizeof(V), k = t;
+    V *dv = (V *)d;
+    const V *sv = (const V *)s;
+    for (; k + 3 * stride < nv; k += 4 * stride) {
+        V a0 = sv[k], a1 = sv[k + stride], a2 = sv[k + 2 * stride], a3 = sv[k + 3 * stride];
+        dv[k] = a0;
+        dv[k + stride] = a1;
+        dv[k + 2 * stride] = a2;
+        dv[k + 3 * stride] = a3;
+    }
+    for (; k < nv; k += stride)
+        dv[k] = sv[k];
+    return nv * sizeof(V);
+}
+
+/* Copy blockIdx.y of c (n copies): the widest words both addresses allow,
+ * the tail in bytes. */
+extern "C" __global__ void rail_copy_many(const __grid_constant__ rk_copies c, int n)
+{
+    int i = blockIdx.y;
+    if (i >= n)
+        return;
+    char *d = (char *)c.dst[i];
+    const char *s = (const char *)c.src[i];
+    size_t len = c.len[i];
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    uintptr_t a = (uintptr_t)d | (uintptr_t)s;
+    size_t done = a % 16 == 0  ? rk_copy_words<uint4>(d, s, len, t, stride)
+                  : a % 8 == 0 ? rk_copy_words<uint2>(d, s, len, t, stride)
+                  : a % 4 == 0 ? rk_copy_words<unsigned>(d, s, len, t, stride)
+                               : 0;
+    for (size_t k = done + t; k < len; k += stride)
+        d[k] = s[k];
+}

@@ -17,6 +17,8 @@
 
 /* Inputs of one n-input kernel launch (its parameters hold the pointers). */
 #define ACCEL_CUDA_REDUCE_MAX_IN 8
+/* Copies of one rail_copy_many launch (its parameters hold them). */
+#define ACCEL_CUDA_COPY_MAX 16
 
 #define ACCEL_CUDA_REDUCE_INTEGER(X, TK, tk)                                                       \
     X(SUM, sum, TK, tk) X(PROD, prod, TK, tk) X(MAX, max, TK, tk) X(MIN, min, TK, tk)              \

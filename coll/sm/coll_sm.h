@@ -81,8 +81,10 @@
  * device memory where another passes host memory);
  * everything when the segment could not be set up.  Data-movement
  * operations take device buffers themselves (staged through the segment
- * with accel copies) below coll_sm_device_handoff_min bytes; from there
- * every operation but barrier moves them device to device itself
+ * with accel copies) below coll_sm_device_handoff_min bytes (bcast,
+ * scatter; gathers, allgathers and alltoalls: coll_sm_device_blocks_min,
+ * every size above the slots by default); from there every operation but
+ * barrier moves them device to device itself
  * (sm_device.c) where every process concerned can open the others'
  * buffers by IPC, and hands the call on otherwise.
  */
@@ -210,6 +212,9 @@ typedef struct coll_sm_module {
     char **dev_ptr;                /* [2n] peers' device buffers opened by IPC (sm_device.c) */
     void **dev_held;               /* [2n] accel IPC cache entries held for them */
     const void **dev_in;           /* [n] the inputs of a slice's reduction */
+    void **dev_cdst;               /* [n] one operation's copies (accel_copy_many) */
+    const void **dev_csrc;
+    size_t *dev_clen;
     int dev_nheld;
     struct accel_stream *dev_stream;   /* ... and the stream of the copies and reductions */
     uint8_t verdict;               /* of the setup exchange (SM_OK_* in sm_segment.c) */
@@ -233,8 +238,10 @@ typedef struct coll_sm_params {
     size_t adapt_min;              /* ... chosen by measured time from this size (0: never) */
     size_t adapt_agree_min;        /* ... for reductions and allgathers (rank 0 chooses) */
     size_t device_handoff_min;     /* device buffers: the next module from here */
+    size_t device_blocks_min;      /* ... of a gather, allgather, alltoall (in all) */
     bool device_ipc;               /* ... or device to device by the processes (sm_device.c) */
     size_t device_ipc_reduce_min;  /* reductions device to device from here (every size: 1) */
+    size_t device_allreduce_whole_max;   /* ... each process folds the whole result */
     bool adapt_alternate;          /* testing: ... alternating instead */
     int spin_count, yield_count;
     int tree_degree;
@@ -367,6 +374,15 @@ static inline bool coll_sm_device_check(const coll_sm_module_t *m, size_t bytes)
 {
     return !m->host_only && coll_sm_params.device_handoff_min > 0 &&
            bytes >= coll_sm_params.device_handoff_min;
+}
+
+/* The same for a gather, allgather or alltoall of `total` bytes in all
+ * (coll_sm_device_blocks_min): step 1 first tells everyone who has device
+ * buffers; with any, all go device to device or hand the call on. */
+static inline bool coll_sm_device_check_blocks(const coll_sm_module_t *m, size_t total)
+{
+    return !m->host_only && coll_sm_params.device_blocks_min > 0 &&
+           total >= coll_sm_params.device_blocks_min;
 }
 
 /* Whether an allgather or alltoall of `bytes` in all takes single copy
@@ -541,9 +557,10 @@ typedef struct coll_sm_data {
 void coll_sm_data_init(coll_sm_data_t *d, const void *buf, MPI_Count count,
                        const mpi_datatype_t *dt);
 /* DEVICE TO DEVICE (sm_device.c): operations of coll_sm_device_handoff_min
- * bytes with device buffers where coll_sm_device_ipc allows.  A process
- * with device buffers publishes the IPC handles of b0 (n0 bytes; NULL: it
- * cannot) and b1 before the step that carries its device bit; after it,
+ * bytes (blocks_min, ipc_reduce_min) with device buffers where
+ * coll_sm_device_ipc allows.  A process with device buffers publishes
+ * the IPC handles of b0 (n0 bytes; NULL: it cannot) and b1 before the
+ * step that carries its device bit; after it,
  * where every process whose record is read said it has device buffers
  * (only those write one), coll_sm_dev_ready opens the handles of `root`
  * (-1: everyone) and agrees in `step` whether all could (false, the same
@@ -552,6 +569,8 @@ void coll_sm_data_init(coll_sm_data_t *d, const void *buf, MPI_Count count,
  * FINAL. */
 extern uint64_t coll_sm_count_device_ipc;
 bool coll_sm_dev_eligible(const coll_sm_module_t *m, size_t bytes);
+/* ... of a gather, allgather or alltoall of `total` bytes (coll_sm_device_blocks_min) */
+bool coll_sm_dev_blocks_eligible(const coll_sm_module_t *m, size_t total);
 /* ... of an allreduce, reduce or reduce_scatter (coll_sm_device_ipc_reduce_min) */
 bool coll_sm_dev_red_eligible(const coll_sm_module_t *m, size_t bytes);
 void coll_sm_dev_publish(coll_sm_module_t *m, uint64_t s, const void *b0, size_t n0,
@@ -560,7 +579,9 @@ bool coll_sm_dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root)
 /* ... a gather's: everyone's records but the root's, opened by the root */
 bool coll_sm_dev_ready_gather(coll_sm_module_t *m, uint64_t s, uint32_t step, int root);
 int coll_sm_dev_bcast(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d);
-int coll_sm_dev_allgather(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0);
+/* own: my block's device source, copied with the others' (NULL: in place already) */
+int coll_sm_dev_allgather(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0,
+                          const void *own);
 /* my 1/n slice of N elements of esz bytes from everyone's input (in: mine),
  * posted as `step`, then the others' slices into out */
 int coll_sm_dev_allreduce(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_op_t rop,
@@ -571,8 +592,10 @@ int coll_sm_dev_gather(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_
  * root's result (out at the root; the others' opened as root's buffer 1) */
 int coll_sm_dev_reduce(coll_sm_module_t *m, uint64_t s, int root, rail_op_t rop,
                        rail_typekind_t kind, size_t esz, size_t N, const char *in, char *out);
-/* my block of everyone's send buffer (published whole: n blocks) into r0 */
-int coll_sm_dev_alltoall(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0);
+/* my block of everyone's send buffer (published whole: n blocks) into r0;
+ * own: my own block's device source (NULL: copied already) */
+int coll_sm_dev_alltoall(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0,
+                         const void *own);
 /* elements [lo, lo + len) of everyone's input (in: mine) reduced into out;
  * in place (in == out) the result lands after everyone posted `step` */
 int coll_sm_dev_reduce_scatter(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_op_t rop,

@@ -117,14 +117,20 @@ static int sm_register_params(void)
                              RAIL_PARAM_LEVEL_TUNER, &p->adapt_agree_min);
     rail_param_register_size("coll_sm_device_handoff_min", 65536,
                              "Broadcasts and scatters of at least this many bytes (per "
-                             "process) from a root's device buffer, and gathers, allgathers "
-                             "and alltoalls of this many bytes in all "
-                             "with device buffers anywhere, move device to device (see "
+                             "process) from a root's device buffer move device to device (see "
                              "coll_sm_device_ipc) or go to the next component (every "
                              "process follows), whose point-to-point messages move device data "
                              "device to device by IPC inside the node instead of staging it "
                              "through this segment in host memory (0: never)",
                              RAIL_PARAM_LEVEL_TUNER, &p->device_handoff_min);
+    rail_param_register_size("coll_sm_device_blocks_min", 1,
+                             "Gathers, allgathers and alltoalls of at least this many bytes in "
+                             "all (and more than coll_sm_small_max's slots take) with device "
+                             "buffers anywhere do the same; where a device component is active "
+                             "they cost one more step first, with host buffers too (on a GPU "
+                             "device to device beat staging through the segment at every such "
+                             "size measured: docs/performance.md; 0: never)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->device_blocks_min);
     rail_param_register_bool("coll_sm_device_ipc", true,
                              "From coll_sm_device_handoff_min bytes, collectives (but "
                              "barrier) of device buffers move the data device to device "
@@ -132,6 +138,14 @@ static int sm_register_params(void)
                              "others' buffers opened by IPC (false: they go to the next "
                              "component like the other operations)",
                              RAIL_PARAM_LEVEL_TUNER, &p->device_ipc);
+    rail_param_register_size("coll_sm_device_allreduce_whole_max", (size_t)16 << 20,
+                             "Allreduces of device buffers (not in place) moved device to "
+                             "device by coll sm whose size times the number of processes (the "
+                             "bytes each process then reads) is at most this: each process "
+                             "reduces the whole result from everyone's input (in rank order) "
+                             "in one step, instead of its 1/n slice followed by copying the "
+                             "others' slices (0: always slices)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->device_allreduce_whole_max);
     rail_param_register_size("coll_sm_device_ipc_reduce_min", 1,
                              "Allreduces, reduces and reduce_scatters whose buffers are device "
                              "memory on every process are reduced device to device (see "
@@ -181,6 +195,9 @@ static void sm_release(coll_module_t *module, mpi_comm_t *comm)
     free(m->dev_ptr);
     free(m->dev_held);
     free(m->dev_in);
+    free(m->dev_cdst);
+    free(m->dev_csrc);
+    free(m->dev_clen);
     if (m->dev_stream != NULL)
         accel_stream_destroy(m->dev_stream);
     free(m->small_seen);

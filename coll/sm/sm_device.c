@@ -2,10 +2,11 @@
  * coll sm: device buffers moved device to device by the processes
  * themselves (coll_sm_device_ipc).
  *
- * Where a collective of coll_sm_device_handoff_min bytes or more (every
- * blocking one coll sm offers but barrier; reductions from
- * coll_sm_device_ipc_reduce_min, every size by default) has device
- * buffers, each
+ * Where a collective has device buffers (broadcasts and scatters from
+ * coll_sm_device_handoff_min bytes per process; gathers, allgathers and
+ * alltoalls from coll_sm_device_blocks_min bytes in all and reductions
+ * from coll_sm_device_ipc_reduce_min, every size above the slots by
+ * default), each
  * process whose buffers the others will read publishes their IPC handles
  * (accel_ipc_handle_get) in a record at the start of its own area of the
  * operation's set, before the step
@@ -24,13 +25,17 @@
  * the same branch.
  *
  *   bcast:     every receiver copies the root's buffer into its own;
- *   allgather: every process copies each other's block into its result;
+ *   allgather: every process copies each other's block (and its own
+ *              where it has not yet) into its result;
  *   allreduce: every process reduces its 1/n slice of the result from
  *              everyone's input (the kernel reads the peers' buffers
  *              where they are), posts a step, then copies the others'
- *              slices from their results;
+ *              slices from their results; not in place, where the
+ *              size times the processes is at most
+ *              coll_sm_device_allreduce_whole_max, each reduces the whole
+ *              result instead, in one step;
  *   alltoall:  every process copies its block of each other's send
- *              buffer into its result (not in place);
+ *              buffer (and of its own) into its result (not in place);
  *   scatter:   every receiver copies its block of the root's buffer;
  *   gather:    the root copies every other block from its owner;
  *   reduce:    every process reduces its 1/n slice from everyone's input
@@ -43,7 +48,8 @@
  * Each process's own buffers are read or written by the others until
  * everyone's FINAL, which it waits for before returning.  Copies and
  * reductions go on one accel stream per module, synchronised before each
- * step is posted.  MPI_T counter coll_sm_device_ipc: operations done so.
+ * step is posted; the copies of a step go to accel_copy_many together.
+ * MPI_T counter coll_sm_device_ipc: operations done so.
  */
 #include "coll/sm/coll_sm.h"
 #include "accel/accel.h"
@@ -73,6 +79,11 @@ static sm_dev_rec_t *dev_rec(coll_sm_module_t *m, int r, uint64_t s)
 bool coll_sm_dev_eligible(const coll_sm_module_t *m, size_t bytes)
 {
     return coll_sm_params.device_ipc && coll_sm_device_check(m, bytes);
+}
+
+bool coll_sm_dev_blocks_eligible(const coll_sm_module_t *m, size_t total)
+{
+    return coll_sm_params.device_ipc && coll_sm_device_check_blocks(m, total);
 }
 
 bool coll_sm_dev_red_eligible(const coll_sm_module_t *m, size_t bytes)
@@ -127,7 +138,14 @@ static bool dev_ptrs(coll_sm_module_t *m)
         m->dev_held = calloc(2 * (size_t)m->n, sizeof(void *));
     if (m->dev_in == NULL)
         m->dev_in = calloc((size_t)m->n, sizeof(void *));
-    return m->dev_ptr != NULL && m->dev_held != NULL && m->dev_in != NULL;
+    if (m->dev_cdst == NULL)
+        m->dev_cdst = calloc((size_t)m->n, sizeof(void *));
+    if (m->dev_csrc == NULL)
+        m->dev_csrc = calloc((size_t)m->n, sizeof(void *));
+    if (m->dev_clen == NULL)
+        m->dev_clen = calloc((size_t)m->n, sizeof(size_t));
+    return m->dev_ptr != NULL && m->dev_held != NULL && m->dev_in != NULL &&
+           m->dev_cdst != NULL && m->dev_csrc != NULL && m->dev_clen != NULL;
 }
 
 /* the mappings of this operation may be closed again (once its copies are done) */
@@ -263,41 +281,62 @@ int coll_sm_dev_scatter(coll_sm_module_t *m, uint64_t s, int root, const coll_sm
 }
 
 /* Block j of the result r0 from each other process j: block `sel` of the
- * buffer j published, cut in `div` blocks. */
+ * buffer j published, cut in `div` blocks; own (device memory, or NULL:
+ * there already): my own block's source.  Into a contiguous result all
+ * copies go to accel_copy_many at once (one kernel on a GPU, where one
+ * cuMemcpyAsync each took ~10 us even on one stream: np 8 allgather of 64
+ * KiB 93 us), else block by block through host scratch. */
 static int dev_blocks(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0, size_t div,
-                      size_t sel)
+                      size_t sel, const void *own)
 {
     accel_stream_t *st = NULL;
-    int rc = dev_stream(m, &st);
-    for (int k = 1; k < m->n && rc == MPI_SUCCESS; k++) {
-        int j = (m->me + k) % m->n;   /* not everyone at the same process first */
+    int rc = dev_stream(m, &st), k = 0;
+    if (own != NULL && rc == MPI_SUCCESS) {
+        coll_sm_data_t dm = coll_sm_data_at(r0, m->me * r0->count);
+        m->dev_cdst[k] = dm.contig;
+        m->dev_csrc[k] = own;
+        m->dev_clen[k++] = r0->bytes;
+    }
+    for (int i = 1; i < m->n && rc == MPI_SUCCESS; i++) {
+        int j = (m->me + i) % m->n;   /* not everyone at the same process first */
         size_t bj = (size_t)dev_rec(m, j, s)->bytes[0] / div;
         coll_sm_data_t dj = coll_sm_data_at(r0, j * r0->count);
-        rc = dev_take(m, &dj, 0, m->dev_ptr[2 * j] + sel * bj, RAIL_MIN(bj, r0->bytes), st);
-        if (bj > r0->bytes && rc == MPI_SUCCESS)
+        const char *src = m->dev_ptr[2 * j] + sel * bj;
+        if (bj > r0->bytes)
             rc = mpi_errf(MPI_ERR_TRUNCATE, "process %d sent %zu bytes, this process's "
                           "arguments hold %zu per process (type signatures differ)", j, bj,
                           r0->bytes);
+        else if (dj.contig) {
+            m->dev_cdst[k] = dj.contig;
+            m->dev_csrc[k] = src;
+            m->dev_clen[k++] = bj;
+        } else {
+            rc = dev_take(m, &dj, 0, src, bj, st);
+        }
     }
+    if (rc == MPI_SUCCESS)
+        rc = accel_copy_many(m->dev_cdst, m->dev_csrc, m->dev_clen, k, st);
     return dev_finish(m, s, st, rc);
 }
 
-int coll_sm_dev_allgather(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0)
+int coll_sm_dev_allgather(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0,
+                          const void *own)
 {
-    return dev_blocks(m, s, r0, 1, 0);   /* each one's whole block */
+    return dev_blocks(m, s, r0, 1, 0, own);   /* each one's whole block */
 }
 
 int coll_sm_dev_gather(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *r0)
 {
     if (m->me == root)
-        return dev_blocks(m, s, r0, 1, 0);
+        return dev_blocks(m, s, r0, 1, 0, NULL);
     return dev_finish(m, s, NULL, MPI_SUCCESS);   /* my buffer is read until then */
 }
 
-int coll_sm_dev_alltoall(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0)
+int coll_sm_dev_alltoall(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0,
+                         const void *own)
 {
     /* j's block for me: the me-th of the n blocks of its send buffer */
-    return dev_blocks(m, s, r0, (size_t)m->n, (size_t)m->me);
+    return dev_blocks(m, s, r0, (size_t)m->n, (size_t)m->me, own);
 }
 
 /* My 1/n slice of N elements of everyone's input folded into the same
@@ -327,6 +366,18 @@ int coll_sm_dev_allreduce(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_o
 {
     int n = m->n, me = m->me;
     accel_stream_t *st = NULL;
+    if (in != out && N * esz * (size_t)n <= coll_sm_params.device_allreduce_whole_max) {
+        /* not in place, and little to read: everyone folds the whole
+         * result from everyone's input, in rank order on every process
+         * (the same result everywhere), and no second step (on an H200
+         * 1.5-1.8x faster up to 1 MiB at np 2 and 8: docs/performance.md) */
+        int rc = dev_stream(m, &st);
+        for (int j = 0; j < n; j++)
+            m->dev_in[j] = j == me ? in : m->dev_ptr[2 * j];
+        if (rc == MPI_SUCCESS && N > 0)
+            rc = accel_reduce_many(rop, kind, m->dev_in, n, out, N, st);
+        return dev_finish(m, s, st, rc);
+    }
     /* my slice: my own input first (in place it is there already), then
      * everyone else's folded in, read from their buffers */
     int rc = dev_fold(m, &st, rop, kind, esz, N, in, out, me);
@@ -334,12 +385,16 @@ int coll_sm_dev_allreduce(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_o
     /* everyone's slice is done: the others' slices from their results */
     coll_sm_post(m, COLL_SM_V(s, step));
     coll_sm_wait_all(m, COLL_SM_V(s, step));
-    for (int k = 1; k < n && rc == MPI_SUCCESS; k++) {
+    int c = 0;
+    for (int k = 1; k < n; k++) {
         int j = (me + k) % n;
         size_t l = (size_t)j * N / (size_t)n, h = (size_t)(j + 1) * N / (size_t)n;
-        if (h > l)
-            rc = accel_copy(out + l * esz, m->dev_ptr[2 * j + 1] + l * esz, (h - l) * esz, st);
+        m->dev_cdst[c] = out + l * esz;
+        m->dev_csrc[c] = m->dev_ptr[2 * j + 1] + l * esz;
+        m->dev_clen[c++] = (h - l) * esz;
     }
+    if (rc == MPI_SUCCESS)
+        rc = accel_copy_many(m->dev_cdst, m->dev_csrc, m->dev_clen, c, st);
     return dev_finish(m, s, st, rc);
 }
 

@@ -10,8 +10,9 @@
  *              Where a device component is active in the communicator,
  *              a step 1 comes first (everyone's device bit; the rounds
  *              follow from step 2): with device buffers anywhere and
- *              coll_sm_device_handoff_min bytes in all, everyone hands the
- *              call to the next component, as for allgather.
+ *              coll_sm_device_blocks_min bytes in all, everyone goes
+ *              device to device or hands the call to the next component,
+ *              as for allgather.
  *   allgather: round k of every block: write mine, post k + 1, wait for
  *              everyone's k - L + 1, copy their round k - L out (L rounds
  *              written ahead: sm_lag, coll_sm_round_lag).  Writing round
@@ -169,19 +170,19 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void
     /* Where a device component is active somewhere, step 1 first tells
      * everyone who has device buffers (senders otherwise write without
      * hearing from the root): with any, a gather of
-     * coll_sm_device_handoff_min bytes in all goes to the next component,
-     * as an allgather does. */
+     * coll_sm_device_blocks_min bytes in all goes device to device or to
+     * the next component, as an allgather does. */
     uint32_t step0 = 0;
     size_t total = d.bytes * (size_t)m->n;
-    if (coll_sm_device_check(m, total)) {
+    if (coll_sm_device_check_blocks(m, total)) {
         bool device = d.device || (am_root && sbuf != MPI_IN_PLACE &&
                                    coll_is_device(sbuf, scount, sdt));
         /* a sender's device buffer is offered by IPC: the root may copy
          * the blocks device to device itself (sm_device.c) */
-        if (device && !am_root && coll_sm_dev_eligible(m, total))
+        if (device && !am_root && coll_sm_dev_blocks_eligible(m, total))
             coll_sm_dev_publish(m, s, d.device ? d.contig : NULL, d.bytes, NULL, 0);
         if (direct_announce(m, s, &d, false, 0, 0, device, total) == ANNOUNCE_HANDOFF) {
-            if (coll_sm_dev_eligible(m, total) && senders_device(m, s, root) &&
+            if (coll_sm_dev_blocks_eligible(m, total) && senders_device(m, s, root) &&
                 coll_sm_dev_ready_gather(m, s, 2, root)) {
                 if (am_root && sbuf != MPI_IN_PLACE)
                     rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount),
@@ -268,10 +269,11 @@ static int allgather_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_
  * be read directly, the stride between blocks to read (0: one block) and
  * whether this process's buffers are device memory (device).  Returns
  * ANNOUNCE_HANDOFF when some process has device buffers and the operation
- * moves at least coll_sm_device_handoff_min bytes in all (total): everyone
- * hands it to the next component, whose messages move device data device
- * to device by IPC; else ANNOUNCE_DIRECT when everyone reads from the
- * others directly, else 0 (the segment). */
+ * moves at least coll_sm_device_blocks_min bytes in all (total): everyone
+ * goes device to device (sm_device.c) or hands it to the next component,
+ * whose messages move device data device to device by IPC; else
+ * ANNOUNCE_DIRECT when everyone reads from the others directly, else 0
+ * (the segment). */
 static int direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d,
                            bool direct, uint64_t stride, int want, bool device, size_t total)
 {
@@ -285,7 +287,7 @@ static int direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
                      (device ? RADDR_DEVICE : 0);
     coll_sm_post(m, COLL_SM_V(s, 1));
     coll_sm_wait_all(m, COLL_SM_V(s, 1));
-    if (coll_sm_params.device_handoff_min > 0 && total >= coll_sm_params.device_handoff_min)
+    if (coll_sm_params.device_blocks_min > 0 && total >= coll_sm_params.device_blocks_min)
         for (int j = 0; j < m->n; j++)
             if (coll_sm_ctl(m, j)->raddr[set] & RADDR_DEVICE)
                 return ANNOUNCE_HANDOFF;
@@ -304,7 +306,7 @@ static bool step1_want(coll_sm_module_t *m, uint64_t s, int kind, size_t total, 
 {
     bool forced = coll_sm_forced_cma(m, total), agreed = coll_sm_agreed(m, total);
     *a = NULL;
-    if (!forced && !agreed && !coll_sm_device_check(m, total))
+    if (!forced && !agreed && !coll_sm_device_check_blocks(m, total))
         return false;
     *want = forced   ? COLL_SM_PATH_CMA
             : agreed ? coll_sm_agreed_want(m, s, kind, total, a)
@@ -363,9 +365,15 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
     }
     if (rc != MPI_SUCCESS)
         return rc;
+    /* the total is the same everywhere (matching signatures), parameters too */
+    size_t total = r0.bytes * (size_t)m->n;
     /* my block into my receive block: fused with the rounds' writes where
-     * both are contiguous host memory of the same size, else first */
+     * both are contiguous host memory of the same size, with the others'
+     * blocks where both are contiguous device memory and the operation may
+     * go device to device (own_dev; else the next component takes it
+     * whole), else first */
     char *own = NULL;
+    const void *own_dev = NULL;
     if (sbuf == MPI_IN_PLACE) {
         mine = coll_sm_data_at(&r0, m->me * rcount);
     } else {
@@ -374,11 +382,12 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
         if (mine.contig && !mine.device && ob.contig && !ob.device && ob.bytes == mine.bytes &&
             rail_copy_stream_mode != RAIL_COPY_STREAM_ALWAYS)
             own = ob.contig;
+        else if (mine.contig && mine.device && ob.contig && ob.device &&
+                 ob.bytes == mine.bytes && coll_sm_device_check_blocks(m, total))
+            own_dev = mine.contig;   /* step 1 hands on (direct_announce) */
         else
             rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt);
     }
-    /* the total is the same everywhere (matching signatures), parameters too */
-    size_t total = r0.bytes * (size_t)m->n;
     rail_adapt_t *a;
     int want;
     if (!step1_want(m, s, COLL_SM_ADAPT_ALLGATHER, total, &want, &a)) {
@@ -389,12 +398,13 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
     /* everyone agrees on rank 0's path (or hands on) in step 1; with device
      * buffers, my block is offered by IPC (sm_device.c) */
     bool device = r0.device || mine.device;
-    if (device && coll_sm_dev_eligible(m, total))
+    if (device && coll_sm_dev_blocks_eligible(m, total))
         coll_sm_dev_publish(m, s, mine.device ? mine.contig : NULL, mine.bytes, NULL, 0);
     int ann = direct_announce(m, s, &mine, true, 0, want, device, total);
     if (ann == ANNOUNCE_HANDOFF) {
-        if (coll_sm_dev_eligible(m, total) && all_device(m, s) && coll_sm_dev_ready(m, s, 2, -1))
-            return coll_sm_dev_allgather(m, s, &r0);
+        if (coll_sm_dev_blocks_eligible(m, total) && all_device(m, s) &&
+            coll_sm_dev_ready(m, s, 2, -1))
+            return SM_KEEP(rc, coll_sm_dev_allgather(m, s, &r0, own_dev));
         return hand_on(m, s, COLL_OP_allgather, "device buffers", sbuf, scount, sdt, rbuf, rcount,
                        rdt, comm, module);
     }
@@ -526,7 +536,7 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
     size_t total = r0.bytes * (size_t)m->n;
     bool big = m->oversub && coll_sm_params.alltoall_max &&
                r0.bytes >= coll_sm_params.alltoall_max;
-    bool big_now = big && m->state == COLL_SM_READY && !coll_sm_dev_eligible(m, total);
+    bool big_now = big && m->state == COLL_SM_READY && !coll_sm_dev_blocks_eligible(m, total);
     rc = big_now ? COLL_SM_HANDOFF : coll_sm_begin(m, comm, &s);
     if (rc == COLL_SM_HANDOFF) {
         coll_module_t *next = coll_sm_next(comm, COLL_OP_alltoall, module,
@@ -536,7 +546,7 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
     }
     if (rc != MPI_SUCCESS)
         return rc;
-    if (big && !coll_sm_dev_eligible(m, total))
+    if (big && !coll_sm_dev_blocks_eligible(m, total))
         return hand_on(m, s, COLL_OP_alltoall, large, sbuf, scount, sdt, rbuf, rcount, rdt, comm,
                        module);
     bool in_place = sbuf == MPI_IN_PLACE;
@@ -551,7 +561,7 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
      * buffers, my send buffer is offered by IPC (sm_device.c; not in place:
      * the owner overwrites the blocks that the others read) */
     bool device = s0.device || r0.device;
-    if (device && coll_sm_dev_eligible(m, total)) {
+    if (device && coll_sm_dev_blocks_eligible(m, total)) {
         const void *all = s0.device && !in_place
                               ? rail_dt_contig_ptr(sdt->layout, scount * m->n, sbuf) : NULL;
         coll_sm_dev_publish(m, s, all, s0.bytes * (size_t)m->n, NULL, 0);
@@ -559,9 +569,18 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
     int ann = direct_announce(m, s, &s0, !in_place, (uint64_t)(s0.count * s0.dt->extent), want,
                               device, total);
     if (ann == ANNOUNCE_HANDOFF) {
-        if (coll_sm_dev_eligible(m, total) && all_device(m, s) && coll_sm_dev_ready(m, s, 2, -1)) {
-            alltoall_copy_own(m, &s0, &r0, &rc);
-            int r = coll_sm_dev_alltoall(m, s, &r0);   /* always: it ends the operation */
+        if (coll_sm_dev_blocks_eligible(m, total) && all_device(m, s) &&
+            coll_sm_dev_ready(m, s, 2, -1)) {
+            /* my own block with the others' where both are contiguous */
+            coll_sm_data_t sm = coll_sm_data_at(&s0, m->me * s0.count),
+                           rm = coll_sm_data_at(&r0, m->me * r0.count);
+            const void *own_dev = NULL;
+            if (!in_place && sm.contig && sm.device && rm.contig && rm.device &&
+                sm.bytes == rm.bytes)
+                own_dev = sm.contig;
+            else
+                alltoall_copy_own(m, &s0, &r0, &rc);
+            int r = coll_sm_dev_alltoall(m, s, &r0, own_dev);   /* always: it ends the operation */
             return SM_KEEP(rc, r);
         }
         return hand_on(m, s, COLL_OP_alltoall, "device buffers", sbuf, scount, sdt, rbuf, rcount,

@@ -39,10 +39,11 @@ static const char *const mock_names[] = {
     "cuInit", "cuDriverGetVersion", "cuPointerGetAttributes", "cuMemAlloc", "cuMemFree",
     "cuMemcpyAsync", "cuLaunchKernel", "cuModuleLoadData", "cuModuleGetFunction",
     "cuCtxPushCurrent", "cuMemAllocAsync", "cuIpcOpenMemHandle", "cuStreamCreate", "cuMemHostAlloc",
-    "cuStreamSynchronize", "cuMemcpy", "cuIpcCloseMemHandle", "other",
+    "cuStreamSynchronize", "cuMemcpy", "cuIpcCloseMemHandle", "rail_copy_many", "other",
 };
 enum { C_INIT, C_VERSION, C_ATTRS, C_ALLOC, C_FREE, C_MEMCPY, C_LAUNCH, C_LOAD, C_GETFN, C_PUSH,
-       C_ALLOC_ASYNC, C_IPC_OPEN, C_STREAM, C_HOSTALLOC, C_SYNC, C_APP_MEMCPY, C_IPC_CLOSE, C_OTHER, C_N };
+       C_ALLOC_ASYNC, C_IPC_OPEN, C_STREAM, C_HOSTALLOC, C_SYNC, C_APP_MEMCPY, C_IPC_CLOSE,
+       C_COPY_KERNEL, C_OTHER, C_N };
 static long mock_count[C_N];
 
 MOCK_EXPORT long mock_cuda_calls(const char *name)
@@ -633,6 +634,27 @@ MOCK_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
     snprintf(last.name, sizeof(last.name), "%s", (const char *)f);
     last.grid = gx * gy * gz;
     last.block = bx * by * bz;
+    if (strcmp(last.name, "rail_copy_many") == 0) {
+        mock_count[C_COPY_KERNEL]++;   /* its launches (also counted as cuLaunchKernel) */
+        /* (copies by value: dst[], src[], len[]; their number = gridDim.y):
+         * every byte of each copy within device memory */
+        const CUdeviceptr *c = (const CUdeviceptr *)params[0];
+        int k = *(int *)params[1];
+        last.nin = k;
+        last.count = 0;
+        if (k < 1 || k > ACCEL_CUDA_COPY_MAX || gy != (unsigned)k || gx * bx == 0)
+            return CUDA_ERROR_INVALID_VALUE;
+        for (int j = 0; j < k; j++) {
+            CUdeviceptr d = c[j], src = c[ACCEL_CUDA_COPY_MAX + j];
+            size_t len = (size_t)c[2 * ACCEL_CUDA_COPY_MAX + j];
+            if (len == 0 || find(d) == NULL || find(d + len - 1) == NULL || find(src) == NULL ||
+                find(src + len - 1) == NULL)
+                return CUDA_ERROR_ILLEGAL_ADDRESS;
+            memmove((void *)d, (const void *)src, len);
+            last.count += len;
+        }
+        return CUDA_SUCCESS;
+    }
     bool many = strncmp(last.name, "rail_reduce_n_", 14) == 0;
     last.nin = 1;
     if (many) {

@@ -26,6 +26,7 @@
 
 #ifdef RAIL_HAVE_CUDA
 #include "accel/cuda/accel_cuda.h"
+#include "accel/cuda/cuda_reduce_table.h"
 #include <cuda.h>
 #endif
 
@@ -238,6 +239,75 @@ static void check_reduce_many(char *d1, char *d2)
         CHECK(r[i] == 1 + 3 * i);
     accel_free_device(d3);
     printf("device: %d n-input kernels found in the embedded fatbin and launched\n", n);
+}
+
+/* The first three copies of d/sp/len by accel_copy_many: one driver copy
+ * each, no launch; copy 1's result holds want. */
+static void copy_many_by_driver(void *const *d, const void *const *sp, const size_t *len,
+                                const char *want)
+{
+    char r[64];
+    long launches = mock_calls("cuLaunchKernel"), copies = mock_calls("cuMemcpyAsync");
+    CHECK_OK(accel_copy_many(d, sp, len, 3, NULL));
+    CHECK(mock_calls("cuLaunchKernel") == launches);
+    CHECK(mock_calls("cuMemcpyAsync") == copies + 3);
+    CHECK(len[1] <= sizeof(r));
+    CHECK_OK(accel_copy(r, d[1], len[1], NULL));
+    CHECK(memcmp(r, want, len[1]) == 0);
+}
+
+/* accel_copy_many: up to ACCEL_CUDA_COPY_MAX copies per launch of
+ * rail_copy_many, at any alignment and length (a zero length skipped);
+ * a host buffer among them, or more bytes than accel_cuda_copy_kernel_max,
+ * take one driver copy each. */
+static void check_copy_many(char *like)
+{
+    enum { N = 20, SZ = 40000 };
+    char *src = accel_alloc_device(SZ, like), *dst = accel_alloc_device(SZ, like);
+    CHECK(src != NULL && dst != NULL);
+    static char h[SZ], r[SZ];
+    test_pattern(h, SZ, 3);
+    CHECK_OK(accel_copy(src, h, SZ, NULL));
+    CHECK_OK(accel_copy(dst, memset(r, 0, SZ), SZ, NULL));
+    void *d[N];
+    const void *sp[N];
+    size_t len[N], at = 0;
+    for (int i = 0; i < N; i++) {
+        /* copy i: len 0, 1, 17, ... from src + at + i % 5 to dst + at + i % 3 */
+        len[i] = i == 4 ? 0 : (size_t)(i * i * 5 + 1);
+        sp[i] = src + at + i % 5;
+        d[i] = dst + at + i % 3;
+        at += len[i] + 8;
+    }
+    CHECK(at < SZ);
+    long launches = mock_calls("cuLaunchKernel"), copies = mock_calls("cuMemcpyAsync");
+    CHECK_OK(accel_copy_many(d, sp, len, N, NULL));
+    CHECK(mock_calls("cuLaunchKernel") == launches + 2);   /* 16 + 3 copies */
+    CHECK(mock_calls("cuMemcpyAsync") == copies);
+    char got[64];
+    unsigned grid, block;
+    void *in, *out;
+    size_t count;
+    mock_last(got, &grid, &block, &in, &out, &count);
+    CHECK(strcmp(got, "rail_copy_many") == 0 && mock_inputs() == 3);
+    CHECK_OK(accel_copy(r, dst, SZ, NULL));
+    for (int i = 0; i < N; i++)
+        CHECK(memcmp(r + ((char *)d[i] - dst), h + ((const char *)sp[i] - src), len[i]) == 0);
+    /* a host source among them: one copy each */
+    static char hs[100];
+    memset(hs, 'x', sizeof(hs));
+    sp[1] = hs;   /* len[1] bytes as before (6) */
+    copy_many_by_driver(d, sp, len, hs);
+    /* more bytes than accel_cuda_copy_kernel_max: one copy each */
+    size_t max = accel_cuda_copy_kernel_max;
+    accel_cuda_copy_kernel_max = 20;   /* the three copies: 1 + 6 + 21 bytes */
+    sp[1] = src + 5000;
+    copy_many_by_driver(d, sp, len, h + 5000);
+    accel_cuda_copy_kernel_max = max;
+    accel_free_device(src);
+    accel_free_device(dst);
+    printf("device: accel_copy_many in kernel launches of up to %d copies\n",
+           ACCEL_CUDA_COPY_MAX);
 }
 
 static void check_all_kernels(char *d1, char *d2)
@@ -453,6 +523,7 @@ static int case_device(bool cache)
     check_ipc_and_memory(p1, size);
     check_ipc_cache(p1);
     check_reduce_many(p1, (char *)d2);
+    check_copy_many(p1);
 
     /* The application frees and allocates anew at that address: the cached
      * entry is stale; accel_memory_info notices by the buffer id. */

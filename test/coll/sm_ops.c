@@ -313,15 +313,42 @@ static long mock_copies(void)
     return a < 0 ? -1 : a + b;
 }
 
+/* Launches of the copy kernel (accel_copy_many) on the mock. */
+static long mock_copy_kernels(void)
+{
+    return mock_calls("rail_copy_many");
+}
+
 /* On the mock, a reduction coll sm did device to device folded each
- * process's slice of everyone's inputs in one kernel (n <= 8). */
-static void check_one_pass(long before, const char *what)
+ * process's slice of everyone's inputs in one kernel (n <= 8); the
+ * copies of an allreduce's second step are another. */
+static void check_one_pass(long before, long copy_kernels, const char *what)
 {
     const char *e = getenv("SM_EXPECT_DEVICE_DIRECT");
     if (before < 0 || e == NULL || strcmp(e, "yes") != 0 || n > 8)
         return;
-    long l = mock_launches() - before;
+    long l = mock_launches() - before - (mock_copy_kernels() - copy_kernels);
     CHECK(l == 1, "%s: %ld kernel launches, not one pass over the inputs", what, l);
+}
+
+/* On the mock, the copies that coll sm made device to device for one
+ * operation (blocks of an allgather or alltoall, its own among them; an
+ * allreduce's others' slices: `want` copies) went in one launch of the
+ * copy kernel, not one driver copy each (want 0: none at all). */
+static void check_one_launch(long copies, long copy_kernels, int want, const char *what)
+{
+    const char *e = getenv("SM_EXPECT_DEVICE_DIRECT");
+    if (copies < 0 || e == NULL || strcmp(e, "yes") != 0 || n > 16)
+        return;
+    long c = mock_copies() - copies, k = mock_copy_kernels() - copy_kernels;
+    if (want == 0)
+        CHECK(c == 0 && k == 0, "%s: %ld driver copies and %ld copy kernels, not none", what, c,
+              k);
+    else if (want > 1)
+        CHECK(c == 0 && k == 1, "%s: %ld driver copies and %ld copy kernels, not one kernel",
+              what, c, k);
+    else
+        CHECK(c + k == 1, "%s: %ld driver copies and %ld copy kernels, not one", what, c, k);
 }
 
 static void check_gathered(tbuf_t *rb, size_t blk, int n, const char *what)
@@ -374,7 +401,8 @@ int main(int argc, char **argv)
      * (coll_sm_device_handoff_min), and every receiver gets data by a
      * message copied device to device by IPC, or by coll sm itself
      * (SM_EXPECT_DEVICE_DIRECT: bcast, scatter, gather, allgather,
-     * alltoall, reduce, allreduce, reduce_scatter) */
+     * alltoall, reduce, allreduce, reduce_scatter; a 2 KiB-block
+     * allgather and alltoall: SM_EXPECT_BLOCKS_DIRECT) */
     const char *ipc = getenv("SM_EXPECT_DEVICE_IPC");
     if (ipc != NULL && strcmp(ipc, "yes") == 0 && n > 1) {
         int provided;
@@ -406,14 +434,19 @@ int main(int argc, char **argv)
         tb_push(&sb);
         before = ipc_moves();
         direct = pvar_count("coll_sm_device_ipc");
+        long copies = mock_copies(), copy_kernels = mock_copy_kernels();
         MPI_OK(MPI_Allgather(sb.d, (int)blk, MPI_BYTE, rb.d, (int)blk, MPI_BYTE, MPI_COMM_WORLD));
+        check_one_launch(copies, copy_kernels, n, "a device allgather of 256 KiB blocks");
         check_gathered(&rb, blk, n, "allgather");
         CHECK(ipc_moves() > before,
               "a device allgather of 256 KiB blocks reached this process without IPC");
         check_direct(direct, "a device allgather of 256 KiB blocks");
         before = ipc_moves();
         direct = pvar_count("coll_sm_device_ipc");
+        copies = mock_copies();
+        copy_kernels = mock_copy_kernels();
         MPI_OK(MPI_Alltoall(sb.d, (int)blk, MPI_BYTE, rb.d, (int)blk, MPI_BYTE, MPI_COMM_WORLD));
+        check_one_launch(copies, copy_kernels, n, "a device alltoall of 256 KiB blocks");
         tb_pull(&rb);
         /* block j came from rank j's block me: bytes (j * 31 + me * blk + i) */
         for (int j = 0; j < n; j++)
@@ -423,6 +456,43 @@ int main(int argc, char **argv)
         CHECK(ipc_moves() > before,
               "a device alltoall of 256 KiB blocks reached this process without IPC");
         check_direct(direct, "a device alltoall of 256 KiB blocks");
+        /* allgather and alltoall of 2 KiB blocks (more than the slots
+         * take): device to device as well from coll_sm_device_blocks_min
+         * (every such size by default; SM_EXPECT_BLOCKS_DIRECT, else as
+         * SM_EXPECT_DEVICE_DIRECT), one kernel for all copies on the mock */
+        {
+            const char *e = getenv("SM_EXPECT_BLOCKS_DIRECT");
+            e = e != NULL ? e : getenv("SM_EXPECT_DEVICE_DIRECT");
+            const int kb = 2048;
+            for (int op = 0; op < 2; op++) {
+                const char *what = op ? "a device alltoall of 2 KiB blocks"
+                                      : "a device allgather of 2 KiB blocks";
+                for (int i = 0; i < kb * n; i++)
+                    sb.h[i] = (char)(t_rank * 7 + i);
+                tb_push(&sb);
+                direct = pvar_count("coll_sm_device_ipc");
+                copies = mock_copies();
+                copy_kernels = mock_copy_kernels();
+                if (op)
+                    MPI_OK(MPI_Alltoall(sb.d, kb, MPI_BYTE, rb.d, kb, MPI_BYTE, MPI_COMM_WORLD));
+                else
+                    MPI_OK(MPI_Allgather((char *)sb.d + t_rank * kb, kb, MPI_BYTE, rb.d, kb,
+                                         MPI_BYTE, MPI_COMM_WORLD));
+                check_direct_as(direct, what, e);
+                if (e != NULL && strcmp(e, "yes") == 0)
+                    check_one_launch(copies, copy_kernels, n, what);
+                tb_pull(&rb);
+                for (int j = 0; j < n; j++)
+                    for (int i = 0; i < kb; i++) {
+                        int src = (op ? t_rank : j) * kb + i;
+                        CHECK(rb.h[j * kb + i] == (char)(j * 7 + src), "%s: block %d [%d]",
+                              what, j, i);
+                    }
+            }
+            for (size_t i = 0; i < sb.len; i++)   /* the pattern the next checks expect */
+                sb.h[i] = (char)(t_rank * 31 + i);
+            tb_push(&sb);
+        }
         /* scatter of 256 KiB blocks from a device root: the root decides */
         before = ipc_moves();
         direct = pvar_count("coll_sm_device_ipc");
@@ -456,10 +526,10 @@ int main(int argc, char **argv)
                 ((int *)in->h)[i] = 7 * t_rank + (int)(i % 555);
             tb_push(in);
             direct = pvar_count("coll_sm_device_ipc");
-            long launches = mock_launches();
+            long launches = mock_launches(), copy_kernels = mock_copy_kernels();
             MPI_OK(MPI_Reduce(inplace && at_root ? MPI_IN_PLACE : sb.d, rb.d, (int)cnt, MPI_INT,
                               MPI_SUM, n - 1, MPI_COMM_WORLD));
-            check_one_pass(launches, "a device reduce");
+            check_one_pass(launches, copy_kernels, "a device reduce");
             if (at_root) {
                 tb_pull(&rb);
                 for (size_t i = 0; i < cnt; i++)
@@ -479,10 +549,16 @@ int main(int argc, char **argv)
             tb_push(in);
             before = ipc_moves();
             direct = pvar_count("coll_sm_device_ipc");
-            long launches = mock_launches();
+            long launches = mock_launches(), copy_kernels = mock_copy_kernels();
+            copies = mock_copies();
             MPI_OK(MPI_Allreduce(inplace ? MPI_IN_PLACE : sb.d, rb.d, (int)cnt, MPI_INT, MPI_SUM,
                                  MPI_COMM_WORLD));
-            check_one_pass(launches, "a device allreduce");
+            check_one_pass(launches, copy_kernels, "a device allreduce");
+            /* not in place, size times n up to
+             * coll_sm_device_allreduce_whole_max (16 MiB): everyone folds
+             * the whole result, nothing to copy */
+            bool whole = !inplace && cnt * sizeof(int) * (size_t)n <= ((size_t)16 << 20);
+            check_one_launch(copies, copy_kernels, whole ? 0 : n - 1, "a device allreduce");
             tb_pull(&rb);
             for (size_t i = 0; i < cnt; i++)
                 CHECK(xr[i] == 3 * n * (n - 1) / 2 + n * (int)(i % 1000),
@@ -502,10 +578,10 @@ int main(int argc, char **argv)
                 ((int *)in->h)[i] = 5 * t_rank + (int)(i % 777);
             tb_push(in);
             direct = pvar_count("coll_sm_device_ipc");
-            long launches = mock_launches();
+            long launches = mock_launches(), copy_kernels = mock_copy_kernels();
             MPI_OK(MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : sb.d, rb.d, (int)cnt, MPI_INT,
                                             MPI_SUM, MPI_COMM_WORLD));
-            check_one_pass(launches, "a device reduce_scatter_block");
+            check_one_pass(launches, copy_kernels, "a device reduce_scatter_block");
             tb_pull(&rb);
             for (size_t i = 0; i < cnt; i++) {
                 int want = 5 * n * (n - 1) / 2 + n * (int)((t_rank * cnt + i) % 777);
