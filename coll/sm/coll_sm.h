@@ -211,10 +211,9 @@ typedef struct coll_sm_module {
     char *cma_buf;                 /* single-copy reductions: 3 pieces, made at the first */
     char **dev_ptr;                /* [2n] peers' device buffers opened by IPC (sm_device.c) */
     void **dev_held;               /* [2n] accel IPC cache entries held for them */
-    const void **dev_in;           /* [n] the inputs of a slice's reduction */
-    void **dev_cdst;               /* [n] one operation's copies (accel_copy_many) */
-    const void **dev_csrc;
-    size_t *dev_clen;
+    const void **dev_in;           /* [n] a reduction's inputs, or a step's copy sources */
+    void **dev_cdst;               /* [n] ... their destinations (accel_copy_many) */
+    size_t *dev_clen;              /* [n] ... and lengths */
     int dev_nheld;
     struct accel_stream *dev_stream;   /* ... and the stream of the copies and reductions */
     uint8_t verdict;               /* of the setup exchange (SM_OK_* in sm_segment.c) */

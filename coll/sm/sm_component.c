@@ -196,7 +196,6 @@ static void sm_release(coll_module_t *module, mpi_comm_t *comm)
     free(m->dev_held);
     free(m->dev_in);
     free(m->dev_cdst);
-    free(m->dev_csrc);
     free(m->dev_clen);
     if (m->dev_stream != NULL)
         accel_stream_destroy(m->dev_stream);

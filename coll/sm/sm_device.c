@@ -140,12 +140,10 @@ static bool dev_ptrs(coll_sm_module_t *m)
         m->dev_in = calloc((size_t)m->n, sizeof(void *));
     if (m->dev_cdst == NULL)
         m->dev_cdst = calloc((size_t)m->n, sizeof(void *));
-    if (m->dev_csrc == NULL)
-        m->dev_csrc = calloc((size_t)m->n, sizeof(void *));
     if (m->dev_clen == NULL)
         m->dev_clen = calloc((size_t)m->n, sizeof(size_t));
     return m->dev_ptr != NULL && m->dev_held != NULL && m->dev_in != NULL &&
-           m->dev_cdst != NULL && m->dev_csrc != NULL && m->dev_clen != NULL;
+           m->dev_cdst != NULL && m->dev_clen != NULL;
 }
 
 /* the mappings of this operation may be closed again (once its copies are done) */
@@ -294,7 +292,7 @@ static int dev_blocks(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0,
     if (own != NULL && rc == MPI_SUCCESS) {
         coll_sm_data_t dm = coll_sm_data_at(r0, m->me * r0->count);
         m->dev_cdst[k] = dm.contig;
-        m->dev_csrc[k] = own;
+        m->dev_in[k] = own;
         m->dev_clen[k++] = r0->bytes;
     }
     for (int i = 1; i < m->n && rc == MPI_SUCCESS; i++) {
@@ -308,14 +306,14 @@ static int dev_blocks(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0,
                           r0->bytes);
         else if (dj.contig) {
             m->dev_cdst[k] = dj.contig;
-            m->dev_csrc[k] = src;
+            m->dev_in[k] = src;
             m->dev_clen[k++] = bj;
         } else {
             rc = dev_take(m, &dj, 0, src, bj, st);
         }
     }
     if (rc == MPI_SUCCESS)
-        rc = accel_copy_many(m->dev_cdst, m->dev_csrc, m->dev_clen, k, st);
+        rc = accel_copy_many(m->dev_cdst, m->dev_in, m->dev_clen, k, st);
     return dev_finish(m, s, st, rc);
 }
 
@@ -390,11 +388,11 @@ int coll_sm_dev_allreduce(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_o
         int j = (me + k) % n;
         size_t l = (size_t)j * N / (size_t)n, h = (size_t)(j + 1) * N / (size_t)n;
         m->dev_cdst[c] = out + l * esz;
-        m->dev_csrc[c] = m->dev_ptr[2 * j + 1] + l * esz;
+        m->dev_in[c] = m->dev_ptr[2 * j + 1] + l * esz;
         m->dev_clen[c++] = (h - l) * esz;
     }
     if (rc == MPI_SUCCESS)
-        rc = accel_copy_many(m->dev_cdst, m->dev_csrc, m->dev_clen, c, st);
+        rc = accel_copy_many(m->dev_cdst, m->dev_in, m->dev_clen, c, st);
     return dev_finish(m, s, st, rc);
 }
 
