@@ -15,7 +15,9 @@
  * must agree to hand it on).  With RAIL_COLL_SM_ADAPT_ALTERNATE or
  * RAIL_COLL_SM_SINGLE_COPY_MIN (host buffers) checks that alltoalls also
  * ran by single copy.  Checks that sm set up a
- * segment for the communicators (np >= 2) and that its name is gone.
+ * segment for the communicators (np >= 2) and that its name is gone, and
+ * that a gather's sender with host buffers does not wait for the root
+ * (with a device component active too).
  */
 #include "coll_test.h"
 #include "sm_util.h"
@@ -233,6 +235,48 @@ static void test_barrier_order(void)
     }
 }
 
+/* A gather's sender with host buffers waits for nobody, also where a
+ * device component is active (RAIL_ACCEL=host,fake: every process then
+ * learns of device buffers from the root, which alone waits for everyone):
+ * process 0 gathers 4 KiB to the last process and then sends it a
+ * message, which the root must receive before it enters the gather
+ * (within 10 s; a sender that waited for the root would hold it back). */
+static void test_gather_sender_free(void)
+{
+    enum { BLK = 4096 };
+    char *sb = malloc(BLK), *rb = me == n - 1 ? malloc((size_t)BLK * n) : NULL;
+    for (int i = 0; i < BLK; i++)
+        sb[i] = (char)(me * 31 + i);
+    int flag = 0, token = 0;
+    if (me == n - 1) {
+        MPI_Request rq;
+        MPI_OK(MPI_Irecv(&token, 1, MPI_INT, 0, 77, C, &rq));
+        double until = t_now() + 10.0;
+        while (!flag && t_now() < until) {
+            MPI_OK(MPI_Test(&rq, &flag, MPI_STATUS_IGNORE));
+            if (!flag) {
+                struct timespec ts = { 0, 1000 * 1000 };
+                nanosleep(&ts, NULL);
+            }
+        }
+        CHECK(flag, "gather: a host sender waited for the root (no message from process 0 "
+                    "within 10 s)");
+        MPI_OK(MPI_Gather(sb, BLK, MPI_BYTE, rb, BLK, MPI_BYTE, n - 1, C));
+        if (!flag)
+            MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < BLK; i++)
+                CHECK(rb[(size_t)j * BLK + i] == (char)(j * 31 + i), "gather: block %d [%d]", j,
+                      i);
+    } else {
+        MPI_OK(MPI_Gather(sb, BLK, MPI_BYTE, rb, BLK, MPI_BYTE, n - 1, C));
+        if (me == 0)
+            MPI_OK(MPI_Send(&token, 1, MPI_INT, n - 1, 77, C));
+    }
+    free(sb);
+    free(rb);
+}
+
 static void all_ops(void)
 {
     const long counts[] = { 0, 1, 17, 1009, 5003, BIG };
@@ -384,6 +428,8 @@ int main(int argc, char **argv)
               "no alltoall by single copy with RAIL_COLL_SM_ADAPT_ALTERNATE or _SINGLE_COPY_MIN");
         MPI_T_finalize();
     }
+    if (n > 1)
+        test_gather_sender_free();
     if (n > 1) {
         sm_maps_t s = sm_maps(-1);
         CHECK(s.segments >= 1, "no coll sm segment mapped on MPI_COMM_WORLD");
