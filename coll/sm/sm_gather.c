@@ -184,7 +184,7 @@ static int gather_verdict(coll_sm_module_t *m, uint64_t s, int root, size_t tota
             host = true;
     }
     *dev_late = dev;
-    if (host)
+    if (host || !dev)   /* (!dev: no senders, a communicator of one) */
         return GATHER_STAGE;
     return coll_sm_dev_blocks_eligible(m, total) ? GATHER_DEV : GATHER_HANDOFF;
 }
