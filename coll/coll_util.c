@@ -31,10 +31,18 @@ bool coll_is_device_any(const void *buf, MPI_Count count, const mpi_datatype_t *
 int coll_copy(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
               MPI_Count rcount, mpi_datatype_t *rdt)
 {
-    int rc;
     if (scount == 0 || sdt->size == 0)
         return MPI_SUCCESS;
     bool dev = coll_is_device(sbuf, scount, sdt) || coll_is_device(rbuf, rcount, rdt);
+    return coll_copy_as(sbuf, scount, sdt, rbuf, rcount, rdt, dev);
+}
+
+int coll_copy_as(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                 MPI_Count rcount, mpi_datatype_t *rdt, bool dev)
+{
+    int rc;
+    if (scount == 0 || sdt->size == 0)
+        return MPI_SUCCESS;
     /* both contiguous host buffers (the common case, and every temporary
      * of a reduction): one copy, no datatype cursor */
     const void *sp = dev ? NULL : rail_dt_contig_ptr(sdt->layout, scount, sbuf);

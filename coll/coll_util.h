@@ -59,6 +59,11 @@ static inline bool coll_is_device(const void *buf, MPI_Count count, const mpi_da
  * when the source holds more than the destination). */
 int coll_copy(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
               MPI_Count rcount, mpi_datatype_t *rdt);
+/* The same where the caller knows whether either buffer is device memory
+ * (dev): no memory-type lookups, which where a device component is active
+ * cost a small operation more than its copy (a small allreduce made six). */
+int coll_copy_as(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                 MPI_Count rcount, mpi_datatype_t *rdt, bool dev);
 
 /* A temporary of count elements of dt (span true_extent + (count-1) *
  * extent), on the device of `like` when device is set.  Returns the buffer

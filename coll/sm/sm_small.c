@@ -194,9 +194,11 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
          * reduce_scatter, my own block (last) is read by nobody else */
         MPI_Count rot = SM_ROT(m->me), nw = blocks && src ? count - cnt : count;
         MPI_Count a = RAIL_MIN(nw, count - rot);
-        *rc = coll_red_load(&r, my->data, coll_elem(mine, dt, rot), a);
+        *rc = coll_copy_as(coll_elem(mine, dt, rot), a, r.udt, my->data, a * r.factor, r.rdt,
+                           false);
         if (nw > a)
-            *rc = SM_KEEP(*rc, coll_red_load(&r, coll_red_at(&r, my->data, a), mine, nw - a));
+            *rc = SM_KEEP(*rc, coll_copy_as(mine, nw - a, r.udt, coll_red_at(&r, my->data, a),
+                                            (nw - a) * r.factor, r.rdt, false));
     }
     /* a reduce where nobody can have device buffers needs no agreement:
      * the non-roots leave at once, the root publishes once it has read */
@@ -234,8 +236,8 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
     if (want && *rc == MPI_SUCCESS)
         *rc = coll_sm_fold_ptrs(r.rop, kind, m->n, m->small_x, (size_t)(cnt * r.factor),
                                 m->scratch);
-    if (want && *rc == MPI_SUCCESS)
-        *rc = coll_red_store(&r, rbuf, m->scratch, cnt);
+    if (want && *rc == MPI_SUCCESS)   /* (host memory both: dev would have handed off) */
+        *rc = coll_copy_as(m->scratch, cnt * r.factor, r.rdt, rbuf, cnt, r.udt, false);
     if (!agree)
         coll_sm_slot_post(m, set, t);
     return true;
@@ -337,8 +339,8 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *
     /* its own block while the others' are on their way (a result copied
      * over at once takes it from my slot) */
     if (!inplace && all == NULL)
-        *rc = SM_KEEP(*rc, coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount),
-                                     rcount, rdt));
+        *rc = SM_KEEP(*rc, coll_copy_as(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount),
+                                        rcount, rdt, mine.device || r0.device));
     coll_sm_slot_wait_all(m, set, t);
     small_seen_all(m, t);
     if (all != NULL && small_lens(m, set, -1, r0.bytes)) {
@@ -349,8 +351,8 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *
         return true;
     }
     if (!inplace && all != NULL)   /* blocks of other lengths: one by one */
-        *rc = SM_KEEP(*rc, coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount),
-                                     rcount, rdt));
+        *rc = SM_KEEP(*rc, coll_copy_as(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount),
+                                        rcount, rdt, mine.device || r0.device));
     for (int j = 0; j < m->n; j++) {
         if (j == m->me)
             continue;
@@ -429,8 +431,9 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
      * goes over in one copy, else copied here */
     bool own_host = rall != NULL && sall != NULL && sb == rb;
     if (!inplace && !own_host)
-        *rc = SM_KEEP(*rc, coll_copy(coll_elem(sbuf, sdt, m->me * scount), scount, sdt,
-                                     coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt));
+        *rc = SM_KEEP(*rc, coll_copy_as(coll_elem(sbuf, sdt, m->me * scount), scount, sdt,
+                                        coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt,
+                                        s0.device || r0.device));
     coll_sm_slot_wait_all(m, set, t);
     small_seen_all(m, t);
     if (rall != NULL && small_lens(m, set, m->me, rb)) {
@@ -453,8 +456,9 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
         return true;
     }
     if (!inplace && own_host)
-        *rc = SM_KEEP(*rc, coll_copy(coll_elem(sbuf, sdt, m->me * scount), scount, sdt,
-                                     coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt));
+        *rc = SM_KEEP(*rc, coll_copy_as(coll_elem(sbuf, sdt, m->me * scount), scount, sdt,
+                                        coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt,
+                                        s0.device || r0.device));
     for (int p = 0; p < n; p++) {
         if (p == m->me)
             continue;
