@@ -58,6 +58,7 @@ static size_t rounds_of(size_t bytes, size_t per)
  * 0.4 us) and, on a gather root that checked, its verdict (GATHER_*). */
 #define META_DEVICE (1ULL << 62)
 #define META_VERDICT(v) ((uint64_t)(v) << 60)
+#define META_VERDICT_OF(meta) ((int)((meta) >> 60 & 3))
 #define META_BYTES(v) ((v) & ((1ULL << 60) - 1))
 
 static inline size_t sm_meta(coll_sm_module_t *m, int j, int set)
@@ -229,7 +230,7 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void
             my->meta[set] = d.bytes | META_DEVICE;
             coll_sm_post(m, COLL_SM_V(s, 1));
             coll_sm_wait(m, root, COLL_SM_V(s, 1));
-            uint64_t v = coll_sm_ctl(m, root)->meta[set] >> 60 & 3;
+            int v = META_VERDICT_OF(coll_sm_ctl(m, root)->meta[set]);
             if (v == GATHER_DEV && coll_sm_dev_ready_gather(m, s, 2, root))
                 return coll_sm_dev_gather(m, s, root, &d);   /* always: it ends the operation */
             if (v != GATHER_STAGE) {
@@ -403,9 +404,10 @@ static bool step1_want(coll_sm_module_t *m, uint64_t s, int kind, size_t total, 
 {
     bool forced = coll_sm_forced_cma(m, total), agreed = coll_sm_agreed(m, total);
     *a = NULL;
-    *check_only = !forced && !agreed;   /* the device check alone: it may ride on round 0 */
+    *check_only = false;
     if (!forced && !agreed && !coll_sm_device_check_blocks(m, total))
         return false;
+    *check_only = !forced && !agreed;   /* the device check alone: it may ride on round 0 */
     *want = forced   ? COLL_SM_PATH_CMA
             : agreed ? coll_sm_agreed_want(m, s, kind, total, a)
                      : COLL_SM_PATH_SEGMENT;
@@ -490,9 +492,7 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
     int want;
     bool check_only, device = r0.device || mine.device;
     bool step1 = step1_want(m, s, COLL_SM_ADAPT_ALLGATHER, total, &want, &a, &check_only);
-    check_only = step1 && check_only;
-    if (!step1 ||
-        (check_only && !device)) {
+    if (!step1 || (check_only && !device)) {
         bool handoff = false;
         rc = SM_KEEP(rc, allgather_rounds(m, s, &mine, &r0, 0, own, check_only, &handoff));
         if (handoff)
@@ -662,9 +662,7 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
     int want;
     bool check_only, device = s0.device || r0.device;
     bool step1 = step1_want(m, s, COLL_SM_ADAPT_ALLTOALL, total, &want, &a, &check_only);
-    check_only = step1 && check_only;
-    if (!step1 ||
-        (check_only && !device && !big)) {
+    if (!step1 || (check_only && !device && !big)) {
         bool handoff = false;
         rc = alltoall_rounds(m, s, &s0, &r0, !in_place, 0, check_only, &handoff);
         if (handoff)
