@@ -1,8 +1,9 @@
 /*
  * Device buffers: ping-pong between ranks 0 and 1, allreduce (MPI_FLOAT,
- * MPI_SUM), bcast, allgather, alltoall and reduce_scatter_block (MPI_FLOAT,
- * MPI_SUM) with every user buffer in device memory (SIZE: the whole of a
- * buffer; blocks of SIZE / np),
+ * MPI_SUM), bcast, allgather, alltoall, reduce_scatter_block (MPI_FLOAT,
+ * MPI_SUM), gather (to rank 0) and an allreduce in place (MPI_FLOAT,
+ * MPI_MAX, so that repeating it keeps the result) with every user buffer in
+ * device memory (SIZE: the whole of a buffer; blocks of SIZE / np),
  * next to the device's own copy bandwidth (a device-to-device copy in one
  * process), which bounds what moving the data between two processes on one
  * GPU can reach.  Every result is checked.
@@ -100,6 +101,18 @@ static void reduce_scatter(size_t n)
     OK(MPI_Reduce_scatter_block(da, db, (int)per, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
 }
 
+static void gather(size_t n)
+{
+    size_t per = n / (size_t)np;
+    OK(MPI_Gather(da, (int)per, MPI_BYTE, db, (int)per, MPI_BYTE, 0, MPI_COMM_WORLD));
+}
+
+static void allreduce_in_place(size_t n)
+{
+    OK(MPI_Allreduce(MPI_IN_PLACE, db, (int)(n / sizeof(float)), MPI_FLOAT, MPI_MAX,
+                     MPI_COMM_WORLD));
+}
+
 /* the device's own reduction (MPI_Reduce_local, db += da) of the block a
  * reduce_scatter_block gives each process, in every process at once: the
  * kernel's speed, which bounds the reductions */
@@ -141,6 +154,11 @@ static float want_mine(size_t i)
     return (float)(rank + 1) + (float)(i % 7);
 }
 
+static float want_max(size_t i)
+{
+    return (float)np + (float)(i % 7);
+}
+
 static float want_root(size_t i)
 {
     return 1.0f + (float)(i % 7);
@@ -169,14 +187,14 @@ int main(int argc, char **argv)
         die("out of host memory");
     if (rank == 0)
         printf("# gpu bench: np %d, device buffers (%s); times per call, GB/s = bytes / time\n"
-               "# %-10s %12s %12s %12s %12s %12s %12s %12s %12s\n",
+               "# %-10s %12s %12s %12s %12s %12s %12s %12s %12s %12s %12s\n",
                np, devmem_is_cuda() ? "cuda" : "fake", "bytes", "copy us", "pingpong us",
                "allreduce us", "bcast us", "allgather us", "alltoall us", "red_scat us",
-               "red_local us");
+               "red_local us", "gather us", "allred_ip us");
     for (size_t n = 8; n <= max; n *= n < 4096 ? 8 : 4) {
         int it = iters_for(n);
         fill(max);
-        double tc = 0, tp = 0, ta, tb, tg, tx, tr, tl;
+        double tc = 0, tp = 0, ta, tb, tg, tx, tr, tl, tgt, ti;
         if (rank == 0) {
             /* the device's own copy (one process; others wait) */
             copy_once(n);
@@ -247,11 +265,24 @@ int main(int argc, char **argv)
                     die("reduce_local: wrong result");
         }
         tl = timed(reduce_local, n, it);
+        fill(max);
+        tgt = timed(gather, n, it);
+        if (rank == 0 && per % sizeof(float) == 0 && per > 0) {
+            OK(devmem_memcpy(h, db, per * (size_t)np));
+            for (int r = 0; r < np; r++)
+                for (size_t j = 0; j < per / sizeof(float); j++)
+                    if (((const float *)(h + per * (size_t)r))[j] !=
+                        (float)(r + 1) + (float)(j % 7))
+                        die("gather: wrong block");
+        }
+        OK(devmem_memcpy(db, da, max));
+        ti = timed(allreduce_in_place, n, it);
+        expect_floats("allreduce in place", n & ~(size_t)3, want_max);
         if (rank == 0) {
             double gb = (double)n / 1e9;
-            printf("  %-10zu %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f", n,
-                   tc * 1e6, tp * 1e6, ta * 1e6, tb * 1e6, tg * 1e6, tx * 1e6, tr * 1e6,
-                   tl * 1e6);
+            printf("  %-10zu %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f",
+                   n, tc * 1e6, tp * 1e6, ta * 1e6, tb * 1e6, tg * 1e6, tx * 1e6, tr * 1e6,
+                   tl * 1e6, tgt * 1e6, ti * 1e6);
             if (n >= ((size_t)1 << 20))
                 printf("   GB/s: copy %.1f pingpong %.1f allreduce %.1f", gb / tc,
                        np >= 2 ? gb / tp : 0.0, gb / ta);

@@ -16,6 +16,11 @@
  *   eager     bytes <= the btl's eager_limit (and the peer's credits allow):
  *             header + data in one btl send; a standard send completes at
  *             once; a synchronous one when the receiver's ACK arrives.
+ *             Not contiguous device messages above pml_device_eager_max
+ *             (0) to a process of the node that can open them by IPC:
+ *             they take the rendezvous below at any size (one copy by the
+ *             receiver instead of a staged copy at each end; a peer that
+ *             answers one with a CTS gets small ones eager again).
  *   rendezvous larger: an RTS describes the send buffer (btl registration and
  *             iovecs); on match the receiver pulls the data with btl get
  *             (CMA on sm: a single copy) and answers FIN.  When get cannot be

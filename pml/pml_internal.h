@@ -176,6 +176,9 @@ typedef struct pml_peer {
     uint64_t adapt_done_ns;   /* when the last timed message from it completed */
     uint8_t adapt_flip;       /* pml_rndv_adapt_alternate: paths taken so far */
     bool ipc_failed;          /* opening its device buffers by IPC failed: pipeline them */
+    bool ipc_small_off;       /* it answered a small device message offered by IPC with a
+                               * CTS (host receive buffer, no IPC): small device
+                               * messages to it go eager again */
     rail_list_t pending;      /* pml_pend_t: sends and control waiting for the btl */
     rail_list_item_t active_item;
 } pml_peer_t;
@@ -336,7 +339,10 @@ int pml_send_try(pml_request_t *r);
 int pml_stream_push(pml_request_t *r);
 /* Issue (more) gets of a receive; RAIL_AGAIN when the btl is full. */
 int pml_get_push(pml_request_t *r);
-int pml_rndv_send_rts(pml_request_t *r, pml_src_t *s, pml_peer_t *peer);
+/* ipc_only: a device message below the eager limit, offered by IPC or
+ * not at all (PML_RTS_NO_IPC: the caller sends it eager) */
+int pml_rndv_send_rts(pml_request_t *r, pml_src_t *s, pml_peer_t *peer, bool ipc_only);
+#define PML_RTS_NO_IPC 1
 void pml_rndv_matched(pml_request_t *r, const pml_inmsg_t *m);
 extern int pml_my_world;
 extern const btl_payload_t pml_no_payload;   /* zero bytes */
@@ -393,6 +399,7 @@ extern size_t pml_rndv_get_min_host;
 extern size_t pml_rndv_adapt_min;   /* pipeline or get by time from this size (0: never) */
 extern bool pml_rndv_adapt_alternate; /* testing: every such choice alternates */
 extern bool pml_rndv_device_ipc;      /* device to device by IPC inside a node */
+extern size_t pml_device_eager_max;   /* device messages above this go by IPC, eager or not */
 extern size_t pml_frag_inline;
 
 /* A matched message for receive r (data delivered, protocol started);

@@ -1,5 +1,9 @@
 /*
- * Rendezvous: messages above the eager limit (or without credits).
+ * Rendezvous: messages above the eager limit (or without credits), and
+ * contiguous device messages of any size above pml_device_eager_max to a
+ * process of the node that can open them by IPC (the third form below;
+ * where the receiver answers a small one with a CTS, small ones to it go
+ * eager again: ipc_small_off).
  *
  *   sender                               receiver
  *   RTS (+ get descriptor)   ------->    match
@@ -96,16 +100,18 @@ static void send_deregister(pml_request_t *r)
     r->rflags &= (uint8_t)~PML_RF_REGISTERED;
 }
 
-int pml_rndv_send_rts(pml_request_t *r, pml_src_t *s, pml_peer_t *peer)
+int pml_rndv_send_rts(pml_request_t *r, pml_src_t *s, pml_peer_t *peer, bool ipc_only)
 {
     union {
         pml_get_desc_t d;
         pml_ipc_desc_t ipc;
         uint8_t bytes[sizeof(pml_get_desc_t) + PML_RTS_MAX_IOV * sizeof(pml_iov64_t)];
     } desc;
-    bool choose;
-    size_t dlen = build_get_desc(r, peer, &desc.d, &choose);
+    bool choose = false;
+    size_t dlen = ipc_only ? 0 : build_get_desc(r, peer, &desc.d, &choose);
     size_t ilen = dlen ? 0 : build_ipc_desc(r, peer, &desc.ipc);
+    if (ipc_only && ilen == 0)
+        return PML_RTS_NO_IPC;
     pml_rts_hdr_t h;
     h.m.type = PML_HDR_RNDV;
     h.m.flags = (uint8_t)((dlen ? PML_HF_GET : 0) | (ilen ? PML_HF_IPC : 0) |
@@ -175,6 +181,11 @@ static void cts_received(const pml_ctl_hdr_t *h, bool stream)
 {
     pml_request_t *r = (pml_request_t *)(uintptr_t)h->sreq;
     pml_peer_t *peer = r->peer;
+    /* a small device message offered by IPC and answered with a CTS (a
+     * host receive buffer, or IPC failed there): three messages where
+     * eager takes one, so small ones to this peer go eager from now */
+    if ((r->hdr_flags & PML_HF_IPC) && r->buf.bytes <= peer->eager_limit)
+        peer->ipc_small_off = true;
     if (stream)
         r->rflags |= PML_RF_STREAM;
     r->remote = h->rreq;

@@ -77,9 +77,15 @@ int pml_send_try(pml_request_t *r)
 {
     pml_peer_t *peer = r->peer;
     pml_src_t *s = &r->ctx->src[r->rank];
-    if (r->buf.bytes <= peer->eager_limit && peer->credits > 0)
-        return send_eager(r, s, peer);
-    return pml_rndv_send_rts(r, s, peer);
+    if (r->buf.bytes <= peer->eager_limit && peer->credits > 0) {
+        if (!r->buf.device || r->buf.bytes <= pml_device_eager_max || peer->ipc_small_off)
+            return send_eager(r, s, peer);
+        /* a small device message: one copy by the receiver where it can
+         * open my buffer by IPC, else the two staged copies of eager */
+        int rc = pml_rndv_send_rts(r, s, peer, true);
+        return rc == PML_RTS_NO_IPC ? send_eager(r, s, peer) : rc;
+    }
+    return pml_rndv_send_rts(r, s, peer, false);
 }
 
 int pml_send_start(pml_request_t *r)

@@ -586,7 +586,10 @@ int coll_sm_dev_allgather(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t 
 int coll_sm_dev_allreduce(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_op_t rop,
                           rail_typekind_t kind, size_t esz, size_t N, const char *in, char *out);
 int coll_sm_dev_scatter(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d);
-int coll_sm_dev_gather(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *r0);
+/* own (the root's): its block's device source, copied with the others'
+ * (NULL: there already, or copied before) */
+int coll_sm_dev_gather(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *r0,
+                       const void *own);
 /* my 1/n slice of N elements from everyone's input (in: mine) into the
  * root's result (out at the root; the others' opened as root's buffer 1) */
 int coll_sm_dev_reduce(coll_sm_module_t *m, uint64_t s, int root, rail_op_t rop,

@@ -323,10 +323,11 @@ int coll_sm_dev_allgather(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t 
     return dev_blocks(m, s, r0, 1, 0, own);   /* each one's whole block */
 }
 
-int coll_sm_dev_gather(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *r0)
+int coll_sm_dev_gather(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *r0,
+                       const void *own)
 {
     if (m->me == root)
-        return dev_blocks(m, s, r0, 1, 0, NULL);
+        return dev_blocks(m, s, r0, 1, 0, own);
     return dev_finish(m, s, NULL, MPI_SUCCESS);   /* my buffer is read until then */
 }
 

@@ -232,7 +232,7 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void
             coll_sm_wait(m, root, COLL_SM_V(s, 1));
             int v = META_VERDICT_OF(coll_sm_ctl(m, root)->meta[set]);
             if (v == GATHER_DEV && coll_sm_dev_ready_gather(m, s, 2, root))
-                return coll_sm_dev_gather(m, s, root, &d);   /* always: it ends the operation */
+                return coll_sm_dev_gather(m, s, root, &d, NULL);   /* always: it ends the operation */
             if (v != GATHER_STAGE) {
                 coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
                 coll_module_t *next = coll_sm_next(comm, COLL_OP_gather, module, "device buffers");
@@ -253,10 +253,22 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void
         my->meta[set] = d.bytes | META_VERDICT(v);
         coll_sm_post(m, COLL_SM_V(s, 1));
         if (v == GATHER_DEV && coll_sm_dev_ready_gather(m, s, 2, root)) {
-            if (sbuf != MPI_IN_PLACE)
-                rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount,
-                               rdt);
-            int r = coll_sm_dev_gather(m, s, root, &d);   /* always: it ends the operation */
+            /* my own block goes with the others' in one launch where both
+             * ends are contiguous device memory of the same size (a copy
+             * of its own, synchronised, took as long as the rest: np 2
+             * 21-26 us against 12-16 for an allgather on an H200) */
+            const void *own = NULL;
+            if (sbuf != MPI_IN_PLACE) {
+                coll_sm_data_t mine, ob = coll_sm_data_at(&d, m->me * rcount);
+                coll_sm_data_init(&mine, sbuf, scount, sdt);
+                if (mine.contig && mine.device && ob.contig && ob.device &&
+                    mine.bytes == ob.bytes)
+                    own = mine.contig;
+                else
+                    rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount),
+                                   rcount, rdt);
+            }
+            int r = coll_sm_dev_gather(m, s, root, &d, own);   /* always: it ends the operation */
             return SM_KEEP(rc, r);
         }
         if (v != GATHER_STAGE) {

@@ -65,8 +65,12 @@
  * data; every process sees every slot's flags, and if any has the bit they
  * all hand the call to the next module, or, where every slot has it, go
  * on device to device (the caller: coll_sm_device_ipc_reduce_min).
- * Broadcasts, allgathers and alltoalls move device data with accel copies
- * and need no hand-off: a contiguous device result of an allgather or
+ * Allgathers and alltoalls (not in place) with device buffers that coll
+ * sm may move device to device say so in their slot flags instead of
+ * staging, and if any slot says so all hand the call on to the flag path
+ * (small_dev_want below).  Broadcasts, and allgathers and alltoalls
+ * otherwise, move device data with accel copies and need no hand-off: a
+ * contiguous device result of an allgather or
  * alltoall is assembled in host scratch (own block included, from the
  * slot or the host copy of the send buffer) and copied over at once, and
  * a contiguous device send buffer of an alltoall is copied to the host at
@@ -292,6 +296,25 @@ bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_C
     return true;
 }
 
+/* Small allgathers and alltoalls with device buffers (contiguous or not)
+ * where coll sm may move them device to device (coll_sm_device_ipc,
+ * coll_sm_device_blocks_min): the process says so in its slot instead of
+ * staging its data, and if any slot says so everyone hands the call on to
+ * the flag-based path (sm_gather.c), which copies device to device in one
+ * launch where everyone has device buffers (on an H200 under MPS, np 2
+ * 13-16 against 16-19 us for the two staged copies here; np 8 23 against
+ * 30-32) and stages where some have host buffers.  A process that set
+ * the flag knows the verdict; one that did not looks at each other slot's
+ * flags as it copies from it (a line it has loaded anyway: a separate pass
+ * over the flags cost np 2 0.025 us of 0.15 with host buffers), writing
+ * nothing the flag path would not write again (its buffers are host
+ * memory).  Where no process has a device component (m->host_only) no
+ * slot's flags are ever set. */
+static bool small_dev_want(coll_sm_module_t *m, bool device, size_t total)
+{
+    return device && coll_sm_dev_blocks_eligible(m, total);
+}
+
 /* Every slot of the set but `skip`'s (-1: none) holds exactly `bytes`
  * (matching signatures: an erroneous program's blocks take the careful
  * way, which reports or tolerates them block by block). */
@@ -330,19 +353,29 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *
     char *all = NULL;
     if (r0.device && r0.bytes * (size_t)m->n <= 2 * m->chunk)
         all = rail_dt_contig_ptr(rdt->layout, rcount * m->n, rbuf);
+    bool dev = small_dev_want(m, mine.device || r0.device, r0.bytes * (size_t)m->n);
     int set;
     uint64_t t = small_begin(m, &set);
     coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
+    if (!m->host_only)
+        my->flags = dev ? COLL_SM_SLOT_DEVICE : 0;
     my->len = (uint32_t)RAIL_MIN(mine.bytes, (size_t)UINT32_MAX);
-    *rc = coll_sm_pack(&mine, 0, my->data, RAIL_MIN(mine.bytes, m->slot_size));
+    if (!dev)
+        *rc = coll_sm_pack(&mine, 0, my->data, RAIL_MIN(mine.bytes, m->slot_size));
     coll_sm_slot_post(m, set, t);
     /* its own block while the others' are on their way (a result copied
      * over at once takes it from my slot) */
-    if (!inplace && all == NULL)
+    if (!inplace && all == NULL && !dev)
         *rc = SM_KEEP(*rc, coll_copy_as(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount),
                                         rcount, rdt, mine.device || r0.device));
     coll_sm_slot_wait_all(m, set, t);
     small_seen_all(m, t);
+    if (dev) {
+        /* everyone sees my flag: the flag path (which meets any error of
+         * mine here again) */
+        *rc = MPI_SUCCESS;
+        return false;
+    }
     if (all != NULL && small_lens(m, set, -1, r0.bytes)) {
         for (int j = 0; j < m->n; j++)
             memcpy((char *)m->scratch + (size_t)j * r0.bytes, coll_sm_slot(m, j, set)->data,
@@ -357,6 +390,10 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *
         if (j == m->me)
             continue;
         const coll_sm_slot_t *sj = coll_sm_slot(m, j, set);
+        if (RAIL_UNLIKELY(sj->flags & COLL_SM_SLOT_DEVICE)) {
+            *rc = MPI_SUCCESS;   /* the flag path, as everyone */
+            return false;
+        }
         size_t len = sj->len;
         if (len > r0.bytes) {
             if (*rc == MPI_SUCCESS)
@@ -403,18 +440,23 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
     char *hs = (char *)m->scratch + (size_t)n * rb;
     const char *sall = NULL;
     char *rall = NULL;
+    /* in place the flag path would hand a device alltoall on (the blocks
+     * the others read are overwritten): it stays here */
+    bool dev = !inplace && small_dev_want(m, s0.device || r0.device, r0.bytes * (size_t)n);
     if (fit && r0.device)
         rall = rail_dt_contig_ptr(rdt->layout, rcount * n, rbuf);
-    if (fit && s0.device)
+    if (fit && s0.device && !dev)
         sall = inplace ? rall : rail_dt_contig_ptr(sdt->layout, scount * n, sbuf);
     if (sall != NULL && accel_copy(hs, sall, (size_t)n * sb, NULL) != MPI_SUCCESS)
         sall = NULL;   /* (reported by the copies below, one by one) */
     uint64_t t = small_begin(m, &set);
     coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
+    if (!m->host_only)
+        my->flags = dev ? COLL_SM_SLOT_DEVICE : 0;
     my->len = (uint32_t)RAIL_MIN(sb, (size_t)UINT32_MAX);
     /* position i holds the block for process me + 1 + i: at two processes
      * the other's block starts in the sequence word's line */
-    for (int i = 0; i < n - 1; i++) {
+    for (int i = 0; i < n - 1 && !dev; i++) {
         int j = (m->me + 1 + i) % n;
         size_t at = (size_t)i * sb;
         if (at >= m->slot_size)
@@ -430,12 +472,18 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
     /* my own block: from the host copy of my send buffer where the result
      * goes over in one copy, else copied here */
     bool own_host = rall != NULL && sall != NULL && sb == rb;
-    if (!inplace && !own_host)
+    if (!inplace && !own_host && !dev)
         *rc = SM_KEEP(*rc, coll_copy_as(coll_elem(sbuf, sdt, m->me * scount), scount, sdt,
                                         coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt,
                                         s0.device || r0.device));
     coll_sm_slot_wait_all(m, set, t);
     small_seen_all(m, t);
+    if (dev) {
+        /* everyone sees my flag: the flag path (which meets any error of
+         * mine here again) */
+        *rc = MPI_SUCCESS;
+        return false;
+    }
     if (rall != NULL && small_lens(m, set, m->me, rb)) {
         char *h = m->scratch;
         for (int p = 0; p < n; p++)
@@ -463,6 +511,10 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
         if (p == m->me)
             continue;
         const coll_sm_slot_t *sp = coll_sm_slot(m, p, set);
+        if (RAIL_UNLIKELY(sp->flags & COLL_SM_SLOT_DEVICE)) {
+            *rc = MPI_SUCCESS;   /* the flag path, as everyone */
+            return false;
+        }
         size_t len = sp->len, at = (size_t)((m->me - p - 1 + n) % n) * len;
         if (len > r0.bytes) {
             if (*rc == MPI_SUCCESS)

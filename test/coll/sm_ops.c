@@ -503,16 +503,19 @@ int main(int argc, char **argv)
               "a device alltoall of 256 KiB blocks reached this process without IPC");
         check_direct(direct, "a device alltoall of 256 KiB blocks");
         /* allgather and alltoall of 2 KiB blocks (more than the slots
-         * take): device to device as well from coll_sm_device_blocks_min
-         * (every such size by default; SM_EXPECT_BLOCKS_DIRECT, else as
-         * SM_EXPECT_DEVICE_DIRECT), one kernel for all copies on the mock */
-        {
+         * take) and of 64-byte blocks (the slots' size: their device bits
+         * hand them on): device to device as well from
+         * coll_sm_device_blocks_min (every such size by default;
+         * SM_EXPECT_BLOCKS_DIRECT, else as SM_EXPECT_DEVICE_DIRECT), one
+         * kernel for all copies on the mock */
+        for (int kbi = 0; kbi < 2; kbi++) {
             const char *e = getenv("SM_EXPECT_BLOCKS_DIRECT");
             e = e != NULL ? e : getenv("SM_EXPECT_DEVICE_DIRECT");
-            const int kb = 2048;
+            const int kb = kbi ? 64 : 2048;
             for (int op = 0; op < 2; op++) {
-                const char *what = op ? "a device alltoall of 2 KiB blocks"
-                                      : "a device allgather of 2 KiB blocks";
+                char what[64];
+                snprintf(what, sizeof(what), "a device %s of %d-byte blocks",
+                         op ? "alltoall" : "allgather", kb);
                 for (int i = 0; i < kb * n; i++)
                     sb.h[i] = (char)(t_rank * 7 + i);
                 tb_push(&sb);
@@ -535,10 +538,10 @@ int main(int argc, char **argv)
                               what, j, i);
                     }
             }
-            for (size_t i = 0; i < sb.len; i++)   /* the pattern the next checks expect */
-                sb.h[i] = (char)(t_rank * 31 + i);
-            tb_push(&sb);
         }
+        for (size_t i = 0; i < sb.len; i++)   /* the pattern the next checks expect */
+            sb.h[i] = (char)(t_rank * 31 + i);
+        tb_push(&sb);
         /* scatter of 256 KiB blocks from a device root: the root decides */
         before = ipc_moves();
         direct = pvar_count("coll_sm_device_ipc");
@@ -555,8 +558,12 @@ int main(int argc, char **argv)
          * everyone about the device buffers, all hand on together */
         before = ipc_moves();
         direct = pvar_count("coll_sm_device_ipc");
+        copies = mock_copies();
+        copy_kernels = mock_copy_kernels();
         MPI_OK(MPI_Gather(sb.d, (int)blk, MPI_BYTE, rb.d, (int)blk, MPI_BYTE, n - 1,
                           MPI_COMM_WORLD));
+        /* the root's own block with the others' */
+        check_one_launch(copies, copy_kernels, t_rank == n - 1 ? n : 0, "a device gather");
         if (t_rank == n - 1) {
             check_gathered(&rb, blk, n, "gather");
             CHECK(ipc_moves() > before,

@@ -10,6 +10,7 @@
 #include <mpi-ext.h>
 #include "test/devmem.h"
 #include "test/pvar.h"
+#include <stdbool.h>
 
 static void *dev_alloc(size_t n)
 {
@@ -32,6 +33,47 @@ static void dev_expect(const void *dev, size_t n, int who, int seq, const char *
     MPI_OK(devmem_memcpy(h, dev, n));
     t_expect(h, n, who, seq, what);
     free(h);
+}
+
+static unsigned long long ipc_received(void)
+{
+    int provided;
+    MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    unsigned long long n = pvar_count("pml_rndv_recv_ipc");
+    MPI_OK(MPI_T_finalize());
+    return n;
+}
+
+/* Device messages below the eager limit between device buffers: by IPC
+ * (one copy by the receiver; pml_device_eager_max 0) when `ipc` (before
+ * any small device message met a host receive buffer), else eager (after
+ * one did: the sender saw a CTS and sends small ones eager again).  With
+ * P2P_DEVICE_IPC=no (IPC off) never by IPC. */
+static void small_by_ipc(bool ipc)
+{
+    const char *want = getenv("P2P_DEVICE_IPC");
+    if (want == NULL || t_size < 2)
+        return;
+    int to = (t_rank + 1) % t_size, from = (t_rank + t_size - 1) % t_size;
+    size_t sizes[] = { 8, 1000 };
+    void *ds = dev_alloc(1000), *dr = dev_alloc(1000);
+    unsigned long long before = ipc_received();
+    for (int k = 0; k < 2; k++) {
+        dev_fill(ds, sizes[k], t_rank, 500 + k);
+        MPI_Request q;
+        MPI_OK(MPI_Irecv(dr, (int)sizes[k], MPI_BYTE, from, 500 + k, MPI_COMM_WORLD, &q));
+        MPI_OK(MPI_Send(ds, (int)sizes[k], MPI_BYTE, to, 500 + k, MPI_COMM_WORLD));
+        MPI_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        dev_expect(dr, sizes[k], from, 500 + k, "small device receive");
+    }
+    unsigned long long got = ipc_received() - before;
+    if (strcmp(want, "yes") == 0 && ipc)
+        CHECK(got == 2, "%llu of 2 small device messages received by IPC, want 2", got);
+    else
+        CHECK(got == 0, "%llu small device messages received by IPC, want none (%s)", got,
+              ipc ? "IPC off" : "the sender met a host receive buffer before");
+    devmem_free(ds);
+    devmem_free(dr);
 }
 
 static void contiguous(void)
@@ -159,7 +201,9 @@ int main(int argc, char **argv)
     devmem_free(probe);
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    small_by_ipc(true);
     contiguous();
+    small_by_ipc(false);
     t_barrier();
     derived();
     /* P2P_DEVICE_IPC=yes: the large device-to-device messages between
@@ -167,11 +211,8 @@ int main(int argc, char **argv)
      * did (turned off, or the device's IPC cannot open a peer's memory) */
     const char *ipc = getenv("P2P_DEVICE_IPC");
     if (ipc != NULL && t_size > 1) {
-        int provided;
-        MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
         /* large device messages copied straight from the sender's buffer */
-        unsigned long long n = pvar_count("pml_rndv_recv_ipc");
-        MPI_OK(MPI_T_finalize());
+        unsigned long long n = ipc_received();
         if (strcmp(ipc, "yes") == 0)
             CHECK(n > 0, "no device message received by IPC");
         else
