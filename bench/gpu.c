@@ -1,5 +1,7 @@
 /*
- * Device buffers: ping-pong between ranks 0 and 1, allreduce (MPI_FLOAT,
+ * Device buffers: ping-pong between ranks 0 and 1 (MPI_Send, and MPI_Isend
+ * with MPI_Wait: small device messages from MPI_Send are buffered, from
+ * MPI_Isend they go by IPC; pml_device_eager_max), allreduce (MPI_FLOAT,
  * MPI_SUM), bcast, allgather, alltoall, reduce_scatter_block (MPI_FLOAT,
  * MPI_SUM), gather (to rank 0) and an allreduce in place (MPI_FLOAT,
  * MPI_MAX, so that repeating it keeps the result) with every user buffer in
@@ -70,6 +72,23 @@ static void pingpong(size_t n)
     } else if (rank == 1) {
         OK(MPI_Recv(db, (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         OK(MPI_Send(db, (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD));
+    }
+}
+
+/* the same with MPI_Isend + MPI_Wait and MPI_Irecv + MPI_Wait */
+static void pingpong_nb(size_t n)
+{
+    MPI_Request q;
+    if (rank == 0) {
+        OK(MPI_Isend(da, (int)n, MPI_BYTE, 1, 2, MPI_COMM_WORLD, &q));
+        OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        OK(MPI_Irecv(db, (int)n, MPI_BYTE, 1, 2, MPI_COMM_WORLD, &q));
+        OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    } else if (rank == 1) {
+        OK(MPI_Irecv(db, (int)n, MPI_BYTE, 0, 2, MPI_COMM_WORLD, &q));
+        OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        OK(MPI_Isend(db, (int)n, MPI_BYTE, 0, 2, MPI_COMM_WORLD, &q));
+        OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
     }
 }
 
@@ -187,14 +206,14 @@ int main(int argc, char **argv)
         die("out of host memory");
     if (rank == 0)
         printf("# gpu bench: np %d, device buffers (%s); times per call, GB/s = bytes / time\n"
-               "# %-10s %12s %12s %12s %12s %12s %12s %12s %12s %12s %12s\n",
+               "# %-10s %12s %12s %12s %12s %12s %12s %12s %12s %12s %12s %12s\n",
                np, devmem_is_cuda() ? "cuda" : "fake", "bytes", "copy us", "pingpong us",
                "allreduce us", "bcast us", "allgather us", "alltoall us", "red_scat us",
-               "red_local us", "gather us", "allred_ip us");
+               "red_local us", "gather us", "allred_ip us", "pp_isend us");
     for (size_t n = 8; n <= max; n *= n < 4096 ? 8 : 4) {
         int it = iters_for(n);
         fill(max);
-        double tc = 0, tp = 0, ta, tb, tg, tx, tr, tl, tgt, ti;
+        double tc = 0, tp = 0, tn = 0, ta, tb, tg, tx, tr, tl, tgt, ti;
         if (rank == 0) {
             /* the device's own copy (one process; others wait) */
             copy_once(n);
@@ -208,6 +227,11 @@ int main(int argc, char **argv)
             tp = timed(pingpong, n, it) / 2;
             if (rank == 0)
                 expect_floats("pingpong", n & ~(size_t)3, want_mine);
+            memset(h, 0, n);   /* the echo must come again */
+            OK(devmem_memcpy(db, h, n));
+            tn = timed(pingpong_nb, n, it) / 2;
+            if (rank == 0)
+                expect_floats("nonblocking pingpong", n & ~(size_t)3, want_mine);
         }
         fill(max);
         ta = timed(allreduce, n, it);
@@ -280,9 +304,10 @@ int main(int argc, char **argv)
         expect_floats("allreduce in place", n & ~(size_t)3, want_max);
         if (rank == 0) {
             double gb = (double)n / 1e9;
-            printf("  %-10zu %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f",
+            printf("  %-10zu %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f"
+                   " %12.2f",
                    n, tc * 1e6, tp * 1e6, ta * 1e6, tb * 1e6, tg * 1e6, tx * 1e6, tr * 1e6,
-                   tl * 1e6, tgt * 1e6, ti * 1e6);
+                   tl * 1e6, tgt * 1e6, ti * 1e6, tn * 1e6);
             if (n >= ((size_t)1 << 20))
                 printf("   GB/s: copy %.1f pingpong %.1f allreduce %.1f", gb / tc,
                        np >= 2 ? gb / tp : 0.0, gb / ta);

@@ -57,7 +57,9 @@ static int send_err(int rc)
 int mpii_send(const void *buf, MPI_Count count, mpi_datatype_t *datatype, int dest, int tag,
               mpi_comm_t *comm)
 {
-    return send_err(pml_send(buf, count, datatype, dest, tag, PML_SEND_STANDARD, comm, 0));
+    /* a small device message buffered as a host one (PML_EAGER_DEVICE) */
+    return send_err(pml_send(buf, count, datatype, dest, tag, PML_SEND_STANDARD, comm,
+                             PML_EAGER_DEVICE));
 }
 
 int mpii_ssend(const void *buf, MPI_Count count, mpi_datatype_t *datatype, int dest, int tag,

@@ -20,7 +20,8 @@
  *             (0) to a process of the node that can open them by IPC:
  *             they take the rendezvous below at any size (one copy by the
  *             receiver instead of a staged copy at each end; a peer that
- *             answers one with a CTS gets small ones eager again).
+ *             answers one with a CTS gets small ones eager again), except
+ *             from MPI_Send (PML_EAGER_DEVICE: buffered like host ones).
  *   rendezvous larger: an RTS describes the send buffer (btl registration and
  *             iovecs); on match the receiver pulls the data with btl get
  *             (CMA on sm: a single copy) and answers FIN.  When get cannot be
@@ -80,6 +81,12 @@ enum {
      * caller with many transfers in flight on an oversubscribed node: the
      * receiver copies alone, while the pipeline needs both ends running. */
     PML_SINGLE_COPY = 1 << 2,
+    /* Sends: a device message that fits the eager limit goes eager (staged)
+     * rather than by IPC (pml_device_eager_max), so the send completes
+     * without the receiver.  MPI_Send passes it: the peers buffer small
+     * messages from device memory as from host memory, and programs that
+     * send before they receive rely on that (erroneous, but common). */
+    PML_EAGER_DEVICE = 1 << 3,
 };
 
 /* ------------------------------------------------------------ setup */

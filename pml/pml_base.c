@@ -85,8 +85,10 @@ int pml_register_params(void)
                              "copies straight from the sender's buffer opened by IPC (one "
                              "copy: on an H200 under MPS a ping-pong of 8 bytes took 11.5-12.3 "
                              "us one way against 14.9-15.1 staged), and the send completes when "
-                             "the receiver has copied.  0: every device message by IPC where it "
-                             "can be opened (pml_rndv_device_ipc)",
+                             "the receiver has copied.  Not from MPI_Send, which buffers small "
+                             "device messages as host ones (programs that send before they "
+                             "receive rely on it).  0: every device message by IPC where it can "
+                             "be opened (pml_rndv_device_ipc)",
                              RAIL_PARAM_LEVEL_TUNER, &pml_device_eager_max);
     rail_param_register_int("pml_verbose", 0, "Verbosity of the pml (0: quiet)",
                             RAIL_PARAM_LEVEL_USER, &pml_verbose);

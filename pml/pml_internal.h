@@ -279,7 +279,7 @@ enum pml_req_state {
 /* PML_RF_STREAM: rendezvous pipelined with BTL_PAYLOAD_STREAM fragments
  * (the receiver chose it; on a recv, the choice to time). */
 enum { PML_RF_STATIC = 1, PML_RF_REGISTERED = 2, PML_RF_COMMREF = 4, PML_RF_SINGLE_COPY = 8,
-       PML_RF_STREAM = 16 };
+       PML_RF_STREAM = 16, PML_RF_EAGER_DEVICE = 32 };
 
 typedef struct pml_request {
     mpi_request_t req;           /* first: the handle points here */

@@ -17,7 +17,8 @@ void pml_req_init_send(pml_request_t *r, const void *buf, MPI_Count count, mpi_d
     r->tag = tag;
     r->mode = (uint8_t)mode;
     r->state = PML_RS_INACTIVE;
-    r->rflags = flags & PML_SINGLE_COPY ? PML_RF_SINGLE_COPY : 0;
+    r->rflags = (uint8_t)((flags & PML_SINGLE_COPY ? PML_RF_SINGLE_COPY : 0) |
+                          (flags & PML_EAGER_DEVICE ? PML_RF_EAGER_DEVICE : 0));
     r->hdr_flags = 0;
     r->offset = 0;
     r->xfer = 0;
@@ -78,7 +79,8 @@ int pml_send_try(pml_request_t *r)
     pml_peer_t *peer = r->peer;
     pml_src_t *s = &r->ctx->src[r->rank];
     if (r->buf.bytes <= peer->eager_limit && peer->credits > 0) {
-        if (!r->buf.device || r->buf.bytes <= pml_device_eager_max || peer->ipc_small_off)
+        if (!r->buf.device || r->buf.bytes <= pml_device_eager_max || peer->ipc_small_off ||
+            (r->rflags & PML_RF_EAGER_DEVICE))
             return send_eager(r, s, peer);
         /* a small device message: one copy by the receiver where it can
          * open my buffer by IPC, else the two staged copies of eager */

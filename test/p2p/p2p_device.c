@@ -44,10 +44,12 @@ static unsigned long long ipc_received(void)
     return n;
 }
 
-/* Device messages below the eager limit between device buffers: by IPC
- * (one copy by the receiver; pml_device_eager_max 0) when `ipc` (before
- * any small device message met a host receive buffer), else eager (after
- * one did: the sender saw a CTS and sends small ones eager again).  With
+/* Device messages below the eager limit between device buffers: from
+ * MPI_Isend by IPC (one copy by the receiver; pml_device_eager_max 0) when
+ * `ipc` (before any small device message met a host receive buffer), else
+ * eager (after one did: the sender saw a CTS and sends small ones eager
+ * again); from MPI_Send always eager (buffered, as the peers do: sent
+ * before the matching receive is posted, everywhere at once).  With
  * P2P_DEVICE_IPC=no (IPC off) never by IPC. */
 static void small_by_ipc(bool ipc)
 {
@@ -57,21 +59,33 @@ static void small_by_ipc(bool ipc)
     int to = (t_rank + 1) % t_size, from = (t_rank + t_size - 1) % t_size;
     size_t sizes[] = { 8, 1000 };
     void *ds = dev_alloc(1000), *dr = dev_alloc(1000);
-    unsigned long long before = ipc_received();
-    for (int k = 0; k < 2; k++) {
-        dev_fill(ds, sizes[k], t_rank, 500 + k);
-        MPI_Request q;
-        MPI_OK(MPI_Irecv(dr, (int)sizes[k], MPI_BYTE, from, 500 + k, MPI_COMM_WORLD, &q));
-        MPI_OK(MPI_Send(ds, (int)sizes[k], MPI_BYTE, to, 500 + k, MPI_COMM_WORLD));
-        MPI_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
-        dev_expect(dr, sizes[k], from, 500 + k, "small device receive");
+    for (int blocking = 0; blocking < 2; blocking++) {
+        unsigned long long before = ipc_received();
+        for (int k = 0; k < 2; k++) {
+            int tag = 500 + 2 * blocking + k;
+            dev_fill(ds, sizes[k], t_rank, tag);
+            MPI_Request q[2];
+            if (blocking) {
+                /* everyone sends before receiving: only buffering completes it */
+                MPI_OK(MPI_Send(ds, (int)sizes[k], MPI_BYTE, to, tag, MPI_COMM_WORLD));
+                MPI_OK(MPI_Recv(dr, (int)sizes[k], MPI_BYTE, from, tag, MPI_COMM_WORLD,
+                                MPI_STATUS_IGNORE));
+            } else {
+                MPI_OK(MPI_Irecv(dr, (int)sizes[k], MPI_BYTE, from, tag, MPI_COMM_WORLD, &q[0]));
+                MPI_OK(MPI_Isend(ds, (int)sizes[k], MPI_BYTE, to, tag, MPI_COMM_WORLD, &q[1]));
+                MPI_OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+            }
+            dev_expect(dr, sizes[k], from, tag, "small device receive");
+        }
+        unsigned long long got = ipc_received() - before;
+        if (strcmp(want, "yes") == 0 && ipc && !blocking)
+            CHECK(got == 2, "%llu of 2 small device messages from MPI_Isend received by IPC, "
+                  "want 2", got);
+        else
+            CHECK(got == 0, "%llu small device messages received by IPC, want none (%s)", got,
+                  blocking ? "MPI_Send buffers them" : ipc ? "IPC off"
+                                                      : "the sender met a host receive buffer");
     }
-    unsigned long long got = ipc_received() - before;
-    if (strcmp(want, "yes") == 0 && ipc)
-        CHECK(got == 2, "%llu of 2 small device messages received by IPC, want 2", got);
-    else
-        CHECK(got == 0, "%llu small device messages received by IPC, want none (%s)", got,
-              ipc ? "IPC off" : "the sender met a host receive buffer before");
     devmem_free(ds);
     devmem_free(dr);
 }
