@@ -109,6 +109,15 @@ int accel_reduce(rail_op_t op, rail_typekind_t tk, const void *in, void *inout, 
  * exactly those steps. */
 int accel_reduce_many(rail_op_t op, rail_typekind_t tk, const void *const *in, int nin,
                       void *out, size_t count, accel_stream_t *stream);
+/* The same result in each of nout buffers: out[j] = in[nin - 1] op (...
+ * op in[0]) for j < nout, out[0] computed as accel_reduce_many does and
+ * the others copied from it once every input has been read; out[0] may
+ * be in[0] and out[j] in[j] (in place at every process: one reads all
+ * inputs and writes all results), no other overlap.  Where every buffer is
+ * device memory of out[0]'s context one kernel writes every output (cuda:
+ * up to 8 inputs and 8 outputs per launch). */
+int accel_reduce_many_to(rail_op_t op, rail_typekind_t tk, const void *const *in, int nin,
+                         void *const *out, int nout, size_t count, accel_stream_t *stream);
 
 /* Page-locked host memory for staging device data (plain malloc on host, and
  * while the cuda driver has not been initialised by anyone). */

@@ -368,38 +368,52 @@ int accel_reduce(rail_op_t op, rail_typekind_t tk, const void *in, void *inout, 
 
 #define REDUCE_MANY_FAST 16   /* inputs checked for the component's one-pass form */
 
-int accel_reduce_many(rail_op_t op, rail_typekind_t tk, const void *const *in, int nin,
-                      void *out, size_t count, accel_stream_t *stream)
+int accel_reduce_many_to(rail_op_t op, rail_typekind_t tk, const void *const *in, int nin,
+                         void *const *out, int nout, size_t count, accel_stream_t *stream)
 {
-    if (nin < 1)
+    if (nin < 1 || nout < 1)
         return MPI_ERR_ARG;
     if (op == RAIL_OP_NO_OP)
         nin = 1;
-    accel_range_t orr, ir[REDUCE_MANY_FAST];
-    bool od = accel_lookup_device(out, &orr);
-    /* one pass where the owner of out has one and every input is device
-     * memory of out's context (cuda: the cookie; a peer's buffer opened by
-     * IPC is mapped in the context that opened it, whichever device holds
-     * it) */
-    bool fast = od && nin > 1 && nin <= REDUCE_MANY_FAST && count > 0 &&
+    accel_range_t orr, ir[REDUCE_MANY_FAST], xr;
+    bool od = accel_lookup_device(out[0], &orr);
+    /* one pass where the owner of out[0] has one and every input and
+     * output is device memory of out[0]'s context (cuda: the cookie; a
+     * peer's buffer opened by IPC is mapped in the context that opened it,
+     * whichever device holds it) */
+    bool fast = od && (nin > 1 || nout > 1) && nin <= REDUCE_MANY_FAST && count > 0 &&
                 accel_components[orr.component]->reduce_many != NULL;
     for (int i = 0; i < nin && fast; i++)
         fast = accel_lookup_device(in[i], &ir[i]) && ir[i].component == orr.component &&
                ir[i].cookie == orr.cookie;
+    for (int j = 1; j < nout && fast; j++)
+        fast = accel_lookup_device(out[j], &xr) && xr.component == orr.component &&
+               xr.cookie == orr.cookie;
     if (fast) {
         void *q;
         int rc = stream_queue(stream, orr.component, &q);
         if (rc == MPI_SUCCESS)
-            rc = accel_components[orr.component]->reduce_many(op, tk, in, ir, nin, out, &orr,
-                                                              count, q);
+            rc = accel_components[orr.component]->reduce_many(op, tk, in, ir, nin, out, nout,
+                                                              &orr, count, q);
         if (rc != MPI_ERR_OP)
             return rc;
     }
+    /* out[0] first (it may be in[0]: the copy is skipped), the others from
+     * it once every input has been read (out[j] may be in[j]) */
     size_t esz = rail_typekind_size(tk);
-    int rc = in[0] == out ? MPI_SUCCESS : accel_copy(out, in[0], count * esz, stream);
+    int rc = in[0] == out[0] ? MPI_SUCCESS : accel_copy(out[0], in[0], count * esz, stream);
     for (int i = 1; i < nin && rc == MPI_SUCCESS; i++)
-        rc = accel_reduce(op, tk, in[i], out, count, stream);
+        rc = accel_reduce(op, tk, in[i], out[0], count, stream);
+    for (int j = 1; j < nout && rc == MPI_SUCCESS; j++)
+        if (out[j] != out[0])
+            rc = accel_copy(out[j], out[0], count * esz, stream);
     return rc;
+}
+
+int accel_reduce_many(rail_op_t op, rail_typekind_t tk, const void *const *in, int nin,
+                      void *out, size_t count, accel_stream_t *stream)
+{
+    return accel_reduce_many_to(op, tk, in, nin, &out, 1, count, stream);
 }
 
 int accel_copy_many(void *const *dst, const void *const *src, const size_t *len, int n,

@@ -67,12 +67,13 @@ struct accel_component {
                 size_t len, void *stream);
     int (*reduce)(rail_op_t op, rail_typekind_t tk, const void *in, const accel_range_t *ir,
                   void *inout, const accel_range_t *or_, size_t count, void *stream);
-    /* out = in[nin - 1] op (... op in[0]) with every pointer on the device
-     * of out's context (ir: the inputs' ranges); NULL: the base does it as
-     * a copy and nin - 1 reductions. */
+    /* out[j] = in[nin - 1] op (... op in[0]) for j < nout, with every
+     * pointer on the device of out[0]'s context (ir: the inputs' ranges,
+     * or_: out[0]'s); out[0] may be in[0], out[j] in[j]; NULL: the base
+     * does it as a copy, nin - 1 reductions and nout - 1 copies. */
     int (*reduce_many)(rail_op_t op, rail_typekind_t tk, const void *const *in,
-                       const accel_range_t *ir, int nin, void *out, const accel_range_t *or_,
-                       size_t count, void *stream);
+                       const accel_range_t *ir, int nin, void *const *out, int nout,
+                       const accel_range_t *or_, size_t count, void *stream);
     /* dst[i] <- src[i] for i < n (zero lengths skipped), every buffer
      * device memory of r's context; NULL, or MPI_ERR_UNSUPPORTED_OPERATION
      * from it: the base makes n copies. */

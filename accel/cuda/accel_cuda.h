@@ -78,7 +78,7 @@ const char *accel_cuda_kernel_n_name(rail_op_t op, rail_typekind_t tk);
 int accel_cuda_reduce(rail_op_t op, rail_typekind_t tk, const void *in, const accel_range_t *ir,
                       void *inout, const accel_range_t *or_, size_t count, void *stream);
 int accel_cuda_reduce_many(rail_op_t op, rail_typekind_t tk, const void *const *in,
-                           const accel_range_t *ir, int nin, void *out,
+                           const accel_range_t *ir, int nin, void *const *out, int nout,
                            const accel_range_t *or_, size_t count, void *stream);
 void accel_cuda_reduce_ctx_fini(accel_cuda_ctx_t *cx);
 int accel_cuda_copy(void *dst, const accel_range_t *dr, const void *src, const accel_range_t *sr,

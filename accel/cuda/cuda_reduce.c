@@ -219,22 +219,30 @@ static int cuda_done(int rc, void *stream, CUstream q)
     return rc;
 }
 
-/* The n-input kernels' parameter: the inputs by value (as in the .cu). */
+/* The n-input kernels' parameters: the inputs and the outputs by value
+ * (as in the .cu). */
 typedef struct cuda_inputs {
     CUdeviceptr p[ACCEL_CUDA_REDUCE_MAX_IN];
 } cuda_inputs_t;
+typedef struct cuda_outputs {
+    CUdeviceptr p[ACCEL_CUDA_REDUCE_MAX_OUT];
+} cuda_outputs_t;
 
-/* Every input and out on the device of one context (the base checked it):
- * out = in[nin - 1] op (... op in[0]), ACCEL_CUDA_REDUCE_MAX_IN inputs per
- * launch (later launches take the partial result as their first input). */
+/* Every input and output on the device of one context (the base checked
+ * it): out[j] = in[nin - 1] op (... op in[0]) for j < nout,
+ * ACCEL_CUDA_REDUCE_MAX_IN inputs per launch (later launches take the
+ * partial result in out[0] as their first input; only the last writes the
+ * other outputs, which may be inputs of earlier launches), then
+ * ACCEL_CUDA_REDUCE_MAX_OUT outputs per launch (the one-input form copies
+ * out[0] to the rest). */
 int accel_cuda_reduce_many(rail_op_t op, rail_typekind_t tk, const void *const *in,
-                           const accel_range_t *ir, int nin, void *out,
+                           const accel_range_t *ir, int nin, void *const *out, int nout,
                            const accel_range_t *or_, size_t count, void *stream)
 {
     (void)ir;
     if (accel_cuda_kernel_n_name(op, tk) == NULL)
         return MPI_ERR_OP;
-    if (count == 0)
+    if (count == 0 || nout < 1)
         return MPI_SUCCESS;
     accel_cuda_ctx_t *cx;
     int rc = accel_cuda_enter(or_, &cx);
@@ -244,15 +252,21 @@ int accel_cuda_reduce_many(rail_op_t op, rail_typekind_t tk, const void *const *
     CUstream q = NULL;
     RAIL_CHECK(cuda_kernel(cx, 1, op, tk, &fn));
     RAIL_CHECK(accel_cuda_queue(stream, cx, &q));
-    CUdeviceptr dout = (CUdeviceptr)out;
-    for (int at = 0; at < nin && rc == MPI_SUCCESS;) {
+    CUdeviceptr d0 = (CUdeviceptr)out[0];
+    for (int at = 0, done = 0; (at < nin || done < nout) && rc == MPI_SUCCESS;) {
         cuda_inputs_t p = { { 0 } };
-        int k = 0;
+        cuda_outputs_t o = { { 0 } };
+        int k = 0, m = 0;
         if (at > 0)
-            p.p[k++] = dout;    /* the partial result so far */
+            p.p[k++] = d0;    /* the partial result so far, or the result */
         while (k < ACCEL_CUDA_REDUCE_MAX_IN && at < nin)
             p.p[k++] = (CUdeviceptr)in[at++];
-        void *args[] = { &p, &k, &dout, &count };
+        if (at < nin)
+            o.p[m++] = d0;    /* not the last inputs: the partial result */
+        else
+            while (m < ACCEL_CUDA_REDUCE_MAX_OUT && done < nout)
+                o.p[m++] = (CUdeviceptr)out[done++];
+        void *args[] = { &p, &k, &o, &m, &count };
         rc = cuda_launch_args(fn, args, count, q);
     }
 fail:

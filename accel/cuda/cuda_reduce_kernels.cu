@@ -4,10 +4,11 @@
  * MAXLOC ties keep the smaller index; logical results are 0 or 1).  One
  * kernel per (op, kind) of cuda_reduce_table.h, each a grid-stride loop, so
  * any grid covers any count.  Each also has an n-input form,
- * rail_reduce_n_<op>_<kind>: out[i] = in[k-1][i] op (... op (in[1][i] op
- * in[0][i])), the same as copying in[0] to out and reducing in[1] .. in[k-1]
- * into it one by one, but reading every input and writing out once (out may
- * be in[0]).  rail_copy_many makes up to ACCEL_CUDA_COPY_MAX copies in one
+ * rail_reduce_n_<op>_<kind>: out[j][i] = in[k-1][i] op (... op (in[1][i] op
+ * in[0][i])) for each of m outputs, the same as copying in[0] to out and
+ * reducing in[1] .. in[k-1] into it one by one, but reading every input and
+ * writing each output once (an output may be an input: one thread reads
+ * element i of every input before it writes element i of any output).  rail_copy_many makes up to ACCEL_CUDA_COPY_MAX copies in one
  * launch (accel_copy_many).  Compiled by nvcc into a fatbin that is embedded
  * in the library and loaded with cuModuleLoadData (accel/cuda/cuda_reduce.c).
  */
@@ -151,9 +152,13 @@ template <typename T> __device__ __forceinline__ T rk_op_replace(T a, T b) { ret
 
 ACCEL_CUDA_REDUCE_LIST(RK_KERNEL)
 
-/* Up to ACCEL_CUDA_REDUCE_MAX_IN inputs, passed by value. */
+/* Up to ACCEL_CUDA_REDUCE_MAX_IN inputs and ACCEL_CUDA_REDUCE_MAX_OUT
+ * outputs, passed by value. */
 struct rk_inputs {
     const void *p[ACCEL_CUDA_REDUCE_MAX_IN];
+};
+struct rk_outputs {
+    void *p[ACCEL_CUDA_REDUCE_MAX_OUT];
 };
 
 static_assert(ACCEL_CUDA_REDUCE_MAX_IN == 8, "rail_reduce_n_* take 1 to 8 inputs");
@@ -164,10 +169,12 @@ static_assert(ACCEL_CUDA_REDUCE_MAX_IN == 8, "rail_reduce_n_* take 1 to 8 inputs
  * memory per thread; on an H100 a reduce_scatter through that form took 4x
  * as long as the same fold by the two-input kernel), and the K loads of
  * an element are all issued before
- * the first operation.  out may be in[0]: each element is read before it
- * is written, by the same thread. */
+ * the first operation.  The outputs (m of them, read from the
+ * __grid_constant__ argument where the launch put it) may be inputs: each
+ * element is read before it is written, by the same thread. */
 template <typename T, int K, typename F>
-__device__ __forceinline__ void rk_fold_n(const rk_inputs &in, T *out, size_t n, F op)
+__device__ __forceinline__ void rk_fold_n(const rk_inputs &in, const rk_outputs &out, int m,
+                                          size_t n, F op)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
@@ -179,13 +186,15 @@ __device__ __forceinline__ void rk_fold_n(const rk_inputs &in, T *out, size_t n,
 #pragma unroll
         for (int j = 1; j < K; j++)
             acc = op(v[j], acc);
-        out[i] = acc;
+        ((T *)out.p[0])[i] = acc;
+        for (int j = 1; j < m; j++)
+            ((T *)out.p[j])[i] = acc;
     }
 }
 
 #define RK_FOLD_CASE(K, tk, F)                                                                     \
     case K:                                                                                        \
-        rk_fold_n<rk_##tk, K>(in, out, n, F());                                                    \
+        rk_fold_n<rk_##tk, K>(in, out, m, n, F());                                                    \
         break;
 
 #define RK_KERNEL_N(OP, op, TK, tk)                                                                \
@@ -195,8 +204,8 @@ __device__ __forceinline__ void rk_fold_n(const rk_inputs &in, T *out, size_t n,
             return rk_op_##op(a, b);                                                               \
         }                                                                                          \
     };                                                                                             \
-    extern "C" __global__ void rail_reduce_n_##op##_##tk(rk_inputs in, int k, rk_##tk *out,        \
-                                                         size_t n)                                 \
+    extern "C" __global__ void rail_reduce_n_##op##_##tk(                                          \
+        rk_inputs in, int k, const __grid_constant__ rk_outputs out, int m, size_t n)              \
     {                                                                                              \
         switch (k) {                                                                               \
             RK_FOLD_CASE(1, tk, rk_fn_##op##_##tk)                                                 \

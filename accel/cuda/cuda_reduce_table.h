@@ -17,8 +17,12 @@
 
 /* Inputs of one n-input kernel launch (its parameters hold the pointers). */
 #define ACCEL_CUDA_REDUCE_MAX_IN 8
-/* Copies of one rail_copy_many launch (its parameters hold them). */
-#define ACCEL_CUDA_COPY_MAX 16
+/* Outputs of one n-input kernel launch (each gets the same result). */
+#define ACCEL_CUDA_REDUCE_MAX_OUT 8
+/* Copies of one rail_copy_many launch (its parameters hold them: 1.5 KiB
+ * of the 4 KiB a launch's parameters may take; 64, the n * n blocks of an
+ * allgather of 8 processes by one of them, coll_sm_device_blocks_one_max). */
+#define ACCEL_CUDA_COPY_MAX 64
 
 #define ACCEL_CUDA_REDUCE_INTEGER(X, TK, tk)                                                       \
     X(SUM, sum, TK, tk) X(PROD, prod, TK, tk) X(MAX, max, TK, tk) X(MIN, min, TK, tk)              \

@@ -213,6 +213,8 @@ typedef struct coll_sm_module {
     void **dev_held;               /* [2n] accel IPC cache entries held for them */
     const void **dev_in;           /* [n] a reduction's inputs, or a step's copy sources */
     void **dev_cdst;               /* [n] ... their destinations (accel_copy_many) */
+    void *dev_one;                 /* [n * n] copies of an operation done by one */
+    size_t dev_one_cap;
     size_t *dev_clen;              /* [n] ... and lengths */
     int dev_nheld;
     struct accel_stream *dev_stream;   /* ... and the stream of the copies and reductions */
@@ -241,6 +243,8 @@ typedef struct coll_sm_params {
     bool device_ipc;               /* ... or device to device by the processes (sm_device.c) */
     size_t device_ipc_reduce_min;  /* reductions device to device from here (every size: 1) */
     size_t device_allreduce_whole_max;   /* ... each process folds the whole result */
+    size_t device_allreduce_one_max;     /* ... rank 0 folds it for everyone */
+    size_t device_blocks_one_max;  /* allgathers, alltoalls: rank 0 moves all blocks */
     bool adapt_alternate;          /* testing: ... alternating instead */
     int spin_count, yield_count;
     int tree_degree;
@@ -577,14 +581,30 @@ void coll_sm_dev_publish(coll_sm_module_t *m, uint64_t s, const void *b0, size_t
 bool coll_sm_dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root);
 /* ... a gather's: everyone's records but the root's, opened by the root */
 bool coll_sm_dev_ready_gather(coll_sm_module_t *m, uint64_t s, uint32_t step, int root);
+/* ... everyone's records, opened by `one` alone (coll_sm_dev_allreduce_one) */
+bool coll_sm_dev_ready_one(coll_sm_module_t *m, uint64_t s, uint32_t step, int one);
+/* an allreduce of `bytes` done by one process for everyone (the same
+ * answer on every process) */
+bool coll_sm_dev_allreduce_by_one(const coll_sm_module_t *m, size_t bytes);
 int coll_sm_dev_bcast(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d);
 /* own: my block's device source, copied with the others' (NULL: in place already) */
 int coll_sm_dev_allgather(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0,
                           const void *own);
+/* an allgather or alltoall of `total` bytes done by process 0 for
+ * everyone (the same answer on every process) */
+bool coll_sm_dev_blocks_by_one(const coll_sm_module_t *m, size_t total);
+/* ... after coll_sm_dev_ready_one: process 0 copies every block (send:
+ * its published buffer 0, recv: its result) in one launch */
+int coll_sm_dev_allgather_one(coll_sm_module_t *m, uint64_t s, const void *send, char *recv);
+int coll_sm_dev_alltoall_one(coll_sm_module_t *m, uint64_t s, const void *send, char *recv);
 /* my 1/n slice of N elements of esz bytes from everyone's input (in: mine),
  * posted as `step`, then the others' slices into out */
 int coll_sm_dev_allreduce(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_op_t rop,
                           rail_typekind_t kind, size_t esz, size_t N, const char *in, char *out);
+/* the whole result of N elements from everyone's input into everyone's
+ * output, folded by process 0 in one pass (after coll_sm_dev_ready_one) */
+int coll_sm_dev_allreduce_one(coll_sm_module_t *m, uint64_t s, rail_op_t rop,
+                              rail_typekind_t kind, size_t N, const char *in, char *out);
 int coll_sm_dev_scatter(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d);
 /* own (the root's): its block's device source, copied with the others'
  * (NULL: there already, or copied before) */

@@ -146,6 +146,22 @@ static int sm_register_params(void)
                              "in one step, instead of its 1/n slice followed by copying the "
                              "others' slices (0: always slices)",
                              RAIL_PARAM_LEVEL_TUNER, &p->device_allreduce_whole_max);
+    rail_param_register_size("coll_sm_device_allreduce_one_max", (size_t)256 << 10,
+                             "Allreduces of device buffers moved device to device by coll sm "
+                             "up to this many bytes (in place or not) are reduced by process 0 "
+                             "alone: one kernel reads everyone's input and writes everyone's "
+                             "result, while the others wait (one device operation in all, "
+                             "where otherwise every process runs its own, and in place two "
+                             "with a step between; 0: never)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->device_allreduce_one_max);
+    rail_param_register_size("coll_sm_device_blocks_one_max", (size_t)256 << 10,
+                             "Allgathers and alltoalls of contiguous device buffers moved "
+                             "device to device by coll sm of up to this many bytes in all (per "
+                             "process) are moved by process 0 alone: one kernel copies every "
+                             "block into every result while the others wait (one device "
+                             "operation in all, where otherwise every process runs its own; "
+                             "0: never)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->device_blocks_one_max);
     rail_param_register_size("coll_sm_device_ipc_reduce_min", 1,
                              "Allreduces, reduces and reduce_scatters whose buffers are device "
                              "memory on every process are reduced device to device (see "
@@ -196,6 +212,7 @@ static void sm_release(coll_module_t *module, mpi_comm_t *comm)
     free(m->dev_held);
     free(m->dev_in);
     free(m->dev_cdst);
+    free(m->dev_one);
     free(m->dev_clen);
     if (m->dev_stream != NULL)
         accel_stream_destroy(m->dev_stream);

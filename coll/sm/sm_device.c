@@ -33,9 +33,17 @@
  *              slices from their results; not in place, where the
  *              size times the processes is at most
  *              coll_sm_device_allreduce_whole_max, each reduces the whole
- *              result instead, in one step;
+ *              result instead, in one step; up to
+ *              coll_sm_device_allreduce_one_max bytes, in place or not,
+ *              process 0 alone reads every input and writes every
+ *              result in one kernel (coll_sm_dev_ready_one: only it
+ *              opens the others' handles) while the others wait for its
+ *              FINAL and read in its record whether it succeeded;
  *   alltoall:  every process copies its block of each other's send
  *              buffer (and of its own) into its result (not in place);
+ *              allgathers and alltoalls of contiguous results up to
+ *              coll_sm_device_blocks_one_max bytes in all: process 0
+ *              makes all n * n copies in one launch, as above;
  *   scatter:   every receiver copies its block of the root's buffer;
  *   gather:    the root copies every other block from its owner;
  *   reduce:    every process reduces its 1/n slice from everyone's input
@@ -64,6 +72,7 @@ uint64_t coll_sm_count_device_ipc;
 typedef struct sm_dev_rec {
     uint64_t published;            /* h[0 .. nbuf - 1] are valid */
     uint64_t opened;               /* this process opened every handle it needs */
+    uint64_t failed;               /* coll_sm_dev_allreduce_one: process 0's error */
     uint64_t bytes[2];             /* of each buffer the others may read */
     uint64_t off[2];               /* of the buffer in its allocation */
     accel_ipc_handle_t h[2];
@@ -155,14 +164,21 @@ static void dev_release(coll_sm_module_t *m)
 }
 
 /* Records needed: root's (root >= 0), everyone's (-1), or with to_root
- * everyone's but the root's, opened by the root alone (gather). */
-static bool dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root, bool to_root)
+ * everyone's but the root's (gather; with root_rec the root's too),
+ * opened by the root alone. */
+static bool dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root, bool to_root,
+                      bool root_rec)
 {
     int lo = root < 0 || to_root ? 0 : root, hi = root < 0 || to_root ? m->n : root + 1;
     /* the same verdict everywhere: everyone reads the same records */
-    for (int j = lo; j < hi; j++)
-        if (!(to_root && j == root) && !dev_rec(m, j, s)->published)
+    for (int j = lo; j < hi; j++) {
+        const sm_dev_rec_t *rj = dev_rec(m, j, s);
+        if (!(to_root && j == root && !root_rec) && !rj->published)
             return false;
+        /* done by one: everyone's result buffer too */
+        if (root_rec && rj->bytes[1] == 0 && rj->bytes[0] > 0)
+            return false;
+    }
     bool mine = dev_ptrs(m);
     if (to_root && m->me != root)
         hi = lo;   /* a gather's sender opens nothing */
@@ -200,12 +216,17 @@ static bool dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root, 
 
 bool coll_sm_dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root)
 {
-    return dev_ready(m, s, step, root, false);
+    return dev_ready(m, s, step, root, false, false);
 }
 
 bool coll_sm_dev_ready_gather(coll_sm_module_t *m, uint64_t s, uint32_t step, int root)
 {
-    return dev_ready(m, s, step, root, true);
+    return dev_ready(m, s, step, root, true, false);
+}
+
+bool coll_sm_dev_ready_one(coll_sm_module_t *m, uint64_t s, uint32_t step, int one)
+{
+    return dev_ready(m, s, step, one, true, true);
 }
 
 static int dev_stream(coll_sm_module_t *m, accel_stream_t **st)
@@ -247,6 +268,25 @@ static int dev_finish(coll_sm_module_t *m, uint64_t s, accel_stream_t *st, int r
     coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
     rail_atomic_add_fetch(&coll_sm_count_device_ipc, 1);
     return rc;
+}
+
+/* The end of an operation done by process 0 for everyone: its FINAL
+ * says the results are there, its record whether they are (the record
+ * stays until everyone's FINAL, which it waits for). */
+static int dev_one_end(coll_sm_module_t *m, uint64_t s, accel_stream_t *st, int rc)
+{
+    sm_dev_rec_t *r0 = dev_rec(m, 0, s);
+    if (m->me == 0) {
+        if (st != NULL)
+            rc = SM_KEEP(rc, accel_stream_sync(st));
+        r0->failed = rc != MPI_SUCCESS;   /* read by the others before their FINAL */
+        return dev_finish(m, s, NULL, rc);
+    }
+    coll_sm_wait(m, 0, COLL_SM_V(s, COLL_SM_FINAL));
+    if (r0->failed)
+        rc = mpi_errf(MPI_ERR_OTHER, "coll sm: process 0 of the communicator could not move "
+                      "this operation's device buffers (see its error)");
+    return dev_finish(m, s, NULL, rc);
 }
 
 /* A receiver's data from the root's published buffer, cut in blocks of
@@ -315,6 +355,70 @@ static int dev_blocks(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0,
     if (rc == MPI_SUCCESS)
         rc = accel_copy_many(m->dev_cdst, m->dev_in, m->dev_clen, k, st);
     return dev_finish(m, s, st, rc);
+}
+
+bool coll_sm_dev_blocks_by_one(const coll_sm_module_t *m, size_t total)
+{
+    return m->n > 1 && total <= coll_sm_params.device_blocks_one_max;
+}
+
+/* Process 0 fills every process's result (published as buffer 1, n
+ * blocks) from every process's buffer 0 (cut in `div` blocks: block i for
+ * process i; send, recv: process 0's own) in one launch of n * n copies
+ * (a block already where it goes, in place, skipped); the others wait. */
+static int dev_blocks_one(coll_sm_module_t *m, uint64_t s, size_t div, const void *send,
+                          char *recv)
+{
+    accel_stream_t *st = NULL;
+    int rc = MPI_SUCCESS, n = m->n, k = 0;
+    size_t nn = (size_t)n * (size_t)n;
+    if (m->me == 0) {
+        if (m->dev_one_cap < nn) {
+            free(m->dev_one);
+            m->dev_one = malloc(nn * (2 * sizeof(void *) + sizeof(size_t)));
+            m->dev_one_cap = m->dev_one != NULL ? nn : 0;
+        }
+        rc = m->dev_one != NULL ? dev_stream(m, &st) : MPI_ERR_NO_MEM;
+    }
+    void **dst = NULL;
+    const void **src = NULL;
+    size_t *len = NULL;
+    if (m->me == 0 && rc == MPI_SUCCESS) {
+        dst = m->dev_one;
+        src = (const void **)(dst + nn);
+        len = (size_t *)(src + nn);
+    }
+    for (int i = 0; i < n && m->me == 0 && rc == MPI_SUCCESS; i++) {
+        size_t ri = (size_t)dev_rec(m, i, s)->bytes[1] / (size_t)n;   /* i's block */
+        char *rb = i == 0 ? recv : m->dev_ptr[2 * i + 1];
+        for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
+            size_t bj = (size_t)dev_rec(m, j, s)->bytes[0] / div;
+            const char *sb = (j == 0 ? (const char *)send : m->dev_ptr[2 * j]) +
+                             (div > 1 ? (size_t)i * bj : 0);
+            if (bj > ri)
+                rc = mpi_errf(MPI_ERR_TRUNCATE, "process %d sent %zu bytes, process %d's "
+                              "arguments hold %zu per process (type signatures differ)", j, bj,
+                              i, ri);
+            else if (rb + (size_t)j * ri != sb && bj > 0) {
+                dst[k] = rb + (size_t)j * ri;
+                src[k] = sb;
+                len[k++] = bj;
+            }
+        }
+    }
+    if (rc == MPI_SUCCESS && k > 0)
+        rc = accel_copy_many(dst, src, len, k, st);
+    return dev_one_end(m, s, st, rc);
+}
+
+int coll_sm_dev_allgather_one(coll_sm_module_t *m, uint64_t s, const void *send, char *recv)
+{
+    return dev_blocks_one(m, s, 1, send, recv);
+}
+
+int coll_sm_dev_alltoall_one(coll_sm_module_t *m, uint64_t s, const void *send, char *recv)
+{
+    return dev_blocks_one(m, s, (size_t)m->n, send, recv);
 }
 
 int coll_sm_dev_allgather(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0,
@@ -395,6 +499,33 @@ int coll_sm_dev_allreduce(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_o
     if (rc == MPI_SUCCESS)
         rc = accel_copy_many(m->dev_cdst, m->dev_in, m->dev_clen, c, st);
     return dev_finish(m, s, st, rc);
+}
+
+bool coll_sm_dev_allreduce_by_one(const coll_sm_module_t *m, size_t bytes)
+{
+    return m->n > 1 && bytes <= coll_sm_params.device_allreduce_one_max;
+}
+
+int coll_sm_dev_allreduce_one(coll_sm_module_t *m, uint64_t s, rail_op_t rop,
+                              rail_typekind_t kind, size_t N, const char *in, char *out)
+{
+    /* one process launches and waits, the others only wait (under MPS
+     * eight processes' launches and synchronisations of a small allreduce
+     * took twice one's; in place, this needs no step between the reads
+     * and the writes: one thread reads element i of every input, then
+     * writes element i of every result) */
+    accel_stream_t *st = NULL;
+    int rc = MPI_SUCCESS;
+    if (m->me == 0 && N > 0) {
+        rc = dev_stream(m, &st);
+        for (int j = 0; j < m->n; j++) {
+            m->dev_in[j] = j == 0 ? in : m->dev_ptr[2 * j];
+            m->dev_cdst[j] = j == 0 ? out : m->dev_ptr[2 * j + 1];
+        }
+        if (rc == MPI_SUCCESS)
+            rc = accel_reduce_many_to(rop, kind, m->dev_in, m->n, m->dev_cdst, m->n, N, st);
+    }
+    return dev_one_end(m, s, st, rc);
 }
 
 int coll_sm_dev_reduce_scatter(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_op_t rop,

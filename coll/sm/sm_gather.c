@@ -515,11 +515,18 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
     }
     /* everyone agrees on rank 0's path (or hands on) in step 1; with device
      * buffers, my block is offered by IPC (sm_device.c) */
+    /* (small ones: process 0 moves every block, so my result is offered too) */
+    bool one = coll_sm_dev_blocks_by_one(m, total);
+    char *rdev = one && r0.device ? rail_dt_contig_ptr(rdt->layout, rcount * m->n, rbuf) : NULL;
     if (device && coll_sm_dev_blocks_eligible(m, total))
-        coll_sm_dev_publish(m, s, mine.device ? mine.contig : NULL, mine.bytes, NULL, 0);
+        coll_sm_dev_publish(m, s, mine.device ? mine.contig : NULL, mine.bytes, rdev,
+                            rdev ? total : 0);
     int ann = direct_announce(m, s, &mine, true, 0, want, device, total);
     if (ann == ANNOUNCE_HANDOFF) {
-        if (coll_sm_dev_blocks_eligible(m, total) && all_device(m, s) &&
+        if (one && coll_sm_dev_blocks_eligible(m, total) && all_device(m, s) &&
+            coll_sm_dev_ready_one(m, s, 2, 0))
+            return SM_KEEP(rc, coll_sm_dev_allgather_one(m, s, mine.contig, rdev));
+        if (!one && coll_sm_dev_blocks_eligible(m, total) && all_device(m, s) &&
             coll_sm_dev_ready(m, s, 2, -1))
             return SM_KEEP(rc, coll_sm_dev_allgather(m, s, &r0, own_dev));
         return hand_on(m, s, COLL_OP_allgather, "device buffers", sbuf, scount, sdt, rbuf, rcount,
@@ -686,15 +693,22 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
     /* everyone agrees on rank 0's path (or hands on) in step 1; with device
      * buffers, my send buffer is offered by IPC (sm_device.c; not in place:
      * the owner overwrites the blocks that the others read) */
+    /* (small ones: process 0 moves every block, so my result is offered too) */
+    bool one = coll_sm_dev_blocks_by_one(m, total);
+    char *rdev = one && r0.device ? rail_dt_contig_ptr(rdt->layout, rcount * m->n, rbuf) : NULL;
+    const void *all = NULL;
     if (device && coll_sm_dev_blocks_eligible(m, total)) {
-        const void *all = s0.device && !in_place
-                              ? rail_dt_contig_ptr(sdt->layout, scount * m->n, sbuf) : NULL;
-        coll_sm_dev_publish(m, s, all, s0.bytes * (size_t)m->n, NULL, 0);
+        all = s0.device && !in_place ? rail_dt_contig_ptr(sdt->layout, scount * m->n, sbuf)
+                                     : NULL;
+        coll_sm_dev_publish(m, s, all, s0.bytes * (size_t)m->n, rdev, rdev ? total : 0);
     }
     int ann = direct_announce(m, s, &s0, !in_place, (uint64_t)(s0.count * s0.dt->extent), want,
                               device, total);
     if (ann == ANNOUNCE_HANDOFF) {
-        if (coll_sm_dev_blocks_eligible(m, total) && all_device(m, s) &&
+        if (one && coll_sm_dev_blocks_eligible(m, total) && all_device(m, s) &&
+            coll_sm_dev_ready_one(m, s, 2, 0))
+            return SM_KEEP(rc, coll_sm_dev_alltoall_one(m, s, all, rdev));
+        if (!one && coll_sm_dev_blocks_eligible(m, total) && all_device(m, s) &&
             coll_sm_dev_ready(m, s, 2, -1)) {
             /* my own block with the others' where both are contiguous */
             coll_sm_data_t sm = coll_sm_data_at(&s0, m->me * s0.count),

@@ -482,10 +482,15 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
                        : sm_slice_round(m, &c, s, k, m_u, handoff);
         rc = SM_KEEP(rc, r);
     }
+    /* a small allreduce: process 0 alone reads every input and writes
+     * every result */
+    bool one = root < 0 && coll_sm_dev_allreduce_by_one(m, bytes);
     if (*handoff && dev_try && coll_sm_all_device(m, coll_sm_set(m, s)) &&
-        coll_sm_dev_ready(m, s, 2, -1)) {
+        (one ? coll_sm_dev_ready_one(m, s, 2, 0) : coll_sm_dev_ready(m, s, 2, -1))) {
         *handoff = false;
         size_t N = (size_t)(count * c.r.factor), esz = (size_t)c.r.rdt->size;
+        if (one)
+            return coll_sm_dev_allreduce_one(m, s, c.r.rop, c.kind, N, din, dout);
         return root < 0 ? coll_sm_dev_allreduce(m, s, 3, c.r.rop, c.kind, esz, N, din, dout)
                         : coll_sm_dev_reduce(m, s, root, c.r.rop, c.kind, esz, N, din, dout);
     }

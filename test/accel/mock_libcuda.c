@@ -605,8 +605,10 @@ MOCK_EXPORT void mock_cuda_last_launch(char *name, unsigned *grid, unsigned *blo
                    ? CUDA_SUCCESS                                                                  \
                    : CUDA_ERROR_INVALID_VALUE;
 
-/* The n-input kernels: out = in[k-1] op (... op in[0]), out may be in[0]. */
-static const CUdeviceptr *mock_ins;
+/* The n-input kernels: out[0] = in[k-1] op (... op in[0]), out[0] may be
+ * in[0]; then the other outputs get out[0] (they may be inputs). */
+static const CUdeviceptr *mock_ins, *mock_outs;
+static int mock_nout;
 static CUresult mock_reduce_n(rail_op_t op, rail_typekind_t tk)
 {
     /* the first input copied in by the host REPLACE kernel (out = in) */
@@ -616,6 +618,11 @@ static CUresult mock_reduce_n(rail_op_t op, rail_typekind_t tk)
         return CUDA_ERROR_INVALID_VALUE;
     for (int j = 1; j < last.nin; j++)
         if (rail_op_reduce(op, tk, (const void *)mock_ins[j], (void *)last.inout, last.count) != 0)
+            return CUDA_ERROR_INVALID_VALUE;
+    for (int j = 1; j < mock_nout; j++)
+        if (mock_outs[j] != last.inout &&
+            rail_op_reduce(RAIL_OP_REPLACE, tk, (const void *)last.inout, (void *)mock_outs[j],
+                           last.count) != 0)
             return CUDA_ERROR_INVALID_VALUE;
     return CUDA_SUCCESS;
 }
@@ -658,16 +665,23 @@ MOCK_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
     bool many = strncmp(last.name, "rail_reduce_n_", 14) == 0;
     last.nin = 1;
     if (many) {
-        /* (inputs by value, their number, out, count) */
+        /* (inputs by value, their number, outputs by value, their
+         * number, count) */
         mock_ins = (const CUdeviceptr *)params[0];
         last.nin = *(int *)params[1];
+        mock_outs = (const CUdeviceptr *)params[2];
+        mock_nout = *(int *)params[3];
         last.in = mock_ins[0];
-        last.inout = *(CUdeviceptr *)params[2];
-        last.count = *(size_t *)params[3];
-        if (last.nin < 1 || last.nin > ACCEL_CUDA_REDUCE_MAX_IN)
+        last.inout = mock_outs[0];
+        last.count = *(size_t *)params[4];
+        if (last.nin < 1 || last.nin > ACCEL_CUDA_REDUCE_MAX_IN || mock_nout < 1 ||
+            mock_nout > ACCEL_CUDA_REDUCE_MAX_OUT)
             return CUDA_ERROR_INVALID_VALUE;
         for (int j = 1; j < last.nin; j++)
             if (find(mock_ins[j]) == NULL)
+                return CUDA_ERROR_ILLEGAL_ADDRESS;
+        for (int j = 1; j < mock_nout; j++)
+            if (find(mock_outs[j]) == NULL)
                 return CUDA_ERROR_ILLEGAL_ADDRESS;
     } else {
         last.in = *(CUdeviceptr *)params[0];

@@ -375,6 +375,34 @@ static void check_one_pass(long before, long copy_kernels, const char *what)
     CHECK(l == 1, "%s: %ld kernel launches, not one pass over the inputs", what, l);
 }
 
+/* Whether coll sm has process 0 do a device operation of `total` bytes
+ * for everyone: its parameter (bytes), as this run sets it or the default. */
+static bool by_one(const char *param, size_t total)
+{
+    const char *v = getenv(param);
+    size_t max = v != NULL ? (size_t)strtoull(v, NULL, 0) : (size_t)256 << 10;
+    return n > 1 && total <= max;
+}
+
+/* On the mock, a small allreduce coll sm did device to device was one
+ * kernel of process 0 that read every input and wrote every result
+ * (coll_sm_device_allreduce_one_max): no launch or copy elsewhere, none
+ * but that one there (it fails with a launch per process, or with the
+ * others' slices copied after a step). */
+static void check_by_one(long before, long copies, long copy_kernels, const char *expect,
+                         size_t total, const char *what)
+{
+    if (before < 0 || expect == NULL || strcmp(expect, "yes") != 0 || n < 2 || n > 8 ||
+        !by_one("RAIL_COLL_SM_DEVICE_ALLREDUCE_ONE_MAX", total))
+        return;
+    long l = mock_launches() - before, c = mock_copies() - copies,
+         k = mock_copy_kernels() - copy_kernels;
+    CHECK(l == (t_rank == 0) && c == 0 && k == 0,
+          "%s: %ld kernel launches (%ld copy kernels), %ld driver copies at process %d, not %d "
+          "launch and no copy",
+          what, l, k, c, t_rank, t_rank == 0);
+}
+
 /* On the mock, the copies that coll sm made device to device for one
  * operation (blocks of an allgather or alltoall, its own among them; an
  * allreduce's others' slices: `want` copies) went in one launch of the
@@ -528,8 +556,11 @@ int main(int argc, char **argv)
                     MPI_OK(MPI_Allgather((char *)sb.d + t_rank * kb, kb, MPI_BYTE, rb.d, kb,
                                          MPI_BYTE, MPI_COMM_WORLD));
                 check_direct_as(direct, what, e);
+                /* up to coll_sm_device_blocks_one_max in all, process 0
+                 * makes every copy (one kernel), the others none */
+                bool one = by_one("RAIL_COLL_SM_DEVICE_BLOCKS_ONE_MAX", (size_t)kb * n);
                 if (e != NULL && strcmp(e, "yes") == 0)
-                    check_one_launch(copies, copy_kernels, n, what);
+                    check_one_launch(copies, copy_kernels, one && t_rank > 0 ? 0 : n, what);
                 tb_pull(&rb);
                 for (int j = 0; j < n; j++)
                     for (int i = 0; i < kb; i++) {
@@ -683,15 +714,18 @@ int main(int argc, char **argv)
                     ((int *)in->h)[i] = 11 * t_rank + i % 13;
                 tb_push(in);
                 direct = pvar_count("coll_sm_device_ipc");
+                long launches = mock_launches(), copy_kernels = mock_copy_kernels();
+                long copies = mock_copies();
                 MPI_OK(MPI_Allreduce(inplace ? MPI_IN_PLACE : sb.d, rb.d, cnt, MPI_INT, MPI_SUM,
                                      MPI_COMM_WORLD));
+                snprintf(what, sizeof(what), "a device allreduce of %d ints%s", cnt,
+                         inplace ? " in place" : "");
+                check_by_one(launches, copies, copy_kernels, small, cnt * sizeof(int), what);
                 tb_pull(&rb);
                 for (int i = 0; i < cnt; i++)
                     CHECK(((int *)rb.h)[i] == 11 * n * (n - 1) / 2 + n * (i % 13),
                           "small device allreduce of %d%s [%d] = %d", cnt,
                           inplace ? " in place" : "", i, ((int *)rb.h)[i]);
-                snprintf(what, sizeof(what), "a device allreduce of %d ints%s", cnt,
-                         inplace ? " in place" : "");
                 check_direct_as(direct, what, small);
             }
         }
