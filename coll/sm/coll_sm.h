@@ -148,6 +148,8 @@ typedef struct coll_sm_ctl {
 #define COLL_SM_META_HANDOFF (1ULL << 62)
 /* ... with HANDOFF: the root published its device buffer (sm_device.c) */
 #define COLL_SM_META_DEVICE_IPC (1ULL << 61)
+/* ... the bytes, below those bits */
+#define COLL_SM_META_BYTES ((1ULL << 61) - 1)
 
 enum { COLL_SM_UNSET = 0, COLL_SM_READY = 1, COLL_SM_OFF = -1 };
 
@@ -245,6 +247,7 @@ typedef struct coll_sm_params {
     size_t device_allreduce_whole_max;   /* ... each process folds the whole result */
     size_t device_allreduce_one_max;     /* ... rank 0 folds it for everyone */
     size_t device_blocks_one_max;  /* allgathers, alltoalls: rank 0 moves all blocks */
+    size_t device_bcast_one_max;   /* bcasts: the root copies to everyone */
     bool adapt_alternate;          /* testing: ... alternating instead */
     int spin_count, yield_count;
     int tree_degree;
@@ -587,6 +590,16 @@ bool coll_sm_dev_ready_one(coll_sm_module_t *m, uint64_t s, uint32_t step, int o
  * answer on every process) */
 bool coll_sm_dev_allreduce_by_one(const coll_sm_module_t *m, size_t bytes);
 int coll_sm_dev_bcast(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d);
+/* a bcast of `bytes` from a root's device buffer done by the root alone
+ * (the same answer on every process) */
+bool coll_sm_dev_bcast_by_one(const coll_sm_module_t *m, size_t bytes);
+/* ... after the root offered its buffer in step 1: the receivers publish
+ * theirs in `step`, the root opens them all and says in step + 1 whether
+ * it could; then it copies into all in one launch (true, *rc: the
+ * result; the operation ended) or nothing happened (false: go on from
+ * step + 2) */
+bool coll_sm_dev_bcast_one(coll_sm_module_t *m, uint64_t s, uint32_t step, int root,
+                           const coll_sm_data_t *d, size_t bytes, int *rc);
 /* own: my block's device source, copied with the others' (NULL: in place already) */
 int coll_sm_dev_allgather(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0,
                           const void *own);

@@ -218,7 +218,13 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
     bool ipc;
     if (m->me != root) {
         if (root_handed_on(m, s, root, &ipc)) {
-            if (ipc && coll_sm_dev_ready(m, s, 2, root))
+            /* (the root's size, in its meta word, decides: the same everywhere) */
+            size_t rb = (size_t)(coll_sm_ctl(m, root)->meta[coll_sm_set(m, s)] &
+                                 COLL_SM_META_BYTES);
+            if (ipc && coll_sm_dev_bcast_by_one(m, rb) &&
+                coll_sm_dev_bcast_one(m, s, 2, root, &d, rb, &rc))
+                return rc;
+            if (ipc && coll_sm_dev_ready(m, s, 4, root))
                 return coll_sm_dev_bcast(m, s, root, &d);
             coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
             return bcast_next(buf, count, dt, root, comm, module);
@@ -234,7 +240,10 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
          * whose messages go device to device by IPC (pml_rndv_device_ipc) */
         ipc = d.contig && coll_sm_dev_eligible(m, d.bytes);
         root_hands_on(m, s, d.bytes, ipc ? d.contig : NULL);
-        if (ipc && coll_sm_dev_ready(m, s, 2, root))
+        if (ipc && coll_sm_dev_bcast_by_one(m, d.bytes) &&
+            coll_sm_dev_bcast_one(m, s, 2, root, &d, d.bytes, &rc))
+            return rc;
+        if (ipc && coll_sm_dev_ready(m, s, 4, root))
             return coll_sm_dev_bcast(m, s, root, &d);
         coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
         return bcast_next(buf, count, dt, root, comm, module);

@@ -162,6 +162,14 @@ static int sm_register_params(void)
                              "operation in all, where otherwise every process runs its own; "
                              "0: never)",
                              RAIL_PARAM_LEVEL_TUNER, &p->device_blocks_one_max);
+    rail_param_register_size("coll_sm_device_bcast_one_max", (size_t)1 << 20,
+                             "Broadcasts of a root's device buffer moved device to device by "
+                             "coll sm (see coll_sm_device_handoff_min) of up to this many bytes, "
+                             "to three or more processes whose buffers are contiguous device "
+                             "memory: the root copies into every receiver's buffer in one "
+                             "kernel while they wait, instead of each receiver copying (0: "
+                             "never)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->device_bcast_one_max);
     rail_param_register_size("coll_sm_device_ipc_reduce_min", 1,
                              "Allreduces, reduces and reduce_scatters whose buffers are device "
                              "memory on every process are reduced device to device (see "

@@ -24,7 +24,12 @@
  * in the pml, or stage).  So a failure to open is never a hang: all take
  * the same branch.
  *
- *   bcast:     every receiver copies the root's buffer into its own;
+ *   bcast:     every receiver copies the root's buffer into its own; up
+ *              to coll_sm_device_bcast_one_max bytes and from three
+ *              processes, the receivers publish their buffers in a step
+ *              of their own, and if the root can open them all it copies
+ *              into every one in one launch while they wait (else each
+ *              copies as before);
  *   allgather: every process copies each other's block (and its own
  *              where it has not yet) into its result;
  *   allreduce: every process reduces its 1/n slice of the result from
@@ -72,7 +77,8 @@ uint64_t coll_sm_count_device_ipc;
 typedef struct sm_dev_rec {
     uint64_t published;            /* h[0 .. nbuf - 1] are valid */
     uint64_t opened;               /* this process opened every handle it needs */
-    uint64_t failed;               /* coll_sm_dev_allreduce_one: process 0's error */
+    uint64_t failed;               /* an operation done by one: that one's error */
+    uint64_t one;                  /* coll_sm_dev_bcast_one: the root opened everyone's */
     uint64_t bytes[2];             /* of each buffer the others may read */
     uint64_t off[2];               /* of the buffer in its allocation */
     accel_ipc_handle_t h[2];
@@ -273,19 +279,19 @@ static int dev_finish(coll_sm_module_t *m, uint64_t s, accel_stream_t *st, int r
 /* The end of an operation done by process 0 for everyone: its FINAL
  * says the results are there, its record whether they are (the record
  * stays until everyone's FINAL, which it waits for). */
-static int dev_one_end(coll_sm_module_t *m, uint64_t s, accel_stream_t *st, int rc)
+static int dev_one_end(coll_sm_module_t *m, uint64_t s, accel_stream_t *st, int rc, int one)
 {
-    sm_dev_rec_t *r0 = dev_rec(m, 0, s);
-    if (m->me == 0) {
+    sm_dev_rec_t *r0 = dev_rec(m, one, s);
+    if (m->me == one) {
         if (st != NULL)
             rc = SM_KEEP(rc, accel_stream_sync(st));
         r0->failed = rc != MPI_SUCCESS;   /* read by the others before their FINAL */
         return dev_finish(m, s, NULL, rc);
     }
-    coll_sm_wait(m, 0, COLL_SM_V(s, COLL_SM_FINAL));
+    coll_sm_wait(m, one, COLL_SM_V(s, COLL_SM_FINAL));
     if (r0->failed)
-        rc = mpi_errf(MPI_ERR_OTHER, "coll sm: process 0 of the communicator could not move "
-                      "this operation's device buffers (see its error)");
+        rc = mpi_errf(MPI_ERR_OTHER, "coll sm: process %d of the communicator could not move "
+                      "this operation's device buffers (see its error)", one);
     return dev_finish(m, s, NULL, rc);
 }
 
@@ -311,6 +317,63 @@ static int dev_from_root(coll_sm_module_t *m, uint64_t s, int root, const coll_s
 int coll_sm_dev_bcast(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d)
 {
     return dev_from_root(m, s, root, d, 0);
+}
+
+bool coll_sm_dev_bcast_by_one(const coll_sm_module_t *m, size_t bytes)
+{
+    return m->n > 2 && bytes <= coll_sm_params.device_bcast_one_max;
+}
+
+bool coll_sm_dev_bcast_one(coll_sm_module_t *m, uint64_t s, uint32_t step, int root,
+                           const coll_sm_data_t *d, size_t bytes, int *rc)
+{
+    sm_dev_rec_t *rr = dev_rec(m, root, s);
+    *rc = MPI_SUCCESS;
+    if (m->me != root) {
+        /* my buffer, where it is contiguous device memory of the size */
+        bool mine = d->device && d->contig != NULL && d->bytes == bytes;
+        coll_sm_dev_publish(m, s, mine ? d->contig : NULL, bytes, NULL, 0);
+        coll_sm_post(m, COLL_SM_V(s, step));
+        coll_sm_wait(m, root, COLL_SM_V(s, step + 1));
+        if (!rr->one)   /* (not `opened`: the root's next step may rewrite it) */
+            return false;
+        *rc = dev_one_end(m, s, NULL, MPI_SUCCESS, root);
+        return true;
+    }
+    coll_sm_wait_all(m, COLL_SM_V(s, step));
+    bool ok = dev_ptrs(m);
+    for (int j = 0; j < m->n && ok; j++) {
+        const sm_dev_rec_t *rj = dev_rec(m, j, s);
+        void *base;
+        if (j == root)
+            continue;
+        ok = rj->published && rj->bytes[0] == bytes &&
+             accel_ipc_handle_open_cached(&rj->h[0], &base) == MPI_SUCCESS;
+        if (ok) {
+            m->dev_held[m->dev_nheld++] = base;
+            m->dev_ptr[2 * j] = (char *)base + rj->off[0];
+        }
+    }
+    if (!ok)
+        dev_release(m);
+    rr->one = ok;
+    coll_sm_post(m, COLL_SM_V(s, step + 1));
+    if (!ok)
+        return false;
+    /* every receiver's copy in one launch */
+    accel_stream_t *st = NULL;
+    int r = dev_stream(m, &st), k = 0;
+    for (int j = 0; j < m->n && r == MPI_SUCCESS; j++) {
+        if (j == root)
+            continue;
+        m->dev_cdst[k] = m->dev_ptr[2 * j];
+        m->dev_in[k] = d->contig;
+        m->dev_clen[k++] = bytes;
+    }
+    if (r == MPI_SUCCESS)
+        r = accel_copy_many(m->dev_cdst, m->dev_in, m->dev_clen, k, st);
+    *rc = dev_one_end(m, s, st, r, root);
+    return true;
 }
 
 int coll_sm_dev_scatter(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d)
@@ -408,7 +471,7 @@ static int dev_blocks_one(coll_sm_module_t *m, uint64_t s, size_t div, const voi
     }
     if (rc == MPI_SUCCESS && k > 0)
         rc = accel_copy_many(dst, src, len, k, st);
-    return dev_one_end(m, s, st, rc);
+    return dev_one_end(m, s, st, rc, 0);
 }
 
 int coll_sm_dev_allgather_one(coll_sm_module_t *m, uint64_t s, const void *send, char *recv)
@@ -525,7 +588,7 @@ int coll_sm_dev_allreduce_one(coll_sm_module_t *m, uint64_t s, rail_op_t rop,
         if (rc == MPI_SUCCESS)
             rc = accel_reduce_many_to(rop, kind, m->dev_in, m->n, m->dev_cdst, m->n, N, st);
     }
-    return dev_one_end(m, s, st, rc);
+    return dev_one_end(m, s, st, rc, 0);
 }
 
 int coll_sm_dev_reduce_scatter(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_op_t rop,

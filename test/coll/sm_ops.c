@@ -377,11 +377,16 @@ static void check_one_pass(long before, long copy_kernels, const char *what)
 
 /* Whether coll sm has process 0 do a device operation of `total` bytes
  * for everyone: its parameter (bytes), as this run sets it or the default. */
-static bool by_one(const char *param, size_t total)
+static bool by_one_max(const char *param, size_t total, size_t dflt)
 {
     const char *v = getenv(param);
-    size_t max = v != NULL ? (size_t)strtoull(v, NULL, 0) : (size_t)256 << 10;
+    size_t max = v != NULL ? (size_t)strtoull(v, NULL, 0) : dflt;
     return n > 1 && total <= max;
+}
+
+static bool by_one(const char *param, size_t total)
+{
+    return by_one_max(param, total, (size_t)256 << 10);
 }
 
 /* On the mock, a small allreduce coll sm did device to device was one
@@ -488,15 +493,37 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < b.len; i++)
             b.h[i] = t_rank == 0 ? (char)(i * 7 + 1) : 0;
         tb_push(&b);
+        long copies = mock_copies(), copy_kernels = mock_copy_kernels();
         MPI_OK(MPI_Bcast(b.d, (int)b.len, MPI_BYTE, 0, MPI_COMM_WORLD));
+        /* from three processes (coll_sm_device_bcast_one_max) the root
+         * copies into every receiver's buffer in one launch, else each
+         * receiver copies */
+        bool bone = n > 2 && by_one_max("RAIL_COLL_SM_DEVICE_BCAST_ONE_MAX", b.len,
+                                        (size_t)1 << 20);
+        check_one_launch(copies, copy_kernels, bone ? (t_rank == 0 ? n - 1 : 0) : t_rank != 0,
+                         "a 1 MiB device bcast");
         tb_pull(&b);
         for (size_t i = 0; i < b.len; i++)
             CHECK(b.h[i] == (char)(i * 7 + 1), "device bcast [%zu]", i);
-        tb_free(&b);
         if (t_rank != 0)
             CHECK(ipc_moves() > before,
                   "a 1 MiB bcast from a device buffer reached this process without IPC");
         check_direct(direct, "a 1 MiB device bcast");
+        /* from the last process, where process 1's buffer is host memory:
+         * nobody can write it by IPC, so each receiver copies (coll sm
+         * itself still) */
+        for (size_t i = 0; i < b.len; i++)
+            b.h[i] = t_rank == n - 1 ? (char)(i * 5 + 3) : 0;
+        tb_push(&b);
+        direct = pvar_count("coll_sm_device_ipc");
+        MPI_OK(MPI_Bcast(t_rank == 1 && n > 2 ? (void *)b.h : b.d, (int)b.len, MPI_BYTE, n - 1,
+                         MPI_COMM_WORLD));
+        if (!(t_rank == 1 && n > 2))
+            tb_pull(&b);
+        for (size_t i = 0; i < b.len; i++)
+            CHECK(b.h[i] == (char)(i * 5 + 3), "device bcast from %d [%zu]", n - 1, i);
+        check_direct(direct, "a 1 MiB device bcast to a host buffer among device ones");
+        tb_free(&b);
         /* allgather and alltoall of 256 KiB blocks: handed on together
          * after step 1 told everyone that there are device buffers */
         size_t blk = 256 << 10;
@@ -508,7 +535,8 @@ int main(int argc, char **argv)
         tb_push(&sb);
         before = ipc_moves();
         direct = pvar_count("coll_sm_device_ipc");
-        long copies = mock_copies(), copy_kernels = mock_copy_kernels();
+        copies = mock_copies();
+        copy_kernels = mock_copy_kernels();
         MPI_OK(MPI_Allgather(sb.d, (int)blk, MPI_BYTE, rb.d, (int)blk, MPI_BYTE, MPI_COMM_WORLD));
         check_one_launch(copies, copy_kernels, n, "a device allgather of 256 KiB blocks");
         check_gathered(&rb, blk, n, "allgather");
