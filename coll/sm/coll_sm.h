@@ -584,8 +584,15 @@ void coll_sm_dev_publish(coll_sm_module_t *m, uint64_t s, const void *b0, size_t
 bool coll_sm_dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root);
 /* ... a gather's: everyone's records but the root's, opened by the root */
 bool coll_sm_dev_ready_gather(coll_sm_module_t *m, uint64_t s, uint32_t step, int root);
+/* ... everyone's buffer 0 only (an allgather's or alltoall's per-process
+ * copies, where results were published for one process to fill) */
+bool coll_sm_dev_ready_blocks(coll_sm_module_t *m, uint64_t s, uint32_t step);
 /* ... everyone's records, opened by `one` alone (coll_sm_dev_allreduce_one) */
 bool coll_sm_dev_ready_one(coll_sm_module_t *m, uint64_t s, uint32_t step, int one);
+/* whether every process published its result too, for an operation done by
+ * one: read in the records after the step that published them, so the
+ * same answer everywhere before anyone posts a further step */
+bool coll_sm_dev_results_published(coll_sm_module_t *m, uint64_t s);
 /* an allreduce of `bytes` done by one process for everyone (the same
  * answer on every process) */
 bool coll_sm_dev_allreduce_by_one(const coll_sm_module_t *m, size_t bytes);

@@ -48,7 +48,9 @@
  *              buffer (and of its own) into its result (not in place);
  *              allgathers and alltoalls of contiguous results up to
  *              coll_sm_device_blocks_one_max bytes in all: process 0
- *              makes all n * n copies in one launch, as above;
+ *              makes all n * n copies in one launch, as above (where
+ *              some result is not contiguous, which every record says
+ *              before step 2, everyone copies its own as before);
  *   scatter:   every receiver copies its block of the root's buffer;
  *   gather:    the root copies every other block from its owner;
  *   reduce:    every process reduces its 1/n slice from everyone's input
@@ -171,9 +173,9 @@ static void dev_release(coll_sm_module_t *m)
 
 /* Records needed: root's (root >= 0), everyone's (-1), or with to_root
  * everyone's but the root's (gather; with root_rec the root's too),
- * opened by the root alone. */
+ * opened by the root alone; of each, the first nbuf buffers. */
 static bool dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root, bool to_root,
-                      bool root_rec)
+                      bool root_rec, int nbuf)
 {
     int lo = root < 0 || to_root ? 0 : root, hi = root < 0 || to_root ? m->n : root + 1;
     /* the same verdict everywhere: everyone reads the same records */
@@ -193,7 +195,7 @@ static bool dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root, 
     for (int j = lo; j < hi && mine; j++) {
         const sm_dev_rec_t *rj = dev_rec(m, j, s);
         for (int i = 0; i < 2 && mine; i++) {
-            if (rj->bytes[i] == 0 || j == m->me) {
+            if (i >= nbuf || rj->bytes[i] == 0 || j == m->me) {
                 m->dev_ptr[2 * j + i] = NULL;
                 continue;
             }
@@ -222,17 +224,32 @@ static bool dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root, 
 
 bool coll_sm_dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root)
 {
-    return dev_ready(m, s, step, root, false, false);
+    return dev_ready(m, s, step, root, false, false, 2);
+}
+
+bool coll_sm_dev_ready_blocks(coll_sm_module_t *m, uint64_t s, uint32_t step)
+{
+    return dev_ready(m, s, step, -1, false, false, 1);
 }
 
 bool coll_sm_dev_ready_gather(coll_sm_module_t *m, uint64_t s, uint32_t step, int root)
 {
-    return dev_ready(m, s, step, root, true, false);
+    return dev_ready(m, s, step, root, true, false, 2);
 }
 
 bool coll_sm_dev_ready_one(coll_sm_module_t *m, uint64_t s, uint32_t step, int one)
 {
-    return dev_ready(m, s, step, one, true, true);
+    return dev_ready(m, s, step, one, true, true, 2);
+}
+
+bool coll_sm_dev_results_published(coll_sm_module_t *m, uint64_t s)
+{
+    for (int j = 0; j < m->n; j++) {
+        const sm_dev_rec_t *rj = dev_rec(m, j, s);
+        if (!rj->published || (rj->bytes[1] == 0 && rj->bytes[0] > 0))
+            return false;
+    }
+    return true;
 }
 
 static int dev_stream(coll_sm_module_t *m, accel_stream_t **st)

@@ -523,12 +523,16 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
                             rdev ? total : 0);
     int ann = direct_announce(m, s, &mine, true, 0, want, device, total);
     if (ann == ANNOUNCE_HANDOFF) {
-        if (one && coll_sm_dev_blocks_eligible(m, total) && all_device(m, s) &&
-            coll_sm_dev_ready_one(m, s, 2, 0))
-            return SM_KEEP(rc, coll_sm_dev_allgather_one(m, s, mine.contig, rdev));
-        if (!one && coll_sm_dev_blocks_eligible(m, total) && all_device(m, s) &&
-            coll_sm_dev_ready(m, s, 2, -1))
+        /* by one where every result is contiguous (the same choice
+         * everywhere, before step 2; a failed open there hands on: a
+         * second try would reuse the records' `opened`) */
+        bool ok = coll_sm_dev_blocks_eligible(m, total) && all_device(m, s);
+        if (ok && one && coll_sm_dev_results_published(m, s)) {
+            if (coll_sm_dev_ready_one(m, s, 2, 0))
+                return SM_KEEP(rc, coll_sm_dev_allgather_one(m, s, mine.contig, rdev));
+        } else if (ok && coll_sm_dev_ready_blocks(m, s, 2)) {
             return SM_KEEP(rc, coll_sm_dev_allgather(m, s, &r0, own_dev));
+        }
         return hand_on(m, s, COLL_OP_allgather, "device buffers", sbuf, scount, sdt, rbuf, rcount,
                        rdt, comm, module);
     }
@@ -705,11 +709,12 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
     int ann = direct_announce(m, s, &s0, !in_place, (uint64_t)(s0.count * s0.dt->extent), want,
                               device, total);
     if (ann == ANNOUNCE_HANDOFF) {
-        if (one && coll_sm_dev_blocks_eligible(m, total) && all_device(m, s) &&
-            coll_sm_dev_ready_one(m, s, 2, 0))
-            return SM_KEEP(rc, coll_sm_dev_alltoall_one(m, s, all, rdev));
-        if (!one && coll_sm_dev_blocks_eligible(m, total) && all_device(m, s) &&
-            coll_sm_dev_ready(m, s, 2, -1)) {
+        /* by one where every result is contiguous (as the allgather's) */
+        bool ok = coll_sm_dev_blocks_eligible(m, total) && all_device(m, s);
+        if (ok && one && coll_sm_dev_results_published(m, s)) {
+            if (coll_sm_dev_ready_one(m, s, 2, 0))
+                return SM_KEEP(rc, coll_sm_dev_alltoall_one(m, s, all, rdev));
+        } else if (ok && coll_sm_dev_ready_blocks(m, s, 2)) {
             /* my own block with the others' where both are contiguous */
             coll_sm_data_t sm = coll_sm_data_at(&s0, m->me * s0.count),
                            rm = coll_sm_data_at(&r0, m->me * r0.count);

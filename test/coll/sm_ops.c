@@ -598,6 +598,58 @@ int main(int argc, char **argv)
                     }
             }
         }
+        /* the same 64-byte blocks where the last process receives into a
+         * vector (8 of every 16 bytes, block j at 2 * 64 j): no contiguous
+         * result there, so process 0 cannot fill it, and everyone copies
+         * its own blocks device to device instead (it failed handed on) */
+        {
+            const char *e = getenv("SM_EXPECT_BLOCKS_DIRECT");
+            e = e != NULL ? e : getenv("SM_EXPECT_DEVICE_DIRECT");
+            const int kb = 64;
+            bool vec = t_rank == n - 1;
+            MPI_Datatype v, rv;
+            MPI_OK(MPI_Type_vector(kb / 8, 8, 16, MPI_BYTE, &v));
+            MPI_OK(MPI_Type_create_resized(v, 0, 2 * kb, &rv));
+            MPI_OK(MPI_Type_commit(&rv));
+            for (int op = 0; op < 2; op++) {
+                char what[96];
+                snprintf(what, sizeof(what), "a device %s of 64-byte blocks into a vector at "
+                         "process %d", op ? "alltoall" : "allgather", n - 1);
+                for (int i = 0; i < kb * n; i++)
+                    sb.h[i] = (char)(t_rank * 5 + i);
+                memset(rb.h, 0x5a, (size_t)(2 * kb * n));
+                tb_push(&sb);
+                tb_push(&rb);
+                direct = pvar_count("coll_sm_device_ipc");
+                copies = mock_copies();
+                copy_kernels = mock_copy_kernels();
+                MPI_Datatype rt = vec ? rv : MPI_BYTE;
+                int rn = vec ? 1 : kb;
+                if (op)
+                    MPI_OK(MPI_Alltoall(sb.d, kb, MPI_BYTE, rb.d, rn, rt, MPI_COMM_WORLD));
+                else
+                    MPI_OK(MPI_Allgather((char *)sb.d + t_rank * kb, kb, MPI_BYTE, rb.d, rn, rt,
+                                         MPI_COMM_WORLD));
+                check_direct_as(direct, what, e);
+                /* a process with contiguous buffers: its own n copies */
+                if (e != NULL && strcmp(e, "yes") == 0 && !vec)
+                    check_one_launch(copies, copy_kernels, n, what);
+                tb_pull(&rb);
+                for (int j = 0; j < n; j++)
+                    for (int i = 0; i < kb; i++) {
+                        int src = (op ? t_rank : j) * kb + i;
+                        size_t at = vec ? (size_t)(2 * kb * j + i / 8 * 16 + i % 8)
+                                        : (size_t)(j * kb + i);
+                        CHECK(rb.h[at] == (char)(j * 5 + src), "%s: block %d [%d]", what, j,
+                              i);
+                        if (vec)
+                            CHECK(rb.h[at + 8] == 0x5a, "%s: a hole of block %d written", what,
+                                  j);
+                    }
+            }
+            MPI_OK(MPI_Type_free(&rv));
+            MPI_OK(MPI_Type_free(&v));
+        }
         for (size_t i = 0; i < sb.len; i++)   /* the pattern the next checks expect */
             sb.h[i] = (char)(t_rank * 31 + i);
         tb_push(&sb);
