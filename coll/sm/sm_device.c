@@ -171,6 +171,13 @@ static void dev_release(coll_sm_module_t *m)
     m->dev_nheld = 0;
 }
 
+/* For an operation done by one: the record offers its result buffer too
+ * (where it has any data at all). */
+static bool rec_has_result(const sm_dev_rec_t *r)
+{
+    return r->bytes[1] != 0 || r->bytes[0] == 0;
+}
+
 /* Records needed: root's (root >= 0), everyone's (-1), or with to_root
  * everyone's but the root's (gather; with root_rec the root's too),
  * opened by the root alone; of each, the first nbuf buffers. */
@@ -184,7 +191,7 @@ static bool dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root, 
         if (!(to_root && j == root && !root_rec) && !rj->published)
             return false;
         /* done by one: everyone's result buffer too */
-        if (root_rec && rj->bytes[1] == 0 && rj->bytes[0] > 0)
+        if (root_rec && !rec_has_result(rj))
             return false;
     }
     bool mine = dev_ptrs(m);
@@ -246,7 +253,7 @@ bool coll_sm_dev_results_published(coll_sm_module_t *m, uint64_t s)
 {
     for (int j = 0; j < m->n; j++) {
         const sm_dev_rec_t *rj = dev_rec(m, j, s);
-        if (!rj->published || (rj->bytes[1] == 0 && rj->bytes[0] > 0))
+        if (!rj->published || !rec_has_result(rj))
             return false;
     }
     return true;

@@ -601,7 +601,8 @@ int main(int argc, char **argv)
         /* the same 64-byte blocks where the last process receives into a
          * vector (8 of every 16 bytes, block j at 2 * 64 j): no contiguous
          * result there, so process 0 cannot fill it, and everyone copies
-         * its own blocks device to device instead (it failed handed on) */
+         * its own blocks device to device instead (before, the call was
+         * handed on to the next component) */
         {
             const char *e = getenv("SM_EXPECT_BLOCKS_DIRECT");
             e = e != NULL ? e : getenv("SM_EXPECT_DEVICE_DIRECT");
