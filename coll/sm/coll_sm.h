@@ -500,6 +500,10 @@ typedef struct coll_sm_slot {
 } coll_sm_slot_t;
 #define COLL_SM_SLOT_HDR 16
 #define COLL_SM_SLOT_DEVICE 1u
+/* a reduce root's verdict for its device non-roots (coll_sm_small_reduce):
+ * everyone hands the call on, and every process has device buffers */
+#define COLL_SM_SLOT_HANDOFF 2u
+#define COLL_SM_SLOT_ALL_DEVICE 4u
 
 static inline coll_sm_slot_t *coll_sm_slot(coll_sm_module_t *m, int r, int k)
 {
@@ -574,6 +578,7 @@ void coll_sm_data_init(coll_sm_data_t *d, const void *buf, MPI_Count count,
  * operation's copies are done.  The operations end with everyone's
  * FINAL. */
 extern uint64_t coll_sm_count_device_ipc;
+extern uint64_t coll_sm_count_reduce_mixed;   /* small reduces gathered by the root (sm_small.c) */
 bool coll_sm_dev_eligible(const coll_sm_module_t *m, size_t bytes);
 /* ... of a gather, allgather or alltoall of `total` bytes (coll_sm_device_blocks_min) */
 bool coll_sm_dev_blocks_eligible(const coll_sm_module_t *m, size_t total);

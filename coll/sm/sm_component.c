@@ -73,9 +73,10 @@ static int sm_register_params(void)
                              "by tuned's exchange)",
                              RAIL_PARAM_LEVEL_TUNER, &p->allreduce_pair_max);
     rail_param_register_size("coll_sm_reduce_min", 8192,
-                             "MPI_Reduce of fewer bytes goes to the next component (tuned's "
-                             "trees of eager sends let the non-roots return at once; measured "
-                             "2-10x faster below 8 KiB on 2 cores)",
+                             "MPI_Reduce of fewer bytes but more than the slots take "
+                             "(coll_sm_small_max) goes to the next component (tuned's trees of "
+                             "eager sends let the non-roots return at once; measured 2-10x "
+                             "faster below 8 KiB on 2 cores)",
                              RAIL_PARAM_LEVEL_TUNER, &p->reduce_min);
     rail_param_register_size("coll_sm_reduce_flat_max", 4096,
                              "Reductions up to this many bytes: every process combines all "

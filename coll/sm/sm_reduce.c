@@ -392,16 +392,14 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
         coll_red_t r;
         return coll_red_init(&r, op, dt, count, NULL, NULL);
     }
-    /* size-based hand-offs: the same verdict on every process, host_only
-     * too (it needs the segment): without device components a small reduce
-     * goes through the slots, where the non-roots do not wait, so
-     * coll_sm_reduce_min applies only when some process has one */
+    /* size-based hand-offs: the same verdict on every process.  A small
+     * reduce goes through the slots, where non-roots with host buffers do
+     * not wait; coll_sm_reduce_min applies above them */
     size_t bytes = (size_t)(count * dt->size);
     if (root >= 0 && m->state == COLL_SM_UNSET && (rc = coll_sm_segment_setup(m, comm)) != MPI_SUCCESS)
         return rc;
-    bool tree = root >= 0 && !m->host_only && bytes < coll_sm_params.reduce_min;
     bool all_dev = false;
-    if (!tree && coll_sm_small_reduce(m, comm, sbuf, rbuf, count, dt, op, root, 0, count,
+    if (coll_sm_small_reduce(m, comm, sbuf, rbuf, count, dt, op, root, 0, count,
                                           NULL, handoff, &all_dev, &rc)) {
         /* device buffers everywhere: reduced device to device below */
         if (!*handoff || !all_dev || !coll_sm_dev_red_eligible(m, bytes)) {

@@ -10,10 +10,8 @@
  *
  *   allreduce, reduce: every process copies its input into its slot and
  *     publishes t, then waits until every slot of the set holds t (reduce:
- *     the non-roots too, for the device bits below, unless no process of
- *     the communicator has a device component active (m->host_only): then
- *     the non-roots leave at once and the root publishes t only once it
- *     has read every slot).  The result is
+ *     the root only; the non-roots with host buffers leave at once, and
+ *     the root publishes t only once it has read every slot).  The result is
  *     x0 op (x1 op (... op x(n-1))) read from the slots, the order of the
  *     flat reduction (sm_reduce.c) and of basic, so every process gets the
  *     same bits.  For two processes and 8 bytes: one cache-line transfer
@@ -62,9 +60,13 @@
  *
  * Device buffers: reductions must run on the device, so a process with
  * device buffers sets COLL_SM_SLOT_DEVICE in its slot instead of copying
- * data; every process sees every slot's flags, and if any has the bit they
- * all hand the call to the next module, or, where every slot has it, go
- * on device to device (the caller: coll_sm_device_ipc_reduce_min).
+ * data.  Allreduce, reduce_scatter: every process sees every slot's flags,
+ * and if any has the bit they all hand the call to the next module, or,
+ * where every slot has it, go on device to device (the caller:
+ * coll_sm_device_ipc_reduce_min).  Reduce: the root alone sees them all
+ * and publishes a verdict for the device non-roots in its slot flags
+ * (small_reduce_verdict): all hand on, or the root reduces with their
+ * inputs sent to it by messages.
  * Allgathers and alltoalls (not in place) with device buffers that coll
  * sm may move device to device say so in their slot flags instead of
  * staging, and if any slot says so all hand the call on to the flag path
@@ -82,6 +84,8 @@
 #include "mpi/mpi_err.h"
 
 #include <string.h>
+
+uint64_t coll_sm_count_reduce_mixed;
 
 /* Every other process published operation t or later. */
 static void small_seen_all(coll_sm_module_t *m, uint64_t t)
@@ -144,6 +148,104 @@ static inline MPI_Count small_rot(const MPI_Count *starts, int j, MPI_Count coun
     return starts[j] == count ? 0 : starts[j];
 }
 
+/* A reduce's non-root with device buffers, its slot published with the
+ * device flag: the root's slot tells it what to do once the root has read
+ * every slot (small_reduce_verdict).  Either everyone hands the call on
+ * (every non-root has device buffers, so nobody has left), or the root
+ * gathers this process's input by a message with the call's tag. */
+static bool small_reduce_dev_sender(coll_sm_module_t *m, mpi_comm_t *comm, int set, uint64_t t,
+                                    const void *mine, MPI_Count count, mpi_datatype_t *dt,
+                                    int root, int tag, bool *handoff, bool *all_device, int *rc)
+{
+    coll_sm_slot_wait(m, root, set, t);
+    m->small_seen[root] = RAIL_MAX(m->small_seen[root], t);
+    uint32_t f = coll_sm_slot(m, root, set)->flags;
+    if (f & COLL_SM_SLOT_HANDOFF) {
+        *handoff = true;
+        if (all_device)
+            *all_device = f & COLL_SM_SLOT_ALL_DEVICE;
+        return true;
+    }
+    *rc = coll_send(mine, count, dt, root, tag, comm);
+    return true;
+}
+
+/* A reduce's root, every slot of the set read, where some process of the
+ * communicator has a device component: false when no slot (nor the root)
+ * has device buffers, so the root folds the slots as without one.
+ * Otherwise the root publishes its verdict with t: where every non-root
+ * has device buffers, all hand the call on (*handoff; the caller may go
+ * device to device where the root's are too, *all_device).  Where some
+ * have host buffers (and so have left), the root reduces here: inputs in
+ * rank order into temporaries where its own buffers are (device memory:
+ * the fold runs on the device), from its buffer, the host slots, and the
+ * device senders' messages (small_reduce_dev_sender). */
+static bool small_reduce_verdict(coll_sm_module_t *m, mpi_comm_t *comm, int set, uint64_t t,
+                                 const void *mine, void *rbuf, MPI_Count count,
+                                 mpi_datatype_t *dt, mpi_op_t *op, bool dev, int tag,
+                                 bool *handoff, bool *all_device, int *rc)
+{
+    bool any = dev, all_others = true;
+    for (int p = 0; p < m->n; p++) {
+        if (p == m->me)
+            continue;
+        bool d = coll_sm_slot(m, p, set)->flags & COLL_SM_SLOT_DEVICE;
+        any = any || d;
+        all_others = all_others && d;
+    }
+    if (!any)
+        return false;
+    coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
+    if (all_others) {
+        my->flags |= COLL_SM_SLOT_HANDOFF | (dev ? COLL_SM_SLOT_ALL_DEVICE : 0);
+        coll_sm_slot_post(m, set, t);
+        *handoff = true;
+        if (all_device)
+            *all_device = dev;
+        return true;
+    }
+    coll_sm_slot_post(m, set, t);   /* no hand-off: the device senders send */
+    rail_atomic_add_fetch(&coll_sm_count_reduce_mixed, 1);
+    coll_red_t r;
+    void *amem = NULL, *xmem = NULL;
+    char *acc = NULL, *x = NULL;
+    /* (the pair was checked before: the slots took it) */
+    *rc = SM_KEEP(*rc, coll_red_init(&r, op, dt, count, mine, rbuf));
+    if (*rc == MPI_SUCCESS) {
+        acc = coll_red_tmp(&r, count, &amem);
+        x = coll_red_tmp(&r, count, &xmem);
+        if (acc == NULL || x == NULL)
+            *rc = mpi_errf(MPI_ERR_NO_MEM, "coll sm: no memory for a reduce's temporaries");
+    }
+    MPI_Count N = *rc == MPI_SUCCESS ? count * r.factor : 0;
+    /* x0 op (x1 op (... op x(n-1))), as everywhere; every device sender's
+     * message is received, even after an error */
+    for (int p = m->n - 1; p >= 0; p--) {
+        const coll_sm_slot_t *s = coll_sm_slot(m, p, set);
+        char *to = p == m->n - 1 ? acc : x;
+        int r2 = MPI_SUCCESS;
+        if (p != m->me && (s->flags & COLL_SM_SLOT_DEVICE))
+            r2 = *rc == MPI_SUCCESS ? coll_recv(to, N, r.rdt, p, tag, comm)
+                                    : coll_recv(NULL, 0, dt, p, tag, comm);
+        else if (*rc != MPI_SUCCESS)
+            continue;
+        else if (p == m->me)
+            r2 = coll_red_load(&r, to, mine, count);
+        else
+            r2 = coll_copy(s->data, N, r.rdt, to, N, r.rdt);
+        if (r2 == MPI_SUCCESS && *rc == MPI_SUCCESS && p != m->n - 1)
+            r2 = coll_red_apply(&r, x, acc, count);
+        *rc = SM_KEEP(*rc, r2);
+    }
+    if (*rc == MPI_SUCCESS)
+        *rc = coll_red_store(&r, rbuf, acc, count);
+    if (acc)
+        coll_red_tmp_free(&r, amem);
+    if (x)
+        coll_red_tmp_free(&r, xmem);
+    return true;
+}
+
 bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf, void *rbuf,
                           MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op, int root,
                           MPI_Count lo, MPI_Count cnt, const coll_sm_blocks_t *blocks,
@@ -204,25 +306,36 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
             *rc = SM_KEEP(*rc, coll_copy_as(mine, nw - a, r.udt, coll_red_at(&r, my->data, a),
                                             (nw - a) * r.factor, r.rdt, false));
     }
-    /* a reduce where nobody can have device buffers needs no agreement:
-     * the non-roots leave at once, the root publishes once it has read */
-    bool agree = root < 0 || !m->host_only;
-    if (agree || !want)
-        coll_sm_slot_post(m, set, t);
-    if (!agree && !want)
-        return true;
-    coll_sm_slot_wait_all(m, set, t);
-    small_seen_all(m, t);
-    for (int i = 0; agree && i < m->n; i++) {
-        if (coll_sm_slot(m, i, set)->flags & COLL_SM_SLOT_DEVICE) {
-            /* the same verdict everywhere: everyone read the same slots */
-            bool all = true;
-            for (int j = 0; j < m->n && all; j++)
-                all = coll_sm_slot(m, j, set)->flags & COLL_SM_SLOT_DEVICE;
-            if (all_device)
-                *all_device = all;
-            *handoff = true;
+    if (root >= 0) {
+        /* a reduce: a non-root with host buffers leaves at once; a device
+         * component somewhere (!host_only) costs one tag, taken by all */
+        int tag = m->host_only ? 0 : coll_tag_next(comm);
+        if (!want) {
+            coll_sm_slot_post(m, set, t);
+            return !dev || small_reduce_dev_sender(m, comm, set, t, mine, count, dt, root, tag,
+                                                   handoff, all_device, rc);
+        }
+        coll_sm_slot_wait_all(m, set, t);
+        small_seen_all(m, t);
+        if (!m->host_only &&
+            small_reduce_verdict(m, comm, set, t, mine, rbuf, count, dt, op, dev, tag, handoff,
+                                 all_device, rc))
             return true;
+    } else {
+        coll_sm_slot_post(m, set, t);
+        coll_sm_slot_wait_all(m, set, t);
+        small_seen_all(m, t);
+        for (int i = 0; i < m->n; i++) {
+            if (coll_sm_slot(m, i, set)->flags & COLL_SM_SLOT_DEVICE) {
+                /* the same verdict everywhere: everyone read the same slots */
+                bool all = true;
+                for (int j = 0; j < m->n && all; j++)
+                    all = coll_sm_slot(m, j, set)->flags & COLL_SM_SLOT_DEVICE;
+                if (all_device)
+                    *all_device = all;
+                *handoff = true;
+                return true;
+            }
         }
     }
     want = want && cnt > 0;
@@ -242,7 +355,9 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
                                 m->scratch);
     if (want && *rc == MPI_SUCCESS)   /* (host memory both: dev would have handed off) */
         *rc = coll_copy_as(m->scratch, cnt * r.factor, r.rdt, rbuf, cnt, r.udt, false);
-    if (!agree)
+    /* a reduce's root publishes once it has read: nobody writes a slot of
+     * this set again before every process published t + 1 */
+    if (root >= 0)
         coll_sm_slot_post(m, set, t);
     return true;
 }

@@ -16,8 +16,10 @@
  * RAIL_COLL_SM_SINGLE_COPY_MIN (host buffers) checks that alltoalls also
  * ran by single copy.  Checks that sm set up a
  * segment for the communicators (np >= 2) and that its name is gone, and
- * that a gather's sender with host buffers does not wait for the root
- * (with a device component active too).
+ * that a gather's sender and a small reduce's non-root with host buffers
+ * do not wait for the root (with a device component active too); with
+ * COLLTEST_DEVICE=2, that a small reduce with device buffers on some
+ * processes and host buffers on some non-root is gathered at the root.
  */
 #include "coll_test.h"
 #include "sm_util.h"
@@ -235,6 +237,28 @@ static void test_barrier_order(void)
     }
 }
 
+/* The root's side of a "waits for nobody" test: process 0's message with
+ * `tag`, sent once it has left the collective, must arrive within 10 s
+ * before the root enters.  Returns the request (MPI_REQUEST_NULL once
+ * complete), to wait for after the collective. */
+static MPI_Request token_first(int tag, const char *what)
+{
+    static int token;
+    int flag = 0;
+    MPI_Request rq;
+    MPI_OK(MPI_Irecv(&token, 1, MPI_INT, 0, tag, C, &rq));
+    double until = t_now() + 10.0;
+    while (!flag && t_now() < until) {
+        MPI_OK(MPI_Test(&rq, &flag, MPI_STATUS_IGNORE));
+        if (!flag) {
+            struct timespec ts = { 0, 1000 * 1000 };
+            nanosleep(&ts, NULL);
+        }
+    }
+    CHECK(flag, "%s waited for the root (no message from process 0 within 10 s)", what);
+    return rq;
+}
+
 /* A gather's sender with host buffers waits for nobody, also where a
  * device component is active (RAIL_ACCEL=host,fake: every process then
  * learns of device buffers from the root, which alone waits for everyone):
@@ -247,23 +271,11 @@ static void test_gather_sender_free(void)
     char *sb = malloc(BLK), *rb = me == n - 1 ? malloc((size_t)BLK * n) : NULL;
     for (int i = 0; i < BLK; i++)
         sb[i] = (char)(me * 31 + i);
-    int flag = 0, token = 0;
+    int token = 0;
     if (me == n - 1) {
-        MPI_Request rq;
-        MPI_OK(MPI_Irecv(&token, 1, MPI_INT, 0, 77, C, &rq));
-        double until = t_now() + 10.0;
-        while (!flag && t_now() < until) {
-            MPI_OK(MPI_Test(&rq, &flag, MPI_STATUS_IGNORE));
-            if (!flag) {
-                struct timespec ts = { 0, 1000 * 1000 };
-                nanosleep(&ts, NULL);
-            }
-        }
-        CHECK(flag, "gather: a host sender waited for the root (no message from process 0 "
-                    "within 10 s)");
+        MPI_Request rq = token_first(77, "gather: a host sender");
         MPI_OK(MPI_Gather(sb, BLK, MPI_BYTE, rb, BLK, MPI_BYTE, n - 1, C));
-        if (!flag)
-            MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
         for (int j = 0; j < n; j++)
             for (int i = 0; i < BLK; i++)
                 CHECK(rb[(size_t)j * BLK + i] == (char)(j * 31 + i), "gather: block %d [%d]", j,
@@ -275,6 +287,76 @@ static void test_gather_sender_free(void)
     }
     free(sb);
     free(rb);
+}
+
+/* A small reduce's non-root with host buffers waits for nobody either,
+ * also where a device component is active: process 0 reduces 8 ints to
+ * the last process through the slots (unless RAIL_COLL_SM_SMALL_MAX=0
+ * turns them off) and then sends it a message, which the root must
+ * receive before it enters the reduce (as above). */
+static void test_reduce_sender_free(void)
+{
+    int v[8], r[8], token = 0;
+    for (int i = 0; i < 8; i++)
+        v[i] = 5 * me + i;
+    if (me == n - 1) {
+        MPI_Request rq = token_first(78, "reduce: a host non-root");
+        MPI_OK(MPI_Reduce(v, r, 8, MPI_INT, MPI_SUM, n - 1, C));
+        MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        for (int i = 0; i < 8; i++)
+            CHECK(r[i] == 5 * n * (n - 1) / 2 + n * i, "reduce: [%d] = %d", i, r[i]);
+    } else {
+        MPI_OK(MPI_Reduce(v, NULL, 8, MPI_INT, MPI_SUM, n - 1, C));
+        if (me == 0)
+            MPI_OK(MPI_Send(&token, 1, MPI_INT, n - 1, 78, C));
+    }
+}
+
+/* COLLTEST_DEVICE=2 (device buffers on odd processes only): a small
+ * reduce where some non-root has host buffers and some process device
+ * buffers is gathered at the root, the device inputs by messages
+ * (coll_sm_reduce_mixed); where every non-root has device buffers, all
+ * hand it on together.  Roots 0 and 1, MPI_SUM and MPI_MAX. */
+static void test_reduce_mixed(void)
+{
+    enum { CNT = 6 };
+    int provided;
+    MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    for (int root = 0; root < 2 && root < n; root++) {
+        for (int k = 0; k < 2; k++) {
+            tbuf_t sb, rb;
+            tb_alloc(&sb, CNT * sizeof(int));
+            tb_alloc(&rb, CNT * sizeof(int));
+            for (int i = 0; i < CNT; i++)
+                ((int *)sb.h)[i] = 11 * me + i;
+            tb_push(&sb);
+            unsigned long long before = pvar_count("coll_sm_reduce_mixed");
+            MPI_OK(MPI_Reduce(sb.d, rb.d, CNT, MPI_INT, k ? MPI_MAX : MPI_SUM, root, C));
+            unsigned long long got = pvar_count("coll_sm_reduce_mixed") - before;
+            /* a host non-root, and device buffers somewhere */
+            bool host_nonroot = false, dev = false;
+            for (int p = 0; p < n; p++) {
+                host_nonroot = host_nonroot || (p != root && p % 2 == 0);
+                dev = dev || p % 2 == 1;
+            }
+            if (me == root) {
+                tb_pull(&rb);
+                for (int i = 0; i < CNT; i++) {
+                    int want = k ? 11 * (n - 1) + i : 11 * n * (n - 1) / 2 + n * i;
+                    CHECK(((int *)rb.h)[i] == want, "mixed reduce %s root %d [%d] = %d, not %d",
+                          k ? "max" : "sum", root, i, ((int *)rb.h)[i], want);
+                }
+                CHECK(got == (host_nonroot && dev ? 1u : 0u),
+                      "mixed reduce root %d: coll_sm_reduce_mixed counted %llu, not %d", root,
+                      got, host_nonroot && dev);
+            } else {
+                CHECK(got == 0, "mixed reduce: a non-root counted %llu", got);
+            }
+            tb_free(&sb);
+            tb_free(&rb);
+        }
+    }
+    MPI_T_finalize();
 }
 
 static void all_ops(void)
@@ -461,8 +543,14 @@ int main(int argc, char **argv)
               "no alltoall by single copy with RAIL_COLL_SM_ADAPT_ALTERNATE or _SINGLE_COPY_MIN");
         MPI_T_finalize();
     }
-    if (n > 1)
+    if (n > 1) {
         test_gather_sender_free();
+        const char *small = getenv("RAIL_COLL_SM_SMALL_MAX");   /* the slots */
+        if (!small || atol(small) > 0)
+            test_reduce_sender_free();
+    }
+    if (d && atoi(d) == 2)
+        test_reduce_mixed();
     if (n > 1) {
         sm_maps_t s = sm_maps(-1);
         CHECK(s.segments >= 1, "no coll sm segment mapped on MPI_COMM_WORLD");
@@ -828,6 +916,31 @@ int main(int argc, char **argv)
                           inplace ? " in place" : "", i, ((int *)rb.h)[i], want);
                 }
                 snprintf(what, sizeof(what), "a device reduce_scatter_block of %d ints%s", cnt,
+                         inplace ? " in place" : "");
+                check_direct_as(direct, what, small);
+            }
+        }
+        /* small reduces to the last process (nobody has left: every
+         * non-root has device buffers), in place there too */
+        for (int k = 0; k < 2; k++) {
+            int cnt = small_counts[k];
+            for (int inplace = 0; inplace < 2; inplace++) {
+                bool at_root = t_rank == n - 1, ip = inplace && at_root;
+                tbuf_t *in = ip ? &rb : &sb;
+                for (int i = 0; i < cnt; i++)
+                    ((int *)in->h)[i] = 3 * t_rank + i % 7;
+                tb_push(in);
+                direct = pvar_count("coll_sm_device_ipc");
+                MPI_OK(MPI_Reduce(ip ? MPI_IN_PLACE : sb.d, rb.d, cnt, MPI_INT, MPI_SUM, n - 1,
+                                  MPI_COMM_WORLD));
+                if (at_root) {
+                    tb_pull(&rb);
+                    for (int i = 0; i < cnt; i++)
+                        CHECK(((int *)rb.h)[i] == 3 * n * (n - 1) / 2 + n * (i % 7),
+                              "small device reduce of %d%s [%d] = %d", cnt,
+                              inplace ? " in place" : "", i, ((int *)rb.h)[i]);
+                }
+                snprintf(what, sizeof(what), "a device reduce of %d ints%s", cnt,
                          inplace ? " in place" : "");
                 check_direct_as(direct, what, small);
             }
