@@ -18,9 +18,9 @@
  *                           the same kind
  *   coll_sm_alltoall_single_copy  coll sm alltoalls this process did by
  *                           single copy: the same kind
- *   coll_sm_reduce_mixed    small coll sm reduces whose root gathered device
- *                           inputs by messages beside host ones from the
- *                           slots: the same kind
+ *   coll_sm_small_mixed     small coll sm reduces and gathers whose root
+ *                           took device inputs by messages beside host
+ *                           ones from the slots: the same kind
  *   accel_device_allocs,    device memory the library allocated for its
  *   accel_scratch_reused    temporaries / requests a kept buffer served
  *                           (accel_scratch_cache): the same kind
@@ -141,11 +141,11 @@ static const pvar_def_t pvars[] = {
             "Collectives (coll sm) in which this process moved device data device to device "
             "itself, from or to the others' buffers opened by IPC",
             &coll_sm_count_device_ipc),
-    COUNTER("coll_sm_reduce_mixed",
-            "Small MPI_Reduce calls (coll sm) at whose root some processes had device buffers and "
-            "some host buffers: the root took the device inputs by messages, the host ones from "
-            "the slots, and reduced where its own buffers are",
-            &coll_sm_count_reduce_mixed),
+    COUNTER("coll_sm_small_mixed",
+            "Small MPI_Reduce and MPI_Gather calls (coll sm) at whose root some processes had "
+            "device buffers and some non-roots host buffers: the root took the device data by "
+            "messages, the host data from the slots",
+            &coll_sm_count_small_mixed),
     COUNTER("accel_device_allocs",
             "Device memory allocations this process made for the library's own temporaries "
             "(reductions and collectives on device buffers)",

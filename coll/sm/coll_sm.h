@@ -540,6 +540,15 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
 bool coll_sm_small_barrier(coll_sm_module_t *m, mpi_comm_t *comm, int *rc);
 bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_Count count,
                          mpi_datatype_t *dt, int root, int *rc);
+/* scatter, gather of blocks that fit the slots (scatter: the n - 1 blocks
+ * for the others together); gather: *handoff where every sender has
+ * device buffers (everyone goes on to the flag path) */
+bool coll_sm_small_scatter(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
+                           MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                           mpi_datatype_t *rdt, int root, int *rc);
+bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
+                          MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                          mpi_datatype_t *rdt, int root, bool *handoff, int *rc);
 bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
                              MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
                              mpi_datatype_t *rdt, int *rc);
@@ -578,7 +587,7 @@ void coll_sm_data_init(coll_sm_data_t *d, const void *buf, MPI_Count count,
  * operation's copies are done.  The operations end with everyone's
  * FINAL. */
 extern uint64_t coll_sm_count_device_ipc;
-extern uint64_t coll_sm_count_reduce_mixed;   /* small reduces gathered by the root (sm_small.c) */
+extern uint64_t coll_sm_count_small_mixed;    /* small reduces and gathers, mixed (sm_small.c) */
 bool coll_sm_dev_eligible(const coll_sm_module_t *m, size_t bytes);
 /* ... of a gather, allgather or alltoall of `total` bytes (coll_sm_device_blocks_min) */
 bool coll_sm_dev_blocks_eligible(const coll_sm_module_t *m, size_t total);

@@ -308,8 +308,11 @@ int coll_sm_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, voi
     size_t bytes = am_root ? (size_t)(scount * sdt->size) : (size_t)(rcount * rdt->size);
     if (bytes == 0)
         return MPI_SUCCESS;
+    int rc;
+    if (coll_sm_small_scatter(m, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root, &rc))
+        return rc;
     uint64_t s;
-    int rc = coll_sm_begin(m, comm, &s);
+    rc = coll_sm_begin(m, comm, &s);
     if (rc == COLL_SM_HANDOFF) {
         coll_module_t *next = coll_sm_next(comm, COLL_OP_scatter, module, "no segment");
         return next ? next->fns.scatter(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, next)

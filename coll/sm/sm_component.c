@@ -83,8 +83,9 @@ static int sm_register_params(void)
                              "inputs (one step); larger ones: each process reduces a slice",
                              RAIL_PARAM_LEVEL_TUNER, &p->reduce_flat_max);
     rail_param_register_size("coll_sm_small_max", 1024,
-                             "Reductions, broadcasts, allgathers (all blocks) and alltoalls (the "
-                             "blocks for the others) of at most this many bytes go through one "
+                             "Reductions, broadcasts, gathers (a block), scatters and "
+                             "alltoalls (the blocks for the others), allgathers (all blocks) of "
+                             "at most this many bytes go through one "
                              "slot per process and operation: each process writes its data and a "
                              "sequence number, the others read them; one cache-line transfer per "
                              "pair for 48 bytes or less, no other synchronisation (at most 1 MiB; "

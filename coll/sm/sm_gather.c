@@ -203,8 +203,13 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void
         coll_sm_data_init(&d, sbuf, scount, sdt);
     if (d.bytes == 0)
         return MPI_SUCCESS;
+    bool dev_all;
+    int rc;
+    if (coll_sm_small_gather(m, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root, &dev_all, &rc) &&
+        !dev_all)
+        return rc;
     uint64_t s;
-    int rc = coll_sm_begin(m, comm, &s);
+    rc = coll_sm_begin(m, comm, &s);
     if (rc == COLL_SM_HANDOFF) {
         coll_module_t *next = coll_sm_next(comm, COLL_OP_gather, module, "no segment");
         return next ? next->fns.gather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, next)

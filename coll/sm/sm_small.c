@@ -1,5 +1,6 @@
 /*
- * coll sm: small reductions and broadcasts through slots.
+ * coll sm: small reductions, broadcasts, gathers, scatters, allgathers,
+ * alltoalls and barriers through slots.
  *
  * Each process owns coll_sm_small_slots slots in the segment: a sequence
  * word, a flags word and a length, then the data bytes (coll_sm_small_max
@@ -47,6 +48,11 @@
  *   bcast: the root copies the data into its slot and publishes t without
  *     waiting; a receiver waits for the root's slot to hold t, copies the
  *     data out and publishes t in its own slot (no data: "done reading").
+ *   scatter (the blocks for the others together at most small_max bytes):
+ *     as bcast, the root's slot holding block j at position j, or j - 1
+ *     after the root's; the root copies its own block locally.
+ *   gather (a block at most small_max bytes): as reduce without the fold;
+ *     the root copies each slot's block out.
  *
  * Reuse: before writing its slot t % slots, a process waits until every
  * other process has published operation t - slots + 1 (for reductions
@@ -85,7 +91,7 @@
 
 #include <string.h>
 
-uint64_t coll_sm_count_reduce_mixed;
+uint64_t coll_sm_count_small_mixed;
 
 /* Every other process published operation t or later. */
 static void small_seen_all(coll_sm_module_t *m, uint64_t t)
@@ -148,42 +154,38 @@ static inline MPI_Count small_rot(const MPI_Count *starts, int j, MPI_Count coun
     return starts[j] == count ? 0 : starts[j];
 }
 
-/* A reduce's non-root with device buffers, its slot published with the
- * device flag: the root's slot tells it what to do once the root has read
- * every slot (small_reduce_verdict).  Either everyone hands the call on
- * (every non-root has device buffers, so nobody has left), or the root
- * gathers this process's input by a message with the call's tag. */
-static bool small_reduce_dev_sender(coll_sm_module_t *m, mpi_comm_t *comm, int set, uint64_t t,
-                                    const void *mine, MPI_Count count, mpi_datatype_t *dt,
-                                    int root, int tag, bool *handoff, bool *all_device, int *rc)
+/* ROOTED OPERATIONS WITH DEVICE BUFFERS (reduce, gather) where some
+ * process of the communicator has a device component (!host_only): a
+ * non-root with host buffers writes its slot and leaves; one with device
+ * buffers sets COLL_SM_SLOT_DEVICE instead of writing data, publishes t and
+ * waits for the root's verdict in the root's slot flags
+ * (small_sender_verdict).  The root, every slot read, gives it
+ * (small_root_verdict): where every non-root has device buffers (so nobody
+ * has left) all hand the call on; otherwise the root finishes the call
+ * alone, the device non-roots' data coming by one message each with the
+ * call's tag (every process takes one where a device component is
+ * active). */
+enum { SMALL_ALONE, SMALL_HANDOFF, SMALL_MIXED };
+
+/* A device non-root, its slot published: true where everyone hands the
+ * call on (*all_device: the root's buffers are device memory too), false
+ * where it sends its data to the root. */
+static bool small_sender_verdict(coll_sm_module_t *m, int set, uint64_t t, int root,
+                                 bool *all_device)
 {
     coll_sm_slot_wait(m, root, set, t);
     m->small_seen[root] = RAIL_MAX(m->small_seen[root], t);
     uint32_t f = coll_sm_slot(m, root, set)->flags;
-    if (f & COLL_SM_SLOT_HANDOFF) {
-        *handoff = true;
-        if (all_device)
-            *all_device = f & COLL_SM_SLOT_ALL_DEVICE;
-        return true;
-    }
-    *rc = coll_send(mine, count, dt, root, tag, comm);
-    return true;
+    if (all_device)
+        *all_device = f & COLL_SM_SLOT_ALL_DEVICE;
+    return f & COLL_SM_SLOT_HANDOFF;
 }
 
-/* A reduce's root, every slot of the set read, where some process of the
- * communicator has a device component: false when no slot (nor the root)
- * has device buffers, so the root folds the slots as without one.
- * Otherwise the root publishes its verdict with t: where every non-root
- * has device buffers, all hand the call on (*handoff; the caller may go
- * device to device where the root's are too, *all_device).  Where some
- * have host buffers (and so have left), the root reduces here: inputs in
- * rank order into temporaries where its own buffers are (device memory:
- * the fold runs on the device), from its buffer, the host slots, and the
- * device senders' messages (small_reduce_dev_sender). */
-static bool small_reduce_verdict(coll_sm_module_t *m, mpi_comm_t *comm, int set, uint64_t t,
-                                 const void *mine, void *rbuf, MPI_Count count,
-                                 mpi_datatype_t *dt, mpi_op_t *op, bool dev, int tag,
-                                 bool *handoff, bool *all_device, int *rc)
+/* The root, every slot of the set read (dev: its own buffers are device
+ * memory): SMALL_ALONE where nobody has device buffers (t not published
+ * yet: the root does so once it has read), else the verdict, published
+ * with t. */
+static int small_root_verdict(coll_sm_module_t *m, int set, uint64_t t, bool dev)
 {
     bool any = dev, all_others = true;
     for (int p = 0; p < m->n; p++) {
@@ -194,30 +196,36 @@ static bool small_reduce_verdict(coll_sm_module_t *m, mpi_comm_t *comm, int set,
         all_others = all_others && d;
     }
     if (!any)
-        return false;
+        return SMALL_ALONE;
     coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
-    if (all_others) {
+    if (all_others)
         my->flags |= COLL_SM_SLOT_HANDOFF | (dev ? COLL_SM_SLOT_ALL_DEVICE : 0);
-        coll_sm_slot_post(m, set, t);
-        *handoff = true;
-        if (all_device)
-            *all_device = dev;
-        return true;
-    }
-    coll_sm_slot_post(m, set, t);   /* no hand-off: the device senders send */
-    rail_atomic_add_fetch(&coll_sm_count_reduce_mixed, 1);
+    coll_sm_slot_post(m, set, t);
+    if (all_others)
+        return SMALL_HANDOFF;
+    rail_atomic_add_fetch(&coll_sm_count_small_mixed, 1);
+    return SMALL_MIXED;
+}
+
+/* A reduce's root, SMALL_MIXED: inputs in rank order into temporaries
+ * where its own buffers are (device memory: the fold runs on the device),
+ * from its buffer, the host slots, and the device non-roots' messages. */
+static int small_reduce_mixed(coll_sm_module_t *m, mpi_comm_t *comm, int set, const void *mine,
+                              void *rbuf, MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op,
+                              int tag, int rc)
+{
     coll_red_t r;
     void *amem = NULL, *xmem = NULL;
     char *acc = NULL, *x = NULL;
     /* (the pair was checked before: the slots took it) */
-    *rc = SM_KEEP(*rc, coll_red_init(&r, op, dt, count, mine, rbuf));
-    if (*rc == MPI_SUCCESS) {
+    rc = SM_KEEP(rc, coll_red_init(&r, op, dt, count, mine, rbuf));
+    if (rc == MPI_SUCCESS) {
         acc = coll_red_tmp(&r, count, &amem);
         x = coll_red_tmp(&r, count, &xmem);
         if (acc == NULL || x == NULL)
-            *rc = mpi_errf(MPI_ERR_NO_MEM, "coll sm: no memory for a reduce's temporaries");
+            rc = mpi_errf(MPI_ERR_NO_MEM, "coll sm: no memory for a reduce's temporaries");
     }
-    MPI_Count N = *rc == MPI_SUCCESS ? count * r.factor : 0;
+    MPI_Count N = rc == MPI_SUCCESS ? count * r.factor : 0;
     /* x0 op (x1 op (... op x(n-1))), as everywhere; every device sender's
      * message is received, even after an error */
     for (int p = m->n - 1; p >= 0; p--) {
@@ -225,25 +233,25 @@ static bool small_reduce_verdict(coll_sm_module_t *m, mpi_comm_t *comm, int set,
         char *to = p == m->n - 1 ? acc : x;
         int r2 = MPI_SUCCESS;
         if (p != m->me && (s->flags & COLL_SM_SLOT_DEVICE))
-            r2 = *rc == MPI_SUCCESS ? coll_recv(to, N, r.rdt, p, tag, comm)
-                                    : coll_recv(NULL, 0, dt, p, tag, comm);
-        else if (*rc != MPI_SUCCESS)
+            r2 = rc == MPI_SUCCESS ? coll_recv(to, N, r.rdt, p, tag, comm)
+                                   : coll_recv(NULL, 0, dt, p, tag, comm);
+        else if (rc != MPI_SUCCESS)
             continue;
         else if (p == m->me)
             r2 = coll_red_load(&r, to, mine, count);
         else
             r2 = coll_copy(s->data, N, r.rdt, to, N, r.rdt);
-        if (r2 == MPI_SUCCESS && *rc == MPI_SUCCESS && p != m->n - 1)
+        if (r2 == MPI_SUCCESS && rc == MPI_SUCCESS && p != m->n - 1)
             r2 = coll_red_apply(&r, x, acc, count);
-        *rc = SM_KEEP(*rc, r2);
+        rc = SM_KEEP(rc, r2);
     }
-    if (*rc == MPI_SUCCESS)
-        *rc = coll_red_store(&r, rbuf, acc, count);
+    if (rc == MPI_SUCCESS)
+        rc = coll_red_store(&r, rbuf, acc, count);
     if (acc)
         coll_red_tmp_free(&r, amem);
     if (x)
         coll_red_tmp_free(&r, xmem);
-    return true;
+    return rc;
 }
 
 bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf, void *rbuf,
@@ -312,15 +320,25 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
         int tag = m->host_only ? 0 : coll_tag_next(comm);
         if (!want) {
             coll_sm_slot_post(m, set, t);
-            return !dev || small_reduce_dev_sender(m, comm, set, t, mine, count, dt, root, tag,
-                                                   handoff, all_device, rc);
+            if (dev && small_sender_verdict(m, set, t, root, all_device))
+                *handoff = true;
+            else if (dev)
+                *rc = coll_send(mine, count, dt, root, tag, comm);
+            return true;
         }
         coll_sm_slot_wait_all(m, set, t);
         small_seen_all(m, t);
-        if (!m->host_only &&
-            small_reduce_verdict(m, comm, set, t, mine, rbuf, count, dt, op, dev, tag, handoff,
-                                 all_device, rc))
+        int v = m->host_only ? SMALL_ALONE : small_root_verdict(m, set, t, dev);
+        if (v == SMALL_HANDOFF) {
+            *handoff = true;
+            if (all_device)
+                *all_device = dev;
             return true;
+        }
+        if (v == SMALL_MIXED) {
+            *rc = small_reduce_mixed(m, comm, set, mine, rbuf, count, dt, op, tag, *rc);
+            return true;
+        }
     } else {
         coll_sm_slot_post(m, set, t);
         coll_sm_slot_wait_all(m, set, t);
@@ -408,6 +426,124 @@ bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_C
     if (*rc == MPI_SUCCESS)
         *rc = r2;
     coll_sm_slot_post(m, set, t);
+    return true;
+}
+
+/* Whether a scatter's or gather's blocks of b bytes go through the slots
+ * (the same answer on every process: b is; the device hand-off size of
+ * coll_sm_device_handoff_min keeps its meaning). */
+static bool small_blocks_fit(coll_sm_module_t *m, mpi_comm_t *comm, size_t per_slot, size_t b,
+                             int *rc)
+{
+    if (b == 0 || per_slot > coll_sm_params.small_max ||
+        (coll_sm_params.device_handoff_min > 0 && b >= coll_sm_params.device_handoff_min))
+        return false;
+    return small_ready(m, comm, rc) && per_slot <= m->slot_size;
+}
+
+bool coll_sm_small_scatter(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
+                           MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                           mpi_datatype_t *rdt, int root, int *rc)
+{
+    *rc = MPI_SUCCESS;
+    bool am_root = m->me == root;
+    size_t b = am_root ? (size_t)(scount * sdt->size) : (size_t)(rcount * rdt->size);
+    if (!small_blocks_fit(m, comm, (size_t)(m->n - 1) * b, b, rc))
+        return *rc != MPI_SUCCESS;
+    int set;
+    uint64_t t = small_begin(m, &set);
+    if (am_root) {
+        /* block j at position j, or j - 1 after the root's */
+        coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
+        my->len = (uint32_t)b;
+        for (int j = 0, at = 0; j < m->n; j++) {
+            if (j == root)
+                continue;
+            coll_sm_data_t d;
+            coll_sm_data_init(&d, coll_elem(sbuf, sdt, j * scount), scount, sdt);
+            *rc = SM_KEEP(*rc, coll_sm_pack(&d, 0, my->data + (size_t)at++ * b, b));
+        }
+        coll_sm_slot_post(m, set, t);
+        if (rbuf != MPI_IN_PLACE)
+            *rc = SM_KEEP(*rc, coll_copy(coll_elem(sbuf, sdt, root * scount), scount, sdt, rbuf,
+                                         rcount, rdt));
+        return true;
+    }
+    coll_sm_slot_wait(m, root, set, t);
+    m->small_seen[root] = RAIL_MAX(m->small_seen[root], t);
+    const coll_sm_slot_t *rs = coll_sm_slot(m, root, set);
+    size_t len = rs->len;
+    *rc = coll_check_length(-1, len, b);
+    coll_sm_data_t d;
+    coll_sm_data_init(&d, rbuf, rcount, rdt);
+    int r2 = coll_sm_unpack(&d, 0, rs->data + (size_t)(m->me - (m->me > root)) * len,
+                            RAIL_MIN(len, b));
+    *rc = SM_KEEP(*rc, r2);
+    coll_sm_slot_post(m, set, t);
+    return true;
+}
+
+/* A gather whose blocks fit a slot: the senders write theirs and leave;
+ * the root waits for every slot, copies the blocks out and publishes t.
+ * Device buffers: see ROOTED OPERATIONS above (*handoff: everyone goes on
+ * to the flag path, sm_gather.c, which moves device blocks device to
+ * device). */
+bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
+                          MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                          mpi_datatype_t *rdt, int root, bool *handoff, int *rc)
+{
+    *rc = MPI_SUCCESS;
+    *handoff = false;
+    bool am_root = m->me == root;
+    size_t b = am_root ? (size_t)(rcount * rdt->size) : (size_t)(scount * sdt->size);
+    if (!small_blocks_fit(m, comm, b, b, rc))
+        return *rc != MPI_SUCCESS;
+    int set;
+    uint64_t t = small_begin(m, &set);
+    int tag = m->host_only ? 0 : coll_tag_next(comm);
+    coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
+    if (!am_root) {
+        coll_sm_data_t d;
+        coll_sm_data_init(&d, sbuf, scount, sdt);
+        my->flags = d.device ? COLL_SM_SLOT_DEVICE : 0;
+        my->len = (uint32_t)b;
+        if (!d.device)
+            *rc = coll_sm_pack(&d, 0, my->data, b);
+        coll_sm_slot_post(m, set, t);
+        if (d.device && small_sender_verdict(m, set, t, root, NULL))
+            *handoff = true;
+        else if (d.device)
+            *rc = coll_send(sbuf, scount, sdt, root, tag, comm);
+        return true;
+    }
+    my->flags = 0;
+    coll_sm_slot_wait_all(m, set, t);
+    small_seen_all(m, t);
+    int v = m->host_only ? SMALL_ALONE : small_root_verdict(m, set, t, false);
+    if (v == SMALL_HANDOFF) {
+        *handoff = true;
+        return true;
+    }
+    if (sbuf != MPI_IN_PLACE)
+        *rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt);
+    for (int j = 0; j < m->n; j++) {
+        const coll_sm_slot_t *sj = coll_sm_slot(m, j, set);
+        if (j == m->me)
+            continue;
+        void *blk = coll_elem(rbuf, rdt, j * rcount);
+        int r2;
+        if (sj->flags & COLL_SM_SLOT_DEVICE) {   /* SMALL_MIXED: by a message */
+            r2 = coll_recv(blk, rcount, rdt, j, tag, comm);
+        } else {
+            coll_sm_data_t d;
+            coll_sm_data_init(&d, blk, rcount, rdt);
+            r2 = SM_KEEP(coll_check_length(j, sj->len, b),
+                         coll_sm_unpack(&d, 0, sj->data, RAIL_MIN((size_t)sj->len, b)));
+        }
+        *rc = SM_KEEP(*rc, r2);
+    }
+    if (v == SMALL_ALONE)
+        coll_sm_slot_post(m, set, t);
     return true;
 }
 

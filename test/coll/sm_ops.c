@@ -18,8 +18,8 @@
  * segment for the communicators (np >= 2) and that its name is gone, and
  * that a gather's sender and a small reduce's non-root with host buffers
  * do not wait for the root (with a device component active too); with
- * COLLTEST_DEVICE=2, that a small reduce with device buffers on some
- * processes and host buffers on some non-root is gathered at the root.
+ * COLLTEST_DEVICE=2, that a small reduce or gather with device buffers on
+ * some processes and host buffers on some non-root is gathered at the root.
  */
 #include "coll_test.h"
 #include "sm_util.h"
@@ -315,14 +315,42 @@ static void test_reduce_sender_free(void)
 /* COLLTEST_DEVICE=2 (device buffers on odd processes only): a small
  * reduce where some non-root has host buffers and some process device
  * buffers is gathered at the root, the device inputs by messages
- * (coll_sm_reduce_mixed); where every non-root has device buffers, all
- * hand it on together.  Roots 0 and 1, MPI_SUM and MPI_MAX. */
-static void test_reduce_mixed(void)
+ * (coll_sm_small_mixed); where every non-root has device buffers, all
+ * hand it on together.  Roots 0 and 1, MPI_SUM and MPI_MAX.  A small
+ * gather where some non-roots have device buffers and some host buffers
+ * likewise (its root's buffer does not count). */
+static void test_rooted_mixed(void)
 {
     enum { CNT = 6 };
     int provided;
     MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
     for (int root = 0; root < 2 && root < n; root++) {
+        bool host_sender = false, dev_sender = false;
+        for (int p = 0; p < n; p++) {
+            host_sender = host_sender || (p != root && p % 2 == 0);
+            dev_sender = dev_sender || (p != root && p % 2 == 1);
+        }
+        tbuf_t gs, gr;
+        tb_alloc(&gs, CNT * sizeof(int));
+        tb_alloc(&gr, (size_t)n * CNT * sizeof(int));
+        for (int i = 0; i < CNT; i++)
+            ((int *)gs.h)[i] = 13 * me + i;
+        tb_push(&gs);
+        unsigned long long before = pvar_count("coll_sm_small_mixed");
+        MPI_OK(MPI_Gather(gs.d, CNT, MPI_INT, gr.d, CNT, MPI_INT, root, C));
+        unsigned long long got = pvar_count("coll_sm_small_mixed") - before;
+        if (me == root) {
+            tb_pull(&gr);
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < CNT; i++)
+                    CHECK(((int *)gr.h)[j * CNT + i] == 13 * j + i,
+                          "mixed gather root %d: block %d [%d] = %d", root, j, i,
+                          ((int *)gr.h)[j * CNT + i]);
+        }
+        CHECK(got == (me == root && host_sender && dev_sender ? 1u : 0u),
+              "mixed gather root %d: coll_sm_small_mixed counted %llu here", root, got);
+        tb_free(&gs);
+        tb_free(&gr);
         for (int k = 0; k < 2; k++) {
             tbuf_t sb, rb;
             tb_alloc(&sb, CNT * sizeof(int));
@@ -330,9 +358,9 @@ static void test_reduce_mixed(void)
             for (int i = 0; i < CNT; i++)
                 ((int *)sb.h)[i] = 11 * me + i;
             tb_push(&sb);
-            unsigned long long before = pvar_count("coll_sm_reduce_mixed");
+            unsigned long long before = pvar_count("coll_sm_small_mixed");
             MPI_OK(MPI_Reduce(sb.d, rb.d, CNT, MPI_INT, k ? MPI_MAX : MPI_SUM, root, C));
-            unsigned long long got = pvar_count("coll_sm_reduce_mixed") - before;
+            unsigned long long got = pvar_count("coll_sm_small_mixed") - before;
             /* a host non-root, and device buffers somewhere */
             bool host_nonroot = false, dev = false;
             for (int p = 0; p < n; p++) {
@@ -347,7 +375,7 @@ static void test_reduce_mixed(void)
                           k ? "max" : "sum", root, i, ((int *)rb.h)[i], want);
                 }
                 CHECK(got == (host_nonroot && dev ? 1u : 0u),
-                      "mixed reduce root %d: coll_sm_reduce_mixed counted %llu, not %d", root,
+                      "mixed reduce root %d: coll_sm_small_mixed counted %llu, not %d", root,
                       got, host_nonroot && dev);
             } else {
                 CHECK(got == 0, "mixed reduce: a non-root counted %llu", got);
@@ -550,7 +578,7 @@ int main(int argc, char **argv)
             test_reduce_sender_free();
     }
     if (d && atoi(d) == 2)
-        test_reduce_mixed();
+        test_rooted_mixed();
     if (n > 1) {
         sm_maps_t s = sm_maps(-1);
         CHECK(s.segments >= 1, "no coll sm segment mapped on MPI_COMM_WORLD");
@@ -770,6 +798,17 @@ int main(int argc, char **argv)
                   "a device gather of 256 KiB blocks reached the root without IPC");
         }
         check_direct(direct, "a device gather of 256 KiB blocks");
+        /* ... and of 64-byte blocks, small enough for the slots: every
+         * sender has device buffers, so all leave the slots for the same
+         * device-to-device path */
+        direct = pvar_count("coll_sm_device_ipc");
+        copies = mock_copies();
+        copy_kernels = mock_copy_kernels();
+        MPI_OK(MPI_Gather(sb.d, 64, MPI_BYTE, rb.d, 64, MPI_BYTE, n - 1, MPI_COMM_WORLD));
+        check_one_launch(copies, copy_kernels, t_rank == n - 1 ? n : 0, "a small device gather");
+        if (t_rank == n - 1)
+            check_gathered(&rb, 64, n, "small gather");
+        check_direct(direct, "a small device gather");
         /* reduce of n * 256 KiB of ints to rank n - 1, and in place there */
         for (int inplace = 0; inplace < 2; inplace++) {
             size_t cnt = sb.len / sizeof(int);
