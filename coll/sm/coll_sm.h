@@ -515,6 +515,8 @@ void coll_sm_slot_post(coll_sm_module_t *m, int set, uint64_t t);
 /* Wait until every other rank's slot `set` (k) holds operation t or later. */
 void coll_sm_slot_wait_all(coll_sm_module_t *m, int set, uint64_t t);
 void coll_sm_slot_wait(coll_sm_module_t *m, int r, int set, uint64_t t);
+/* ... of ranks lo .. hi - 1 */
+void coll_sm_slot_wait_range(coll_sm_module_t *m, int lo, int hi, int set, uint64_t t);
 
 /* The blocks of a reduce_scatter: block j holds counts[j] elements, or
  * count when counts is NULL. */
@@ -532,7 +534,11 @@ typedef struct coll_sm_blocks {
  * [lo, lo + cnt) of the result in rbuf: 0, count for reduce and allreduce,
  * the process's own block for reduce_scatter, which passes its blocks
  * (the others' inputs are then read from where the reader's block starts
- * in their slots; NULL otherwise). */
+ * in their slots; NULL otherwise).  root COLL_SM_SMALL_SCAN /
+ * COLL_SM_SMALL_EXSCAN: the prefix of processes 0 .. me (.. me - 1), as
+ * basic's scan chain combines it. */
+#define COLL_SM_SMALL_SCAN (-2)
+#define COLL_SM_SMALL_EXSCAN (-3)
 bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf, void *rbuf,
                           MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op, int root,
                           MPI_Count lo, MPI_Count cnt, const coll_sm_blocks_t *blocks,
@@ -684,6 +690,10 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
                   coll_module_t *module);
 int coll_sm_reduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
                    mpi_op_t *op, int root, mpi_comm_t *comm, coll_module_t *module);
+int coll_sm_scan(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op,
+                 mpi_comm_t *comm, coll_module_t *module);
+int coll_sm_exscan(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
+                   mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module);
 int coll_sm_allreduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
                       mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module);
 int coll_sm_reduce_scatter(const void *sbuf, void *rbuf, const MPI_Count rcounts[],

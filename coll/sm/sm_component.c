@@ -271,6 +271,8 @@ static coll_module_t *sm_comm_query(mpi_comm_t *comm, int *priority)
             .allreduce = coll_sm_allreduce,
             .reduce_scatter = coll_sm_reduce_scatter,
             .reduce_scatter_block = coll_sm_reduce_scatter_block,
+            .scan = coll_sm_scan,
+            .exscan = coll_sm_exscan,
             .gather = coll_sm_gather,
             .scatter = coll_sm_scatter,
             .allgather = coll_sm_allgather,

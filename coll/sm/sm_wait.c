@@ -139,6 +139,12 @@ void coll_sm_slot_wait(coll_sm_module_t *m, int r, int set, uint64_t t)
     sm_wait_cond(m, &c);
 }
 
+void coll_sm_slot_wait_range(coll_sm_module_t *m, int lo, int hi, int set, uint64_t t)
+{
+    sm_cond_t c = {lo, RAIL_MIN(hi, m->n), set, t};
+    sm_wait_cond(m, &c);
+}
+
 void coll_sm_slot_wait_all(coll_sm_module_t *m, int set, uint64_t t)
 {
     sm_cond_t c = {0, m->n, set, t};

@@ -1,6 +1,7 @@
 /*
  * coll sm: every operation it offers (barrier, bcast, reduce, allreduce,
- * gather, scatter, allgather, alltoall) against values computed here, on
+ * scan, exscan, gather, scatter, allgather, alltoall) against values
+ * computed here, on
  * MPI_COMM_WORLD and on a communicator with another rank order:
  * predefined, vector-with-holes (holes must stay untouched) and mixed
  * send / receive types of equal signature; counts 0, 1, primes, ~1 MiB
@@ -184,6 +185,31 @@ static void test_reduce(int tk, MPI_Op op, const char *opname, long c, int root,
     smhan_reduce(C, me, n, opname, tk, op, c, root, inplace, 6);
 }
 
+/* Scan (exclusive: exscan) on C, each process's result against the
+ * reference prefix in rank order; exscan's process 0 is not checked (its
+ * buffer is undefined). */
+static void test_scan(int tk, MPI_Op op, const char *opname, long c, int inplace, int exclusive)
+{
+    const tdt_t *t = &t_types[tk];
+    tbuf_t sb, rb;
+    snprintf(t_current, sizeof(t_current), "%s %s %s count %ld%s", exclusive ? "exscan" : "scan",
+             t->name, opname, c, inplace ? " in place" : "");
+    smhan_red_bufs(t, &sb, &rb, c, c, inplace, me, 8);
+    if (exclusive)
+        MPI_OK(MPI_Exscan(inplace ? MPI_IN_PLACE : sb.d, rb.d, (int)c, t->dt, op, C));
+    else
+        MPI_OK(MPI_Scan(inplace ? MPI_IN_PLACE : sb.d, rb.d, (int)c, t->dt, op, C));
+    tb_pull(&rb);
+    int hi = exclusive ? me - 1 : me;
+    char w[64];
+    for (long i = 0; hi >= 0 && i < c; i++) {
+        ref_reduce(t, op, w, i, 0, hi, 8);
+        CHECK_ELEM(t, rb.h + i * t->ext, w, !inplace, i);
+    }
+    tb_free(&sb);
+    tb_free(&rb);
+}
+
 static void reductions(const long *counts, int nc)
 {
     struct { int tk; MPI_Op op; const char *name; } cs[] = {
@@ -201,6 +227,11 @@ static void reductions(const long *counts, int nc)
                     if (c > 5003 && (k % 3 != 0 || ip))   /* large: a few cases */
                         continue;
                     test_reduce(cs[k].tk, cs[k].op, cs[k].name, c, roots[ri], ip);
+    /* scan, exscan: through the slots where they fit */
+    for (size_t k = 0; k < sizeof(cs) / sizeof(cs[0]); k++)
+        for (int i = 0; i < nc && counts[i] <= 1009; i++)
+            for (int v = 0; v < 4; v++)
+                test_scan(cs[k].tk, cs[k].op, cs[k].name, counts[i], v & 1, v >> 1);
                 }
     /* reduce_scatter(_block): blocks of these many elements (the largest
      * ~1 MiB of input in all) */
@@ -800,15 +831,22 @@ int main(int argc, char **argv)
         check_direct(direct, "a device gather of 256 KiB blocks");
         /* ... and of 64-byte blocks, small enough for the slots: every
          * sender has device buffers, so all leave the slots for the same
-         * device-to-device path */
-        direct = pvar_count("coll_sm_device_ipc");
-        copies = mock_copies();
-        copy_kernels = mock_copy_kernels();
-        MPI_OK(MPI_Gather(sb.d, 64, MPI_BYTE, rb.d, 64, MPI_BYTE, n - 1, MPI_COMM_WORLD));
-        check_one_launch(copies, copy_kernels, t_rank == n - 1 ? n : 0, "a small device gather");
-        if (t_rank == n - 1)
-            check_gathered(&rb, 64, n, "small gather");
-        check_direct(direct, "a small device gather");
+         * device-to-device path (from coll_sm_device_blocks_min:
+         * SM_EXPECT_BLOCKS_DIRECT, else as SM_EXPECT_DEVICE_DIRECT) */
+        {
+            const char *e = getenv("SM_EXPECT_BLOCKS_DIRECT");
+            e = e != NULL ? e : getenv("SM_EXPECT_DEVICE_DIRECT");
+            direct = pvar_count("coll_sm_device_ipc");
+            copies = mock_copies();
+            copy_kernels = mock_copy_kernels();
+            MPI_OK(MPI_Gather(sb.d, 64, MPI_BYTE, rb.d, 64, MPI_BYTE, n - 1, MPI_COMM_WORLD));
+            if (e != NULL && strcmp(e, "yes") == 0)
+                check_one_launch(copies, copy_kernels, t_rank == n - 1 ? n : 0,
+                                 "a small device gather");
+            if (t_rank == n - 1)
+                check_gathered(&rb, 64, n, "small gather");
+            check_direct_as(direct, "a small device gather", e);
+        }
         /* reduce of n * 256 KiB of ints to rank n - 1, and in place there */
         for (int inplace = 0; inplace < 2; inplace++) {
             size_t cnt = sb.len / sizeof(int);
