@@ -500,8 +500,9 @@ typedef struct coll_sm_slot {
 } coll_sm_slot_t;
 #define COLL_SM_SLOT_HDR 16
 #define COLL_SM_SLOT_DEVICE 1u
-/* a reduce root's verdict for its device non-roots (coll_sm_small_reduce):
- * everyone hands the call on, and every process has device buffers */
+/* a reduce's or gather's root's verdict for its device non-roots
+ * (sm_small.c, ROOTED OPERATIONS): everyone hands the call on, and every
+ * process has device buffers */
 #define COLL_SM_SLOT_HANDOFF 2u
 #define COLL_SM_SLOT_ALL_DEVICE 4u
 

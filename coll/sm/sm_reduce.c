@@ -531,23 +531,22 @@ int coll_sm_allreduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatyp
                 : MPI_ERR_UNSUPPORTED_OPERATION;
 }
 
-/* Scan and exscan through the slots where they fit (as allreduce: everyone
- * waits for every slot, so that all see the same device flags; each folds
- * its prefix); otherwise, and with device buffers, the next component. */
+/* Scan and exscan through the slots where they fit and no process has a
+ * device component (sm_small.c: each waits for the prefix's slots only);
+ * otherwise the next component. */
 static int sm_scan_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
                        mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module, bool exclusive)
 {
     coll_sm_module_t *m = (coll_sm_module_t *)module;
-    bool handoff = false;
+    bool handoff = false;   /* (never set: no device buffers where scans take the slots) */
     int rc;
     if (coll_sm_small_reduce(m, comm, sbuf, rbuf, count, dt, op,
                              exclusive ? COLL_SM_SMALL_EXSCAN : COLL_SM_SMALL_SCAN, 0, count, NULL,
-                             &handoff, NULL, &rc) &&
-        !handoff)
+                             &handoff, NULL, &rc))
         return rc;
     int opn = exclusive ? COLL_OP_exscan : COLL_OP_scan;
     coll_module_t *next = coll_sm_next(comm, opn, module,
-                                       handoff ? "device buffers" : "not for the slots");
+                                       "not for the slots (larger, or a device component)");
     if (!next)
         return MPI_ERR_UNSUPPORTED_OPERATION;
     return exclusive ? next->fns.exscan(sbuf, rbuf, count, dt, op, comm, next)

@@ -76,10 +76,10 @@
  * data.  Allreduce, reduce_scatter: every process sees every slot's flags,
  * and if any has the bit they all hand the call to the next module, or,
  * where every slot has it, go on device to device (the caller:
- * coll_sm_device_ipc_reduce_min).  Reduce: the root alone sees them all
- * and publishes a verdict for the device non-roots in its slot flags
- * (small_reduce_verdict): all hand on, or the root reduces with their
- * inputs sent to it by messages.
+ * coll_sm_device_ipc_reduce_min).  Reduce, gather: the root alone sees
+ * them all and publishes a verdict for the device non-roots in its slot
+ * flags (ROOTED OPERATIONS below): all hand on, or the root finishes the
+ * call with their data sent to it by messages.
  * Allgathers and alltoalls (not in place) with device buffers that coll
  * sm may move device to device say so in their slot flags instead of
  * staging, and if any slot says so all hand the call on to the flag path
@@ -134,6 +134,14 @@ static void small_claim(coll_sm_module_t *m, uint64_t t, uint64_t need)
     m->small_min = least;
 }
 
+/* Wait until the root's slot `set` holds operation t; the slot. */
+static const coll_sm_slot_t *small_wait_root(coll_sm_module_t *m, int root, int set, uint64_t t)
+{
+    coll_sm_slot_wait(m, root, set, t);
+    m->small_seen[root] = RAIL_MAX(m->small_seen[root], t);
+    return coll_sm_slot(m, root, set);
+}
+
 /* Number the operation, wait until its slot is free; *set is the slot. */
 static uint64_t small_begin(coll_sm_module_t *m, int *set)
 {
@@ -180,9 +188,7 @@ enum { SMALL_ALONE, SMALL_HANDOFF, SMALL_MIXED };
 static bool small_sender_verdict(coll_sm_module_t *m, int set, uint64_t t, int root,
                                  bool *all_device)
 {
-    coll_sm_slot_wait(m, root, set, t);
-    m->small_seen[root] = RAIL_MAX(m->small_seen[root], t);
-    uint32_t f = coll_sm_slot(m, root, set)->flags;
+    uint32_t f = small_wait_root(m, root, set, t)->flags;
     if (all_device)
         *all_device = f & COLL_SM_SLOT_ALL_DEVICE;
     return f & COLL_SM_SLOT_HANDOFF;
@@ -458,9 +464,7 @@ bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_C
         coll_sm_slot_post(m, set, t);
         return true;
     }
-    coll_sm_slot_wait(m, root, set, t);
-    m->small_seen[root] = RAIL_MAX(m->small_seen[root], t);
-    const coll_sm_slot_t *rs = coll_sm_slot(m, root, set);
+    const coll_sm_slot_t *rs = small_wait_root(m, root, set, t);
     size_t len = rs->len;
     *rc = coll_check_length(-1, len, d.bytes);
     len = RAIL_MIN(len, d.bytes);
@@ -511,9 +515,7 @@ bool coll_sm_small_scatter(coll_sm_module_t *m, mpi_comm_t *comm, const void *sb
                                          rcount, rdt));
         return true;
     }
-    coll_sm_slot_wait(m, root, set, t);
-    m->small_seen[root] = RAIL_MAX(m->small_seen[root], t);
-    const coll_sm_slot_t *rs = coll_sm_slot(m, root, set);
+    const coll_sm_slot_t *rs = small_wait_root(m, root, set, t);
     size_t len = rs->len;
     *rc = coll_check_length(-1, len, b);
     coll_sm_data_t d;
