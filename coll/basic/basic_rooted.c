@@ -48,7 +48,7 @@ int coll_basic_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, m
         return MPI_SUCCESS;
     bool am_root = comm->is_inter ? root == MPI_ROOT : comm->rank == root;
     if (!am_root)
-        return coll_recv(buf, count, dt, root, tag, comm);
+        return coll_recv_all(buf, count, dt, root, tag, comm);
     coll_reqs_t b;
     coll_reqs_init(&b);
     for (int i = 0; i < comm->remote_size && rc == MPI_SUCCESS; i++)
@@ -140,7 +140,7 @@ int coll_basic_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, 
         return MPI_SUCCESS;
     bool am_root = comm->is_inter ? root == MPI_ROOT : comm->rank == root;
     if (!am_root)
-        return coll_recv(rbuf, rcount, rdt, root, tag, comm);
+        return coll_recv_all(rbuf, rcount, rdt, root, tag, comm);
     return scatter_root(sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, tag, comm);
 }
 
@@ -154,6 +154,6 @@ int coll_basic_scatterv(const void *sbuf, const MPI_Count scounts[], const MPI_A
         return MPI_SUCCESS;
     bool am_root = comm->is_inter ? root == MPI_ROOT : comm->rank == root;
     if (!am_root)
-        return coll_recv(rbuf, rcount, rdt, root, tag, comm);
+        return coll_recv_all(rbuf, rcount, rdt, root, tag, comm);
     return scatter_root(sbuf, 0, scounts, displs, sdt, rbuf, rcount, rdt, tag, comm);
 }

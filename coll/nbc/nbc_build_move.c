@@ -113,7 +113,7 @@ int coll_nbc_build_scatter(coll_sched_t *s, const void *sbuf, MPI_Count scount,
     if (INTER_IDLE(comm, root))
         return MPI_SUCCESS;
     if (!am_root(comm, root))
-        return coll_sched_recv(s, rbuf, rcount, rdt, root);
+        return coll_sched_recv_all(s, rbuf, rcount, rdt, root);
     return scatter_root(s, sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, comm);
 }
 
@@ -124,7 +124,7 @@ int coll_nbc_build_scatterv(coll_sched_t *s, const void *sbuf, const MPI_Count s
     if (INTER_IDLE(comm, root))
         return MPI_SUCCESS;
     if (!am_root(comm, root))
-        return coll_sched_recv(s, rbuf, rcount, rdt, root);
+        return coll_sched_recv_all(s, rbuf, rcount, rdt, root);
     return scatter_root(s, sbuf, 0, scounts, displs, sdt, rbuf, rcount, rdt, comm);
 }
 

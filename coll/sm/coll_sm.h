@@ -505,6 +505,14 @@ typedef struct coll_sm_slot {
  * process has device buffers */
 #define COLL_SM_SLOT_HANDOFF 2u
 #define COLL_SM_SLOT_ALL_DEVICE 4u
+/* a bcast's or scatter's root wrote the slot; above the low byte, the
+ * flag-based operations it had started (m->seq, low 24 bits).  A receiver
+ * whose size puts it on the other side of the slot size (mismatched type
+ * signatures, erroneous) tells from it whether the root took the slots or
+ * the flag rounds for this call (sm_small.c, MISMATCHED SIZES).  Every
+ * other writer of a slot writes flags without this bit. */
+#define COLL_SM_SLOT_ROOTED 8u
+#define COLL_SM_SLOT_ROOTED_AT(seq) (COLL_SM_SLOT_ROOTED | (uint32_t)(seq) << 8)
 
 static inline coll_sm_slot_t *coll_sm_slot(coll_sm_module_t *m, int r, int k)
 {
@@ -516,6 +524,8 @@ void coll_sm_slot_post(coll_sm_module_t *m, int set, uint64_t t);
 /* Wait until every other rank's slot `set` (k) holds operation t or later. */
 void coll_sm_slot_wait_all(coll_sm_module_t *m, int set, uint64_t t);
 void coll_sm_slot_wait(coll_sm_module_t *m, int r, int set, uint64_t t);
+/* ... of rank r, or until r's flag reaches v */
+void coll_sm_slot_or_flag_wait(coll_sm_module_t *m, int r, int set, uint64_t t, uint64_t v);
 /* ... of ranks lo .. hi - 1 */
 void coll_sm_slot_wait_range(coll_sm_module_t *m, int lo, int hi, int set, uint64_t t);
 
@@ -547,6 +557,15 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
 bool coll_sm_small_barrier(coll_sm_module_t *m, mpi_comm_t *comm, int *rc);
 bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_Count count,
                          mpi_datatype_t *dt, int root, int *rc);
+struct coll_sm_data;
+/* A bcast's or scatter's receiver about to follow the root's flag rounds
+ * of operation s: true when the root took the slots for this call instead
+ * (mismatched type signatures: sm_small.c, MISMATCHED SIZES); s is then
+ * given back and the call finished with *rc. */
+bool coll_sm_small_bcast_late(coll_sm_module_t *m, uint64_t s, int root,
+                              const struct coll_sm_data *d, int *rc);
+bool coll_sm_small_scatter_late(coll_sm_module_t *m, uint64_t s, int root, void *rbuf,
+                                MPI_Count rcount, mpi_datatype_t *rdt, int *rc);
 /* scatter, gather of blocks that fit the slots (scatter: the n - 1 blocks
  * for the others together); gather: *handoff where every sender has
  * device buffers (everyone goes on to the flag path) */

@@ -217,6 +217,8 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
         return rc;
     bool ipc;
     if (m->me != root) {
+        if (coll_sm_small_bcast_late(m, s, root, &d, &rc))
+            return rc;
         if (root_handed_on(m, s, root, &ipc)) {
             /* (the root's size, in its meta word, decides: the same everywhere) */
             size_t rb = (size_t)(coll_sm_ctl(m, root)->meta[coll_sm_set(m, s)] &
@@ -340,6 +342,8 @@ int coll_sm_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, voi
         else
             rc = scatter_root(m, s, sbuf, scount, sdt, rbuf, rcount, rdt);
     } else {
+        if (coll_sm_small_scatter_late(m, s, root, rbuf, rcount, rdt, &rc))
+            return rc;
         hand_on = root_handed_on(m, s, root, &ipc);
         if (!hand_on)
             rc = sm_receive(m, s, root, m->me, &d);

@@ -437,10 +437,89 @@ bool coll_sm_small_barrier(coll_sm_module_t *m, mpi_comm_t *comm, int *rc)
         return *rc != MPI_SUCCESS;
     int set;
     uint64_t t = small_begin(m, &set);
+    coll_sm_slot(m, m->me, set)->flags = 0;
     coll_sm_slot_post(m, set, t);
     coll_sm_slot_wait_all(m, set, t);
     small_seen_all(m, t);
     return true;
+}
+
+/* MISMATCHED SIZES.  A bcast or scatter whose type signatures differ
+ * between processes is erroneous, but must not hang: a root and a receiver
+ * on two sides of the slot size take the slots and the flag rounds.  A
+ * root that takes the slots tags its slot with the flag-based operations
+ * it had started (COLL_SM_SLOT_ROOTED_AT(m->seq)); every other writer of
+ * a slot writes flags without that bit.  A receiver waits for the root's
+ * slot or for its flag of the next flag-based operation, whichever comes:
+ * the root published first what belongs to this call (what it publishes
+ * later cannot be seen before it).  Where both are there, the slot's tag
+ * tells: the root's flag count at this call's start is this process's.
+ * The side that finds the root on the other path gives back the number it
+ * took (small_seq or seq) and follows the root: it gets MPI_ERR_TRUNCATE
+ * or MPI_ERR_COUNT there (coll_check_length), and later operations stay
+ * in step. */
+
+/* A receiver whose size fits the slots: the root's slot of operation t,
+ * or NULL when the root took the flag rounds for this call (t is given
+ * back; the caller follows them). */
+static const coll_sm_slot_t *small_wait_rooted(coll_sm_module_t *m, int root, int set,
+                                               uint64_t t)
+{
+    coll_sm_slot_or_flag_wait(m, root, set, t, COLL_SM_V(m->seq + 1, 1));
+    const coll_sm_slot_t *rs = coll_sm_slot(m, root, set);
+    if (RAIL_LIKELY(COLL_SM_REACHED(rail_atomic_load_acquire(&rs->seq), t) &&
+                    rs->flags == COLL_SM_SLOT_ROOTED_AT(m->seq))) {
+        m->small_seen[root] = RAIL_MAX(m->small_seen[root], t);
+        return rs;
+    }
+    m->small_seq--;
+    m->small_set = (m->small_set == 0 ? m->slots : m->small_set) - 1;
+    return NULL;
+}
+
+/* A receiver on the flag rounds (operation s begun) whose root may have
+ * taken the slots: the root's slot of the next small operation, now begun
+ * (s given back), or NULL when the root's flag operation s is this call. */
+static const coll_sm_slot_t *small_root_took_slots(coll_sm_module_t *m, uint64_t s, int root,
+                                                   int *set, uint64_t *t)
+{
+    int k = m->small_set + 1 == m->slots ? 0 : m->small_set + 1;
+    uint64_t next = m->small_seq + 1;
+    coll_sm_slot_or_flag_wait(m, root, k, next, COLL_SM_V(s, 1));
+    const coll_sm_slot_t *rs = coll_sm_slot(m, root, k);
+    if (!COLL_SM_REACHED(rail_atomic_load_acquire(&rs->seq), next) ||
+        rs->flags != COLL_SM_SLOT_ROOTED_AT(s - 1))
+        return NULL;
+    m->seq--;
+    *t = small_begin(m, set);
+    m->small_seen[root] = RAIL_MAX(m->small_seen[root], *t);
+    return rs;
+}
+
+/* A receiver's end of a small rooted operation: its slot says "done
+ * reading". */
+static void small_rooted_done(coll_sm_module_t *m, int set, uint64_t t)
+{
+    coll_sm_slot(m, m->me, set)->flags = 0;
+    coll_sm_slot_post(m, set, t);
+}
+
+/* A bcast's receiver: the data from the root's slot. */
+static int small_bcast_take(coll_sm_module_t *m, const coll_sm_slot_t *rs, int set, uint64_t t,
+                            const coll_sm_data_t *d)
+{
+    size_t len = rs->len;
+    int rc = coll_check_length(-1, len, d->bytes);
+    rc = SM_KEEP(rc, coll_sm_unpack(d, 0, rs->data, RAIL_MIN(len, d->bytes)));
+    small_rooted_done(m, set, t);
+    return rc;
+}
+
+/* Whether a bcast of this many bytes goes through the slots (the segment
+ * set up). */
+static bool small_bcast_fits(coll_sm_module_t *m, size_t bytes)
+{
+    return bytes > 0 && bytes <= coll_sm_params.small_max && bytes <= m->slot_size;
 }
 
 bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_Count count,
@@ -453,38 +532,74 @@ bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_C
         return false;
     if (!small_ready(m, comm, rc))
         return *rc != MPI_SUCCESS;
-    if (d.bytes > m->slot_size)
+    if (!small_bcast_fits(m, d.bytes))
         return false;
     int set;
     uint64_t t = small_begin(m, &set);
     if (m->me == root) {
         coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
+        my->flags = COLL_SM_SLOT_ROOTED_AT(m->seq);
         my->len = (uint32_t)d.bytes;
         *rc = coll_sm_pack(&d, 0, my->data, d.bytes);
         coll_sm_slot_post(m, set, t);
         return true;
     }
-    const coll_sm_slot_t *rs = small_wait_root(m, root, set, t);
-    size_t len = rs->len;
-    *rc = coll_check_length(-1, len, d.bytes);
-    len = RAIL_MIN(len, d.bytes);
-    int r2 = coll_sm_unpack(&d, 0, rs->data, len);
-    if (*rc == MPI_SUCCESS)
-        *rc = r2;
-    coll_sm_slot_post(m, set, t);
+    const coll_sm_slot_t *rs = small_wait_rooted(m, root, set, t);
+    if (rs == NULL)
+        return false;   /* the root's size did not fit: its flag rounds */
+    *rc = small_bcast_take(m, rs, set, t, &d);
+    return true;
+}
+
+bool coll_sm_small_bcast_late(coll_sm_module_t *m, uint64_t s, int root,
+                              const coll_sm_data_t *d, int *rc)
+{
+    if (small_bcast_fits(m, d->bytes) || coll_sm_params.small_max == 0)
+        return false;   /* (this process's size fits: it knows the root's did not) */
+    int set;
+    uint64_t t;
+    const coll_sm_slot_t *rs = small_root_took_slots(m, s, root, &set, &t);
+    if (rs == NULL)
+        return false;
+    *rc = small_bcast_take(m, rs, set, t, d);
     return true;
 }
 
 /* Whether a scatter's or gather's blocks of b bytes go through the slots
  * (the same answer on every process: b is; the device hand-off size of
- * coll_sm_device_handoff_min keeps its meaning). */
+ * coll_sm_device_handoff_min keeps its meaning); small_blocks_fit sets the
+ * segment up, small_blocks_fit_set needs it. */
+static bool small_blocks_fit_set(coll_sm_module_t *m, size_t per_slot, size_t b)
+{
+    return b > 0 && per_slot <= coll_sm_params.small_max &&
+           !(coll_sm_params.device_handoff_min > 0 && b >= coll_sm_params.device_handoff_min) &&
+           per_slot <= m->slot_size;
+}
+
 static bool small_blocks_fit(coll_sm_module_t *m, mpi_comm_t *comm, size_t per_slot, size_t b,
                              int *rc)
 {
     if (b == 0 || per_slot > coll_sm_params.small_max ||
         (coll_sm_params.device_handoff_min > 0 && b >= coll_sm_params.device_handoff_min))
         return false;
-    return small_ready(m, comm, rc) && per_slot <= m->slot_size;
+    return small_ready(m, comm, rc) && small_blocks_fit_set(m, per_slot, b);
+}
+
+/* A scatter's receiver: its block (b bytes here) from the root's slot. */
+static int small_scatter_take(coll_sm_module_t *m, const coll_sm_slot_t *rs, int set, uint64_t t,
+                              int root, void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt)
+{
+    size_t len = rs->len, b = (size_t)(rcount * rdt->size);
+    int rc = coll_check_length(-1, len, b);
+    coll_sm_data_t d;
+    coll_sm_data_init(&d, rbuf, rcount, rdt);
+    /* (a mismatched root's slot holds fewer blocks of len bytes than
+     * m->n - 1 of this process's size: position within what it wrote) */
+    size_t at = (size_t)(m->me - (m->me > root)) * len;
+    if (at + RAIL_MIN(len, b) <= m->slot_size)
+        rc = SM_KEEP(rc, coll_sm_unpack(&d, 0, rs->data + at, RAIL_MIN(len, b)));
+    small_rooted_done(m, set, t);
+    return rc;
 }
 
 bool coll_sm_small_scatter(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
@@ -501,6 +616,7 @@ bool coll_sm_small_scatter(coll_sm_module_t *m, mpi_comm_t *comm, const void *sb
     if (am_root) {
         /* block j at position j, or j - 1 after the root's */
         coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
+        my->flags = COLL_SM_SLOT_ROOTED_AT(m->seq);
         my->len = (uint32_t)b;
         for (int j = 0, at = 0; j < m->n; j++) {
             if (j == root)
@@ -515,15 +631,25 @@ bool coll_sm_small_scatter(coll_sm_module_t *m, mpi_comm_t *comm, const void *sb
                                          rcount, rdt));
         return true;
     }
-    const coll_sm_slot_t *rs = small_wait_root(m, root, set, t);
-    size_t len = rs->len;
-    *rc = coll_check_length(-1, len, b);
-    coll_sm_data_t d;
-    coll_sm_data_init(&d, rbuf, rcount, rdt);
-    int r2 = coll_sm_unpack(&d, 0, rs->data + (size_t)(m->me - (m->me > root)) * len,
-                            RAIL_MIN(len, b));
-    *rc = SM_KEEP(*rc, r2);
-    coll_sm_slot_post(m, set, t);
+    const coll_sm_slot_t *rs = small_wait_rooted(m, root, set, t);
+    if (rs == NULL)
+        return false;   /* the root's blocks did not fit: its flag rounds */
+    *rc = small_scatter_take(m, rs, set, t, root, rbuf, rcount, rdt);
+    return true;
+}
+
+bool coll_sm_small_scatter_late(coll_sm_module_t *m, uint64_t s, int root, void *rbuf,
+                                MPI_Count rcount, mpi_datatype_t *rdt, int *rc)
+{
+    size_t b = (size_t)(rcount * rdt->size);
+    if (coll_sm_params.small_max == 0 || small_blocks_fit_set(m, (size_t)(m->n - 1) * b, b))
+        return false;
+    int set;
+    uint64_t t;
+    const coll_sm_slot_t *rs = small_root_took_slots(m, s, root, &set, &t);
+    if (rs == NULL)
+        return false;
+    *rc = small_scatter_take(m, rs, set, t, root, rbuf, rcount, rdt);
     return true;
 }
 
@@ -652,8 +778,7 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *
     int set;
     uint64_t t = small_begin(m, &set);
     coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
-    if (!m->host_only)
-        my->flags = dev ? COLL_SM_SLOT_DEVICE : 0;
+    my->flags = dev ? COLL_SM_SLOT_DEVICE : 0;   /* (never COLL_SM_SLOT_ROOTED) */
     my->len = (uint32_t)RAIL_MIN(mine.bytes, (size_t)UINT32_MAX);
     if (!dev)
         *rc = coll_sm_pack(&mine, 0, my->data, RAIL_MIN(mine.bytes, m->slot_size));
@@ -746,8 +871,7 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
         sall = NULL;   /* (reported by the copies below, one by one) */
     uint64_t t = small_begin(m, &set);
     coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
-    if (!m->host_only)
-        my->flags = dev ? COLL_SM_SLOT_DEVICE : 0;
+    my->flags = dev ? COLL_SM_SLOT_DEVICE : 0;   /* (never COLL_SM_SLOT_ROOTED) */
     my->len = (uint32_t)RAIL_MIN(sb, (size_t)UINT32_MAX);
     /* position i holds the block for process me + 1 + i: at two processes
      * the other's block starts in the sequence word's line */

@@ -54,11 +54,14 @@ void coll_sm_slot_post(coll_sm_module_t *m, int set, uint64_t t)
 }
 
 /* The condition: flag[r] >= v (set < 0) or slot[r][set].seq >= v, for r in
- * [lo, hi) but me; *lo advances past the ranks already seen there. */
+ * [lo, hi) but me; *lo advances past the ranks already seen there.  Or
+ * (alt >= 0) flag[alt] >= alt_v. */
 typedef struct sm_cond {
     int lo, hi;
     int set;
     uint64_t v;
+    int alt;
+    uint64_t alt_v;
 } sm_cond_t;
 
 static inline uint64_t sm_word(coll_sm_module_t *m, const sm_cond_t *c, int r)
@@ -72,7 +75,7 @@ static inline bool sm_done(coll_sm_module_t *m, sm_cond_t *c)
 {
     for (; c->lo < c->hi; c->lo++)
         if (c->lo != m->me && !COLL_SM_REACHED(sm_word(m, c, c->lo), c->v))
-            return false;
+            return c->alt >= 0 && COLL_SM_REACHED(coll_sm_flag(m, c->alt), c->alt_v);
     return true;
 }
 
@@ -117,36 +120,42 @@ static void sm_wait_cond(coll_sm_module_t *m, sm_cond_t *c)
 
 void coll_sm_wait(coll_sm_module_t *m, int r, uint64_t v)
 {
-    sm_cond_t c = {r, r + 1, -1, v};
+    sm_cond_t c = {r, r + 1, -1, v, -1, 0};
     sm_wait_cond(m, &c);
 }
 
 void coll_sm_wait_all(coll_sm_module_t *m, uint64_t v)
 {
-    sm_cond_t c = {0, m->n, -1, v};
+    sm_cond_t c = {0, m->n, -1, v, -1, 0};
     sm_wait_cond(m, &c);
 }
 
 void coll_sm_wait_range(coll_sm_module_t *m, int lo, int hi, uint64_t v)
 {
-    sm_cond_t c = {lo, RAIL_MIN(hi, m->n), -1, v};
+    sm_cond_t c = {lo, RAIL_MIN(hi, m->n), -1, v, -1, 0};
     sm_wait_cond(m, &c);
 }
 
 void coll_sm_slot_wait(coll_sm_module_t *m, int r, int set, uint64_t t)
 {
-    sm_cond_t c = {r, r + 1, set, t};
+    sm_cond_t c = {r, r + 1, set, t, -1, 0};
     sm_wait_cond(m, &c);
 }
 
 void coll_sm_slot_wait_range(coll_sm_module_t *m, int lo, int hi, int set, uint64_t t)
 {
-    sm_cond_t c = {lo, RAIL_MIN(hi, m->n), set, t};
+    sm_cond_t c = {lo, RAIL_MIN(hi, m->n), set, t, -1, 0};
     sm_wait_cond(m, &c);
 }
 
 void coll_sm_slot_wait_all(coll_sm_module_t *m, int set, uint64_t t)
 {
-    sm_cond_t c = {0, m->n, set, t};
+    sm_cond_t c = {0, m->n, set, t, -1, 0};
+    sm_wait_cond(m, &c);
+}
+
+void coll_sm_slot_or_flag_wait(coll_sm_module_t *m, int r, int set, uint64_t t, uint64_t v)
+{
+    sm_cond_t c = {r, r + 1, set, t, r, v};
     sm_wait_cond(m, &c);
 }

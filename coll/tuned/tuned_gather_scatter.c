@@ -6,6 +6,7 @@
  * consecutive relative ranks, packed as bytes in intermediate processes.
  */
 #include "coll/tuned/tuned_impl.h"
+#include "mpi/mpi_errcode.h"
 
 /* Bytes of one block (the same everywhere by the type signature rules). */
 static size_t gs_block_bytes(const coll_tuned_call_t *c, bool gather)
@@ -45,7 +46,7 @@ TUNED_ALG(scatter, linear)
 {
     int rc = MPI_SUCCESS;
     if (c->rank != c->root)
-        return coll_recv(c->rbuf, c->count, c->dt, c->root, c->tag, c->comm);
+        return coll_recv_all(c->rbuf, c->count, c->dt, c->root, c->tag, c->comm);
     coll_reqs_t b;
     coll_reqs_init(&b);
     for (int i = 0; i < c->size && rc == MPI_SUCCESS; i++) {
@@ -156,7 +157,7 @@ TUNED_ALG(scatter, binomial)
     mpi_datatype_t *byte = coll_byte_type();
     int parent = (c->rank - tuned_lowbit(v) + p) % p;
     if (sub == 1)   /* a leaf receives its block as it is */
-        return coll_recv(c->rbuf, c->count, c->dt, parent, c->tag, c->comm);
+        return coll_recv_all(c->rbuf, c->count, c->dt, parent, c->tag, c->comm);
     bool dev = false;
     void *mem = NULL;
     char *T = NULL;
@@ -166,8 +167,15 @@ TUNED_ALG(scatter, binomial)
         if (!T)
             return mpi_errf(MPI_ERR_NO_MEM, "out of memory for %zu bytes", B * (size_t)sub);
         rc = root ? scatter_root_pack(c, T, B)
-                  : coll_recv(T, (MPI_Count)(B * (size_t)sub), byte, parent, c->tag, c->comm);
+                  : coll_recv_all(T, (MPI_Count)(B * (size_t)sub), byte, parent, c->tag, c->comm);
     }
+    /* A truncated or short message (a type signature that differs: an
+     * erroneous program) is passed on all the same, so that the subtree is
+     * not left waiting; the error is reported here. */
+    int err = rc;
+    if (rc != MPI_SUCCESS && (mpi_errcode_class(rc) == MPI_ERR_TRUNCATE ||
+                              mpi_errcode_class(rc) == MPI_ERR_COUNT))
+        rc = MPI_SUCCESS;
     coll_reqs_t b;
     coll_reqs_init(&b);
     int top = 1;
@@ -192,5 +200,5 @@ TUNED_ALG(scatter, binomial)
     }
     rc = coll_reqs_wait(&b, rc);
     tuned_bytes_free(mem, dev);
-    return rc;
+    return err != MPI_SUCCESS ? err : rc;
 }

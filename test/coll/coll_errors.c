@@ -8,7 +8,8 @@
  * not fit), MPI_ERR_TOPOLOGY (neighbourhood collective without topology),
  * MPI_ERR_COMM.  Every case is erroneous on every process, so no process
  * waits for another.  Last, a bcast whose processes' type signatures
- * differ: nobody hangs, someone reports MPI_ERR_TRUNCATE.
+ * differ: nobody hangs, someone reports MPI_ERR_TRUNCATE or MPI_ERR_COUNT,
+ * and later operations still match; the same for a scatter.
  */
 #include "coll_test.h"
 
@@ -18,6 +19,24 @@ static void after_errors(void)
     int one = 1, n = 0;
     MPI_OK(MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     CHECK(n == t_size, "allreduce after errors: %d", n);
+}
+
+/* After a mismatched bcast or scatter: matching ones of a few and of many
+ * ints still deliver the root's data (every process took the same
+ * operations' numbers). */
+static void still_in_step(int me)
+{
+    static int z[4096];
+    for (int c = 3; c <= 4096; c += 4093) {
+        for (int i = 0; i < c; i++)
+            z[i] = me == 1 ? i * 7 + c : -1;
+        MPI_OK(MPI_Bcast(z, c, MPI_INT, 1 % t_size, MPI_COMM_WORLD));
+        for (int i = 0; i < c; i++)
+            if (z[i] != (t_size > 1 ? i * 7 + c : -1)) {
+                CHECK(0, "bcast of %d ints after a mismatched one: [%d] = %d", c, i, z[i]);
+                break;
+            }
+    }
 }
 
 int main(int argc, char **argv)
@@ -147,9 +166,11 @@ int main(int argc, char **argv)
      * nothing holds the root's first elements (COLLTEST_MISMATCH=0: not
      * run, for components that cannot tell yet). */
     const char *mm = getenv("COLLTEST_MISMATCH");
-    for (int k = 0; k < 8 && n > 1 && !(mm && atoi(mm) == 0); k++) {
-        /* root sends 2 cnt, or cnt; MPI_Bcast, or MPI_Ibcast */
-        int cnt = k & 1 ? 128 * 1024 : 100, more = !(k & 2), nb = k & 4;
+    for (int k = 0; k < 12 && n > 1 && !(mm && atoi(mm) == 0); k++) {
+        /* root sends 2 cnt, or cnt; MPI_Bcast, or MPI_Ibcast; 400 and 800
+         * bytes, 512 KiB and 1 MiB, or 800 and 1600 bytes (two sides of coll
+         * sm's slot size: the root and the others take different paths) */
+        int cnt = k >= 8 ? 200 : k & 1 ? 128 * 1024 : 100, more = !(k & 2), nb = k & 4;
         int want = more ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
         int *x = calloc((size_t)cnt * 2, sizeof(int));
         CHECK(x != NULL, "out of memory");
@@ -178,6 +199,39 @@ int main(int argc, char **argv)
         CHECK(nbad >= 1, "a mismatched bcast of %d ints (root sends %s): no process reported it",
               cnt, more ? "more" : "less");
         free(x);
+        still_in_step(me);
+    }
+    after_errors();
+    /* The same for a scatter: blocks of cnt or 2 cnt ints, the n - 1 for
+     * the others together at most 1 KiB or above it. */
+    for (int k = 0; k < 4 && n > 1 && !(mm && atoi(mm) == 0); k++) {
+        int cnt = 256 / (n - 1), more = !(k & 1), nb = k & 2;
+        int want = more ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
+        int mine = (me == 0) == more ? 2 * cnt : cnt;
+        int *x = calloc((size_t)n * 2 * cnt, sizeof(int)), *y = calloc((size_t)2 * cnt, sizeof(int));
+        CHECK(x != NULL && y != NULL, "out of memory");
+        for (int i = 0; i < n * 2 * cnt; i++)
+            x[i] = i * 5 + 2;
+        int rc, cls = MPI_SUCCESS;
+        if (nb) {
+            MPI_Request rq;
+            rc = MPI_Iscatter(x, mine, MPI_INT, y, mine, MPI_INT, 0, W, &rq);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        } else {
+            rc = MPI_Scatter(x, mine, MPI_INT, y, mine, MPI_INT, 0, W);
+        }
+        if (rc != MPI_SUCCESS)
+            MPI_Error_class(rc, &cls);
+        CHECK(rc == MPI_SUCCESS || cls == want, "mismatched scatter of %d-int blocks (root sends "
+              "%s): error class %d, want %d", cnt, more ? "more" : "less", cls, want);
+        int bad = rc != MPI_SUCCESS, nbad = 0;
+        MPI_OK(MPI_Allreduce(&bad, &nbad, 1, MPI_INT, MPI_SUM, W));
+        CHECK(nbad >= 1, "a mismatched scatter of %d-int blocks (root sends %s): no process "
+              "reported it", cnt, more ? "more" : "less");
+        free(x);
+        free(y);
+        still_in_step(me);
     }
     after_errors();
     free(counts);
