@@ -21,6 +21,8 @@
  *   coll_sm_small_mixed     small coll sm reduces and gathers whose root
  *                           took device inputs by messages beside host
  *                           ones from the slots: the same kind
+ *   coll_sm_small_v         allgatherv, gatherv and scatterv calls coll sm
+ *                           did through its slots: the same kind
  *   accel_device_allocs,    device memory the library allocated for its
  *   accel_scratch_reused    temporaries / requests a kept buffer served
  *                           (accel_scratch_cache): the same kind
@@ -146,6 +148,11 @@ static const pvar_def_t pvars[] = {
             "device buffers and some non-roots host buffers: the root took the device data by "
             "messages, the host data from the slots",
             &coll_sm_count_small_mixed),
+    COUNTER("coll_sm_small_v",
+            "MPI_Allgatherv, MPI_Gatherv and MPI_Scatterv calls (coll sm) this process did through "
+            "the slots of small operations (a gatherv's blocks that did not fit came to the root by "
+            "messages)",
+            &coll_sm_count_small_v),
     COUNTER("accel_device_allocs",
             "Device memory allocations this process made for the library's own temporaries "
             "(reductions and collectives on device buffers)",

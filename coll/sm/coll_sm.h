@@ -512,6 +512,8 @@ typedef struct coll_sm_slot {
  * the flag rounds for this call (sm_small.c, MISMATCHED SIZES).  Every
  * other writer of a slot writes flags without this bit. */
 #define COLL_SM_SLOT_ROOTED 8u
+/* a gatherv sender's block comes by a message (sm_small.c) */
+#define COLL_SM_SLOT_VIA_MESSAGE 16u
 #define COLL_SM_SLOT_ROOTED_AT(seq) (COLL_SM_SLOT_ROOTED | (uint32_t)(seq) << 8)
 
 static inline coll_sm_slot_t *coll_sm_slot(coll_sm_module_t *m, int r, int k)
@@ -575,6 +577,20 @@ bool coll_sm_small_scatter(coll_sm_module_t *m, mpi_comm_t *comm, const void *sb
 bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
                           MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
                           mpi_datatype_t *rdt, int root, bool *handoff, int *rc);
+/* the v forms (sm_small.c): scatterv's *handoff where the root's blocks
+ * do not fit (everyone hands the call on) */
+bool coll_sm_small_allgatherv(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
+                              MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                              const MPI_Count rcounts[], const MPI_Aint displs[],
+                              mpi_datatype_t *rdt, int *rc);
+bool coll_sm_small_scatterv(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
+                            const MPI_Count scounts[], const MPI_Aint displs[],
+                            mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                            mpi_datatype_t *rdt, int root, bool *handoff, int *rc);
+bool coll_sm_small_gatherv(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
+                           MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                           const MPI_Count rcounts[], const MPI_Aint displs[],
+                           mpi_datatype_t *rdt, int root, int *rc);
 bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
                              MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
                              mpi_datatype_t *rdt, int *rc);
@@ -614,6 +630,7 @@ void coll_sm_data_init(coll_sm_data_t *d, const void *buf, MPI_Count count,
  * FINAL. */
 extern uint64_t coll_sm_count_device_ipc;
 extern uint64_t coll_sm_count_small_mixed;    /* small reduces and gathers, mixed (sm_small.c) */
+extern uint64_t coll_sm_count_small_v;        /* v forms through the slots (sm_small.c) */
 bool coll_sm_dev_eligible(const coll_sm_module_t *m, size_t bytes);
 /* ... of a gather, allgather or alltoall of `total` bytes (coll_sm_device_blocks_min) */
 bool coll_sm_dev_blocks_eligible(const coll_sm_module_t *m, size_t total);
@@ -731,6 +748,15 @@ int coll_sm_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, voi
 int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
                       MPI_Count rcount, mpi_datatype_t *rdt, mpi_comm_t *comm,
                       coll_module_t *module);
+int coll_sm_allgatherv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                       const MPI_Count rcounts[], const MPI_Aint displs[], mpi_datatype_t *rdt,
+                       mpi_comm_t *comm, coll_module_t *module);
+int coll_sm_gatherv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                    const MPI_Count rcounts[], const MPI_Aint displs[], mpi_datatype_t *rdt,
+                    int root, mpi_comm_t *comm, coll_module_t *module);
+int coll_sm_scatterv(const void *sbuf, const MPI_Count scounts[], const MPI_Aint displs[],
+                     mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt,
+                     int root, mpi_comm_t *comm, coll_module_t *module);
 int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
                      MPI_Count rcount, mpi_datatype_t *rdt, mpi_comm_t *comm,
                      coll_module_t *module);

@@ -362,3 +362,24 @@ int coll_sm_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, voi
     }
     return rc;
 }
+
+/* ------------------------------------------------------------ scatterv */
+
+/* Through the slots where the root's blocks fit (sm_small.c: the root
+ * decides, everyone follows); the rest to the next component. */
+int coll_sm_scatterv(const void *sbuf, const MPI_Count scounts[], const MPI_Aint displs[],
+                     mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt,
+                     int root, mpi_comm_t *comm, coll_module_t *module)
+{
+    coll_sm_module_t *m = (coll_sm_module_t *)module;
+    int rc;
+    bool handoff;
+    if (coll_sm_small_scatterv(m, comm, sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root,
+                               &handoff, &rc) && !handoff)
+        return rc;
+    coll_module_t *next = coll_sm_next(comm, COLL_OP_scatterv, module,
+                                       handoff ? "blocks above the slots" : "no slots");
+    return next ? next->fns.scatterv(sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root, comm,
+                                     next)
+                : MPI_ERR_UNSUPPORTED_OPERATION;
+}

@@ -757,3 +757,34 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
                           rail_now_ns() - t0);
     return rc;
 }
+
+/* ------------------------------------------------------------ v forms */
+
+/* Small ones through the slots (sm_small.c); the rest to the next
+ * component. */
+int coll_sm_allgatherv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                       const MPI_Count rcounts[], const MPI_Aint displs[], mpi_datatype_t *rdt,
+                       mpi_comm_t *comm, coll_module_t *module)
+{
+    coll_sm_module_t *m = (coll_sm_module_t *)module;
+    int rc;
+    if (coll_sm_small_allgatherv(m, comm, sbuf, scount, sdt, rbuf, rcounts, displs, rdt, &rc))
+        return rc;
+    coll_module_t *next = coll_sm_next(comm, COLL_OP_allgatherv, module, "not for the slots");
+    return next ? next->fns.allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm, next)
+                : MPI_ERR_UNSUPPORTED_OPERATION;
+}
+
+int coll_sm_gatherv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                    const MPI_Count rcounts[], const MPI_Aint displs[], mpi_datatype_t *rdt,
+                    int root, mpi_comm_t *comm, coll_module_t *module)
+{
+    coll_sm_module_t *m = (coll_sm_module_t *)module;
+    int rc;
+    if (coll_sm_small_gatherv(m, comm, sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, &rc))
+        return rc;
+    coll_module_t *next = coll_sm_next(comm, COLL_OP_gatherv, module, "no slots");
+    return next ? next->fns.gatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm,
+                                    next)
+                : MPI_ERR_UNSUPPORTED_OPERATION;
+}

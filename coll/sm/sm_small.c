@@ -99,6 +99,7 @@
 #include <string.h>
 
 uint64_t coll_sm_count_small_mixed;
+uint64_t coll_sm_count_small_v;
 
 /* Every other process published operation t or later. */
 static void small_seen_all(coll_sm_module_t *m, uint64_t t)
@@ -947,5 +948,205 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
         coll_sm_data_t dp = coll_sm_data_at(&r0, p * rcount);
         *rc = SM_KEEP(*rc, coll_sm_unpack(&dp, 0, sp->data + at, RAIL_MIN(len, m->slot_size - at)));
     }
+    return true;
+}
+
+/* ------------------------------------------------------------ v forms */
+
+/* Small MPI_Allgatherv, MPI_Gatherv and MPI_Scatterv through the slots
+ * (each went to the next component's messages: np 2 scatterv of 8 bytes
+ * 0.20 us against Open MPI's 0.11, np 4 allgatherv 3.9).  Device buffers
+ * are staged through the slots by accel copies, as small bcasts are.
+ *
+ *   allgatherv (all blocks together at most small_max bytes: every process
+ *     knows the counts, so the same answer everywhere): as allgather, each
+ *     block copied out to its displacement.
+ *   scatterv: only the root knows the blocks, so every scatterv takes a
+ *     slot operation and the root decides: it writes the others' block
+ *     lengths (4 bytes each) and then their blocks at a stride of the
+ *     largest, or, where they do not fit, says COLL_SM_SLOT_HANDOFF and
+ *     everyone hands the call on.
+ *   gatherv: each sender decides for its own block: one that fits its slot
+ *     writes it there and leaves; a larger one (or a device one, whose
+ *     staging would cost the sender a copy while the root waits) says
+ *     COLL_SM_SLOT_VIA_MESSAGE and sends it to the root by a message with
+ *     the call's tag (every process takes one).  The root waits for every
+ *     slot and copies out or receives. */
+
+static bool small_v_ok(coll_sm_module_t *m, mpi_comm_t *comm, int *rc)
+{
+    *rc = MPI_SUCCESS;
+    return coll_sm_params.small_max > 0 && small_ready(m, comm, rc);
+}
+
+bool coll_sm_small_allgatherv(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
+                              MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                              const MPI_Count rcounts[], const MPI_Aint displs[],
+                              mpi_datatype_t *rdt, int *rc)
+{
+    size_t total = 0, most = 0;
+    for (int j = 0; j < m->n; j++) {
+        size_t b = (size_t)(rcounts[j] * rdt->size);
+        total += b;
+        most = RAIL_MAX(most, b);
+    }
+    *rc = MPI_SUCCESS;
+    if (total == 0 || total > coll_sm_params.small_max)
+        return false;
+    if (!small_v_ok(m, comm, rc))
+        return *rc != MPI_SUCCESS;
+    if (most > m->slot_size)
+        return false;
+    coll_sm_data_t mine;
+    void *own = coll_elem(rbuf, rdt, displs[m->me]);
+    if (sbuf == MPI_IN_PLACE)
+        coll_sm_data_init(&mine, own, rcounts[m->me], rdt);
+    else
+        coll_sm_data_init(&mine, sbuf, scount, sdt);
+    int set;
+    uint64_t t = small_begin(m, &set);
+    coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
+    my->flags = 0;
+    my->len = (uint32_t)RAIL_MIN(mine.bytes, m->slot_size);
+    *rc = coll_sm_pack(&mine, 0, my->data, RAIL_MIN(mine.bytes, m->slot_size));
+    coll_sm_slot_post(m, set, t);
+    if (sbuf != MPI_IN_PLACE)
+        *rc = SM_KEEP(*rc, coll_copy(sbuf, scount, sdt, own, rcounts[m->me], rdt));
+    coll_sm_slot_wait_all(m, set, t);
+    small_seen_all(m, t);
+    for (int j = 0; j < m->n; j++) {
+        if (j == m->me)
+            continue;
+        const coll_sm_slot_t *sj = coll_sm_slot(m, j, set);
+        size_t b = (size_t)(rcounts[j] * rdt->size);
+        coll_sm_data_t d;
+        coll_sm_data_init(&d, coll_elem(rbuf, rdt, displs[j]), rcounts[j], rdt);
+        *rc = SM_KEEP(*rc, SM_KEEP(coll_check_length(j, sj->len, b),
+                                   coll_sm_unpack(&d, 0, sj->data, RAIL_MIN((size_t)sj->len, b))));
+    }
+    coll_sm_count_small_v++;
+    return true;
+}
+
+/* The scatterv root's slot: the lengths of the others' blocks (4 bytes
+ * each, in the order of their positions), then the blocks, `stride` bytes
+ * apart. */
+static size_t small_scatterv_head(int n)
+{
+    return ((size_t)(n - 1) * sizeof(uint32_t) + 7) & ~(size_t)7;
+}
+
+bool coll_sm_small_scatterv(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
+                            const MPI_Count scounts[], const MPI_Aint displs[],
+                            mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                            mpi_datatype_t *rdt, int root, bool *handoff, int *rc)
+{
+    *handoff = false;
+    if (!small_v_ok(m, comm, rc))
+        return *rc != MPI_SUCCESS;
+    const size_t head = small_scatterv_head(m->n);
+    int set;
+    uint64_t t = small_begin(m, &set);
+    coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
+    if (m->me == root) {
+        size_t stride = 0;
+        for (int j = 0; j < m->n; j++)
+            if (j != root)
+                stride = RAIL_MAX(stride, (size_t)(scounts[j] * sdt->size));
+        size_t need = head + (size_t)(m->n - 1) * stride;
+        if (need > m->slot_size) {
+            my->flags = COLL_SM_SLOT_HANDOFF;
+            coll_sm_slot_post(m, set, t);
+            *handoff = true;
+            return true;
+        }
+        my->flags = 0;
+        my->len = (uint32_t)stride;
+        uint32_t *lens = (uint32_t *)(void *)my->data;
+        *rc = MPI_SUCCESS;
+        for (int j = 0, at = 0; j < m->n; j++) {
+            if (j == root)
+                continue;
+            coll_sm_data_t d;
+            coll_sm_data_init(&d, coll_elem(sbuf, sdt, displs[j]), scounts[j], sdt);
+            lens[at] = (uint32_t)d.bytes;
+            *rc = SM_KEEP(*rc, coll_sm_pack(&d, 0, my->data + head + (size_t)at * stride,
+                                            d.bytes));
+            at++;
+        }
+        coll_sm_slot_post(m, set, t);
+        if (rbuf != MPI_IN_PLACE)
+            *rc = SM_KEEP(*rc, coll_copy(coll_elem(sbuf, sdt, displs[root]), scounts[root], sdt,
+                                         rbuf, rcount, rdt));
+        coll_sm_count_small_v++;
+        return true;
+    }
+    const coll_sm_slot_t *rs = small_wait_root(m, root, set, t);
+    if (rs->flags & COLL_SM_SLOT_HANDOFF) {
+        small_rooted_done(m, set, t);
+        *handoff = true;
+        return true;
+    }
+    int at = m->me - (m->me > root);
+    size_t len = ((const uint32_t *)(const void *)rs->data)[at], b = (size_t)(rcount * rdt->size);
+    coll_sm_data_t d;
+    coll_sm_data_init(&d, rbuf, rcount, rdt);
+    *rc = SM_KEEP(coll_check_length(-1, len, b),
+                  coll_sm_unpack(&d, 0, rs->data + head + (size_t)at * rs->len, RAIL_MIN(len, b)));
+    small_rooted_done(m, set, t);
+    coll_sm_count_small_v++;
+    return true;
+}
+
+bool coll_sm_small_gatherv(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
+                           MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                           const MPI_Count rcounts[], const MPI_Aint displs[],
+                           mpi_datatype_t *rdt, int root, int *rc)
+{
+    if (!small_v_ok(m, comm, rc))
+        return *rc != MPI_SUCCESS;
+    int set;
+    uint64_t t = small_begin(m, &set);
+    int tag = coll_tag_next(comm);
+    coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
+    if (m->me != root) {
+        coll_sm_data_t d;
+        coll_sm_data_init(&d, sbuf, scount, sdt);
+        bool msg = d.device || d.bytes > coll_sm_params.small_max || d.bytes > m->slot_size;
+        my->flags = msg ? COLL_SM_SLOT_VIA_MESSAGE : 0;
+        my->len = (uint32_t)(msg ? 0 : d.bytes);
+        *rc = msg ? MPI_SUCCESS : coll_sm_pack(&d, 0, my->data, d.bytes);
+        coll_sm_slot_post(m, set, t);
+        if (msg)
+            *rc = coll_send(sbuf, scount, sdt, root, tag, comm);
+        coll_sm_count_small_v++;
+        return true;
+    }
+    my->flags = 0;
+    *rc = MPI_SUCCESS;
+    if (sbuf != MPI_IN_PLACE)
+        *rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, displs[root]), rcounts[root], rdt);
+    coll_sm_slot_wait_all(m, set, t);
+    small_seen_all(m, t);
+    coll_reqs_t q;
+    coll_reqs_init(&q);
+    for (int j = 0; j < m->n; j++) {
+        if (j == root)
+            continue;
+        const coll_sm_slot_t *sj = coll_sm_slot(m, j, set);
+        void *blk = coll_elem(rbuf, rdt, displs[j]);
+        if (sj->flags & COLL_SM_SLOT_VIA_MESSAGE) {
+            *rc = SM_KEEP(*rc, coll_reqs_irecv(&q, blk, rcounts[j], rdt, j, tag, comm));
+            continue;
+        }
+        size_t b = (size_t)(rcounts[j] * rdt->size);
+        coll_sm_data_t d;
+        coll_sm_data_init(&d, blk, rcounts[j], rdt);
+        *rc = SM_KEEP(*rc, SM_KEEP(coll_check_length(j, sj->len, b),
+                                   coll_sm_unpack(&d, 0, sj->data, RAIL_MIN((size_t)sj->len, b))));
+    }
+    *rc = coll_reqs_wait(&q, *rc);
+    coll_sm_slot_post(m, set, t);
+    coll_sm_count_small_v++;
     return true;
 }

@@ -1,6 +1,7 @@
 /*
  * coll sm: every operation it offers (barrier, bcast, reduce, allreduce,
- * scan, exscan, gather, scatter, allgather, alltoall) against values
+ * scan, exscan, gather, scatter, allgather, alltoall; allgatherv, gatherv
+ * and scatterv, blocks of different lengths, one empty) against values
  * computed here, on
  * MPI_COMM_WORLD and on a communicator with another rank order:
  * predefined, vector-with-holes (holes must stay untouched) and mixed
@@ -176,6 +177,153 @@ static void test_alltoall(int mixed, int tk, long c, int inplace)
         expect_block(&r, rb.h + (size_t)(j * r.n) * r.t->ext, r.n, j * n + me, 5, !inplace);
     tb_free(&sb);
     tb_free(&rb);
+}
+
+/* Allgatherv, gatherv, scatterv: block j holds c + j elements (none for
+ * process 1), placed in reverse order with one element's gap after each;
+ * send and receive types of equal signature (mixed: pairs of ints into a
+ * vector with holes).  *fits: whether coll sm's slots can carry them with
+ * its default parameters (the calls are then counted in coll_sm_small_v;
+ * a gatherv always is). */
+static long v_count(long c, int j)
+{
+    return j == 1 ? 0 : c + j;
+}
+
+static long v_layout(long c, MPI_Count *counts, MPI_Aint *displs, int scale)
+{
+    long at = 0;
+    for (int j = n - 1; j >= 0; j--) {
+        counts[j] = v_count(c, j) * scale;
+        displs[j] = at;
+        at += counts[j] + 1;
+    }
+    return at;
+}
+
+/* test_v's buffers: my send block filled, the receive buffer poisoned
+ * (in place: my block filled in it), both pushed. */
+static void v_prepare(tbuf_t *sb, tbuf_t *rb, const side_t *ms, const tdt_t *rt, size_t rlen,
+                      const MPI_Aint *rdispls, long mine, bool ip, int it)
+{
+    tb_alloc(sb, (size_t)ms->n * ms->t->ext);
+    tb_alloc(rb, rlen);
+    gen_fill(ms->t, sb->h, ms->n, me, it);
+    t_poison(rb->h, rb->len);
+    if (ip)
+        gen_fill(rt, rb->h + (size_t)rdispls[me] * rt->ext, mine, me, it);
+    tb_push(sb);
+    tb_push(rb);
+}
+
+/* ... every block where it belongs (check), then both freed. */
+static void v_check(tbuf_t *sb, tbuf_t *rb, const tdt_t *rt, const MPI_Count *rcounts,
+                    const MPI_Aint *rdispls, bool check, int it)
+{
+    tb_pull(rb);
+    for (int j = 0; check && j < n; j++) {
+        side_t rj = { rt, rcounts[j] };
+        expect_block(&rj, rb->h + (size_t)rdispls[j] * rt->ext, rcounts[j], j, it, 1);
+    }
+    tb_free(sb);
+    tb_free(rb);
+}
+
+static void test_v(int mixed, int tk, long c, int root, int inplace)
+{
+    side_t s, r;
+    sides(mixed, tk, 1, &s, &r);
+    const int sc = (int)s.n;   /* send elements per receive element */
+    MPI_Count *rcounts = malloc(sizeof(MPI_Count) * (size_t)n);
+    MPI_Count *scounts = malloc(sizeof(MPI_Count) * (size_t)n);
+    MPI_Aint *rdispls = malloc(sizeof(MPI_Aint) * (size_t)n);
+    MPI_Aint *sdispls = malloc(sizeof(MPI_Aint) * (size_t)n);
+    CHECK(rcounts && scounts && rdispls && sdispls, "out of memory");
+    long rtot = v_layout(c, rcounts, rdispls, 1), stot = v_layout(c, scounts, sdispls, sc);
+    long mine = v_count(c, me);
+    side_t ms = { s.t, mine * sc }, mr = { r.t, mine };
+    tbuf_t sb, rb;
+    bool ip;
+
+    /* allgatherv */
+    snprintf(t_current, sizeof(t_current), "allgatherv %s%s count %ld%s", mixed ? "mixed " : "",
+             t_types[tk].name, c, inplace ? " in place" : "");
+    v_prepare(&sb, &rb, &ms, r.t, (size_t)rtot * r.t->ext, rdispls, mine, inplace, 5);
+    MPI_OK(MPI_Allgatherv_c(inplace ? MPI_IN_PLACE : sb.d, ms.n, s.t->dt, rb.d, rcounts, rdispls,
+                            r.t->dt, C));
+    v_check(&sb, &rb, r.t, rcounts, rdispls, true, 5);
+
+    /* gatherv */
+    ip = inplace && me == root;
+    snprintf(t_current, sizeof(t_current), "gatherv %s%s count %ld root %d%s",
+             mixed ? "mixed " : "", t_types[tk].name, c, root, ip ? " in place" : "");
+    v_prepare(&sb, &rb, &ms, r.t, me == root ? (size_t)rtot * r.t->ext : 0, rdispls, mine, ip,
+              6);
+    MPI_OK(MPI_Gatherv_c(ip ? MPI_IN_PLACE : sb.d, ms.n, s.t->dt, rb.d, rcounts, rdispls,
+                         r.t->dt, root, C));
+    v_check(&sb, &rb, r.t, rcounts, rdispls, me == root, 6);
+
+    /* scatterv */
+    snprintf(t_current, sizeof(t_current), "scatterv %s%s count %ld root %d%s",
+             mixed ? "mixed " : "", t_types[tk].name, c, root, ip ? " in place" : "");
+    tb_alloc(&sb, me == root ? (size_t)stot * s.t->ext : 0);
+    tb_alloc(&rb, (size_t)mr.n * r.t->ext);
+    for (int j = 0; me == root && j < n; j++)
+        gen_fill(s.t, sb.h + (size_t)sdispls[j] * s.t->ext, scounts[j], j, 7);
+    t_poison(rb.h, rb.len);
+    tb_push(&sb);
+    tb_push(&rb);
+    MPI_OK(MPI_Scatterv_c(sb.d, scounts, sdispls, s.t->dt, ip ? MPI_IN_PLACE : rb.d, mr.n,
+                          r.t->dt, root, C));
+    tb_pull(&rb);
+    if (!ip)
+        expect_block(&mr, rb.h, mine, me, 7, 1);
+    tb_free(&sb);
+    tb_free(&rb);
+    free(rcounts);
+    free(scounts);
+    free(rdispls);
+    free(sdispls);
+}
+
+/* test_v's three operations at counts that fit the slots and counts that
+ * do not; with coll sm's default parameters, the calls through the slots
+ * counted (coll_sm_small_v): allgatherv where all blocks fit, gatherv
+ * always, scatterv where the root's do. */
+static void v_forms(void)
+{
+    const long cs[] = { 0, 1, 9, 300 };
+    bool defaults = true;
+    extern char **environ;
+    for (char **e = environ; *e; e++)
+        if (strncmp(*e, "RAIL_COLL_SM_", 13) == 0 || strncmp(*e, "RAIL_COLL=", 10) == 0)
+            defaults = false;
+    int provided;
+    MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    for (int k = 0; k < 4; k++) {
+        long c = cs[k];
+        for (int ri = 0; ri < 2; ri++) {
+            int root = ri ? n - 1 : 0;
+            unsigned long long before = pvar_count("coll_sm_small_v");
+            test_v(0, T_INT, c, root, ri);
+            unsigned long long got = pvar_count("coll_sm_small_v") - before;
+            long all = 0, most = 0;
+            for (int j = 0; j < n; j++) {
+                all += v_count(c, j) * 4;
+                if (j != root)
+                    most = v_count(c, j) * 4 > most ? v_count(c, j) * 4 : most;
+            }
+            size_t head = ((size_t)(n - 1) * 4 + 7) & ~(size_t)7;
+            unsigned long long want = (all > 0 && all <= 1024) + 1 +
+                                      (head + (size_t)(n - 1) * (size_t)most <= 1024);
+            CHECK(!defaults || n < 2 || got == want,
+                  "v forms of %ld + j ints (root %d): coll_sm_small_v counted %llu, not %llu", c,
+                  root, got, want);
+            test_v(1, T_INT, c, root, !ri);
+            test_v(0, T_VEC, c, n / 2, 0);
+        }
+    }
+    MPI_T_finalize();
 }
 
 /* ------------------------------------------------------------ reductions */
@@ -443,6 +591,7 @@ static void all_ops(void)
         }
     }
     reductions(counts, nc);
+    v_forms();
     test_barrier_order();
     for (int i = 0; i < 200; i++)
         MPI_OK(MPI_Barrier(C));

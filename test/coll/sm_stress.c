@@ -37,7 +37,7 @@ static void step(MPI_Comm comm, int it, int *buf, int *out, long big)
     MPI_OK(MPI_Comm_size(comm, &cn));
     int root = it % cn;
     long c = it % 5 == 0 ? big : 1 + it % 7;
-    switch (it % 7) {
+    switch (it % 9) {
     case 0:
         MPI_OK(MPI_Barrier(comm));
         break;
@@ -52,11 +52,11 @@ static void step(MPI_Comm comm, int it, int *buf, int *out, long big)
     case 3: {
         for (long i = 0; i < c; i++)
             buf[i] = val(cr, i, it);
-        if (it % 7 == 2)
+        if (it % 9 == 2)
             MPI_OK(MPI_Allreduce(buf, out, (int)c, MPI_INT, MPI_SUM, comm));
         else
             MPI_OK(MPI_Reduce(buf, out, (int)c, MPI_INT, MPI_SUM, root, comm));
-        for (long i = 0; (it % 7 == 2 || cr == root) && i < c; i++) {
+        for (long i = 0; (it % 9 == 2 || cr == root) && i < c; i++) {
             int want = 0;
             for (int r = 0; r < cn; r++)
                 want += val(r, i, it);
@@ -69,10 +69,53 @@ static void step(MPI_Comm comm, int it, int *buf, int *out, long big)
         long cb = c / cn + 1;
         for (long i = 0; i < cb; i++)
             buf[i] = val(cr, i, it);
-        MPI_OK(MPI_Allgather(buf, (int)cb, MPI_INT, out, (int)cb, MPI_INT, comm));
+        if ((it / 9) % 2 == 0) {
+            MPI_OK(MPI_Allgather(buf, (int)cb, MPI_INT, out, (int)cb, MPI_INT, comm));
+        } else {   /* the same layout by allgatherv */
+            int *counts = malloc(sizeof(int) * (size_t)cn), *displs = malloc(sizeof(int) * (size_t)cn);
+            CHECK(counts && displs, "out of memory");
+            for (int r = 0; r < cn; r++) {
+                counts[r] = (int)cb;
+                displs[r] = (int)(r * cb);
+            }
+            MPI_OK(MPI_Allgatherv(buf, (int)cb, MPI_INT, out, counts, displs, MPI_INT, comm));
+            free(counts);
+            free(displs);
+        }
         for (int r = 0; r < cn; r++)
             for (long i = 0; i < cb; i++)
-                CHECK(out[r * cb + i] == val(r, i, it), "allgather step %d", it);
+                CHECK(out[r * cb + i] == val(r, i, it), "allgather(v) step %d", it);
+        break;
+    }
+    case 7:
+    case 8: {   /* gatherv, scatterv: blocks of c / cn + (r % 2) elements */
+        int *counts = malloc(sizeof(int) * (size_t)cn), *displs = malloc(sizeof(int) * (size_t)cn);
+        CHECK(counts && displs, "out of memory");
+        int at = 0;
+        for (int r = 0; r < cn; r++) {
+            counts[r] = (int)(c / cn) + r % 2;
+            displs[r] = at;
+            at += counts[r];
+        }
+        if (it % 9 == 7) {
+            for (int i = 0; i < counts[cr]; i++)
+                buf[i] = val(cr, i, it);
+            MPI_OK(MPI_Gatherv(buf, counts[cr], MPI_INT, out, counts, displs, MPI_INT, root,
+                               comm));
+            for (int r = 0; cr == root && r < cn; r++)
+                for (int i = 0; i < counts[r]; i++)
+                    CHECK(out[displs[r] + i] == val(r, i, it), "gatherv step %d block %d", it, r);
+        } else {
+            for (int r = 0; cr == root && r < cn; r++)
+                for (int i = 0; i < counts[r]; i++)
+                    buf[displs[r] + i] = val(r, i, it);
+            MPI_OK(MPI_Scatterv(buf, counts, displs, MPI_INT, out, counts[cr], MPI_INT, root,
+                                comm));
+            for (int i = 0; i < counts[cr]; i++)
+                CHECK(out[i] == val(cr, i, it), "scatterv step %d element %d", it, i);
+        }
+        free(counts);
+        free(displs);
         break;
     }
     case 5: {
