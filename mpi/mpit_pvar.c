@@ -18,6 +18,8 @@
  *                           the same kind
  *   coll_sm_alltoall_single_copy  coll sm alltoalls this process did by
  *                           single copy: the same kind
+ *   coll_sm_gather_single_copy  coll sm gathers at whose root this process
+ *                           read the blocks by single copy: the same kind
  *   coll_sm_small_mixed     small coll sm reduces and gathers whose root
  *                           took device inputs by messages beside host
  *                           ones from the slots: the same kind
@@ -139,6 +141,10 @@ static const pvar_def_t pvars[] = {
             "MPI_Alltoall calls (coll sm) in which this process read its blocks from the others' "
             "send buffers directly (CMA) instead of through the shared segment",
             &coll_sm_count_alltoall_cma),
+    COUNTER("coll_sm_gather_single_copy",
+            "MPI_Gather calls (coll sm) at whose root this process read the others' blocks from "
+            "their send buffers directly (CMA) instead of through the shared segment",
+            &coll_sm_count_gather_cma),
     COUNTER("coll_sm_device_ipc",
             "Collectives (coll sm) in which this process moved device data device to device "
             "itself, from or to the others' buffers opened by IPC",

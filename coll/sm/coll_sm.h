@@ -175,6 +175,7 @@ enum {
     COLL_SM_ADAPT_ALLGATHER,
     COLL_SM_ADAPT_REDUCE_SCATTER,
     COLL_SM_ADAPT_ALLTOALL,
+    COLL_SM_ADAPT_GATHER,
     COLL_SM_ADAPT_KINDS
 };
 
@@ -341,6 +342,7 @@ void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm);
 extern uint64_t coll_sm_count_created, coll_sm_count_reused;
 /* alltoalls this process completed by single copy (MPI_T) */
 extern uint64_t coll_sm_count_alltoall_cma;
+extern uint64_t coll_sm_count_gather_cma;   /* gathers whose root read by single copy */
 
 /* Copy len bytes at address `remote` in process pid into local memory
  * (process_vm_readv); MPI_SUCCESS or MPI_ERR_OTHER with a message. */

@@ -96,8 +96,9 @@ static int sm_register_params(void)
                             "fast process (a bcast root) may run ahead of the slowest",
                             RAIL_PARAM_LEVEL_TUNER, &p->small_slots);
     rail_param_register_size("coll_sm_single_copy_min", 0,
-                             "Broadcasts, reductions, allgathers and alltoalls of at least "
-                             "this many bytes (allgather, alltoall: all blocks together) in "
+                             "Broadcasts, reductions, gathers, allgathers and alltoalls of at "
+                             "least this many bytes (gather, allgather, alltoall: all blocks "
+                             "together) in "
                              "contiguous host buffers: processes always read each other's "
                              "buffers directly (CMA, process_vm_readv) instead of through the "
                              "segment, oversubscribed or not (0: never forced; see "
@@ -111,11 +112,13 @@ static int sm_register_params(void)
                              "0: never single copy unless coll_sm_single_copy_min says so)",
                              RAIL_PARAM_LEVEL_TUNER, &p->adapt_min);
     rail_param_register_size("coll_sm_adapt_agree_min", 65536,
-                             "Reductions (contiguous host buffers) and allgathers (all "
-                             "blocks) of at least this many bytes: rank 0 chooses, call by "
-                             "call, between the segment and single copy by measured time and "
-                             "tells the others in a first step (which costs one wait for "
-                             "everyone: worth it from larger sizes than for bcast; 0: never)",
+                             "Reductions (contiguous host buffers), allgathers and gathers "
+                             "(all blocks; gathers where no process has a device component) "
+                             "of at least this many bytes: rank 0 (a gather's root) chooses, "
+                             "call by call, between the segment and single copy by measured "
+                             "time and tells the others in a first step (which costs one wait "
+                             "for everyone: worth it from larger sizes than for bcast; 0: "
+                             "never)",
                              RAIL_PARAM_LEVEL_TUNER, &p->adapt_agree_min);
     rail_param_register_size("coll_sm_device_handoff_min", 65536,
                              "Broadcasts and scatters of at least this many bytes (per "

@@ -122,17 +122,17 @@ static int direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
  * step k + 2 then says round k was read.  Before, everyone waited for
  * everyone in a step 1 first: a host gather on a GPU node took 1.3 against
  * 0.5 us at np 2 (512 B), 13 against 3.4 at np 4 on 2 cores. */
-enum { GATHER_STAGE = 0, GATHER_DEV = 1, GATHER_HANDOFF = 2 };
+enum { GATHER_STAGE = 0, GATHER_DEV = 1, GATHER_HANDOFF = 2, GATHER_CMA = 3 };
 
-/* Rounds: mine posted from step own0 + 1, the root's "round k read" is its
- * step root0 + k + 1 (own0 = root0 = 0 without the device check; with it
- * root0 = 1, own0 = 1 for a device sender, which announced in step 1). */
+/* Rounds k0 on: mine posted from step own0 + 1, the root's "round k read" is
+ * its step root0 + k + 1 (own0 = root0 = 0 without the device check; with
+ * it root0 = 1, own0 = 1 for a device sender, which announced in step 1). */
 static int gather_send(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d,
-                       uint32_t own0, uint32_t root0)
+                       uint32_t own0, uint32_t root0, size_t k0)
 {
     int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
     size_t C = m->chunk, K = rounds_of(d->bytes, C);
-    for (size_t k = 0; k < K; k++) {
+    for (size_t k = k0; k < K; k++) {
         if (k >= (size_t)m->nbuf)
             coll_sm_wait(m, root, COLL_SM_V(s, root0 + k - (size_t)m->nbuf + 1));
         size_t off = k * C;
@@ -148,12 +148,12 @@ static int gather_send(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_
 /* dev_late: with the device check, the device senders, whose round k is
  * their step k + 2 (the others' k + 1). */
 static int gather_root(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d0,
-                       uint32_t root0, bool dev_late)
+                       uint32_t root0, uint32_t send0, bool dev_late)
 {
     int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
     size_t C = m->chunk, K = rounds_of(d0->bytes, C);
     for (size_t k = 0; k < K; k++) {
-        coll_sm_wait_all(m, COLL_SM_V(s, k + 1));
+        coll_sm_wait_all(m, COLL_SM_V(s, send0 + k + 1));
         for (int j = 0; dev_late && j < m->n; j++)
             if (j != m->me && sm_meta_device(m, j, set))
                 coll_sm_wait(m, j, COLL_SM_V(s, k + 2));
@@ -190,6 +190,99 @@ static int gather_verdict(coll_sm_module_t *m, uint64_t s, int root, size_t tota
     return coll_sm_dev_blocks_eligible(m, total) ? GATHER_DEV : GATHER_HANDOFF;
 }
 
+/* GATHER BY SINGLE COPY (host buffers, no device component in the
+ * communicator; all blocks together from coll_sm_adapt_agree_min bytes,
+ * not oversubscribed, or from coll_sm_single_copy_min always): every
+ * sender announces its block in step 1 (meta: its bytes; addr; raddr bit
+ * 0: contiguous host memory the root can read) and waits for the root's
+ * step 1, whose meta carries the verdict: GATHER_CMA where every block can
+ * be read directly and the root's choice by measured time (base/adapt.c)
+ * says so: the root reads every block with process_vm_readv while the
+ * senders wait for its FINAL (their buffers are read until then); else
+ * GATHER_STAGE: the rounds follow, the senders' round k as their step
+ * k + 1 (round 0, written before the verdict, with the announcement),
+ * the root's "round k read" as its step k + 2.  Without it a large
+ * gather moved every block twice (in and out of the segment), each line
+ * from the sender's cache: np 2, 1 MiB blocks, 46 us in the VM's fast
+ * minutes (Open MPI's single copy 104) but 220-365 in the slow ones
+ * (Open MPI still 104-110). */
+static bool gather_timed(const coll_sm_module_t *m, size_t total)
+{
+    return m->host_only && (coll_sm_forced_cma(m, total) || coll_sm_agreed(m, total));
+}
+
+static int gather_send_timed(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d)
+{
+    int set = coll_sm_set(m, s);
+    coll_sm_ctl_t *my = coll_sm_ctl(m, m->me);
+    coll_sm_claim_set(m, s);
+    my->meta[set] = d->bytes;
+    my->addr[set] = (uint64_t)(uintptr_t)d->contig;
+    my->raddr[set] = d->contig && !d->device ? 1 : 0;
+    /* round 0 goes into the segment before the verdict, with the
+     * announcement (unread where the root reads directly): where the
+     * segment wins, this call's copy in overlaps the root's copy out of
+     * the previous one as without the step (np 2, 32 KiB blocks: 1.5 us;
+     * waiting for the verdict first, 2.6-3.0) */
+    int rc = coll_sm_pack(d, 0, coll_sm_round_buf(m, m->me, set, s, 0, d->bytes),
+                          RAIL_MIN(m->chunk, d->bytes));
+    coll_sm_post(m, COLL_SM_V(s, 1));
+    coll_sm_wait(m, root, COLL_SM_V(s, 1));
+    if (META_VERDICT_OF(coll_sm_ctl(m, root)->meta[set]) == GATHER_CMA)
+        coll_sm_wait(m, root, COLL_SM_V(s, COLL_SM_FINAL));   /* my block is read until then */
+    else
+        rc = SM_KEEP(rc, gather_send(m, s, root, d, 0, 1, 1));
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    return rc;
+}
+
+static int gather_root_timed(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d0,
+                             size_t total)
+{
+    int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
+    coll_sm_ctl_t *my = coll_sm_ctl(m, m->me);
+    coll_sm_claim_set(m, s);
+    coll_sm_wait_all(m, COLL_SM_V(s, 1));
+    bool direct = true;
+    for (int j = 0; j < m->n && direct; j++)
+        direct = j == m->me || (coll_sm_ctl(m, j)->raddr[set] & 1);
+    rail_adapt_t *a = NULL;
+    int want = COLL_SM_PATH_CMA;
+    if (!direct) {
+        want = COLL_SM_PATH_SEGMENT;
+    } else if (coll_sm_params.adapt_alternate) {
+        want = (int)(s & 1);   /* testing: both paths, one after the other */
+    } else if (!coll_sm_forced_cma(m, total)) {
+        bool measure;
+        rail_adapt_t *c = coll_sm_adapt_of(m, COLL_SM_ADAPT_GATHER, total);
+        want = rail_adapt_pick(c, &measure);
+        a = measure ? c : NULL;
+    }
+    bool cma = direct && want == COLL_SM_PATH_CMA;
+    my->meta[set] = d0->bytes | META_VERDICT(cma ? GATHER_CMA : GATHER_STAGE);
+    coll_sm_post(m, COLL_SM_V(s, 1));
+    uint64_t t0 = a ? rail_now_ns() : 0;
+    if (cma) {
+        for (int k = 1; k < m->n && rc == MPI_SUCCESS; k++) {
+            int j = (m->me + k) % m->n;
+            coll_sm_data_t dj = coll_sm_data_at(d0, j * d0->count);
+            rc = coll_sm_cma_read_data(m, j, coll_sm_ctl(m, j)->addr[set], sm_meta(m, j, set),
+                                       &dj);
+        }
+        rc = SM_KEEP(rc, sm_truncated(m, set, d0->bytes));
+        rail_atomic_add_fetch(&coll_sm_count_gather_cma, 1);
+    } else {
+        rc = gather_root(m, s, d0, 1, 0, false);
+    }
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    if (a) {   /* timed whole: until every sender is done */
+        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
+        rail_adapt_record(a, cma ? COLL_SM_PATH_CMA : COLL_SM_PATH_SEGMENT, total,
+                          rail_now_ns() - t0);
+    }
+    return rc;
+}
+
 int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
                    MPI_Count rcount, mpi_datatype_t *rdt, int root, mpi_comm_t *comm,
                    coll_module_t *module)
@@ -220,6 +313,13 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void
     int set = coll_sm_set(m, s);
     coll_sm_ctl_t *my = coll_sm_ctl(m, m->me);
     size_t total = d.bytes * (size_t)m->n;
+    if (gather_timed(m, total)) {
+        if (!am_root)
+            return gather_send_timed(m, s, root, &d);
+        if (sbuf != MPI_IN_PLACE)
+            rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt);
+        return SM_KEEP(rc, gather_root_timed(m, s, &d, total));
+    }
     bool check = coll_sm_device_check_blocks(m, total);
     /* a root that only reads writes nothing (nor waits to claim the set) */
     if (!am_root || check) {
@@ -247,7 +347,7 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void
             }
             own0 = 1;
         }
-        rc = gather_send(m, s, root, &d, own0, check ? 1 : 0);
+        rc = gather_send(m, s, root, &d, own0, check ? 1 : 0, 0);
         coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
         return rc;
     }
@@ -285,7 +385,7 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void
     }
     if (sbuf != MPI_IN_PLACE)
         rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt);
-    rc = SM_KEEP(rc, gather_root(m, s, &d, check ? 1 : 0, dev_late));
+    rc = SM_KEEP(rc, gather_root(m, s, &d, check ? 1 : 0, 0, dev_late));
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     return rc;
 }
