@@ -206,14 +206,28 @@ static int scan_chain(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatyp
     int rc = coll_red_init(&r, op, dt, count, mine, rbuf);
     if (rc != MPI_SUCCESS)
         return rc;
+    /* The ends fold nothing, and a prefix crosses as count elements of dt
+     * or of the temporaries' type alike (the same type signature): rank 0
+     * sends its operand as it is; the last rank of an exscan receives its
+     * result where it belongs (np 2, 64 KiB: 10.3-10.6 us -> 5.2-7.7, two
+     * copies and a fold fewer; Open MPI 5.6-6.4). */
+    if (me == 0) {
+        if (n > 1)
+            rc = coll_send(mine, count, dt, 1, tag, comm);
+        if (rc == MPI_SUCCESS && !exclusive && sbuf != MPI_IN_PLACE)
+            rc = coll_copy(sbuf, count, dt, rbuf, count, dt);
+        return rc;
+    }
+    if (exclusive && me == n - 1)
+        return coll_recv(rbuf, count, dt, me - 1, tag, comm);
     void *acc = coll_red_tmp(&r, count, &amem);
-    void *pre = me > 0 ? coll_red_tmp(&r, count, &pmem) : NULL;
-    if (!acc || (me > 0 && !pre)) {
+    void *pre = coll_red_tmp(&r, count, &pmem);
+    if (!acc || !pre) {
         rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory for scan temporaries");
         goto out;
     }
     rc = coll_red_load(&r, acc, mine, count);
-    if (rc == MPI_SUCCESS && me > 0) {
+    if (rc == MPI_SUCCESS) {
         rc = coll_recv(pre, count * r.factor, r.rdt, me - 1, tag, comm);
         if (rc == MPI_SUCCESS && exclusive)
             rc = coll_red_store(&r, rbuf, pre, count);
