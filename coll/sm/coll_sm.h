@@ -516,6 +516,9 @@ typedef struct coll_sm_slot {
 #define COLL_SM_SLOT_ROOTED 8u
 /* a gatherv sender's block comes by a message (sm_small.c) */
 #define COLL_SM_SLOT_VIA_MESSAGE 16u
+/* a scatterv root's blocks are all of the slot's len bytes: no lengths
+ * before them (sm_small.c) */
+#define COLL_SM_SLOT_UNIFORM 32u
 #define COLL_SM_SLOT_ROOTED_AT(seq) (COLL_SM_SLOT_ROOTED | (uint32_t)(seq) << 8)
 
 static inline coll_sm_slot_t *coll_sm_slot(coll_sm_module_t *m, int r, int k)

@@ -963,7 +963,8 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
  *     block copied out to its displacement.
  *   scatterv: only the root knows the blocks, so every scatterv takes a
  *     slot operation and the root decides: it writes the others' block
- *     lengths (4 bytes each) and then their blocks at a stride of the
+ *     lengths (4 bytes each; none where all are of one length,
+ *     COLL_SM_SLOT_UNIFORM) and then their blocks at a stride of the
  *     largest, or, where they do not fit, says COLL_SM_SLOT_HANDOFF and
  *     everyone hands the call on.
  *   gatherv: each sender decides for its own block: one that fits its slot
@@ -1049,18 +1050,24 @@ bool coll_sm_small_scatterv(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
     uint64_t t = small_begin(m, &set);
     coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
     if (m->me == root) {
-        size_t stride = 0;
+        size_t stride = 0, least = SIZE_MAX;
         for (int j = 0; j < m->n; j++)
-            if (j != root)
-                stride = RAIL_MAX(stride, (size_t)(scounts[j] * sdt->size));
-        size_t need = head + (size_t)(m->n - 1) * stride;
+            if (j != root) {
+                size_t b = (size_t)(scounts[j] * sdt->size);
+                stride = RAIL_MAX(stride, b);
+                least = RAIL_MIN(least, b);
+            }
+        /* blocks of one length (and at two processes the one block): no
+         * lengths before them */
+        bool uniform = least == stride || m->n < 2;
+        size_t hd = uniform ? 0 : head, need = hd + (size_t)(m->n - 1) * stride;
         if (need > m->slot_size) {
             my->flags = COLL_SM_SLOT_HANDOFF;
             coll_sm_slot_post(m, set, t);
             *handoff = true;
             return true;
         }
-        my->flags = 0;
+        my->flags = uniform ? COLL_SM_SLOT_UNIFORM : 0;
         my->len = (uint32_t)stride;
         uint32_t *lens = (uint32_t *)(void *)my->data;
         *rc = MPI_SUCCESS;
@@ -1069,8 +1076,9 @@ bool coll_sm_small_scatterv(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
                 continue;
             coll_sm_data_t d;
             coll_sm_data_init(&d, coll_elem(sbuf, sdt, displs[j]), scounts[j], sdt);
-            lens[at] = (uint32_t)d.bytes;
-            *rc = SM_KEEP(*rc, coll_sm_pack(&d, 0, my->data + head + (size_t)at * stride,
+            if (!uniform)
+                lens[at] = (uint32_t)d.bytes;
+            *rc = SM_KEEP(*rc, coll_sm_pack(&d, 0, my->data + hd + (size_t)at * stride,
                                             d.bytes));
             at++;
         }
@@ -1088,11 +1096,13 @@ bool coll_sm_small_scatterv(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
         return true;
     }
     int at = m->me - (m->me > root);
-    size_t len = ((const uint32_t *)(const void *)rs->data)[at], b = (size_t)(rcount * rdt->size);
+    bool uniform = rs->flags & COLL_SM_SLOT_UNIFORM;
+    size_t hd = uniform ? 0 : head, b = (size_t)(rcount * rdt->size);
+    size_t len = uniform ? rs->len : ((const uint32_t *)(const void *)rs->data)[at];
     coll_sm_data_t d;
     coll_sm_data_init(&d, rbuf, rcount, rdt);
     *rc = SM_KEEP(coll_check_length(-1, len, b),
-                  coll_sm_unpack(&d, 0, rs->data + head + (size_t)at * rs->len, RAIL_MIN(len, b)));
+                  coll_sm_unpack(&d, 0, rs->data + hd + (size_t)at * rs->len, RAIL_MIN(len, b)));
     small_rooted_done(m, set, t);
     coll_sm_count_small_v++;
     return true;

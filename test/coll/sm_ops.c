@@ -307,13 +307,16 @@ static void v_forms(void)
             unsigned long long before = pvar_count("coll_sm_small_v");
             test_v(0, T_INT, c, root, ri);
             unsigned long long got = pvar_count("coll_sm_small_v") - before;
-            long all = 0, most = 0;
+            long all = 0, most = 0, least = -1;
             for (int j = 0; j < n; j++) {
                 all += v_count(c, j) * 4;
-                if (j != root)
+                if (j != root) {
                     most = v_count(c, j) * 4 > most ? v_count(c, j) * 4 : most;
+                    least = least < 0 || v_count(c, j) * 4 < least ? v_count(c, j) * 4 : least;
+                }
             }
-            size_t head = ((size_t)(n - 1) * 4 + 7) & ~(size_t)7;
+            /* (the blocks' lengths before them unless all are of one) */
+            size_t head = least == most ? 0 : ((size_t)(n - 1) * 4 + 7) & ~(size_t)7;
             unsigned long long want = (all > 0 && all <= 1024) + 1 +
                                       (head + (size_t)(n - 1) * (size_t)most <= 1024);
             CHECK(!defaults || n < 2 || got == want,
@@ -322,6 +325,28 @@ static void v_forms(void)
             test_v(1, T_INT, c, root, !ri);
             test_v(0, T_VEC, c, n / 2, 0);
         }
+    }
+    /* a scatterv of blocks of one length (the slot then holds no lengths),
+     * in reverse order */
+    {
+        int *x = malloc(sizeof(int) * 5 * (size_t)n), y[5], *cnt = malloc(sizeof(int) * (size_t)n);
+        int *dsp = malloc(sizeof(int) * (size_t)n);
+        CHECK(x && cnt && dsp, "out of memory");
+        for (int j = 0; j < n; j++) {
+            cnt[j] = 5;
+            dsp[j] = 5 * (n - 1 - j);
+            for (int i = 0; i < 5; i++)
+                x[dsp[j] + i] = j * 100 + i;
+        }
+        unsigned long long before = pvar_count("coll_sm_small_v");
+        MPI_OK(MPI_Scatterv(x, cnt, dsp, MPI_INT, y, 5, MPI_INT, n - 1, C));
+        for (int i = 0; i < 5; i++)
+            CHECK(y[i] == me * 100 + i, "uniform scatterv [%d] = %d", i, y[i]);
+        CHECK(!defaults || n < 2 || pvar_count("coll_sm_small_v") - before == 1,
+              "uniform scatterv not through the slots");
+        free(x);
+        free(cnt);
+        free(dsp);
     }
     MPI_T_finalize();
 }
