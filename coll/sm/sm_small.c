@@ -163,6 +163,19 @@ static bool small_ready(coll_sm_module_t *m, mpi_comm_t *comm, int *rc)
     return *rc == MPI_SUCCESS && m->state == COLL_SM_READY;
 }
 
+/* Process j's block from its slot into count elements of dt at blk (at
+ * most what each side holds; MPI_ERR_TRUNCATE / MPI_ERR_COUNT where the
+ * lengths differ). */
+static int small_take_block(const coll_sm_slot_t *sj, int j, void *blk, MPI_Count count,
+                            mpi_datatype_t *dt)
+{
+    size_t b = (size_t)(count * dt->size);
+    coll_sm_data_t d;
+    coll_sm_data_init(&d, blk, count, dt);
+    return SM_KEEP(coll_check_length(j, sj->len, b),
+                   coll_sm_unpack(&d, 0, sj->data, RAIL_MIN((size_t)sj->len, b)));
+}
+
 /* Where the slot of the process before process j starts: block j, or 0
  * when block j starts at the end (empty blocks). */
 static inline MPI_Count small_rot(const MPI_Count *starts, int j, MPI_Count count)
@@ -569,21 +582,18 @@ bool coll_sm_small_bcast_late(coll_sm_module_t *m, uint64_t s, int root,
 /* Whether a scatter's or gather's blocks of b bytes go through the slots
  * (the same answer on every process: b is; the device hand-off size of
  * coll_sm_device_handoff_min keeps its meaning); small_blocks_fit sets the
- * segment up, small_blocks_fit_set needs it. */
-static bool small_blocks_fit_set(coll_sm_module_t *m, size_t per_slot, size_t b)
+ * segment up where the parameters allow. */
+static bool small_blocks_fit_params(size_t per_slot, size_t b)
 {
     return b > 0 && per_slot <= coll_sm_params.small_max &&
-           !(coll_sm_params.device_handoff_min > 0 && b >= coll_sm_params.device_handoff_min) &&
-           per_slot <= m->slot_size;
+           !(coll_sm_params.device_handoff_min > 0 && b >= coll_sm_params.device_handoff_min);
 }
 
 static bool small_blocks_fit(coll_sm_module_t *m, mpi_comm_t *comm, size_t per_slot, size_t b,
                              int *rc)
 {
-    if (b == 0 || per_slot > coll_sm_params.small_max ||
-        (coll_sm_params.device_handoff_min > 0 && b >= coll_sm_params.device_handoff_min))
-        return false;
-    return small_ready(m, comm, rc) && small_blocks_fit_set(m, per_slot, b);
+    return small_blocks_fit_params(per_slot, b) && small_ready(m, comm, rc) &&
+           per_slot <= m->slot_size;
 }
 
 /* A scatter's receiver: its block (b bytes here) from the root's slot. */
@@ -643,7 +653,9 @@ bool coll_sm_small_scatter_late(coll_sm_module_t *m, uint64_t s, int root, void 
                                 MPI_Count rcount, mpi_datatype_t *rdt, int *rc)
 {
     size_t b = (size_t)(rcount * rdt->size);
-    if (coll_sm_params.small_max == 0 || small_blocks_fit_set(m, (size_t)(m->n - 1) * b, b))
+    size_t per_slot = (size_t)(m->n - 1) * b;
+    if (coll_sm_params.small_max == 0 ||
+        (small_blocks_fit_params(per_slot, b) && per_slot <= m->slot_size))
         return false;
     int set;
     uint64_t t;
@@ -706,10 +718,7 @@ bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
         if (sj->flags & COLL_SM_SLOT_DEVICE) {   /* SMALL_MIXED: by a message */
             r2 = coll_recv(blk, rcount, rdt, j, tag, comm);
         } else {
-            coll_sm_data_t d;
-            coll_sm_data_init(&d, blk, rcount, rdt);
-            r2 = SM_KEEP(coll_check_length(j, sj->len, b),
-                         coll_sm_unpack(&d, 0, sj->data, RAIL_MIN((size_t)sj->len, b)));
+            r2 = small_take_block(sj, j, blk, rcount, rdt);
         }
         *rc = SM_KEEP(*rc, r2);
     }
@@ -1018,14 +1027,10 @@ bool coll_sm_small_allgatherv(coll_sm_module_t *m, mpi_comm_t *comm, const void 
     for (int j = 0; j < m->n; j++) {
         if (j == m->me)
             continue;
-        const coll_sm_slot_t *sj = coll_sm_slot(m, j, set);
-        size_t b = (size_t)(rcounts[j] * rdt->size);
-        coll_sm_data_t d;
-        coll_sm_data_init(&d, coll_elem(rbuf, rdt, displs[j]), rcounts[j], rdt);
-        *rc = SM_KEEP(*rc, SM_KEEP(coll_check_length(j, sj->len, b),
-                                   coll_sm_unpack(&d, 0, sj->data, RAIL_MIN((size_t)sj->len, b))));
+        *rc = SM_KEEP(*rc, small_take_block(coll_sm_slot(m, j, set), j,
+                                            coll_elem(rbuf, rdt, displs[j]), rcounts[j], rdt));
     }
-    coll_sm_count_small_v++;
+    rail_atomic_add_fetch(&coll_sm_count_small_v, 1);
     return true;
 }
 
@@ -1086,7 +1091,7 @@ bool coll_sm_small_scatterv(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
         if (rbuf != MPI_IN_PLACE)
             *rc = SM_KEEP(*rc, coll_copy(coll_elem(sbuf, sdt, displs[root]), scounts[root], sdt,
                                          rbuf, rcount, rdt));
-        coll_sm_count_small_v++;
+        rail_atomic_add_fetch(&coll_sm_count_small_v, 1);
         return true;
     }
     const coll_sm_slot_t *rs = small_wait_root(m, root, set, t);
@@ -1104,7 +1109,7 @@ bool coll_sm_small_scatterv(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
     *rc = SM_KEEP(coll_check_length(-1, len, b),
                   coll_sm_unpack(&d, 0, rs->data + hd + (size_t)at * rs->len, RAIL_MIN(len, b)));
     small_rooted_done(m, set, t);
-    coll_sm_count_small_v++;
+    rail_atomic_add_fetch(&coll_sm_count_small_v, 1);
     return true;
 }
 
@@ -1129,7 +1134,7 @@ bool coll_sm_small_gatherv(coll_sm_module_t *m, mpi_comm_t *comm, const void *sb
         coll_sm_slot_post(m, set, t);
         if (msg)
             *rc = coll_send(sbuf, scount, sdt, root, tag, comm);
-        coll_sm_count_small_v++;
+        rail_atomic_add_fetch(&coll_sm_count_small_v, 1);
         return true;
     }
     my->flags = 0;
@@ -1149,14 +1154,10 @@ bool coll_sm_small_gatherv(coll_sm_module_t *m, mpi_comm_t *comm, const void *sb
             *rc = SM_KEEP(*rc, coll_reqs_irecv(&q, blk, rcounts[j], rdt, j, tag, comm));
             continue;
         }
-        size_t b = (size_t)(rcounts[j] * rdt->size);
-        coll_sm_data_t d;
-        coll_sm_data_init(&d, blk, rcounts[j], rdt);
-        *rc = SM_KEEP(*rc, SM_KEEP(coll_check_length(j, sj->len, b),
-                                   coll_sm_unpack(&d, 0, sj->data, RAIL_MIN((size_t)sj->len, b))));
+        *rc = SM_KEEP(*rc, small_take_block(sj, j, blk, rcounts[j], rdt));
     }
     *rc = coll_reqs_wait(&q, *rc);
     coll_sm_slot_post(m, set, t);
-    coll_sm_count_small_v++;
+    rail_atomic_add_fetch(&coll_sm_count_small_v, 1);
     return true;
 }
