@@ -154,6 +154,8 @@ void coll_reqs_init(coll_reqs_t *b)
     b->send_flags = 0;
     b->cap = (int)RAIL_ARRAY_SIZE(b->inl);
     b->r = b->inl;
+    b->want = b->want_inl;
+    b->check = false;
 }
 
 static int reqs_grow(coll_reqs_t *b)
@@ -162,12 +164,20 @@ static int reqs_grow(coll_reqs_t *b)
         return MPI_SUCCESS;
     int cap = b->cap * 2;
     mpi_request_t **r = malloc((size_t)cap * sizeof(*r));
-    if (!r)
+    size_t *want = malloc((size_t)cap * sizeof(*want));
+    if (!r || !want) {
+        free(r);
+        free(want);
         return mpi_errf(MPI_ERR_NO_MEM, "out of memory for %d requests", cap);
+    }
     memcpy(r, b->r, (size_t)b->n * sizeof(*r));
-    if (b->r != b->inl)
+    memcpy(want, b->want, (size_t)b->n * sizeof(*want));
+    if (b->r != b->inl) {
         free(b->r);
+        free(b->want);
+    }
     b->r = r;
+    b->want = want;
     b->cap = cap;
     return MPI_SUCCESS;
 }
@@ -180,7 +190,7 @@ int coll_reqs_isend(coll_reqs_t *b, const void *buf, MPI_Count count, mpi_dataty
         rc = pml_isend(buf, count, dt, peer, tag, PML_SEND_STANDARD, comm,
                        PML_COLL | b->send_flags, &b->r[b->n]);
     if (rc == MPI_SUCCESS)
-        b->n++;
+        b->want[b->n++] = SIZE_MAX;
     return rc;
 }
 
@@ -191,7 +201,34 @@ int coll_reqs_irecv(coll_reqs_t *b, void *buf, MPI_Count count, mpi_datatype_t *
     if (rc == MPI_SUCCESS)
         rc = pml_irecv(buf, count, dt, peer, tag, comm, PML_COLL, &b->r[b->n]);
     if (rc == MPI_SUCCESS)
-        b->n++;
+        b->want[b->n++] = SIZE_MAX;
+    return rc;
+}
+
+int coll_reqs_irecv_all(coll_reqs_t *b, void *buf, MPI_Count count, mpi_datatype_t *dt, int peer,
+                        int tag, mpi_comm_t *comm)
+{
+    int rc = coll_reqs_irecv(b, buf, count, dt, peer, tag, comm);
+    if (rc == MPI_SUCCESS) {
+        b->want[b->n - 1] = (size_t)(count * dt->size);
+        b->check = true;
+    }
+    return rc;
+}
+
+/* coll_reqs_wait where some receive wants its whole length. */
+static int reqs_wait_checked(coll_reqs_t *b)
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < b->n; i++) {
+        mpi_req_status_t st = { 0 };
+        int e = pml_wait(b->r[i], &st);
+        b->r[i] = NULL;
+        if (e == MPI_SUCCESS && b->want[i] != SIZE_MAX)
+            e = coll_check_length(st.source, (size_t)st.count, b->want[i]);
+        if (rc == MPI_SUCCESS)
+            rc = e;
+    }
     return rc;
 }
 
@@ -205,9 +242,11 @@ int coll_recv_error(int rc)
 
 int coll_reqs_wait(coll_reqs_t *b, int rc)
 {
-    int wrc = b->n ? pml_waitall(b->n, b->r) : MPI_SUCCESS;
-    if (b->r != b->inl)
+    int wrc = b->check ? reqs_wait_checked(b) : b->n ? pml_waitall(b->n, b->r) : MPI_SUCCESS;
+    if (b->r != b->inl) {
         free(b->r);
+        free(b->want);
+    }
     unsigned flags = b->send_flags;
     coll_reqs_init(b);
     b->send_flags = flags;

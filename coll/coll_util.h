@@ -119,8 +119,11 @@ static inline int coll_nbr_send_block(const mpi_topo_t *t, int k)
 typedef struct coll_reqs {
     int n, cap;
     unsigned send_flags;   /* pml flags of the sends besides PML_COLL (0 after init) */
+    bool check;            /* some receive wants its whole length (want) */
     mpi_request_t **r;
+    size_t *want;          /* per request: bytes a receive wants, or SIZE_MAX */
     mpi_request_t *inl[16];
+    size_t want_inl[16];
 } coll_reqs_t;
 
 void coll_reqs_init(coll_reqs_t *b);
@@ -128,6 +131,10 @@ int coll_reqs_isend(coll_reqs_t *b, const void *buf, MPI_Count count, mpi_dataty
                     int tag, mpi_comm_t *comm);
 int coll_reqs_irecv(coll_reqs_t *b, void *buf, MPI_Count count, mpi_datatype_t *dt, int peer,
                     int tag, mpi_comm_t *comm);
+/* ... a receive whose message must fill it (coll_reqs_wait reports a
+ * shorter one as MPI_ERR_COUNT: type signatures that differ) */
+int coll_reqs_irecv_all(coll_reqs_t *b, void *buf, MPI_Count count, mpi_datatype_t *dt, int peer,
+                        int tag, mpi_comm_t *comm);
 /* Wait for all and forget them (send_flags stay); the first error (rc: one of the caller's
  * that happened while posting, waited past so nothing is left behind). */
 int coll_reqs_wait(coll_reqs_t *b, int rc);

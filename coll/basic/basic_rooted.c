@@ -75,7 +75,7 @@ static int gather_root(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, 
                 rc = coll_copy(sbuf, scount, sdt, blk, n, rdt);
             continue;
         }
-        rc = coll_reqs_irecv(&b, blk, n, rdt, i, tag, comm);
+        rc = coll_reqs_irecv_all(&b, blk, n, rdt, i, tag, comm);   /* a short block: MPI_ERR_COUNT */
     }
     return coll_reqs_wait(&b, rc);
 }

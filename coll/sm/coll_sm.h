@@ -507,12 +507,14 @@ typedef struct coll_sm_slot {
  * process has device buffers */
 #define COLL_SM_SLOT_HANDOFF 2u
 #define COLL_SM_SLOT_ALL_DEVICE 4u
-/* a bcast's or scatter's root wrote the slot; above the low byte, the
- * flag-based operations it had started (m->seq, low 24 bits).  A receiver
- * whose size puts it on the other side of the slot size (mismatched type
- * signatures, erroneous) tells from it whether the root took the slots or
- * the flag rounds for this call (sm_small.c, MISMATCHED SIZES).  Every
- * other writer of a slot writes flags without this bit. */
+/* a bcast's or scatter's root, or a gather's sender (with host buffers,
+ * where no process has a device component), wrote the slot; above the
+ * low byte, the flag-based operations it had started (m->seq, low 24
+ * bits).  A receiver (a gather's root) whose size puts it on the other
+ * side of the slot size (mismatched type signatures, erroneous) tells
+ * from it whether the root (the senders) took the slots or the flag
+ * rounds for this call (sm_small.c, MISMATCHED SIZES).  Every other writer
+ * of a slot writes flags without this bit. */
 #define COLL_SM_SLOT_ROOTED 8u
 /* a gatherv sender's block comes by a message (sm_small.c) */
 #define COLL_SM_SLOT_VIA_MESSAGE 16u
@@ -533,6 +535,8 @@ void coll_sm_slot_wait_all(coll_sm_module_t *m, int set, uint64_t t);
 void coll_sm_slot_wait(coll_sm_module_t *m, int r, int set, uint64_t t);
 /* ... of rank r, or until r's flag reaches v */
 void coll_sm_slot_or_flag_wait(coll_sm_module_t *m, int r, int set, uint64_t t, uint64_t v);
+/* Until r's flag reaches v, or its slot `set` holds operation t. */
+void coll_sm_flag_or_slot_wait(coll_sm_module_t *m, int r, uint64_t v, int set, uint64_t t);
 /* ... of ranks lo .. hi - 1 */
 void coll_sm_slot_wait_range(coll_sm_module_t *m, int lo, int hi, int set, uint64_t t);
 
@@ -582,6 +586,12 @@ bool coll_sm_small_scatter(coll_sm_module_t *m, mpi_comm_t *comm, const void *sb
 bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
                           MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
                           mpi_datatype_t *rdt, int root, bool *handoff, int *rc);
+/* A gather's root about to run the flag rounds of operation s: true when
+ * every sender took the slots for this call instead (MISMATCHED SIZES); s
+ * is then given back and the call finished with *rc. */
+bool coll_sm_small_gather_late(coll_sm_module_t *m, uint64_t s, const void *sbuf,
+                               MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                               MPI_Count rcount, mpi_datatype_t *rdt, int *rc);
 /* the v forms (sm_small.c): scatterv's *handoff where the root's blocks
  * do not fit (everyone hands the call on) */
 bool coll_sm_small_allgatherv(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,

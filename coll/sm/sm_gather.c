@@ -310,6 +310,8 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void
     }
     if (rc != MPI_SUCCESS)
         return rc;
+    if (am_root && coll_sm_small_gather_late(m, s, sbuf, scount, sdt, rbuf, rcount, rdt, &rc))
+        return rc;   /* the senders' blocks fit the slots, mine did not (erroneous) */
     int set = coll_sm_set(m, s);
     coll_sm_ctl_t *my = coll_sm_ctl(m, m->me);
     size_t total = d.bytes * (size_t)m->n;

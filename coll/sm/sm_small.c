@@ -471,7 +471,22 @@ bool coll_sm_small_barrier(coll_sm_module_t *m, mpi_comm_t *comm, int *rc)
  * The side that finds the root on the other path gives back the number it
  * took (small_seq or seq) and follows the root: it gets MPI_ERR_TRUNCATE
  * or MPI_ERR_COUNT there (coll_check_length), and later operations stay
- * in step. */
+ * in step.
+ * A gather goes the other way: each sender decides by its own size, and
+ * the root, which waits for everyone anyway, looks for each sender's slot
+ * or its flag of the next flag-based operation (with host buffers where
+ * no process has a device component: their senders tag their slots as a
+ * bcast's root does).  Where every sender took the other path, the root
+ * gives back its number and follows them; where some did and some did not
+ * (their sizes differ among themselves too), it cannot: the call reports
+ * the mismatch if it returns, and later operations are out of step. */
+
+/* Undo small_begin: the operation's number was not this call's. */
+static void small_give_back(coll_sm_module_t *m)
+{
+    m->small_seq--;
+    m->small_set = (m->small_set == 0 ? m->slots : m->small_set) - 1;
+}
 
 /* A receiver whose size fits the slots: the root's slot of operation t,
  * or NULL when the root took the flag rounds for this call (t is given
@@ -486,8 +501,7 @@ static const coll_sm_slot_t *small_wait_rooted(coll_sm_module_t *m, int root, in
         m->small_seen[root] = RAIL_MAX(m->small_seen[root], t);
         return rs;
     }
-    m->small_seq--;
-    m->small_set = (m->small_set == 0 ? m->slots : m->small_set) - 1;
+    small_give_back(m);
     return NULL;
 }
 
@@ -666,6 +680,15 @@ bool coll_sm_small_scatter_late(coll_sm_module_t *m, uint64_t s, int root, void 
     return true;
 }
 
+/* Whether gather sender j wrote its slot `set` for operation t with seq
+ * flag-based operations begun (else it took the flag rounds). */
+static bool small_gather_sent(coll_sm_module_t *m, int j, int set, uint64_t t, uint64_t seq)
+{
+    const coll_sm_slot_t *sj = coll_sm_slot(m, j, set);
+    return COLL_SM_REACHED(rail_atomic_load_acquire(&sj->seq), t) &&
+           sj->flags == COLL_SM_SLOT_ROOTED_AT(seq);
+}
+
 /* A gather whose blocks fit a slot: the senders write theirs and leave;
  * the root waits for every slot, copies the blocks out and publishes t.
  * Device buffers: see ROOTED OPERATIONS above (*handoff: everyone goes on
@@ -688,7 +711,8 @@ bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
     if (!am_root) {
         coll_sm_data_t d;
         coll_sm_data_init(&d, sbuf, scount, sdt);
-        my->flags = d.device ? COLL_SM_SLOT_DEVICE : 0;
+        my->flags = d.device ? COLL_SM_SLOT_DEVICE
+                             : m->host_only ? COLL_SM_SLOT_ROOTED_AT(m->seq) : 0;
         my->len = (uint32_t)b;
         if (!d.device)
             *rc = coll_sm_pack(&d, 0, my->data, b);
@@ -700,7 +724,21 @@ bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
         return true;
     }
     my->flags = 0;
-    coll_sm_slot_wait_all(m, set, t);
+    int late = 0;   /* senders on the flag rounds (MISMATCHED SIZES) */
+    if (m->host_only) {
+        for (int j = 0; j < m->n; j++) {
+            if (j == m->me)
+                continue;
+            coll_sm_slot_or_flag_wait(m, j, set, t, COLL_SM_V(m->seq + 1, 1));
+            late += !small_gather_sent(m, j, set, t, m->seq);
+        }
+        if (RAIL_UNLIKELY(late == m->n - 1)) {
+            small_give_back(m);
+            return false;   /* the senders' blocks did not fit: their flag rounds */
+        }
+    } else {
+        coll_sm_slot_wait_all(m, set, t);
+    }
     small_seen_all(m, t);
     int v = m->host_only ? SMALL_ALONE : small_root_verdict(m, set, t, false);
     if (v == SMALL_HANDOFF) {
@@ -715,7 +753,11 @@ bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
             continue;
         void *blk = coll_elem(rbuf, rdt, j * rcount);
         int r2;
-        if (sj->flags & COLL_SM_SLOT_DEVICE) {   /* SMALL_MIXED: by a message */
+        if (RAIL_UNLIKELY(late > 0) && !small_gather_sent(m, j, set, t, m->seq)) {
+            r2 = mpi_errf(MPI_ERR_TRUNCATE, "process %d's block of this gather did not fit "
+                          "coll sm's slots, this process's does (type signatures differ; "
+                          "later collectives on this communicator are out of step)", j);
+        } else if (sj->flags & COLL_SM_SLOT_DEVICE) {   /* SMALL_MIXED: by a message */
             r2 = coll_recv(blk, rcount, rdt, j, tag, comm);
         } else {
             r2 = small_take_block(sj, j, blk, rcount, rdt);
@@ -724,6 +766,42 @@ bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
     }
     if (v == SMALL_ALONE)
         coll_sm_slot_post(m, set, t);
+    return true;
+}
+
+bool coll_sm_small_gather_late(coll_sm_module_t *m, uint64_t s, const void *sbuf,
+                               MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                               MPI_Count rcount, mpi_datatype_t *rdt, int *rc)
+{
+    if (!m->host_only || coll_sm_params.small_max == 0 || m->slots == 0 || m->n < 2)
+        return false;
+    /* every sender posts a step of s before it waits for the root, or
+     * writes its slot of the next small operation and leaves */
+    int k = m->small_set + 1 == m->slots ? 0 : m->small_set + 1, sent = 0;
+    uint64_t next = m->small_seq + 1;
+    for (int j = 0; j < m->n; j++) {
+        if (j == m->me)
+            continue;
+        coll_sm_flag_or_slot_wait(m, j, COLL_SM_V(s, 1), k, next);
+        /* (the slot, where there, was published first: a sender on the
+         * slots may already be in a later flag-based operation) */
+        sent += small_gather_sent(m, j, k, next, s - 1);
+    }
+    if (RAIL_LIKELY(sent == 0) || sent < m->n - 1)
+        return false;   /* (some on each path: not covered, see above) */
+    m->seq--;
+    int set;
+    uint64_t t = small_begin(m, &set);
+    small_seen_all(m, t);
+    *rc = MPI_SUCCESS;
+    if (sbuf != MPI_IN_PLACE)
+        *rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt);
+    for (int j = 0; j < m->n; j++)
+        if (j != m->me)
+            *rc = SM_KEEP(*rc, small_take_block(coll_sm_slot(m, j, set), j,
+                                                coll_elem(rbuf, rdt, j * rcount), rcount, rdt));
+    coll_sm_slot(m, m->me, set)->flags = 0;
+    coll_sm_slot_post(m, set, t);
     return true;
 }
 

@@ -55,13 +55,16 @@ void coll_sm_slot_post(coll_sm_module_t *m, int set, uint64_t t)
 
 /* The condition: flag[r] >= v (set < 0) or slot[r][set].seq >= v, for r in
  * [lo, hi) but me; *lo advances past the ranks already seen there.  Or
- * (alt >= 0) flag[alt] >= alt_v. */
+ * (alt >= 0) flag[alt] >= alt_v, or with alt_slot slot[alt][alt_set].seq
+ * >= alt_v. */
 typedef struct sm_cond {
     int lo, hi;
     int set;
     uint64_t v;
     int alt;
     uint64_t alt_v;
+    bool alt_slot;
+    int alt_set;
 } sm_cond_t;
 
 static inline uint64_t sm_word(coll_sm_module_t *m, const sm_cond_t *c, int r)
@@ -75,7 +78,11 @@ static inline bool sm_done(coll_sm_module_t *m, sm_cond_t *c)
 {
     for (; c->lo < c->hi; c->lo++)
         if (c->lo != m->me && !COLL_SM_REACHED(sm_word(m, c, c->lo), c->v))
-            return c->alt >= 0 && COLL_SM_REACHED(coll_sm_flag(m, c->alt), c->alt_v);
+            return c->alt >= 0 &&
+                   COLL_SM_REACHED(c->alt_slot ? rail_atomic_load_acquire(
+                                                     &coll_sm_slot(m, c->alt, c->alt_set)->seq)
+                                               : coll_sm_flag(m, c->alt),
+                                   c->alt_v);
     return true;
 }
 
@@ -156,6 +163,12 @@ void coll_sm_slot_wait_all(coll_sm_module_t *m, int set, uint64_t t)
 
 void coll_sm_slot_or_flag_wait(coll_sm_module_t *m, int r, int set, uint64_t t, uint64_t v)
 {
-    sm_cond_t c = {r, r + 1, set, t, r, v};
+    sm_cond_t c = {r, r + 1, set, t, r, v, false, 0};
+    sm_wait_cond(m, &c);
+}
+
+void coll_sm_flag_or_slot_wait(coll_sm_module_t *m, int r, uint64_t v, int set, uint64_t t)
+{
+    sm_cond_t c = {r, r + 1, -1, v, r, t, true, set};
     sm_wait_cond(m, &c);
 }

@@ -35,7 +35,7 @@ TUNED_ALG(gather, linear)
     for (int i = 0; i < c->size && rc == MPI_SUCCESS; i++) {
         void *blk = coll_elem(c->rbuf, c->dt, (MPI_Count)i * c->count);
         if (i != c->rank)
-            rc = coll_reqs_irecv(&b, blk, c->count, c->dt, i, c->tag, c->comm);
+            rc = coll_reqs_irecv_all(&b, blk, c->count, c->dt, i, c->tag, c->comm);
         else if (!c->inplace)
             rc = coll_copy(c->sbuf, c->scount, c->sdt, blk, c->count, c->dt);
     }
@@ -118,17 +118,21 @@ TUNED_ALG(gather, binomial)
     for (int mask = 1; mask < sub && rc == MPI_SUCCESS; mask <<= 1) {
         int n = RAIL_MIN(mask, sub - mask), child = (c->rank + mask) % p;
         if (direct)
-            rc = coll_reqs_irecv(&b, coll_elem(c->rbuf, c->dt, (MPI_Count)mask * c->count),
-                                 c->count * n, c->dt, child, c->tag, c->comm);
+            rc = coll_reqs_irecv_all(&b, coll_elem(c->rbuf, c->dt, (MPI_Count)mask * c->count),
+                                     c->count * n, c->dt, child, c->tag, c->comm);
         else
-            rc = coll_reqs_irecv(&b, T + (size_t)mask * B, (MPI_Count)(B * (size_t)n), byte, child,
-                                 c->tag, c->comm);
+            rc = coll_reqs_irecv_all(&b, T + (size_t)mask * B, (MPI_Count)(B * (size_t)n), byte,
+                                     child, c->tag, c->comm);
     }
+    bool posted = rc == MPI_SUCCESS;
     rc = coll_reqs_wait(&b, rc);
-    if (rc == MPI_SUCCESS && !root)
-        rc = coll_send(T, (MPI_Count)(B * (size_t)sub), byte,
-                       (c->rank - tuned_lowbit(v) + p) % p, c->tag, c->comm);
-    else if (rc == MPI_SUCCESS && !direct)
+    if (posted && !root) {
+        /* passed on even where a child's blocks had another length
+         * (mismatched type signatures): the parent does not wait forever */
+        int r2 = coll_send(T, (MPI_Count)(B * (size_t)sub), byte,
+                           (c->rank - tuned_lowbit(v) + p) % p, c->tag, c->comm);
+        rc = rc != MPI_SUCCESS ? rc : r2;
+    } else if (rc == MPI_SUCCESS && !direct)
         rc = gather_root_unpack(c, T, B);
     tuned_bytes_free(mem, dev);
     return rc;

@@ -234,6 +234,48 @@ int main(int argc, char **argv)
         still_in_step(me);
     }
     after_errors();
+    /* The same for a gather: the senders' blocks of 2 cnt or cnt ints
+     * against the root's cnt or 2 cnt, 800 and 1600 bytes (two sides of
+     * coll sm's slot size: there each sender decides by its own size and
+     * the root by its own).  The root reports MPI_ERR_TRUNCATE (the
+     * senders sent more) or MPI_ERR_COUNT (less), and later gathers and
+     * bcasts are in step. */
+    for (int k = 0; k < 2 && n > 1 && !(mm && atoi(mm) == 0); k++) {
+        int cnt = 200, more = !(k & 1);
+        int want = more ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
+        int sc = more ? 2 * cnt : cnt, rcnt = more ? cnt : 2 * cnt;
+        int *x = malloc(sizeof(int) * (size_t)sc), *y = calloc((size_t)n * 2 * cnt, sizeof(int));
+        CHECK(x != NULL && y != NULL, "out of memory");
+        for (int i = 0; i < sc; i++)
+            x[i] = me * 100000 + i;
+        int rc = MPI_Gather(x, me == 0 ? rcnt : sc, MPI_INT, y, rcnt, MPI_INT, 0, W), cls = 0;
+        if (rc != MPI_SUCCESS)
+            MPI_Error_class(rc, &cls);
+        CHECK(rc == MPI_SUCCESS || cls == want, "mismatched gather (senders send %s): error "
+              "class %d, want %d", more ? "more" : "less", cls, want);
+        if (me == 0)
+            CHECK(rc != MPI_SUCCESS, "mismatched gather (senders send %s): the root reported "
+                  "nothing", more ? "more" : "less");
+        free(x);
+        free(y);
+        still_in_step(me);
+        /* matching gathers of a few and of many ints */
+        for (int c = 3; c <= 1000; c += 997) {
+            int *g = malloc(sizeof(int) * (size_t)c), *h = calloc((size_t)n * c, sizeof(int));
+            CHECK(g != NULL && h != NULL, "out of memory");
+            for (int i = 0; i < c; i++)
+                g[i] = me * 7 + i;
+            MPI_OK(MPI_Gather(g, c, MPI_INT, h, c, MPI_INT, 1 % n, W));
+            for (int i = 0; i < n * c && me == 1 % n; i++)
+                if (h[i] != (i / c) * 7 + i % c) {
+                    CHECK(0, "gather of %d ints after a mismatched one: [%d] = %d", c, i, h[i]);
+                    break;
+                }
+            free(g);
+            free(h);
+        }
+    }
+    after_errors();
     free(counts);
     free(displs);
     if (me == 0)
