@@ -58,7 +58,7 @@ static int gather_root(coll_sched_t *s, const void *sbuf, MPI_Count scount, mpi_
         MPI_Count n = rcounts ? rcounts[i] : rcount;
         void *blk = coll_elem(rbuf, rdt, displs ? displs[i] : (MPI_Count)i * rcount);
         if (comm->is_inter || i != comm->rank)
-            RAIL_CHECK(coll_sched_recv(s, blk, n, rdt, i));
+            RAIL_CHECK(coll_sched_recv_all(s, blk, n, rdt, i));   /* short: MPI_ERR_COUNT */
         else if (sbuf != MPI_IN_PLACE)
             RAIL_CHECK(coll_sched_copy(s, sbuf, scount, sdt, blk, n, rdt));
     }

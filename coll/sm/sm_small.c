@@ -732,7 +732,7 @@ bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
             coll_sm_slot_or_flag_wait(m, j, set, t, COLL_SM_V(m->seq + 1, 1));
             late += !small_gather_sent(m, j, set, t, m->seq);
         }
-        if (RAIL_UNLIKELY(late == m->n - 1)) {
+        if (RAIL_UNLIKELY(late > 0 && late == m->n - 1)) {
             small_give_back(m);
             return false;   /* the senders' blocks did not fit: their flag rounds */
         }

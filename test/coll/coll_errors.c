@@ -234,21 +234,29 @@ int main(int argc, char **argv)
         still_in_step(me);
     }
     after_errors();
-    /* The same for a gather: the senders' blocks of 2 cnt or cnt ints
-     * against the root's cnt or 2 cnt, 800 and 1600 bytes (two sides of
-     * coll sm's slot size: there each sender decides by its own size and
-     * the root by its own).  The root reports MPI_ERR_TRUNCATE (the
+    /* The same for a gather, blocking and nonblocking: the senders'
+     * blocks of 2 cnt or cnt ints against the root's cnt or 2 cnt, 800 and
+     * 1600 bytes (two sides of coll sm's slot size: there each sender
+     * decides by its own size and the root by its own).  The root reports MPI_ERR_TRUNCATE (the
      * senders sent more) or MPI_ERR_COUNT (less), and later gathers and
      * bcasts are in step. */
-    for (int k = 0; k < 2 && n > 1 && !(mm && atoi(mm) == 0); k++) {
-        int cnt = 200, more = !(k & 1);
+    for (int k = 0; k < 4 && n > 1 && !(mm && atoi(mm) == 0); k++) {
+        int cnt = 200, more = !(k & 1), nb = k & 2;
         int want = more ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
         int sc = more ? 2 * cnt : cnt, rcnt = more ? cnt : 2 * cnt;
         int *x = malloc(sizeof(int) * (size_t)sc), *y = calloc((size_t)n * 2 * cnt, sizeof(int));
         CHECK(x != NULL && y != NULL, "out of memory");
         for (int i = 0; i < sc; i++)
             x[i] = me * 100000 + i;
-        int rc = MPI_Gather(x, me == 0 ? rcnt : sc, MPI_INT, y, rcnt, MPI_INT, 0, W), cls = 0;
+        int rc, cls = 0;
+        if (nb) {
+            MPI_Request rq;
+            rc = MPI_Igather(x, me == 0 ? rcnt : sc, MPI_INT, y, rcnt, MPI_INT, 0, W, &rq);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        } else {
+            rc = MPI_Gather(x, me == 0 ? rcnt : sc, MPI_INT, y, rcnt, MPI_INT, 0, W);
+        }
         if (rc != MPI_SUCCESS)
             MPI_Error_class(rc, &cls);
         CHECK(rc == MPI_SUCCESS || cls == want, "mismatched gather (senders send %s): error "
