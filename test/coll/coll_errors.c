@@ -237,9 +237,9 @@ int main(int argc, char **argv)
     /* The same for a gather, blocking and nonblocking: the senders'
      * blocks of 2 cnt or cnt ints against the root's cnt or 2 cnt, 800 and
      * 1600 bytes (two sides of coll sm's slot size: there each sender
-     * decides by its own size and the root by its own).  The root reports MPI_ERR_TRUNCATE (the
-     * senders sent more) or MPI_ERR_COUNT (less), and later gathers and
-     * bcasts are in step. */
+     * decides by its own size and the root by its own).  The root reports
+     * MPI_ERR_TRUNCATE (the senders sent more) or MPI_ERR_COUNT (less),
+     * and later gathers and bcasts are in step. */
     for (int k = 0; k < 4 && n > 1 && !(mm && atoi(mm) == 0); k++) {
         int cnt = 200, more = !(k & 1), nb = k & 2;
         int want = more ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
