@@ -165,8 +165,8 @@ enum { COLL_SM_UNSET = 0, COLL_SM_READY = 1, COLL_SM_OFF = -1 };
  * step (sm_reduce.c, sm_gather.c, sm_rscatter.c).  Not when the node is oversubscribed (the
  * segment). */
 enum { COLL_SM_PATH_SEGMENT = 0, COLL_SM_PATH_CMA = 1,
-       /* bcast, where the CPU can: the segment, the root writing it with
-        * non-temporal stores (base/copy.h rail_copy_stream) */
+       /* bcast and alltoall, where the CPU can: the segment, its writers
+        * using non-temporal stores (base/copy.h rail_copy_stream) */
        COLL_SM_PATH_STREAM = 2 };
 enum {
     COLL_SM_ADAPT_BCAST,
@@ -411,13 +411,15 @@ static inline int coll_sm_agreed_want(coll_sm_module_t *m, uint64_t s, int kind,
                                       rail_adapt_t **a)
 {
     bool measure;
+    /* an alltoall may also write the segment with streaming stores */
+    const int paths = kind == COLL_SM_ADAPT_ALLTOALL && rail_copy_stream_offered() ? 3 : 2;
     *a = NULL;
     if (coll_sm_params.adapt_alternate)
-        return (int)(s & 1);   /* testing: both paths, one after the other */
+        return (int)(s % (uint64_t)paths);   /* testing: every path, one after the other */
     if (m->me != 0)
         return COLL_SM_PATH_SEGMENT;
     rail_adapt_t *c = coll_sm_adapt_of(m, kind, bytes);
-    int path = rail_adapt_pick(c, &measure);
+    int path = rail_adapt_pick_n(c, paths, &measure);
     if (measure)
         *a = c;
     return path;
