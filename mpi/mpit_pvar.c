@@ -18,6 +18,8 @@
  *                           the same kind
  *   coll_sm_alltoall_single_copy  coll sm alltoalls this process did by
  *                           single copy: the same kind
+ *   coll_sm_alltoall_streamed  coll sm alltoalls this process wrote into
+ *                           the segment with streaming stores: the same kind
  *   coll_sm_gather_single_copy  coll sm gathers at whose root this process
  *                           read the blocks by single copy: the same kind
  *   coll_sm_small_mixed     small coll sm reduces and gathers whose root
@@ -141,6 +143,10 @@ static const pvar_def_t pvars[] = {
             "MPI_Alltoall calls (coll sm) in which this process read its blocks from the others' "
             "send buffers directly (CMA) instead of through the shared segment",
             &coll_sm_count_alltoall_cma),
+    COUNTER("coll_sm_alltoall_streamed",
+            "MPI_Alltoall calls (coll sm) in which this process wrote its blocks into the shared "
+            "segment with streaming (non-temporal) stores, the path rank 0 chose by time",
+            &coll_sm_count_alltoall_streamed),
     COUNTER("coll_sm_gather_single_copy",
             "MPI_Gather calls (coll sm) at whose root this process read the others' blocks from "
             "their send buffers directly (CMA) instead of through the shared segment",

@@ -342,6 +342,9 @@ void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm);
 extern uint64_t coll_sm_count_created, coll_sm_count_reused;
 /* alltoalls this process completed by single copy (MPI_T) */
 extern uint64_t coll_sm_count_alltoall_cma;
+/* alltoalls this process wrote into the segment with streaming stores
+ * (rank 0 chose that path; MPI_T) */
+extern uint64_t coll_sm_count_alltoall_streamed;
 extern uint64_t coll_sm_count_gather_cma;   /* gathers whose root read by single copy */
 
 /* Copy len bytes at address `remote` in process pid into local memory

@@ -774,6 +774,13 @@ int main(int argc, char **argv)
         MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
         CHECK(pvar_count("coll_sm_alltoall_single_copy") > 0,
               "no alltoall by single copy with RAIL_COLL_SM_ADAPT_ALTERNATE or _SINGLE_COPY_MIN");
+        /* alternating: a third of them through the segment written with
+         * streaming stores, where the CPU has them (AVX2) */
+#if defined(__x86_64__)
+        if (getenv("RAIL_COLL_SM_ADAPT_ALTERNATE") && __builtin_cpu_supports("avx2"))
+            CHECK(pvar_count("coll_sm_alltoall_streamed") > 0,
+                  "no alltoall through the streamed segment with RAIL_COLL_SM_ADAPT_ALTERNATE");
+#endif
         /* ... and some root read large gathers' blocks directly */
         unsigned long long g = pvar_count("coll_sm_gather_single_copy"), all = 0;
         MPI_OK(MPI_Allreduce(&g, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
