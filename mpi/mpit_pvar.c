@@ -20,6 +20,7 @@
  *                           single copy: the same kind
  *   coll_sm_alltoall_streamed  coll sm alltoalls this process wrote into
  *                           the segment with streaming stores: the same kind
+ *   coll_sm_allgather_streamed  the same for allgathers
  *   coll_sm_gather_single_copy  coll sm gathers at whose root this process
  *                           read the blocks by single copy: the same kind
  *   coll_sm_small_mixed     small coll sm reduces and gathers whose root
@@ -147,6 +148,10 @@ static const pvar_def_t pvars[] = {
             "MPI_Alltoall calls (coll sm) in which this process wrote its blocks into the shared "
             "segment with streaming (non-temporal) stores, the path rank 0 chose by time",
             &coll_sm_count_alltoall_streamed),
+    COUNTER("coll_sm_allgather_streamed",
+            "MPI_Allgather calls (coll sm) in which this process wrote its block into the shared "
+            "segment with streaming (non-temporal) stores, the path rank 0 chose by time",
+            &coll_sm_count_allgather_streamed),
     COUNTER("coll_sm_gather_single_copy",
             "MPI_Gather calls (coll sm) at whose root this process read the others' blocks from "
             "their send buffers directly (CMA) instead of through the shared segment",

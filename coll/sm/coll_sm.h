@@ -345,6 +345,7 @@ extern uint64_t coll_sm_count_alltoall_cma;
 /* alltoalls this process wrote into the segment with streaming stores
  * (rank 0 chose that path; MPI_T) */
 extern uint64_t coll_sm_count_alltoall_streamed;
+extern uint64_t coll_sm_count_allgather_streamed;   /* the same for allgathers */
 extern uint64_t coll_sm_count_gather_cma;   /* gathers whose root read by single copy */
 
 /* Copy len bytes at address `remote` in process pid into local memory
@@ -410,12 +411,20 @@ static inline bool coll_sm_forced_cma(const coll_sm_module_t *m, size_t bytes)
  * (everyone has arrived: a rank 0 that came first would count the others'
  * lateness against the path; np 2 allgather of 1 MiB chose single copy by
  * two first segment samples of 370-430 us) until everyone's FINAL. */
+#define COLL_SM_ALLGATHER_STREAM_MIN ((size_t)4 << 20)
 static inline int coll_sm_agreed_want(coll_sm_module_t *m, uint64_t s, int kind, size_t bytes,
                                       rail_adapt_t **a)
 {
     bool measure;
-    /* an alltoall may also write the segment with streaming stores */
-    const int paths = kind == COLL_SM_ADAPT_ALLTOALL && rail_copy_stream_offered() ? 3 : 2;
+    /* an alltoall, or an allgather of COLL_SM_ALLGATHER_STREAM_MIN bytes
+     * in all, may also write the segment with streaming stores (smaller
+     * allgathers lost more to trying a third path than it won: np 2, 64
+     * KiB-1 MiB blocks) */
+    const int paths = (kind == COLL_SM_ADAPT_ALLTOALL ||
+                       (kind == COLL_SM_ADAPT_ALLGATHER && bytes >= COLL_SM_ALLGATHER_STREAM_MIN)) &&
+                              rail_copy_stream_offered()
+                          ? 3
+                          : 2;
     *a = NULL;
     if (coll_sm_params.adapt_alternate)
         return (int)(s % (uint64_t)paths);   /* testing: every path, one after the other */

@@ -186,9 +186,9 @@ static int sm_register_params(void)
     rail_param_register_bool("coll_sm_adapt_alternate", false,
                              "Testing: broadcasts from coll_sm_adapt_min bytes, reductions, "
                              "allgathers and alltoalls from coll_sm_adapt_agree_min bytes "
-                             "alternate between the segment and single copy (broadcasts and "
-                             "alltoalls, where the CPU has AVX2, also the segment written with "
-                             "streaming stores), call by call, "
+                             "alternate between the segment and single copy (broadcasts, "
+                             "alltoalls and allgathers of 4 MiB in all, where the CPU has AVX2, "
+                             "also the segment written with streaming stores), call by call, "
                              "oversubscribed or not",
                              RAIL_PARAM_LEVEL_DEV, &p->adapt_alternate);
     rail_param_register_int("coll_sm_spin_count", 2000,

@@ -657,7 +657,16 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
             rail_copy(own, mine.contig, mine.bytes);
         rc = SM_KEEP(rc, direct_read(m, s, &r0));
     } else {
+        /* the segment, written with streaming stores where rank 0 asks (my
+         * own block then copied apart: the fused copy does not stream) */
+        mine.stream = announced_want(m, s) == COLL_SM_PATH_STREAM && rail_copy_stream_offered();
+        if (mine.stream && own) {
+            rail_copy(own, mine.contig, mine.bytes);
+            own = NULL;
+        }
         rc = SM_KEEP(rc, allgather_rounds(m, s, &mine, &r0, 1, own, false, NULL));
+        if (mine.stream && rc == MPI_SUCCESS)
+            rail_atomic_add_fetch(&coll_sm_count_allgather_streamed, 1);
     }
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     /* single copy: the others read my block until their FINAL; a timed
@@ -667,8 +676,11 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
     if (cma || a)
         coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
     if (a)
-        rail_adapt_record(a, cma ? COLL_SM_PATH_CMA : COLL_SM_PATH_SEGMENT, total,
-                          rail_now_ns() - t0);
+        rail_adapt_record(a,
+                          cma           ? COLL_SM_PATH_CMA
+                          : mine.stream ? COLL_SM_PATH_STREAM
+                                        : COLL_SM_PATH_SEGMENT,
+                          total, rail_now_ns() - t0);
     return rc;
 }
 

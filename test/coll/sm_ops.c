@@ -777,9 +777,30 @@ int main(int argc, char **argv)
         /* alternating: a third of them through the segment written with
          * streaming stores, where the CPU has them (AVX2) */
 #if defined(__x86_64__)
-        if (getenv("RAIL_COLL_SM_ADAPT_ALTERNATE") && __builtin_cpu_supports("avx2"))
+        if (getenv("RAIL_COLL_SM_ADAPT_ALTERNATE") && __builtin_cpu_supports("avx2")) {
             CHECK(pvar_count("coll_sm_alltoall_streamed") > 0,
                   "no alltoall through the streamed segment with RAIL_COLL_SM_ADAPT_ALTERNATE");
+            /* allgathers of 4 MiB in all or more may take it too: three in
+             * a row, one of them streamed, every block checked */
+            int per = (int)(((4 << 20) / (int)sizeof(int) + n - 1) / n);
+            int *blk = malloc((size_t)per * sizeof(int)), *all = malloc((size_t)per * n * sizeof(int));
+            CHECK(blk && all, "out of memory");
+            for (int it = 0; it < 3; it++) {
+                for (int i = 0; i < per; i++)
+                    blk[i] = me * 7919 + i * 3 + it;
+                MPI_OK(MPI_Allgather(blk, per, MPI_INT, all, per, MPI_INT, C));
+                for (int r = 0; r < n; r++)
+                    for (int i = 0; i < per; i += 4099)
+                        CHECK(all[(size_t)r * per + i] == r * 7919 + i * 3 + it,
+                              "allgather of %d ints: block %d element %d wrong", per, r, i);
+                CHECK(all[(size_t)n * per - 1] == (n - 1) * 7919 + (per - 1) * 3 + it,
+                      "allgather: last element wrong");
+            }
+            free(blk);
+            free(all);
+            CHECK(pvar_count("coll_sm_allgather_streamed") > 0,
+                  "no allgather through the streamed segment with RAIL_COLL_SM_ADAPT_ALTERNATE");
+        }
 #endif
         /* ... and some root read large gathers' blocks directly */
         unsigned long long g = pvar_count("coll_sm_gather_single_copy"), all = 0;
