@@ -235,6 +235,7 @@ typedef struct coll_sm_params {
     size_t reduce_min;             /* MPI_Reduce below this many bytes: next module */
     size_t allreduce_pair_max;     /* 2 processes: MPI_Allreduce up to this size: next */
     size_t alltoall_max;           /* oversubscribed: MPI_Alltoall blocks from this size: next */
+    size_t alltoall_cma_min;       /* oversubscribed: ... in all from this size: single copy */
     size_t reduce_flat_max;        /* reductions up to this many bytes: one step */
     size_t small_max;              /* slot data bytes: small operations (sm_small.c) */
     int small_slots;               /* slots per process */
@@ -403,6 +404,15 @@ static inline bool coll_sm_device_check_blocks(const coll_sm_module_t *m, size_t
 static inline bool coll_sm_forced_cma(const coll_sm_module_t *m, size_t bytes)
 {
     return m->cma && coll_sm_params.cma_min > 0 && bytes >= coll_sm_params.cma_min;
+}
+
+/* Whether an alltoall of `bytes` in all (blocks below coll_sm_alltoall_max)
+ * takes single copy because the node is oversubscribed, where nothing is
+ * timed (coll_sm_oversub_alltoall_cma_min; not while testing alternates). */
+static inline bool coll_sm_oversub_alltoall_cma(const coll_sm_module_t *m, size_t bytes)
+{
+    return m->cma && m->oversub && !coll_sm_params.adapt_alternate &&
+           coll_sm_params.alltoall_cma_min > 0 && bytes >= coll_sm_params.alltoall_cma_min;
 }
 
 /* For such a call, operation s: the path this process proposes (rank 0's

@@ -59,11 +59,20 @@ static int sm_register_params(void)
                             "set (at least 2): fewer rounds, and each round's wait for every "
                             "process costs a process switch there (1: as elsewhere)",
                             RAIL_PARAM_LEVEL_TUNER, &p->oversub_group);
-    rail_param_register_size("coll_sm_alltoall_max", 128u << 10,
+    rail_param_register_size("coll_sm_alltoall_max", 1u << 20,
                              "On an oversubscribed node, MPI_Alltoall with blocks of this many "
                              "bytes or more goes to the next component (tuned's linear exchange "
-                             "by single copy beat the segment's n-way split there; 0: never)",
+                             "by single copy: np 8 on 2 cores, faster than this component's "
+                             "from 1 MiB blocks; 0: never)",
                              RAIL_PARAM_LEVEL_TUNER, &p->alltoall_max);
+    rail_param_register_size("coll_sm_oversub_alltoall_cma_min", 128u << 10,
+                             "On an oversubscribed node (where nothing is chosen by time), "
+                             "MPI_Alltoall of at least this many bytes in all (every block), "
+                             "with contiguous host buffers, not in place: every process reads "
+                             "its blocks from the others' send buffers directly (CMA) instead "
+                             "of through the segment (np 4 on 2 cores, 64 KiB blocks: 31 "
+                             "against 54 us; 0: never)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->alltoall_cma_min);
     rail_param_register_size("coll_sm_allreduce_pair_max", 0,
                              "MPI_Allreduce of at most this many bytes on a communicator of two "
                              "processes goes to the next component (one message each way "

@@ -36,9 +36,13 @@
  * ALLTOALL BY SINGLE COPY (the same rules): step 1 also carries the stride
  * between the blocks of the send buffer (raddr >> 3); a process reads block
  * `me` of every other's send buffer.  Not in place (the owner overwrites
- * its blocks as others read them) and not from device memory.  Large blocks
- * on an oversubscribed node go to the next component
- * (coll_sm_alltoall_max: tuned's linear exchange was faster there).
+ * its blocks as others read them) and not from device memory.  On an
+ * oversubscribed node, where nothing is timed, alltoalls of
+ * coll_sm_oversub_alltoall_cma_min bytes in all take single copy without a
+ * choice (np 4 on 2 cores, 64 KiB blocks: 31 us against the segment's
+ * 54), and blocks of coll_sm_alltoall_max go to the next component
+ * (tuned's linear exchange by single copy: at np 8 it beat ours from 1
+ * MiB blocks).
  * Own blocks are copied locally, not through the segment (in place an
  * alltoall leaves its own block where it is).
  */
@@ -520,7 +524,8 @@ static int direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
 }
 
 /* Whether an allgather or alltoall of `total` bytes takes step 1
- * (direct_announce): single copy forced, rank 0 timing the paths, or a
+ * (direct_announce): single copy forced (or oversubscribed, for an
+ * alltoall: coll_sm_oversub_alltoall_cma), rank 0 timing the paths, or a
  * device component somewhere (the step tells who has device buffers);
  * *want: the path rank 0 asks for there (*a: this call is timed);
  * *check_only: the step would only tell who has device buffers (a process
@@ -528,7 +533,9 @@ static int direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
 static bool step1_want(coll_sm_module_t *m, uint64_t s, int kind, size_t total, int *want,
                        rail_adapt_t **a, bool *check_only)
 {
-    bool forced = coll_sm_forced_cma(m, total), agreed = coll_sm_agreed(m, total);
+    bool forced = coll_sm_forced_cma(m, total) ||
+                  (kind == COLL_SM_ADAPT_ALLTOALL && coll_sm_oversub_alltoall_cma(m, total));
+    bool agreed = coll_sm_agreed(m, total);
     *a = NULL;
     *check_only = false;
     if (!forced && !agreed && !coll_sm_device_check_blocks(m, total))

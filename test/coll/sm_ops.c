@@ -22,7 +22,15 @@
  * do not wait for the root (with a device component active too); with
  * COLLTEST_DEVICE=2, that a small reduce or gather with device buffers on
  * some processes and host buffers on some non-root is gathered at the root.
+ * On an oversubscribed node (more processes than CPUs), checks that an
+ * alltoall of 128 KiB in all goes by single copy, and with
+ * RAIL_COLL_SM_OVERSUB_ALLTOALL_CMA_MIN=0 that it does not.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <sched.h>
+#include <unistd.h>
 #include "coll_test.h"
 #include "sm_util.h"
 
@@ -752,6 +760,64 @@ static void check_gathered(tbuf_t *rb, size_t blk, int n, const char *what)
                   i);
 }
 
+/* Whether more processes share this node than it has CPUs, as the library
+ * counts them (the larger of this process's and its parent's CPU sets;
+ * every process of these tests runs on one node). */
+static bool node_oversubscribed(void)
+{
+    int most = 0;
+    pid_t who[2] = { 0, getppid() };
+    for (int i = 0; i < 2; i++) {
+        cpu_set_t set;
+        if (sched_getaffinity(who[i], sizeof(set), &set) == 0 && CPU_COUNT(&set) > most)
+            most = CPU_COUNT(&set);
+    }
+    if (most == 0)
+        most = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    return n > most;
+}
+
+/* On an oversubscribed node, an alltoall of contiguous int blocks of 128 KiB
+ * in all (below coll_sm_alltoall_max) reads the others' send buffers
+ * directly (coll_sm_oversub_alltoall_cma_min), counted by
+ * coll_sm_alltoall_single_copy; with that parameter 0, through the segment.
+ * Every element checked. */
+static void test_oversub_alltoall(void)
+{
+    const char *min = getenv("RAIL_COLL_SM_OVERSUB_ALLTOALL_CMA_MIN");
+    const char *forced = getenv("RAIL_COLL_SM_SINGLE_COPY_MIN");
+    if (n < 2 || !node_oversubscribed() || getenv("COLLTEST_DEVICE") ||
+        getenv("RAIL_COLL_SM_ADAPT_ALTERNATE") || (forced && atol(forced) > 0) ||
+        getenv("RAIL_COLL") || (min && atol(min) != 0))
+        return;
+    bool off = min != NULL;   /* set, and 0 */
+    int provided;
+    MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    int per = (int)(((128 << 10) / (int)sizeof(int) + n - 1) / n);
+    int *s = malloc((size_t)per * n * sizeof(int)), *r = malloc((size_t)per * n * sizeof(int));
+    CHECK(s && r, "out of memory");
+    for (int it = 0; it < 2; it++) {
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < per; i++)
+                s[(size_t)j * per + i] = (me * 1000 + j) * 7 + i + it;
+        unsigned long long before = pvar_count("coll_sm_alltoall_single_copy");
+        MPI_OK(MPI_Alltoall(s, per, MPI_INT, r, per, MPI_INT, C));
+        unsigned long long got = pvar_count("coll_sm_alltoall_single_copy") - before;
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < per; i++)
+                CHECK(r[(size_t)j * per + i] == (j * 1000 + me) * 7 + i + it,
+                      "oversubscribed alltoall of %d-int blocks: block %d [%d] = %d", per, j, i,
+                      r[(size_t)j * per + i]);
+        CHECK(off ? got == 0 : got == 1,
+              "oversubscribed alltoall of %d-int blocks: coll_sm_alltoall_single_copy counted "
+              "%llu (coll_sm_oversub_alltoall_cma_min %s)",
+              per, got, off ? "0" : "default");
+    }
+    free(s);
+    free(r);
+    MPI_T_finalize();
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -763,6 +829,7 @@ int main(int argc, char **argv)
     me = t_rank;
     n = t_size;
     all_ops();
+    test_oversub_alltoall();
     /* alternating paths (or single copy forced), host buffers everywhere:
      * (half) the alltoalls of dense blocks from coll_sm_adapt_agree_min
      * (coll_sm_single_copy_min) bytes read the others' send buffers
