@@ -211,6 +211,7 @@ typedef struct coll_sm_module {
     int slots;
     rail_adapt_t adapt[COLL_SM_ADAPT_KINDS][RAIL_ADAPT_CLASSES];
     uint32_t bcast_turn;           /* coll_sm_adapt_alternate: bcasts so far */
+    bool share_off;                /* a shared bcast's write into a receiver failed: no more */
     char *cma_buf;                 /* single-copy reductions: 3 pieces, made at the first */
     char **dev_ptr;                /* [2n] peers' device buffers opened by IPC (sm_device.c) */
     void **dev_held;               /* [2n] accel IPC cache entries held for them */
@@ -236,6 +237,7 @@ typedef struct coll_sm_params {
     size_t allreduce_pair_max;     /* 2 processes: MPI_Allreduce up to this size: next */
     size_t alltoall_max;           /* oversubscribed: MPI_Alltoall blocks from this size: next */
     size_t alltoall_cma_min;       /* oversubscribed: ... in all from this size: single copy */
+    size_t share_min;              /* single-copy bcasts from here: the root writes part */
     size_t reduce_flat_max;        /* reductions up to this many bytes: one step */
     size_t small_max;              /* slot data bytes: small operations (sm_small.c) */
     int small_slots;               /* slots per process */
@@ -348,6 +350,9 @@ extern uint64_t coll_sm_count_alltoall_cma;
 extern uint64_t coll_sm_count_alltoall_streamed;
 extern uint64_t coll_sm_count_allgather_streamed;   /* the same for allgathers */
 extern uint64_t coll_sm_count_gather_cma;   /* gathers whose root read by single copy */
+/* chunks of single-copy bcasts that the root wrote into this receiver's
+ * buffer (coll_sm_share_min; MPI_T) */
+extern uint64_t coll_sm_count_bcast_chunks_in;
 
 /* Copy len bytes at address `remote` in process pid into local memory
  * (process_vm_readv); MPI_SUCCESS or MPI_ERR_OTHER with a message. */

@@ -24,7 +24,9 @@
  * some processes and host buffers on some non-root is gathered at the root.
  * On an oversubscribed node (more processes than CPUs), checks that an
  * alltoall of 128 KiB in all goes by single copy, and with
- * RAIL_COLL_SM_OVERSUB_ALLTOALL_CMA_MIN=0 that it does not.
+ * RAIL_COLL_SM_OVERSUB_ALLTOALL_CMA_MIN=0 that it does not.  With single
+ * copy forced, that a bcast root writes part of a receiver's 1 MiB where
+ * the node is not oversubscribed (coll_sm_share_min), and not where it is.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -818,6 +820,49 @@ static void test_oversub_alltoall(void)
     MPI_T_finalize();
 }
 
+/* Single copy forced (RAIL_COLL_SM_SINGLE_COPY_MIN), host buffers: bcasts of
+ * 1 MiB from roots 0 and n - 1, every element checked, until every
+ * receiver counted chunks that the root wrote into its buffer
+ * (coll_sm_bcast_chunks_in; at most 200 calls: a root that comes late
+ * writes none); on an oversubscribed node, or with RAIL_COLL_SM_SHARE_MIN=0,
+ * that it never does. */
+static void test_shared_bcast(void)
+{
+    const char *forced = getenv("RAIL_COLL_SM_SINGLE_COPY_MIN"),
+               *share = getenv("RAIL_COLL_SM_SHARE_MIN");
+    if (n < 2 || !forced || atol(forced) <= 0 || atol(forced) > (1 << 20) ||
+        getenv("COLLTEST_DEVICE") || getenv("RAIL_COLL"))
+        return;
+    bool want = !node_oversubscribed() && !(share && atol(share) == 0);
+    int provided, per = (1 << 20) / (int)sizeof(int), have = 0, i;
+    MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    unsigned long long in0 = pvar_count("coll_sm_bcast_chunks_in");
+    int *buf = malloc((size_t)per * sizeof(int));
+    CHECK(buf, "out of memory");
+    for (i = 0; i < (want ? 200 : 10) && !have; i++) {
+        int root = i % 2 ? n - 1 : 0;
+        for (int k = 0; k < per; k++)
+            buf[k] = me == root ? root * 131 + k * 7 + i : -1;
+        MPI_OK(MPI_Bcast(buf, per, MPI_INT, root, C));
+        for (int k = 0; k < per; k++)
+            if (buf[k] != root * 131 + k * 7 + i)
+                CHECK(0, "shared bcast %d from %d: [%d] = %d", i, root, k, buf[k]);
+        /* done when every process has been a receiver that got chunks */
+        int mine = me == root || pvar_count("coll_sm_bcast_chunks_in") > in0;
+        MPI_OK(MPI_Allreduce(&mine, &have, 1, MPI_INT, MPI_MIN, C));
+        if (!want)
+            have = 0;
+    }
+    unsigned long long in = pvar_count("coll_sm_bcast_chunks_in") - in0;
+    if (want)
+        CHECK(have, "%d single-copy bcasts of 1 MiB: some receiver got no chunk from the root "
+              "(this one %llu)", i, in);
+    else
+        CHECK(in == 0, "%llu chunks written by bcast roots with sharing off", in);
+    free(buf);
+    MPI_T_finalize();
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -830,6 +875,7 @@ int main(int argc, char **argv)
     n = t_size;
     all_ops();
     test_oversub_alltoall();
+    test_shared_bcast();
     /* alternating paths (or single copy forced), host buffers everywhere:
      * (half) the alltoalls of dense blocks from coll_sm_adapt_agree_min
      * (coll_sm_single_copy_min) bytes read the others' send buffers
