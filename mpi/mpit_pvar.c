@@ -23,6 +23,7 @@
  *   coll_sm_allgather_streamed  the same for allgathers
  *   coll_sm_bcast_chunks_in  chunks of single-copy coll sm bcasts that the
  *                           root wrote into this receiver's buffer: the same kind
+ *   coll_sm_gather_chunks_in  the same for gathers, written by their senders
  *   coll_sm_gather_single_copy  coll sm gathers at whose root this process
  *                           read the blocks by single copy: the same kind
  *   coll_sm_small_mixed     small coll sm reduces and gathers whose root
@@ -154,6 +155,10 @@ static const pvar_def_t pvars[] = {
             "Chunks of single-copy MPI_Bcast calls (coll sm, from coll_sm_share_min bytes) that "
             "the root wrote into this process's buffer while this process read the rest",
             &coll_sm_count_bcast_chunks_in),
+    COUNTER("coll_sm_gather_chunks_in",
+            "Chunks of single-copy MPI_Gather calls (coll sm, from coll_sm_share_min bytes per "
+            "block) that a sender wrote into this root's buffer while this process read the rest",
+            &coll_sm_count_gather_chunks_in),
     COUNTER("coll_sm_allgather_streamed",
             "MPI_Allgather calls (coll sm) in which this process wrote its block into the shared "
             "segment with streaming (non-temporal) stores, the path rank 0 chose by time",

@@ -139,7 +139,13 @@ typedef struct coll_sm_ctl {
     uint64_t raddr[COLL_SM_MAX_SETS];  /* ... and of its result buffer (reductions) */
     int32_t pid;                   /* owner's pid (single copy), set at setup */
     int32_t accel;                 /* 1: a device component is active there, set at setup */
+    /* shared single copy (sm_share.c): the owner reads len bytes at src in
+     * another process into dst, which may write chunks of it */
+    uint64_t share_claim;          /* generation << 32 | its chunks << 16 | the owner's */
+    uint64_t share_done;           /* chunks the other finished (SM_SHARE_FAILED: one failed) */
+    uint64_t share_dst, share_src, share_len;
 } coll_sm_ctl_t;
+_Static_assert(sizeof(coll_sm_ctl_t) <= COLL_SM_CTL_STRIDE, "coll_sm_ctl_t outgrew its stride");
 
 /* meta of a bcast root: bytes, and this bit when the receivers read the
  * root's buffer directly (single copy), or the other when everyone hands
@@ -351,8 +357,23 @@ extern uint64_t coll_sm_count_alltoall_streamed;
 extern uint64_t coll_sm_count_allgather_streamed;   /* the same for allgathers */
 extern uint64_t coll_sm_count_gather_cma;   /* gathers whose root read by single copy */
 /* chunks of single-copy bcasts that the root wrote into this receiver's
- * buffer (coll_sm_share_min; MPI_T) */
-extern uint64_t coll_sm_count_bcast_chunks_in;
+ * buffer, and of gathers that senders wrote into this root's (MPI_T) */
+extern uint64_t coll_sm_count_bcast_chunks_in, coll_sm_count_gather_chunks_in;
+
+/* SHARED SINGLE COPY (sm_share.c).  Whether a single-copy read of `bytes`
+ * may be shared with its source process (coll_sm_share_min; not
+ * oversubscribed). */
+bool coll_sm_share_on(const coll_sm_module_t *m, size_t bytes);
+/* Reader, operation s: len bytes at `remote` in process `helper` into dst
+ * (contiguous host memory), the helper writing what chunks it claims
+ * (counted in *chunks_in). */
+int coll_sm_share_read(coll_sm_module_t *m, uint64_t s, int helper, uint64_t remote, char *dst,
+                       size_t len, uint64_t *chunks_in);
+/* Helper, operation s: write chunks, from the back, of the data that
+ * process `reader` (-1: any other) reads from this process by
+ * coll_sm_share_read, while it may still take them (a bounded wait for
+ * readers that have not published yet). */
+void coll_sm_share_help(coll_sm_module_t *m, uint64_t s, int reader);
 
 /* Copy len bytes at address `remote` in process pid into local memory
  * (process_vm_readv); MPI_SUCCESS or MPI_ERR_OTHER with a message. */

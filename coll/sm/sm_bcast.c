@@ -31,7 +31,6 @@
 #include "coll/sm/coll_sm.h"
 #include "mpi/mpi_err.h"
 
-#include <sched.h>
 #include <stdlib.h>
 
 /* bcasts below this many bytes are timed once in 64 calls, not 8 */
@@ -59,136 +58,6 @@ int coll_sm_cma_read_data(coll_sm_module_t *m, int owner, uint64_t addr, size_t 
     return rc;
 }
 
-/*
- * SHARED SINGLE COPY (bcast, from coll_sm_share_min bytes; not on an
- * oversubscribed node).  One process copies by CMA at a fraction of memcpy's
- * rate (the kernel's work per page), and a single-copy bcast's root would
- * only wait: so a receiver whose buffer is contiguous host memory of the
- * root's size publishes it (its raddr word) and a claim word (its addr word:
- * generation << 32 | chunks the root claimed << 16 | chunks it claimed);
- * it reads chunks from the front while the root writes chunks from the back
- * into it (process_vm_writev), each claiming a chunk before copying it.
- * The root counts each chunk it finished in the receiver's meta word (bit
- * 32: the write failed, and the receiver copies that chunk itself); the
- * receiver waits for the chunks the root claimed before its FINAL.  A root
- * that comes late, or sees a receiver late, claims nothing: the receiver
- * copies everything, as without sharing.  The generation makes a claim word
- * left from an earlier operation on the set unclaimable.
- */
-#define SM_SHARE_CHUNK_MIN ((size_t)64 << 10)
-#define SM_SHARE_FAILED ((uint64_t)1 << 32)
-#define SM_SHARE_MINE(w) ((uint32_t)((w) & 0xffff))
-#define SM_SHARE_ROOTS(w) ((uint32_t)(((w) >> 16) & 0xffff))
-
-static uint32_t share_gen(uint64_t s)
-{
-    return (uint32_t)s | 0x80000000u;   /* never the 0 of an unused word */
-}
-
-static size_t share_chunk(size_t len)
-{
-    return RAIL_ALIGN_UP(RAIL_MAX(len / 4, SM_SHARE_CHUNK_MIN), (size_t)4096);
-}
-
-static bool share_on(const coll_sm_module_t *m, size_t bytes)
-{
-    return coll_sm_params.share_min > 0 && bytes >= coll_sm_params.share_min && !m->oversub &&
-           bytes >= 2 * SM_SHARE_CHUNK_MIN;
-}
-
-/* Receiver: total bytes of the root's buffer at addr into d's contiguous
- * host buffer, the root writing what it claims. */
-static int share_receive(coll_sm_module_t *m, uint64_t s, int root, uint64_t addr, size_t total,
-                         const coll_sm_data_t *d)
-{
-    int set = coll_sm_set(m, s);
-    coll_sm_ctl_t *me = coll_sm_ctl(m, m->me);
-    int32_t pid = coll_sm_ctl(m, root)->pid;
-    size_t chunk = share_chunk(total);
-    uint32_t nch = (uint32_t)((total + chunk - 1) / chunk), mine = 0;
-    uint64_t my_chunks = 0;
-    char *dst = d->contig;
-    coll_sm_claim_set(m, s);
-    rail_atomic_store_relaxed(&me->meta[set], 0);
-    me->raddr[set] = (uint64_t)(uintptr_t)dst;
-    rail_atomic_store_release(&me->addr[set], (uint64_t)share_gen(s) << 32);
-    int rc = MPI_SUCCESS;
-    for (;;) {
-        uint64_t w = rail_atomic_fetch_add(&me->addr[set], 1);
-        if (SM_SHARE_MINE(w) + SM_SHARE_ROOTS(w) >= nch)
-            break;
-        uint32_t i = SM_SHARE_MINE(w);
-        size_t off = (size_t)i * chunk;
-        if (rc == MPI_SUCCESS)
-            rc = coll_sm_cma_read(pid, addr + off, dst + off, RAIL_MIN(chunk, total - off));
-        my_chunks |= (uint64_t)1 << i;
-        mine++;
-    }
-    /* the root's chunks: each one it claimed is being written now */
-    uint64_t done;
-    for (unsigned spins = 0;
-         (uint32_t)(done = rail_atomic_load_acquire(&me->meta[set])) < nch - mine; spins++) {
-        if (spins < 1024)
-            rail_cpu_relax();
-        else
-            sched_yield();
-    }
-    if (nch > mine)
-        rail_atomic_add_fetch(&coll_sm_count_bcast_chunks_in, nch - mine);
-    for (uint32_t i = 0; (done & SM_SHARE_FAILED) && i < nch && rc == MPI_SUCCESS; i++)
-        if (!(my_chunks & ((uint64_t)1 << i))) {
-            size_t off = (size_t)i * chunk;
-            rc = coll_sm_cma_read(pid, addr + off, dst + off, RAIL_MIN(chunk, total - off));
-        }
-    return rc;
-}
-
-/* Root of a single-copy bcast of d, step 1 posted: write chunks into the
- * receivers that share, while any may still offer one (a bounded wait for
- * those that have not published yet). */
-static void share_help(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d)
-{
-    int set = coll_sm_set(m, s);
-    size_t total = d->bytes, chunk = share_chunk(total);
-    uint32_t nch = (uint32_t)((total + chunk - 1) / chunk), gen = share_gen(s);
-    for (unsigned idle = 0; idle < 4096;) {
-        bool pending = false, did = false;
-        for (int j = 0; j < m->n; j++) {
-            if (j == m->me || coll_sm_flag(m, j) >= COLL_SM_V(s, COLL_SM_FINAL))
-                continue;
-            coll_sm_ctl_t *cj = coll_sm_ctl(m, j);
-            uint64_t w = rail_atomic_load_acquire(&cj->addr[set]);
-            if ((uint32_t)(w >> 32) != gen) {
-                pending = true;   /* not published yet (or not sharing: then FINAL comes) */
-                continue;
-            }
-            if (SM_SHARE_MINE(w) + SM_SHARE_ROOTS(w) >= nch)
-                continue;
-            pending = true;
-            if (!rail_atomic_cas(&cj->addr[set], &w, w + ((uint64_t)1 << 16)))
-                continue;
-            size_t off = (size_t)(nch - 1 - SM_SHARE_ROOTS(w)) * chunk;
-            /* (refused: the receiver copies the chunk itself) */
-            bool ok = coll_sm_cma_write(cj->pid, cj->raddr[set] + off, (char *)d->contig + off,
-                                        RAIL_MIN(chunk, total - off)) == MPI_SUCCESS;
-            rail_atomic_fetch_add(&cj->meta[set], ok ? 1 : 1 | SM_SHARE_FAILED);
-            if (!ok) {
-                m->share_off = true;
-                return;
-            }
-            did = true;
-        }
-        if (!pending)
-            return;
-        if (did) {
-            idle = 0;
-        } else {
-            idle++;
-            rail_cpu_relax();
-        }
-    }
-}
-
 /* Receiver: follow the root's rounds of `total` bytes from buffer `src` of
  * area (owner, set), unpacking what fits into d. */
 static int sm_receive(coll_sm_module_t *m, uint64_t s, int root, int owner,
@@ -199,9 +68,10 @@ static int sm_receive(coll_sm_module_t *m, uint64_t s, int root, int owner,
     uint64_t meta = coll_sm_ctl(m, root)->meta[set];
     size_t total = (size_t)(meta & ~COLL_SM_META_CMA), C = m->chunk;
     size_t K = meta & COLL_SM_META_CMA ? 0 : rounds_of(total, C);
-    if ((meta & COLL_SM_META_CMA) && share_on(m, total) && d->contig && !d->device &&
+    if ((meta & COLL_SM_META_CMA) && coll_sm_share_on(m, total) && d->contig && !d->device &&
         d->bytes == total && owner == root)
-        rc = share_receive(m, s, root, coll_sm_ctl(m, root)->addr[set], total, d);
+        rc = coll_sm_share_read(m, s, root, coll_sm_ctl(m, root)->addr[set], d->contig, total,
+                                &coll_sm_count_bcast_chunks_in);
     else if (meta & COLL_SM_META_CMA)
         rc = coll_sm_cma_read_data(m, root, coll_sm_ctl(m, root)->addr[set], total, d);
     for (size_t k = 0; k < K; k++) {
@@ -293,8 +163,8 @@ static void bcast_root_cma(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
     coll_sm_ctl(m, m->me)->addr[set] = (uint64_t)(uintptr_t)d->contig;
     coll_sm_ctl(m, m->me)->meta[set] = d->bytes | COLL_SM_META_CMA;
     coll_sm_post(m, COLL_SM_V(s, 1));
-    if (share_on(m, d->bytes) && !m->share_off)
-        share_help(m, s, d);
+    if (coll_sm_share_on(m, d->bytes))
+        coll_sm_share_help(m, s, -1);
     coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
 }
 

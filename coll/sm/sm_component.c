@@ -74,12 +74,13 @@ static int sm_register_params(void)
                              "against 54 us; 0: never)",
                              RAIL_PARAM_LEVEL_TUNER, &p->alltoall_cma_min);
     rail_param_register_size("coll_sm_share_min", 128u << 10,
-                             "Single-copy broadcasts (CMA) of at least this many bytes into a "
-                             "contiguous host buffer, where the node is not oversubscribed: "
-                             "the root, which would only wait, writes chunks from the end of "
-                             "each receiver's buffer while the receiver reads from the start "
+                             "Single-copy broadcasts and gathers (CMA) of at least this many "
+                             "bytes (a gather: per block) into contiguous host buffers, where "
+                             "the node is not oversubscribed: the process read from (a "
+                             "broadcast's root, a gather's sender), which would only wait, "
+                             "writes chunks from the end while the reader reads from the start "
                              "(np 2, 1 MiB: two processes copy by CMA at twice one's rate; "
-                             "0: the receivers read alone)",
+                             "0: the readers read alone)",
                              RAIL_PARAM_LEVEL_TUNER, &p->share_min);
     rail_param_register_size("coll_sm_allreduce_pair_max", 0,
                              "MPI_Allreduce of at most this many bytes on a communicator of two "

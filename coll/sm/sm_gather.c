@@ -233,8 +233,12 @@ static int gather_send_timed(coll_sm_module_t *m, uint64_t s, int root, const co
                           RAIL_MIN(m->chunk, d->bytes));
     coll_sm_post(m, COLL_SM_V(s, 1));
     coll_sm_wait(m, root, COLL_SM_V(s, 1));
-    if (META_VERDICT_OF(coll_sm_ctl(m, root)->meta[set]) == GATHER_CMA)
+    if (META_VERDICT_OF(coll_sm_ctl(m, root)->meta[set]) == GATHER_CMA) {
+        /* the root reads my block; I write part of it meanwhile (sm_share.c) */
+        if (coll_sm_share_on(m, d->bytes) && d->contig && !d->device)
+            coll_sm_share_help(m, s, root);
         coll_sm_wait(m, root, COLL_SM_V(s, COLL_SM_FINAL));   /* my block is read until then */
+    }
     else
         rc = SM_KEEP(rc, gather_send(m, s, root, d, 0, 1, 1));
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
@@ -271,8 +275,12 @@ static int gather_root_timed(coll_sm_module_t *m, uint64_t s, const coll_sm_data
         for (int k = 1; k < m->n && rc == MPI_SUCCESS; k++) {
             int j = (m->me + k) % m->n;
             coll_sm_data_t dj = coll_sm_data_at(d0, j * d0->count);
-            rc = coll_sm_cma_read_data(m, j, coll_sm_ctl(m, j)->addr[set], sm_meta(m, j, set),
-                                       &dj);
+            size_t len = sm_meta(m, j, set);
+            if (coll_sm_share_on(m, len) && dj.contig && !dj.device && dj.bytes == len)
+                rc = coll_sm_share_read(m, s, j, coll_sm_ctl(m, j)->addr[set], dj.contig, len,
+                                        &coll_sm_count_gather_chunks_in);
+            else
+                rc = coll_sm_cma_read_data(m, j, coll_sm_ctl(m, j)->addr[set], len, &dj);
         }
         rc = SM_KEEP(rc, sm_truncated(m, set, d0->bytes));
         rail_atomic_add_fetch(&coll_sm_count_gather_cma, 1);

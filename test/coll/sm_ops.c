@@ -25,8 +25,9 @@
  * On an oversubscribed node (more processes than CPUs), checks that an
  * alltoall of 128 KiB in all goes by single copy, and with
  * RAIL_COLL_SM_OVERSUB_ALLTOALL_CMA_MIN=0 that it does not.  With single
- * copy forced, that a bcast root writes part of a receiver's 1 MiB where
- * the node is not oversubscribed (coll_sm_share_min), and not where it is.
+ * copy forced, that a bcast root writes part of a receiver's 1 MiB, and
+ * gather senders part of their blocks at the root, where the node is not
+ * oversubscribed (coll_sm_share_min), and not where it is.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -821,11 +822,12 @@ static void test_oversub_alltoall(void)
 }
 
 /* Single copy forced (RAIL_COLL_SM_SINGLE_COPY_MIN), host buffers: bcasts of
- * 1 MiB from roots 0 and n - 1, every element checked, until every
- * receiver counted chunks that the root wrote into its buffer
- * (coll_sm_bcast_chunks_in; at most 200 calls: a root that comes late
- * writes none); on an oversubscribed node, or with RAIL_COLL_SM_SHARE_MIN=0,
- * that it never does. */
+ * 1 MiB from roots 0 and n - 1 and gathers of 1 MiB blocks to rank 0,
+ * every element checked, until every receiver counted chunks that the
+ * root wrote into its buffer (coll_sm_bcast_chunks_in) and rank 0 chunks
+ * that senders wrote into its (coll_sm_gather_chunks_in; at most 200
+ * rounds: a helper that comes late writes none); on an oversubscribed
+ * node, or with RAIL_COLL_SM_SHARE_MIN=0, that none are written. */
 static void test_shared_bcast(void)
 {
     const char *forced = getenv("RAIL_COLL_SM_SINGLE_COPY_MIN"),
@@ -836,9 +838,10 @@ static void test_shared_bcast(void)
     bool want = !node_oversubscribed() && !(share && atol(share) == 0);
     int provided, per = (1 << 20) / (int)sizeof(int), have = 0, i;
     MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
-    unsigned long long in0 = pvar_count("coll_sm_bcast_chunks_in");
-    int *buf = malloc((size_t)per * sizeof(int));
-    CHECK(buf, "out of memory");
+    unsigned long long in0 = pvar_count("coll_sm_bcast_chunks_in"),
+                       g0 = pvar_count("coll_sm_gather_chunks_in");
+    int *buf = malloc((size_t)per * sizeof(int)), *all = malloc((size_t)per * n * sizeof(int));
+    CHECK(buf && all, "out of memory");
     for (i = 0; i < (want ? 200 : 10) && !have; i++) {
         int root = i % 2 ? n - 1 : 0;
         for (int k = 0; k < per; k++)
@@ -847,19 +850,33 @@ static void test_shared_bcast(void)
         for (int k = 0; k < per; k++)
             if (buf[k] != root * 131 + k * 7 + i)
                 CHECK(0, "shared bcast %d from %d: [%d] = %d", i, root, k, buf[k]);
-        /* done when every process has been a receiver that got chunks */
-        int mine = me == root || pvar_count("coll_sm_bcast_chunks_in") > in0;
+        /* a gather of 1 MiB blocks to rank 0 */
+        for (int k = 0; k < per; k++)
+            buf[k] = me * 17 + k * 3 + i;
+        MPI_OK(MPI_Gather(buf, per, MPI_INT, all, per, MPI_INT, 0, C));
+        for (int r = 0; me == 0 && r < n; r++)
+            for (int k = 0; k < per; k++)
+                if (all[(size_t)r * per + k] != r * 17 + k * 3 + i)
+                    CHECK(0, "shared gather %d: block %d [%d] = %d", i, r, k,
+                          all[(size_t)r * per + k]);
+        /* done when every process has been a receiver that got chunks, and
+         * rank 0 a gather root that did */
+        int mine = (me == root || pvar_count("coll_sm_bcast_chunks_in") > in0) &&
+                   (me != 0 || pvar_count("coll_sm_gather_chunks_in") > g0);
         MPI_OK(MPI_Allreduce(&mine, &have, 1, MPI_INT, MPI_MIN, C));
         if (!want)
             have = 0;
     }
-    unsigned long long in = pvar_count("coll_sm_bcast_chunks_in") - in0;
+    unsigned long long in = pvar_count("coll_sm_bcast_chunks_in") - in0,
+                       gin = pvar_count("coll_sm_gather_chunks_in") - g0;
     if (want)
-        CHECK(have, "%d single-copy bcasts of 1 MiB: some receiver got no chunk from the root "
-              "(this one %llu)", i, in);
+        CHECK(have, "%d single-copy bcasts and gathers of 1 MiB: some receiver (or the gather's "
+              "root) got no chunk from the root (senders) (this one %llu, %llu)", i, in, gin);
     else
-        CHECK(in == 0, "%llu chunks written by bcast roots with sharing off", in);
+        CHECK(in == 0 && gin == 0, "%llu, %llu chunks written by bcast roots and gather senders "
+              "with sharing off", in, gin);
     free(buf);
+    free(all);
     MPI_T_finalize();
 }
 
