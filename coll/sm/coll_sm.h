@@ -182,6 +182,7 @@ enum {
     COLL_SM_ADAPT_REDUCE_SCATTER,
     COLL_SM_ADAPT_ALLTOALL,
     COLL_SM_ADAPT_GATHER,
+    COLL_SM_ADAPT_BCAST_OVERSUB,   /* oversubscribed: segment (0) or streamed (1), root-timed */
     COLL_SM_ADAPT_KINDS
 };
 

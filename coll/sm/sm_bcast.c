@@ -133,11 +133,20 @@ static int bcast_path(coll_sm_module_t *m, const coll_sm_data_t *d, rail_adapt_t
     /* oversubscribed: the segment, whose root fills buffers ahead while the
      * receivers wait for a CPU, was as fast or faster at every size (np 4
      * and 8 on 2 cores), and timing whole calls there costs more than it
-     * tells.  Written with streaming stores where the CPU can: np 4, 1 MiB,
-     * 79-94 us against 66-72 in the VM's fast mode, but the plain segment
-     * takes 400 us in its slow one (coll/sm/README.md). */
-    if (m->oversub)
-        return paths == 3 ? COLL_SM_PATH_STREAM : COLL_SM_PATH_SEGMENT;
+     * tells.  Written with streaming stores or not, by the root's own time
+     * (from coll_sm_adapt_min; *oversub_timed): on one VM np 4, 1 MiB,
+     * streamed 79-94 us against 66-72 in its fast mode, but the plain
+     * segment took 400 us in its slow one; on another, plain 25-30% faster
+     * at np 3 and 4 (docs/performance.md, thirty-first run). */
+    if (m->oversub) {
+        if (paths < 3 || coll_sm_params.adapt_min == 0 || d->bytes < coll_sm_params.adapt_min)
+            return paths == 3 ? COLL_SM_PATH_STREAM : COLL_SM_PATH_SEGMENT;
+        rail_adapt_t *c = coll_sm_adapt_of(m, COLL_SM_ADAPT_BCAST_OVERSUB, d->bytes);
+        bool measure;
+        int streamed = rail_adapt_pick_every(c, 2, 8, &measure);
+        *a = measure ? c : NULL;
+        return streamed ? COLL_SM_PATH_STREAM : COLL_SM_PATH_SEGMENT;
+    }
     if (coll_sm_params.adapt_min == 0 || d->bytes < coll_sm_params.adapt_min)
         return COLL_SM_PATH_SEGMENT;
     rail_adapt_t *c = coll_sm_adapt_of(m, COLL_SM_ADAPT_BCAST, d->bytes);
@@ -260,6 +269,17 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
     }
     rail_adapt_t *a;
     int path = bcast_path(m, &d, &a);
+    if (a && m->oversub) {
+        /* streamed or not, timed by the root alone: no waits for everyone
+         * (each costs process switches there), the root's writes (and its
+         * waits for buffers to come free) being what the choice changes */
+        uint64_t t0 = rail_now_ns();
+        d.stream = path == COLL_SM_PATH_STREAM;
+        rc = sm_send_rounds(m, s, &d, &m->me, 1, d.bytes);
+        rail_adapt_record(a, d.stream, d.bytes, rail_now_ns() - t0);
+        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+        return rc;
+    }
     /* A timed call starts when everyone has finished the previous
      * operation: a root that ran ahead through the segment would otherwise
      * count the receivers' backlog against this call's path (64 KiB: 6-15

@@ -126,7 +126,9 @@ static int sm_register_params(void)
                              "Broadcasts of at least this many bytes in contiguous host "
                              "buffers choose, call by call, between the segment and single "
                              "copy (CMA) by measured time: which is faster depends on the "
-                             "machine and, on some VMs, on the minute (docs/performance.md; "
+                             "machine and, on some VMs, on the minute (docs/performance.md; on "
+                             "an oversubscribed node the root chooses between the segment "
+                             "written with streaming stores or plain ones by its own time; "
                              "0: never single copy unless coll_sm_single_copy_min says so)",
                              RAIL_PARAM_LEVEL_TUNER, &p->adapt_min);
     rail_param_register_size("coll_sm_adapt_agree_min", 65536,
