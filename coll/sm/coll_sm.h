@@ -260,6 +260,7 @@ typedef struct coll_sm_params {
     size_t device_blocks_one_max;  /* allgathers, alltoalls: rank 0 moves all blocks */
     size_t device_bcast_one_max;   /* bcasts: the root copies to everyone */
     bool adapt_alternate;          /* testing: ... alternating instead */
+    bool share_refuse;             /* testing: a shared copy's helper fails every chunk */
     int spin_count, yield_count;
     int tree_degree;
     int verbose;

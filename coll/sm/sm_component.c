@@ -203,6 +203,12 @@ static int sm_register_params(void)
                              "component's staged messages at every size measured "
                              "(docs/performance.md; 0: only from coll_sm_device_handoff_min)",
                              RAIL_PARAM_LEVEL_TUNER, &p->device_ipc_reduce_min);
+    rail_param_register_bool("coll_sm_share_refuse", false,
+                             "Testing: the helper of a shared single copy (coll_sm_share_min) "
+                             "claims chunks but reports each as refused without writing it, "
+                             "as the kernel does where it may not write into the reader, so "
+                             "the reader copies them itself",
+                             RAIL_PARAM_LEVEL_DEV, &p->share_refuse);
     rail_param_register_bool("coll_sm_adapt_alternate", false,
                              "Testing: broadcasts from coll_sm_adapt_min bytes, reductions, "
                              "allgathers and alltoalls from coll_sm_adapt_agree_min bytes "

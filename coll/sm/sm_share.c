@@ -111,12 +111,14 @@ static bool share_one(coll_sm_module_t *m, coll_sm_ctl_t *cj, uint32_t gen, bool
     if (!rail_atomic_cas(&cj->share_claim, &w, w + ((uint64_t)1 << 16)))
         return false;
     size_t off = (size_t)(nch - 1 - SM_SHARE_HELPERS(w)) * chunk;
-    /* (refused: the reader copies the chunk itself) */
-    bool ok = coll_sm_cma_write(cj->pid, cj->share_dst + off,
+    /* (refused: the reader copies the chunk itself; coll_sm_share_refuse
+     * pretends so, for the tests, and keeps helping) */
+    bool ok = !coll_sm_params.share_refuse &&
+              coll_sm_cma_write(cj->pid, cj->share_dst + off,
                                 (const char *)(uintptr_t)cj->share_src + off,
                                 RAIL_MIN(chunk, len - off)) == MPI_SUCCESS;
     rail_atomic_fetch_add(&cj->share_done, ok ? 1 : 1 | SM_SHARE_FAILED);
-    if (!ok)
+    if (!ok && !coll_sm_params.share_refuse)
         m->share_off = true;
     return true;
 }

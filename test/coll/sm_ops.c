@@ -827,7 +827,9 @@ static void test_oversub_alltoall(void)
  * root wrote into its buffer (coll_sm_bcast_chunks_in) and rank 0 chunks
  * that senders wrote into its (coll_sm_gather_chunks_in; at most 200
  * rounds: a helper that comes late writes none); on an oversubscribed
- * node, or with RAIL_COLL_SM_SHARE_MIN=0, that none are written. */
+ * node, or with RAIL_COLL_SM_SHARE_MIN=0, that none are written.  With
+ * RAIL_COLL_SM_SHARE_REFUSE=1 the helpers claim chunks and report them
+ * refused unwritten: the data checks then test the readers' fallback. */
 static void test_shared_bcast(void)
 {
     const char *forced = getenv("RAIL_COLL_SM_SINGLE_COPY_MIN"),
