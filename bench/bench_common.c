@@ -305,11 +305,6 @@ static double timed(bench *b, size_t size, int iters)
     return max_to_root(b, MPI_Wtime() - t0);
 }
 
-/* Grow a probe run fourfold until it lasts a twentieth of the target (and
- * there were two probes, unless one call alone fills the target), then scale
- * the fastest probe's time per iteration to the target: a probe slowed down
- * by a descheduled rank must not shrink every trial to one iteration.
- * Rank 0 decides; a negative value means "final". */
 /* Calibrated trials run at least this many iterations: each trial's first
  * call follows prepare()'s writes to the buffers and a barrier that
  * oversubscribed ranks leave at different times; a trial of one 1 MiB
@@ -317,8 +312,13 @@ static double timed(bench *b, size_t size, int iters)
  * against 7.1-7.3 over eight calls (docs/performance.md, thirty-first
  * run). */
 #define MIN_ITERS 4
-#define RAIL_BENCH_MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* Grow a probe run fourfold until it lasts a twentieth of the target (and
+ * there were two probes, unless one call alone fills the target), then scale
+ * the fastest probe's time per iteration to the target (at least
+ * MIN_ITERS): a probe slowed down by a descheduled rank must not shrink
+ * every trial to one iteration.
+ * Rank 0 decides; a negative value means "final". */
 static int calibrate(bench *b, size_t size)
 {
     double target = b->opt.target_ms * 1e-3, fastest = 0;
@@ -329,7 +329,7 @@ static int calibrate(bench *b, size_t size)
         int next = n * 4;
         if ((t >= target / 20 && (n > 1 || t >= target)) || next > MAX_ITERS) {
             double want = fastest > 0 ? target / fastest : MAX_ITERS;
-            next = -(want < 1 ? 1 : want > MAX_ITERS ? MAX_ITERS : (int)want);
+            next = -(want < MIN_ITERS ? MIN_ITERS : want > MAX_ITERS ? MAX_ITERS : (int)want);
         }
         next = bcast_int(b, next);
         if (next < 0)
@@ -393,7 +393,7 @@ static void run_size(bench *b, size_t size, double *us)
     if (b->opt.warmup)
         b->iterate(b, size, b->opt.warmup);
     warm_up(b, size, b->opt.warmup_ms);
-    int iters = b->opt.iters ? b->opt.iters : RAIL_BENCH_MAX(calibrate(b, size), MIN_ITERS);
+    int iters = b->opt.iters ? b->opt.iters : calibrate(b, size);
     for (int trial = 0; trial < b->opt.trials; trial++) {
         b->prepare(b, size, trial + 1);
         double t = timed(b, size, iters);

@@ -232,15 +232,16 @@ static int cmp_double(const void *x, const void *y)
 }
 
 /* The bench harness's calibration, simplified: grow fourfold until a run
- * lasts a twentieth of the target, then scale to the target (at least 4
- * iterations, as the harness: MIN_ITERS in bench_common.c). */
+ * lasts a twentieth of the target, then scale to the target (at least
+ * MIN_ITERS iterations, as the harness's bench_common.c). */
+#define MIN_ITERS 4
 static int calibrate(size_t size, double target)
 {
     for (int n = 1;; n *= 4) {
         double t = timed(size, n);
         if (t >= target / 20 || n * 4 > MAX_ITERS) {
             double want = t > 0 ? target * n / t : MAX_ITERS;
-            return want < 4 ? 4 : want > MAX_ITERS ? MAX_ITERS : (int)want;
+            return want < MIN_ITERS ? MIN_ITERS : want > MAX_ITERS ? MAX_ITERS : (int)want;
         }
     }
 }

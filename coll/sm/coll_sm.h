@@ -218,7 +218,7 @@ typedef struct coll_sm_module {
     int slots;
     rail_adapt_t adapt[COLL_SM_ADAPT_KINDS][RAIL_ADAPT_CLASSES];
     uint32_t bcast_turn;           /* coll_sm_adapt_alternate: bcasts so far */
-    bool share_off;                /* a shared bcast's write into a receiver failed: no more */
+    bool share_off;                /* a shared copy's write into a reader failed: help no more */
     char *cma_buf;                 /* single-copy reductions: 3 pieces, made at the first */
     char **dev_ptr;                /* [2n] peers' device buffers opened by IPC (sm_device.c) */
     void **dev_held;               /* [2n] accel IPC cache entries held for them */

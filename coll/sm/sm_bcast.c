@@ -134,7 +134,7 @@ static int bcast_path(coll_sm_module_t *m, const coll_sm_data_t *d, rail_adapt_t
      * receivers wait for a CPU, was as fast or faster at every size (np 4
      * and 8 on 2 cores), and timing whole calls there costs more than it
      * tells.  Written with streaming stores or not, by the root's own time
-     * (from coll_sm_adapt_min; *oversub_timed): on one VM np 4, 1 MiB,
+     * (from coll_sm_adapt_min; coll_sm_bcast times it): on one VM np 4, 1 MiB,
      * streamed 79-94 us against 66-72 in its fast mode, but the plain
      * segment took 400 us in its slow one; on another, plain 25-30% faster
      * at np 3 and 4 (docs/performance.md, thirty-first run). */
@@ -269,22 +269,15 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
     }
     rail_adapt_t *a;
     int path = bcast_path(m, &d, &a);
-    if (a && m->oversub) {
-        /* streamed or not, timed by the root alone: no waits for everyone
-         * (each costs process switches there), the root's writes (and its
-         * waits for buffers to come free) being what the choice changes */
-        uint64_t t0 = rail_now_ns();
-        d.stream = path == COLL_SM_PATH_STREAM;
-        rc = sm_send_rounds(m, s, &d, &m->me, 1, d.bytes);
-        rail_adapt_record(a, d.stream, d.bytes, rail_now_ns() - t0);
-        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-        return rc;
-    }
     /* A timed call starts when everyone has finished the previous
      * operation: a root that ran ahead through the segment would otherwise
      * count the receivers' backlog against this call's path (64 KiB: 6-15
-     * us measured for 1.6 us calls). */
-    if (a)
+     * us measured for 1.6 us calls).  Not on an oversubscribed node, where
+     * each wait for everyone costs process switches: there the root times
+     * its own part (its writes, and its waits for buffers to come free,
+     * are what streamed or plain changes). */
+    bool whole = a && !m->oversub;
+    if (whole)
         coll_sm_wait_all(m, COLL_SM_V(s - 1, COLL_SM_FINAL));
     uint64_t t0 = a ? rail_now_ns() : 0;
     d.stream = path == COLL_SM_PATH_STREAM;
@@ -292,8 +285,10 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
         bcast_root_cma(m, s, &d);
     else
         rc = sm_send_rounds(m, s, &d, &m->me, 1, d.bytes);
+    if (a && !whole)   /* (COLL_SM_ADAPT_BCAST_OVERSUB: 1 is streamed) */
+        rail_adapt_record(a, d.stream, d.bytes, rail_now_ns() - t0);
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-    if (a) {
+    if (whole) {
         /* timed whole: until every receiver has its data */
         coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
         rail_adapt_record(a, path, d.bytes, rail_now_ns() - t0);

@@ -238,9 +238,9 @@ static int gather_send_timed(coll_sm_module_t *m, uint64_t s, int root, const co
         if (coll_sm_share_on(m, d->bytes) && d->contig && !d->device)
             coll_sm_share_help(m, s, root);
         coll_sm_wait(m, root, COLL_SM_V(s, COLL_SM_FINAL));   /* my block is read until then */
-    }
-    else
+    } else {
         rc = SM_KEEP(rc, gather_send(m, s, root, d, 0, 1, 1));
+    }
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     return rc;
 }
