@@ -26,6 +26,10 @@
  *   coll_sm_gather_chunks_in  the same for gathers, written by their senders
  *   coll_sm_gather_single_copy  coll sm gathers at whose root this process
  *                           read the blocks by single copy: the same kind
+ *   coll_sm_sleeps          coll sm waits of this process that slept on
+ *                           the segment's futex: the same kind
+ *   coll_sm_sleep_fences    ... of them that first fenced every process by
+ *                           membarrier (coll_sm_membarrier): the same kind
  *   coll_sm_small_mixed     small coll sm reduces and gathers whose root
  *                           took device inputs by messages beside host
  *                           ones from the slots: the same kind
@@ -171,6 +175,15 @@ static const pvar_def_t pvars[] = {
             "Collectives (coll sm) in which this process moved device data device to device "
             "itself, from or to the others' buffers opened by IPC",
             &coll_sm_count_device_ipc),
+    COUNTER("coll_sm_sleeps",
+            "Waits of coll sm collectives in which this process slept on the segment's futex "
+            "(after coll_sm_spin_count and coll_sm_yield_count polls)",
+            &coll_sm_count_sleeps),
+    COUNTER("coll_sm_sleep_fences",
+            "Sleeps of coll sm waits that first ran a full barrier in every process of the node "
+            "by membarrier, as segments whose flags are published without a fence need "
+            "(coll_sm_membarrier)",
+            &coll_sm_count_sleep_fences),
     COUNTER("coll_sm_small_mixed",
             "Small MPI_Reduce and MPI_Gather calls (coll sm) at whose root some processes had "
             "device buffers and some non-roots host buffers: the root took the device data by "

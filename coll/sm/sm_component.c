@@ -225,6 +225,13 @@ static int sm_register_params(void)
                             "Polls with sched_yield() before a wait sleeps on the segment's "
                             "futex (-1: never sleep)",
                             RAIL_PARAM_LEVEL_TUNER, &p->yield_count);
+    rail_param_register_int("coll_sm_membarrier", 1,
+                            "Flags are published without a full fence and a process about to "
+                            "sleep in a wait fences every process of the node by "
+                            "membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) instead: 0 never, 1 "
+                            "when the node is not oversubscribed (there waits seldom sleep), 2 "
+                            "always; never where the kernel refuses membarrier",
+                            RAIL_PARAM_LEVEL_TUNER, &p->membarrier);
     rail_param_register_int("coll_sm_tree_degree", 8,
                             "Children per process in the barrier's fan-in / fan-out tree; "
                             "communicators of up to this many + 1 processes meet in the "

@@ -265,6 +265,9 @@ static void sm_create(coll_sm_module_t *m, char *name)
     m->hdr->slot_off = slot_off;
     m->hdr->slot_size = (uint32_t)slot_size;
     m->hdr->slots = (uint32_t)slots;
+    m->hdr->nofence = (coll_sm_params.membarrier >= 2 ||
+                       (coll_sm_params.membarrier == 1 && !rte_info.oversubscribed)) &&
+                      coll_sm_membarrier_registered();
     sm_populate(seg, data_off);
     coll_sm_ctl(m, 0)->pid = (int32_t)getpid();
     coll_sm_ctl(m, 0)->accel = accel_any_device_active ? 1 : 0;
@@ -308,6 +311,7 @@ static void sm_take_layout(coll_sm_module_t *m, uint8_t verdict)
     m->slot_size = m->hdr->slot_size;
     m->slot_stride = sm_slot_stride(m->slot_size);
     m->slots = (int)m->hdr->slots;
+    m->nofence = m->hdr->nofence && coll_sm_membarrier_registered();
     m->small_seq = 0;
     m->small_set = 0;
     m->small_min = 0;

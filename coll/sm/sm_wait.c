@@ -13,13 +13,30 @@
  * sees the flag.  A publisher pays one load of a line that only changes
  * when someone goes to sleep.  The timeout bounds how long point-to-point
  * work of this process waits while it sleeps here (nothing wakes this
- * futex for it).
+ * futex for it), and the cost of a wakeup lost all the same.
+ *
+ * A `nofence` segment (coll_sm.h, WAITING) moves the publisher's fence to
+ * the sleeper:
+ *
+ *   sleepers += 1; membarrier(GLOBAL_EXPEDITED)   flag = v     (release)
+ *   ... as above                                  if sleepers: (no fence)
+ *
+ * membarrier returns after every running thread of every registered
+ * process has run a full barrier (a descheduled one passed through the
+ * scheduler's).  Where that barrier falls in the publisher's program order
+ * decides: after its flag store, the store is visible before the sleeper
+ * re-checks; before it, the sleeper's increment is visible before the
+ * publisher reads `sleepers`.  Every process that publishes without the
+ * fence has registered (a process that could not publishes with it), and
+ * the segment's creator decided `nofence` for all, so each sleeper knows
+ * whether to fence.
  */
 #include "coll/sm/coll_sm.h"
 #include "base/progress.h"
 
 #include <limits.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -28,16 +45,44 @@
 #define SM_SLEEP_TIMEOUT_NS (5 * 1000 * 1000)
 #define SM_OVERSUB_SPIN 16
 
+uint64_t coll_sm_count_sleeps, coll_sm_count_sleep_fences;
+
 static long sm_futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
 {
     return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
 }
 
+static long sm_membarrier(int cmd)
+{
+    return syscall(SYS_membarrier, cmd, 0, 0);
+}
+
+bool coll_sm_membarrier_registered(void)
+{
+    static int state;   /* 0 not asked yet, 1 registered, -1 refused */
+    int s = rail_atomic_load_relaxed(&state);
+    if (s == 0) {
+        s = sm_membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0 ? 1 : -1;
+        rail_atomic_store_relaxed(&state, s);
+    }
+    return s > 0;
+}
+
 static void sm_publish(coll_sm_module_t *m, uint64_t *word, uint64_t v)
 {
-    __atomic_store_n(word, v, __ATOMIC_SEQ_CST);
     coll_sm_hdr_t *h = m->hdr;
-    if (RAIL_UNLIKELY(__atomic_load_n(&h->sleepers, __ATOMIC_SEQ_CST) != 0)) {
+    uint32_t sleeping;
+    if (RAIL_LIKELY(m->nofence)) {
+        rail_atomic_store_release(word, v);
+        /* the compiler keeps the load after the store; the sleeper's
+         * membarrier orders them for the CPU */
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        sleeping = rail_atomic_load_relaxed(&h->sleepers);
+    } else {
+        __atomic_store_n(word, v, __ATOMIC_SEQ_CST);
+        sleeping = __atomic_load_n(&h->sleepers, __ATOMIC_SEQ_CST);
+    }
+    if (RAIL_UNLIKELY(sleeping != 0)) {
         __atomic_add_fetch(&h->gen, 1, __ATOMIC_SEQ_CST);
         sm_futex(&h->gen, FUTEX_WAKE, INT_MAX, NULL);
     }
@@ -91,6 +136,15 @@ static void sm_sleep(coll_sm_module_t *m, sm_cond_t *c)
     coll_sm_hdr_t *h = m->hdr;
     __atomic_add_fetch(&h->sleepers, 1, __ATOMIC_SEQ_CST);
     rail_atomic_fence();
+    if (rail_atomic_load_relaxed(&h->nofence)) {
+        if (sm_membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) != 0) {
+            /* refused to this process alone: it does not sleep */
+            __atomic_sub_fetch(&h->sleepers, 1, __ATOMIC_SEQ_CST);
+            return;
+        }
+        coll_sm_count_sleep_fences++;
+    }
+    coll_sm_count_sleeps++;
     uint32_t g = __atomic_load_n(&h->gen, __ATOMIC_SEQ_CST);
     if (!sm_done(m, c)) {
         struct timespec ts = {0, SM_SLEEP_TIMEOUT_NS};

@@ -763,23 +763,6 @@ static void check_gathered(tbuf_t *rb, size_t blk, int n, const char *what)
                   i);
 }
 
-/* Whether more processes share this node than it has CPUs, as the library
- * counts them (the larger of this process's and its parent's CPU sets;
- * every process of these tests runs on one node). */
-static bool node_oversubscribed(void)
-{
-    int most = 0;
-    pid_t who[2] = { 0, getppid() };
-    for (int i = 0; i < 2; i++) {
-        cpu_set_t set;
-        if (sched_getaffinity(who[i], sizeof(set), &set) == 0 && CPU_COUNT(&set) > most)
-            most = CPU_COUNT(&set);
-    }
-    if (most == 0)
-        most = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    return n > most;
-}
-
 /* On an oversubscribed node, an alltoall of contiguous int blocks of 128 KiB
  * in all (below coll_sm_alltoall_max) reads the others' send buffers
  * directly (coll_sm_oversub_alltoall_cma_min), counted by
@@ -789,7 +772,7 @@ static void test_oversub_alltoall(void)
 {
     const char *min = getenv("RAIL_COLL_SM_OVERSUB_ALLTOALL_CMA_MIN");
     const char *forced = getenv("RAIL_COLL_SM_SINGLE_COPY_MIN");
-    if (n < 2 || !node_oversubscribed() || getenv("COLLTEST_DEVICE") ||
+    if (n < 2 || !node_oversubscribed(n) || getenv("COLLTEST_DEVICE") ||
         getenv("RAIL_COLL_SM_ADAPT_ALTERNATE") || (forced && atol(forced) > 0) ||
         getenv("RAIL_COLL") || (min && atol(min) != 0))
         return;
@@ -837,7 +820,7 @@ static void test_shared_bcast(void)
     if (n < 2 || !forced || atol(forced) <= 0 || atol(forced) > (1 << 20) ||
         getenv("COLLTEST_DEVICE") || getenv("RAIL_COLL"))
         return;
-    bool want = !node_oversubscribed() && !(share && atol(share) == 0);
+    bool want = !node_oversubscribed(n) && !(share && atol(share) == 0);
     int provided, per = (1 << 20) / (int)sizeof(int), have = 0, i;
     MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
     unsigned long long in0 = pvar_count("coll_sm_bcast_chunks_in"),

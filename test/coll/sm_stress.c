@@ -6,12 +6,17 @@
  * freed in a loop: a segment appears at a communicator's first collective
  * (not at MPI_Comm_dup), its name is unlinked at once, and it goes with
  * MPI_Comm_free or is reused by the next communicator of the same members
- * (MPI_T counters tell).  Prints the time of a barrier and a small allreduce (no
- * limit: shared machines vary).
+ * (MPI_T counters tell).  With waits that sleep at once
+ * (coll_sm_spin_count and coll_sm_yield_count 0), the mixed sequence
+ * sleeps, and its sleeps fence every process by membarrier exactly where
+ * coll sm publishes without a fence (coll_sm_membarrier).  Prints the time
+ * of a barrier and a small allreduce (no limit: shared machines vary).
  */
 #include "coll_test.h"
 #include "sm_util.h"
 
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 static int me, n;
@@ -201,6 +206,34 @@ static int cvar_int(const char *name)
     return v;
 }
 
+/* After the mixed sequence (sleeps0 / fences0: the counters before it),
+ * where waits sleep at once: some process slept, and the sleeps ran
+ * membarrier where flags are published without a fence (coll_sm_membarrier
+ * 2, or 1 where the node is not oversubscribed, on a kernel that has
+ * global expedited membarriers), and never elsewhere. */
+static void check_sleeps(unsigned long long sleeps0, unsigned long long fences0)
+{
+    if (n < 2 || cvar_int("coll_sm_spin_count") != 0 || cvar_int("coll_sm_yield_count") != 0)
+        return;
+    const int mode = cvar_int("coll_sm_membarrier");
+    long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    const bool kernel = q > 0 && (q & MEMBARRIER_CMD_GLOBAL_EXPEDITED);
+    const bool want = kernel && (mode >= 2 || (mode == 1 && !node_oversubscribed(n)));
+    unsigned long long mine[2] = { pvar_count("coll_sm_sleeps") - sleeps0,
+                                   pvar_count("coll_sm_sleep_fences") - fences0 },
+                       all[2];
+    MPI_OK(MPI_Allreduce(mine, all, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(all[0] > 0, "np %d: no coll sm wait slept with spin and yield counts 0", n);
+    CHECK(want ? all[1] > 0 && all[1] <= all[0] : all[1] == 0,
+          "np %d, coll_sm_membarrier %d, membarrier %s, %s: %llu of %llu sleeps fenced by "
+          "membarrier, expected %s",
+          n, mode, kernel ? "available" : "absent",
+          node_oversubscribed(n) ? "oversubscribed" : "not oversubscribed", all[1], all[0],
+          want ? "some" : "none");
+    if (me == 0)
+        printf("sm_stress: np %d: %llu sleeps, %llu fenced by membarrier\n", n, all[0], all[1]);
+}
+
 /* Communicators made and freed: a segment appears at a communicator's
  * first collective (not at MPI_Comm_dup), its name is unlinked at once,
  * and it goes with MPI_Comm_free or stays in the reuse cache
@@ -315,7 +348,10 @@ int main(int argc, char **argv)
     t_init(&argc, &argv);
     me = t_rank;
     n = t_size;
+    const unsigned long long sleeps0 = pvar_count("coll_sm_sleeps"),
+                             fences0 = pvar_count("coll_sm_sleep_fences");
     mixed_sequence(t_quick ? 20000 : 100000, t_quick ? 300 : 1200);
+    check_sleeps(sleeps0, fences0);
     churn();
     timing();
     if (me == 0)

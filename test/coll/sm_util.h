@@ -9,9 +9,11 @@
 #ifndef TEST_COLL_SM_UTIL_H
 #define TEST_COLL_SM_UTIL_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct sm_maps {
     int segments;        /* distinct csm segments mapped */
@@ -41,6 +43,23 @@ static inline sm_maps_t sm_maps(int creator)
     }
     fclose(f);
     return r;
+}
+
+/* Whether n processes are more than this node has CPUs, as the library
+ * counts them (the larger of this process's and its parent's CPU sets;
+ * every process of these tests runs on one node). */
+static inline bool node_oversubscribed(int n)
+{
+    int most = 0;
+    pid_t who[2] = { 0, getppid() };
+    for (int i = 0; i < 2; i++) {
+        cpu_set_t set;
+        if (sched_getaffinity(who[i], sizeof(set), &set) == 0 && CPU_COUNT(&set) > most)
+            most = CPU_COUNT(&set);
+    }
+    if (most == 0)
+        most = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    return n > most;
 }
 
 /* Reduction buffers: sb holds `in` elements of gen_fill(me, seed), rb
