@@ -138,8 +138,9 @@ static void sm_sleep(coll_sm_module_t *m, sm_cond_t *c)
     rail_atomic_fence();
     if (rail_atomic_load_relaxed(&h->nofence)) {
         if (sm_membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) != 0) {
-            /* refused to this process alone: it does not sleep */
+            /* refused to this process alone: it yields instead of sleeping */
             __atomic_sub_fetch(&h->sleepers, 1, __ATOMIC_SEQ_CST);
+            sched_yield();
             return;
         }
         coll_sm_count_sleep_fences++;
