@@ -600,6 +600,9 @@ static inline coll_sm_slot_t *coll_sm_slot(coll_sm_module_t *m, int r, int k)
 void coll_sm_slot_post(coll_sm_module_t *m, int set, uint64_t t);
 /* Wait until every other rank's slot `set` (k) holds operation t or later. */
 void coll_sm_slot_wait_all(coll_sm_module_t *m, int set, uint64_t t);
+/* ... and then reads `bytes` from the start of each slot's data
+ * (sm_wait.c, SPILL LINE) */
+void coll_sm_slot_wait_all_data(coll_sm_module_t *m, int set, uint64_t t, size_t bytes);
 void coll_sm_slot_wait(coll_sm_module_t *m, int r, int set, uint64_t t);
 /* ... of rank r, or until r's flag reaches v */
 void coll_sm_slot_or_flag_wait(coll_sm_module_t *m, int r, int set, uint64_t t, uint64_t v);

@@ -371,7 +371,7 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
                 *rc = coll_send(mine, count, dt, root, tag, comm);
             return true;
         }
-        coll_sm_slot_wait_all(m, set, t);
+        coll_sm_slot_wait_all_data(m, set, t, need);
         small_seen_all(m, t);
         int v = m->host_only ? SMALL_ALONE : small_root_verdict(m, set, t, dev);
         if (v == SMALL_HANDOFF) {
@@ -393,7 +393,10 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
             m->small_seen[p] = RAIL_MAX(m->small_seen[p], t);
     } else {
         coll_sm_slot_post(m, set, t);
-        coll_sm_slot_wait_all(m, set, t);
+        /* what I read from each slot: all of it, or (reduce_scatter) my
+         * block, first at two processes */
+        size_t reads = !blocks ? need : m->n == 2 ? (size_t)(cnt * r.factor * r.rdt->extent) : 0;
+        coll_sm_slot_wait_all_data(m, set, t, reads);
         small_seen_all(m, t);
         for (int i = 0; i < m->n; i++) {
             if (coll_sm_slot(m, i, set)->flags & COLL_SM_SLOT_DEVICE) {
@@ -876,7 +879,7 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *
     if (!inplace && all == NULL && !dev)
         *rc = SM_KEEP(*rc, coll_copy_as(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount),
                                         rcount, rdt, mine.device || r0.device));
-    coll_sm_slot_wait_all(m, set, t);
+    coll_sm_slot_wait_all_data(m, set, t, r0.bytes);
     small_seen_all(m, t);
     if (dev) {
         /* everyone sees my flag: the flag path (which meets any error of
@@ -983,7 +986,8 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
         *rc = SM_KEEP(*rc, coll_copy_as(coll_elem(sbuf, sdt, m->me * scount), scount, sdt,
                                         coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt,
                                         s0.device || r0.device));
-    coll_sm_slot_wait_all(m, set, t);
+    /* (my block at position 0 at two processes) */
+    coll_sm_slot_wait_all_data(m, set, t, n == 2 ? rb : 0);
     small_seen_all(m, t);
     if (dev) {
         /* everyone sees my flag: the flag path (which meets any error of
