@@ -132,14 +132,19 @@ static int sm_register_params(void)
                              "0: never single copy unless coll_sm_single_copy_min says so)",
                              RAIL_PARAM_LEVEL_TUNER, &p->adapt_min);
     rail_param_register_size("coll_sm_adapt_agree_min", 65536,
-                             "Reductions (contiguous host buffers), allgathers and gathers "
-                             "(all blocks; gathers where no process has a device component) "
-                             "of at least this many bytes: rank 0 (a gather's root) chooses, "
-                             "call by call, between the segment and single copy by measured "
-                             "time and tells the others in a first step (which costs one wait "
-                             "for everyone: worth it from larger sizes than for bcast; 0: "
-                             "never)",
+                             "Reductions (contiguous host buffers) of at least this many bytes: "
+                             "rank 0 chooses, call by call, between the segment and single "
+                             "copy by measured time and tells the others in a first step "
+                             "(which costs one wait for everyone: worth it from larger sizes "
+                             "than for bcast; 0: never)",
                              RAIL_PARAM_LEVEL_TUNER, &p->adapt_agree_min);
+    rail_param_register_size("coll_sm_adapt_blocks_min", 16384,
+                             "Gathers (where no process has a device component), allgathers "
+                             "and alltoalls of at least this many bytes in all blocks "
+                             "together: rank 0 (a gather's root) chooses between the segment "
+                             "and single copy by measured time, as for reductions "
+                             "(coll_sm_adapt_agree_min; 0: never)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->adapt_blocks_min);
     rail_param_register_size("coll_sm_device_handoff_min", 65536,
                              "Broadcasts and scatters of at least this many bytes (per "
                              "process) from a root's device buffer move device to device (see "
@@ -210,8 +215,9 @@ static int sm_register_params(void)
                              "the reader copies them itself",
                              RAIL_PARAM_LEVEL_DEV, &p->share_refuse);
     rail_param_register_bool("coll_sm_adapt_alternate", false,
-                             "Testing: broadcasts from coll_sm_adapt_min bytes, reductions, "
-                             "allgathers and alltoalls from coll_sm_adapt_agree_min bytes "
+                             "Testing: broadcasts from coll_sm_adapt_min bytes, reductions "
+                             "from coll_sm_adapt_agree_min bytes, allgathers and alltoalls "
+                             "from coll_sm_adapt_blocks_min bytes "
                              "alternate between the segment and single copy (broadcasts, "
                              "alltoalls and allgathers of 4 MiB in all, where the CPU has AVX2, "
                              "also the segment written with streaming stores), call by call, "

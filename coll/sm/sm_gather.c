@@ -24,7 +24,7 @@
  * Each writer's meta word is its bytes per block; readers copy at most
  * that and their own size (MPI_ERR_TRUNCATE when the writer's is larger).
  *
- * ALLGATHER BY SINGLE COPY (from coll_sm_adapt_agree_min bytes in all, not
+ * ALLGATHER BY SINGLE COPY (from coll_sm_adapt_blocks_min bytes in all, not
  * oversubscribed; base/adapt.c): step 1 announces, per process, its block's
  * size (meta), address (addr) and in raddr whether that block is
  * contiguous host memory (bit 0) and, from rank 0, the path it wants
@@ -224,14 +224,18 @@ static int gather_send_timed(coll_sm_module_t *m, uint64_t s, int root, const co
     my->meta[set] = d->bytes;
     my->addr[set] = (uint64_t)(uintptr_t)d->contig;
     my->raddr[set] = d->contig && !d->device ? 1 : 0;
-    /* round 0 goes into the segment before the verdict, with the
-     * announcement (unread where the root reads directly): where the
-     * segment wins, this call's copy in overlaps the root's copy out of
-     * the previous one as without the step (np 2, 32 KiB blocks: 1.5 us;
-     * waiting for the verdict first, 2.6-3.0) */
+    /* the announcement first, so that a root reading directly starts at
+     * once; then round 0 goes into the segment (step 2) before the verdict
+     * (unread where the root reads directly): where the segment wins, this
+     * call's copy in overlaps the root's copy out of the previous one as
+     * without the step (np 2, 32 KiB blocks: 1.5 us; waiting for the
+     * verdict first, 2.6-3.0).  Round 0 went with the announcement before:
+     * the root's direct read waited for that copy (np 2, 32 KiB blocks by
+     * single copy 3.9-4.0 us, Open MPI 2.6-3.0) */
+    coll_sm_post(m, COLL_SM_V(s, 1));
     int rc = coll_sm_pack(d, 0, coll_sm_round_buf(m, m->me, set, s, 0, d->bytes),
                           RAIL_MIN(m->chunk, d->bytes));
-    coll_sm_post(m, COLL_SM_V(s, 1));
+    coll_sm_post(m, COLL_SM_V(s, 2));
     coll_sm_wait(m, root, COLL_SM_V(s, 1));
     if (META_VERDICT_OF(coll_sm_ctl(m, root)->meta[set]) == GATHER_CMA) {
         /* the root reads my block; I write part of it meanwhile (sm_share.c) */
@@ -239,14 +243,25 @@ static int gather_send_timed(coll_sm_module_t *m, uint64_t s, int root, const co
             coll_sm_share_help(m, s, root);
         coll_sm_wait(m, root, COLL_SM_V(s, COLL_SM_FINAL));   /* my block is read until then */
     } else {
-        rc = SM_KEEP(rc, gather_send(m, s, root, d, 0, 1, 1));
+        rc = SM_KEEP(rc, gather_send(m, s, root, d, 1, 1, 1));
     }
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     return rc;
 }
 
+/* own: the root's own block, copied once the senders are free (after its
+ * FINAL: it keeps nobody waiting). */
+typedef struct gather_own {
+    const void *sbuf;
+    MPI_Count scount;
+    mpi_datatype_t *sdt;
+    void *dst;
+    MPI_Count rcount;
+    mpi_datatype_t *rdt;
+} gather_own_t;
+
 static int gather_root_timed(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d0,
-                             size_t total)
+                             size_t total, const gather_own_t *own)
 {
     int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
     coll_sm_ctl_t *my = coll_sm_ctl(m, m->me);
@@ -285,9 +300,12 @@ static int gather_root_timed(coll_sm_module_t *m, uint64_t s, const coll_sm_data
         rc = SM_KEEP(rc, sm_truncated(m, set, d0->bytes));
         rail_atomic_add_fetch(&coll_sm_count_gather_cma, 1);
     } else {
-        rc = gather_root(m, s, d0, 1, 0, false);
+        rc = gather_root(m, s, d0, 1, 1, false);   /* (round k: the senders' step k + 2) */
     }
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    if (own->sbuf != MPI_IN_PLACE)
+        rc = SM_KEEP(rc, coll_copy(own->sbuf, own->scount, own->sdt, own->dst, own->rcount,
+                                   own->rdt));
     if (a) {   /* timed whole: until every sender is done */
         coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
         rail_adapt_record(a, cma ? COLL_SM_PATH_CMA : COLL_SM_PATH_SEGMENT, total,
@@ -331,9 +349,9 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void
     if (gather_timed(m, total)) {
         if (!am_root)
             return gather_send_timed(m, s, root, &d);
-        if (sbuf != MPI_IN_PLACE)
-            rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt);
-        return SM_KEEP(rc, gather_root_timed(m, s, &d, total));
+        gather_own_t own = { sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount,
+                             rdt };
+        return gather_root_timed(m, s, &d, total, &own);
     }
     bool check = coll_sm_device_check_blocks(m, total);
     /* a root that only reads writes nothing (nor waits to claim the set) */
@@ -543,7 +561,7 @@ static bool step1_want(coll_sm_module_t *m, uint64_t s, int kind, size_t total, 
 {
     bool forced = coll_sm_forced_cma(m, total) ||
                   (kind == COLL_SM_ADAPT_ALLTOALL && coll_sm_oversub_alltoall_cma(m, total));
-    bool agreed = coll_sm_agreed(m, total);
+    bool agreed = coll_sm_agreed_blocks(m, total);
     *a = NULL;
     *check_only = false;
     if (!forced && !agreed && !coll_sm_device_check_blocks(m, total))
@@ -668,8 +686,6 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
     bool cma = ann == ANNOUNCE_DIRECT;
     uint64_t t0 = a ? rail_now_ns() : 0;
     if (cma) {
-        if (own)
-            rail_copy(own, mine.contig, mine.bytes);
         rc = SM_KEEP(rc, direct_read(m, s, &r0));
     } else {
         /* the segment, written with streaming stores where rank 0 asks (my
@@ -684,6 +700,10 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
             rail_atomic_add_fetch(&coll_sm_count_allgather_streamed, 1);
     }
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    /* single copy: my own block while the others finish reading (after my
+     * FINAL, which nobody then waits for behind this copy) */
+    if (cma && own)
+        rail_copy(own, mine.contig, mine.bytes);
     /* single copy: the others read my block until their FINAL; a timed
      * call is timed whole (a single copy that rank 0 timed to its own end
      * looked faster than the segment: np 2 1 MiB chosen at 118 us per
@@ -877,7 +897,6 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
     bool cma = ann == ANNOUNCE_DIRECT;
     uint64_t t0 = a ? rail_now_ns() : 0;
     if (cma) {
-        alltoall_copy_own(m, &s0, &r0, &rc);
         rc = SM_KEEP(rc, direct_read(m, s, &r0));
         if (rc == MPI_SUCCESS)
             rail_atomic_add_fetch(&coll_sm_count_alltoall_cma, 1);
@@ -890,6 +909,10 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
             rail_atomic_add_fetch(&coll_sm_count_alltoall_streamed, 1);
     }
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    /* single copy: my own block while the others finish reading (not in
+     * place: nobody reads that block of my send buffer) */
+    if (cma)
+        alltoall_copy_own(m, &s0, &r0, &rc);
     /* the others read my send buffer until their FINAL; timed whole */
     if (cma || a)
         coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));

@@ -321,7 +321,8 @@ static void sm_take_layout(coll_sm_module_t *m, uint8_t verdict)
     for (int r = 0; r < m->n; r++)
         m->host_only = m->host_only && coll_sm_ctl(m, r)->accel == 0;
     m->cma = (verdict & SM_OK_CMA) && (coll_sm_params.cma_min > 0 || coll_sm_params.adapt_min > 0 ||
-                                          coll_sm_params.adapt_agree_min > 0);
+                                          coll_sm_params.adapt_agree_min > 0 ||
+                                          coll_sm_params.adapt_blocks_min > 0);
 }
 
 static void sm_finish(coll_sm_module_t *m, uint8_t verdict)

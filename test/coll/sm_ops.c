@@ -16,7 +16,8 @@
  * COLLTEST_DEVICE=2 only odd ranks' are (the processes of one reduction
  * must agree to hand it on).  With RAIL_COLL_SM_ADAPT_ALTERNATE or
  * RAIL_COLL_SM_SINGLE_COPY_MIN (host buffers) checks that alltoalls also
- * ran by single copy.  Checks that sm set up a
+ * ran by single copy, and with the former that alltoalls alternate from
+ * exactly coll_sm_adapt_blocks_min bytes in all and not below.  Checks that sm set up a
  * segment for the communicators (np >= 2) and that its name is gone, and
  * that a gather's sender and a small reduce's non-root with host buffers
  * do not wait for the root (with a device component active too); with
@@ -865,6 +866,64 @@ static void test_shared_bcast(void)
     MPI_T_finalize();
 }
 
+static unsigned long long cvar_size(const char *name)
+{
+    unsigned long long v = 0;
+    cvar_read(name, &v);
+    return v;
+}
+
+/* Paths alternating (RAIL_COLL_SM_ADAPT_ALTERNATE), host buffers: alltoalls
+ * of exactly coll_sm_adapt_blocks_min bytes in all take single copy every
+ * other call, alltoalls just below it never (whatever
+ * coll_sm_adapt_agree_min, the reductions' threshold, says); every block
+ * checked. */
+static void test_blocks_threshold(void)
+{
+    if (n < 2 || !getenv("RAIL_COLL_SM_ADAPT_ALTERNATE") || getenv("COLLTEST_DEVICE") ||
+        getenv("RAIL_COLL"))
+        return;
+    int provided;
+    MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    unsigned long long thr = cvar_size("coll_sm_adapt_blocks_min");
+    size_t small = (size_t)cvar_size("coll_sm_small_max");
+    /* blocks of ints, all of them together at the threshold and 64 bytes
+     * per block below it; above the slots */
+    int per = (int)(thr / (unsigned long long)n / sizeof(int)), below = per - 16;
+    if (thr == 0 || thr % ((unsigned long long)n * sizeof(int)) != 0 || below <= 0 ||
+        (size_t)below * sizeof(int) * (size_t)(n - 1) <= small) {
+        MPI_T_finalize();
+        return;
+    }
+    int *sb = malloc((size_t)per * n * sizeof(int)), *rb = malloc((size_t)per * n * sizeof(int));
+    CHECK(sb && rb, "out of memory");
+    for (int pass = 0; pass < 2; pass++) {
+        int cnt = pass == 0 ? per : below;
+        unsigned long long c0 = pvar_count("coll_sm_alltoall_single_copy");
+        for (int it = 0; it < 4; it++) {
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < cnt; i++)
+                    sb[(size_t)j * cnt + i] = me * 1000003 + j * 7919 + i + it;
+            MPI_OK(MPI_Alltoall(sb, cnt, MPI_INT, rb, cnt, MPI_INT, C));
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < cnt; i++)
+                    CHECK(rb[(size_t)j * cnt + i] == j * 1000003 + me * 7919 + i + it,
+                          "alltoall of %d ints per block: block %d [%d]", cnt, j, i);
+        }
+        unsigned long long got = pvar_count("coll_sm_alltoall_single_copy") - c0;
+        if (pass == 0)
+            CHECK(got >= 1, "4 alternating alltoalls of %llu bytes in all "
+                  "(coll_sm_adapt_blocks_min): none by single copy", thr);
+        else
+            CHECK(got == 0, "%llu of 4 alternating alltoalls of %zu bytes in all, below "
+                  "coll_sm_adapt_blocks_min (%llu), by single copy", got,
+                  (size_t)below * sizeof(int) * (size_t)n, thr);
+    }
+    free(sb);
+    free(rb);
+    MPI_T_finalize();
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -878,6 +937,7 @@ int main(int argc, char **argv)
     all_ops();
     test_oversub_alltoall();
     test_shared_bcast();
+    test_blocks_threshold();
     /* alternating paths (or single copy forced), host buffers everywhere:
      * (half) the alltoalls of dense blocks from coll_sm_adapt_agree_min
      * (coll_sm_single_copy_min) bytes read the others' send buffers

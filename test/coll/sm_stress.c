@@ -194,15 +194,10 @@ static void mixed_sequence(long big, int iters)
     free(out);
 }
 
-/* MPI_T: the value of an int control variable / a counter. */
 static int cvar_int(const char *name)
 {
-    int idx, count, v = -1;
-    MPI_T_cvar_handle h;
-    MPI_OK(MPI_T_cvar_get_index(name, &idx));
-    MPI_OK(MPI_T_cvar_handle_alloc(idx, NULL, &h, &count));
-    MPI_OK(MPI_T_cvar_read(h, &v));
-    MPI_OK(MPI_T_cvar_handle_free(&h));
+    int v = -1;
+    cvar_read(name, &v);
     return v;
 }
 

@@ -149,4 +149,16 @@ static inline void smhan_reduce_scatter(MPI_Comm C, int me, int n, const char *l
 
 #include "test/pvar.h"
 
+/* MPI_T: the value of control variable `name` into *v (an int for int and
+ * bool parameters, an unsigned long long for sizes). */
+static inline void cvar_read(const char *name, void *v)
+{
+    int idx, count;
+    MPI_T_cvar_handle h;
+    MPI_OK(MPI_T_cvar_get_index(name, &idx));
+    MPI_OK(MPI_T_cvar_handle_alloc(idx, NULL, &h, &count));
+    MPI_OK(MPI_T_cvar_read(h, v));
+    MPI_OK(MPI_T_cvar_handle_free(&h));
+}
+
 #endif
