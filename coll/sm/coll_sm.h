@@ -666,15 +666,20 @@ bool coll_sm_small_scatter_late(coll_sm_module_t *m, uint64_t s, int root, void 
 bool coll_sm_small_scatter(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
                            MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
                            mpi_datatype_t *rdt, int root, int *rc);
+/* gather: *mixed where the root found senders on both paths (MISMATCHED
+ * SIZES, sm_small.c): the call is finished with an error, and the caller
+ * ends the flag operation that the others run (coll_sm_gather). */
 bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
                           MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                          mpi_datatype_t *rdt, int root, bool *handoff, int *rc);
+                          mpi_datatype_t *rdt, int root, bool *handoff, bool *mixed, int *rc);
 /* A gather's root about to run the flag rounds of operation s: true when
  * every sender took the slots for this call instead (MISMATCHED SIZES); s
- * is then given back and the call finished with *rc. */
+ * is then given back and the call finished with *rc.  Also true, with
+ * *mixed, where some senders took the slots and some did not: their
+ * blocks read, an error in *rc, s kept (the caller ends it). */
 bool coll_sm_small_gather_late(coll_sm_module_t *m, uint64_t s, const void *sbuf,
                                MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                               MPI_Count rcount, mpi_datatype_t *rdt, int *rc);
+                               MPI_Count rcount, mpi_datatype_t *rdt, bool *mixed, int *rc);
 /* the v forms (sm_small.c): scatterv's *handoff where the root's blocks
  * do not fit (everyone hands the call on) */
 bool coll_sm_small_allgatherv(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,

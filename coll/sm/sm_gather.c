@@ -314,6 +314,19 @@ static int gather_root_timed(coll_sm_module_t *m, uint64_t s, const coll_sm_data
     return rc;
 }
 
+/* A root that found senders on both sides of the slot size (MISMATCHED
+ * SIZES, sm_small.c) and reported it: it ends the flag operation s that
+ * the senders whose blocks did not fit run, reading nothing: its verdict
+ * "rounds" (for senders that announced and wait for it) and its FINAL,
+ * which every wait of theirs for a step of mine passes.  They return as
+ * if the root had read them; later operations are out of step. */
+static void gather_end_for_late(coll_sm_module_t *m, uint64_t s)
+{
+    coll_sm_claim_set(m, s);
+    coll_sm_ctl(m, m->me)->meta[coll_sm_set(m, s)] = META_VERDICT(GATHER_STAGE);
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+}
+
 int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
                    MPI_Count rcount, mpi_datatype_t *rdt, int root, mpi_comm_t *comm,
                    coll_module_t *module)
@@ -327,11 +340,18 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void
         coll_sm_data_init(&d, sbuf, scount, sdt);
     if (d.bytes == 0)
         return MPI_SUCCESS;
-    bool dev_all;
+    bool dev_all, mixed;
     int rc;
-    if (coll_sm_small_gather(m, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root, &dev_all, &rc) &&
-        !dev_all)
+    if (coll_sm_small_gather(m, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root, &dev_all,
+                             &mixed, &rc) &&
+        !dev_all) {
+        if (mixed) {   /* the senders whose blocks did not fit run operation s */
+            uint64_t s;
+            if (coll_sm_begin(m, comm, &s) == MPI_SUCCESS)
+                gather_end_for_late(m, s);
+        }
         return rc;
+    }
     uint64_t s;
     rc = coll_sm_begin(m, comm, &s);
     if (rc == COLL_SM_HANDOFF) {
@@ -341,8 +361,12 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void
     }
     if (rc != MPI_SUCCESS)
         return rc;
-    if (am_root && coll_sm_small_gather_late(m, s, sbuf, scount, sdt, rbuf, rcount, rdt, &rc))
+    if (am_root &&
+        coll_sm_small_gather_late(m, s, sbuf, scount, sdt, rbuf, rcount, rdt, &mixed, &rc)) {
+        if (mixed)   /* some senders took the slots, some run operation s */
+            gather_end_for_late(m, s);
         return rc;   /* the senders' blocks fit the slots, mine did not (erroneous) */
+    }
     int set = coll_sm_set(m, s);
     coll_sm_ctl_t *my = coll_sm_ctl(m, m->me);
     size_t total = d.bytes * (size_t)m->n;

@@ -481,8 +481,10 @@ bool coll_sm_small_barrier(coll_sm_module_t *m, mpi_comm_t *comm, int *rc)
  * no process has a device component: their senders tag their slots as a
  * bcast's root does).  Where every sender took the other path, the root
  * gives back its number and follows them; where some did and some did not
- * (their sizes differ among themselves too), it cannot: the call reports
- * the mismatch if it returns, and later operations are out of step. */
+ * (their sizes differ among themselves too), it cannot: it reads the
+ * slots' blocks, reports the mismatch and ends the flag operation that the
+ * others run (sm_gather.c, gather_end_for_late), so that nobody waits for
+ * ever; later operations are out of step. */
 
 /* Undo small_begin: the operation's number was not this call's. */
 static void small_give_back(coll_sm_module_t *m)
@@ -699,10 +701,11 @@ static bool small_gather_sent(coll_sm_module_t *m, int j, int set, uint64_t t, u
  * device). */
 bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
                           MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                          mpi_datatype_t *rdt, int root, bool *handoff, int *rc)
+                          mpi_datatype_t *rdt, int root, bool *handoff, bool *mixed, int *rc)
 {
     *rc = MPI_SUCCESS;
     *handoff = false;
+    *mixed = false;
     bool am_root = m->me == root;
     size_t b = am_root ? (size_t)(rcount * rdt->size) : (size_t)(scount * sdt->size);
     if (!small_blocks_fit(m, comm, b, b, rc))
@@ -760,6 +763,7 @@ bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
             r2 = mpi_errf(MPI_ERR_TRUNCATE, "process %d's block of this gather did not fit "
                           "coll sm's slots, this process's does (type signatures differ; "
                           "later collectives on this communicator are out of step)", j);
+            *mixed = true;
         } else if (sj->flags & COLL_SM_SLOT_DEVICE) {   /* SMALL_MIXED: by a message */
             r2 = coll_recv(blk, rcount, rdt, j, tag, comm);
         } else {
@@ -774,8 +778,9 @@ bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
 
 bool coll_sm_small_gather_late(coll_sm_module_t *m, uint64_t s, const void *sbuf,
                                MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                               MPI_Count rcount, mpi_datatype_t *rdt, int *rc)
+                               MPI_Count rcount, mpi_datatype_t *rdt, bool *mixed, int *rc)
 {
+    *mixed = false;
     if (!m->host_only || coll_sm_params.small_max == 0 || m->slots == 0 || m->n < 2)
         return false;
     /* every sender posts a step of s before it waits for the root, or
@@ -790,10 +795,28 @@ bool coll_sm_small_gather_late(coll_sm_module_t *m, uint64_t s, const void *sbuf
          * slots may already be in a later flag-based operation) */
         sent += small_gather_sent(m, j, k, next, s - 1);
     }
-    if (RAIL_LIKELY(sent == 0) || sent < m->n - 1)
-        return false;   /* (some on each path: not covered, see above) */
-    m->seq--;
+    if (RAIL_LIKELY(sent == 0))
+        return false;
     int set;
+    if (sent < m->n - 1) {
+        /* some on each path: the slots' blocks (shorter than mine) read,
+         * the others' not; operation s stays begun, for the caller to end
+         * (the senders on it may wait for my steps) */
+        uint64_t t = small_begin(m, &set);
+        *rc = mpi_errf(MPI_ERR_COUNT, "gather: %d of the %d senders' blocks fit coll sm's "
+                       "slots, the others' and this process's did not (type signatures differ; "
+                       "the blocks of those others were not received, and later collectives "
+                       "on this communicator are out of step)", sent, m->n - 1);
+        for (int j = 0; j < m->n; j++)
+            if (j != m->me && small_gather_sent(m, j, set, t, s - 1))
+                (void)small_take_block(coll_sm_slot(m, j, set), j,
+                                       coll_elem(rbuf, rdt, j * rcount), rcount, rdt);
+        coll_sm_slot(m, m->me, set)->flags = 0;
+        coll_sm_slot_post(m, set, t);
+        *mixed = true;
+        return true;
+    }
+    m->seq--;
     uint64_t t = small_begin(m, &set);
     small_seen_all(m, t);
     *rc = MPI_SUCCESS;

@@ -9,7 +9,9 @@
  * MPI_ERR_COMM.  Every case is erroneous on every process, so no process
  * waits for another.  Last, a bcast whose processes' type signatures
  * differ: nobody hangs, someone reports MPI_ERR_TRUNCATE or MPI_ERR_COUNT,
- * and later operations still match; the same for a scatter.
+ * and later operations still match; the same for a scatter and a gather;
+ * and a gather whose senders' sizes differ among themselves (np >= 3):
+ * nobody hangs, the root reports it.
  */
 #include "coll_test.h"
 
@@ -283,6 +285,36 @@ int main(int argc, char **argv)
             free(h);
         }
     }
+    after_errors();
+    /* Blocks on both sides of coll sm's slot size among the senders
+     * themselves (np >= 3): rank 1 sends 100 ints, ranks 2 on 400 or
+     * 32768 (a gather that coll sm times), the root expects 100 (it takes
+     * the slots: MPI_ERR_TRUNCATE) or the larger size (the flag rounds:
+     * MPI_ERR_COUNT).  Nobody may hang, whichever path each took; each on
+     * a communicator of its own, freed at once (coll sm's later operations
+     * on it would be out of step). */
+    for (int k = 0; k < 4 && n > 2 && !(mm && atoi(mm) == 0); k++) {
+        int few = 100, many = k & 1 ? 32768 : 400, rcnt = k & 2 ? many : few;
+        int sc = me == 0 ? rcnt : me == 1 ? few : many;
+        int want = rcnt == many ? MPI_ERR_COUNT : MPI_ERR_TRUNCATE;
+        int *x = malloc(sizeof(int) * (size_t)many), *y = calloc((size_t)n * rcnt, sizeof(int));
+        CHECK(x != NULL && y != NULL, "out of memory");
+        for (int i = 0; i < many; i++)
+            x[i] = me * 100000 + i;
+        MPI_Comm d;
+        MPI_OK(MPI_Comm_dup(W, &d));
+        int rc = MPI_Gather(x, sc, MPI_INT, y, rcnt, MPI_INT, 0, d), cls = 0;
+        if (rc != MPI_SUCCESS)
+            MPI_Error_class(rc, &cls);
+        if (me == 0)
+            CHECK(rc != MPI_SUCCESS && cls == want, "gather of senders' blocks of %d and %d "
+                  "ints to a root expecting %d: error class %d, want %d", few, many, rcnt,
+                  rc == MPI_SUCCESS ? 0 : cls, want);
+        MPI_OK(MPI_Comm_free(&d));
+        free(x);
+        free(y);
+    }
+    MPI_OK(MPI_Barrier(W));
     after_errors();
     free(counts);
     free(displs);
