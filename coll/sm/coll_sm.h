@@ -177,7 +177,7 @@ enum { COLL_SM_UNSET = 0, COLL_SM_READY = 1, COLL_SM_OFF = -1 };
  * size class: the segment (copy in, copy out) or single copy (CMA).
  * Which one wins depends on the machine, and on this kind of VM even on
  * the minute.  A bcast root decides alone (COLL_SM_META_CMA tells the
- * receivers); for reductions (from coll_sm_adapt_agree_min), gathers,
+ * receivers); for reductions and gathers (from coll_sm_adapt_agree_min),
  * allgathers and alltoalls (from coll_sm_adapt_blocks_min) rank 0 (a
  * gather's root) does and tells the others in a first
  * step (sm_reduce.c, sm_gather.c, sm_rscatter.c).  Not when the node is oversubscribed (the
@@ -263,8 +263,8 @@ typedef struct coll_sm_params {
     int small_slots;               /* slots per process */
     size_t cma_min;                /* bcast/reduce single copy from this size (0: never) */
     size_t adapt_min;              /* ... chosen by measured time from this size (0: never) */
-    size_t adapt_agree_min;        /* ... for reductions (rank 0 chooses) */
-    size_t adapt_blocks_min;       /* ... for gathers, allgathers, alltoalls (all blocks) */
+    size_t adapt_agree_min;        /* ... for reductions, gathers (rank 0 / the root chooses) */
+    size_t adapt_blocks_min;       /* ... for allgathers, alltoalls (all blocks) */
     size_t device_handoff_min;     /* device buffers: the next module from here */
     size_t device_blocks_min;      /* ... of a gather, allgather, alltoall (in all) */
     bool device_ipc;               /* ... or device to device by the processes (sm_device.c) */
@@ -413,7 +413,7 @@ static inline rail_adapt_t *coll_sm_adapt_of(coll_sm_module_t *m, int kind, size
     return &m->adapt[kind][rail_adapt_class(bytes)];
 }
 
-/* Whether a reduction of `bytes` (coll_sm_adapt_agree_min), or a gather,
+/* Whether a reduction or gather of `bytes` (coll_sm_adapt_agree_min), or an
  * allgather or alltoall of `bytes` in all (coll_sm_adapt_blocks_min), has
  * its path chosen by time, rank 0 (a gather's root) announcing it in step
  * 1 (the same verdict on every process). */

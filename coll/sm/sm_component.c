@@ -132,17 +132,17 @@ static int sm_register_params(void)
                              "0: never single copy unless coll_sm_single_copy_min says so)",
                              RAIL_PARAM_LEVEL_TUNER, &p->adapt_min);
     rail_param_register_size("coll_sm_adapt_agree_min", 65536,
-                             "Reductions (contiguous host buffers) of at least this many bytes: "
-                             "rank 0 chooses, call by call, between the segment and single "
-                             "copy by measured time and tells the others in a first step "
-                             "(which costs one wait for everyone: worth it from larger sizes "
-                             "than for bcast; 0: never)",
+                             "Reductions (contiguous host buffers) and gathers (all blocks, "
+                             "where no process has a device component) of at least this many "
+                             "bytes: rank 0 (a gather's root) chooses, call by call, between "
+                             "the segment and single copy by measured time and tells the "
+                             "others in a first step (which costs one wait for everyone: worth "
+                             "it from larger sizes than for bcast; 0: never)",
                              RAIL_PARAM_LEVEL_TUNER, &p->adapt_agree_min);
     rail_param_register_size("coll_sm_adapt_blocks_min", 16384,
-                             "Gathers (where no process has a device component), allgathers "
-                             "and alltoalls of at least this many bytes in all blocks "
-                             "together: rank 0 (a gather's root) chooses between the segment "
-                             "and single copy by measured time, as for reductions "
+                             "Allgathers and alltoalls of at least this many bytes in all "
+                             "blocks together: rank 0 chooses between the segment and single "
+                             "copy by measured time, as for reductions and gathers "
                              "(coll_sm_adapt_agree_min; 0: never)",
                              RAIL_PARAM_LEVEL_TUNER, &p->adapt_blocks_min);
     rail_param_register_size("coll_sm_device_handoff_min", 65536,

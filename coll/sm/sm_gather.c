@@ -249,19 +249,11 @@ static int gather_send_timed(coll_sm_module_t *m, uint64_t s, int root, const co
     return rc;
 }
 
-/* own: the root's own block, copied once the senders are free (after its
- * FINAL: it keeps nobody waiting). */
-typedef struct gather_own {
-    const void *sbuf;
-    MPI_Count scount;
-    mpi_datatype_t *sdt;
-    void *dst;
-    MPI_Count rcount;
-    mpi_datatype_t *rdt;
-} gather_own_t;
-
+/* sbuf, scount, sdt: the root's own block, copied into d0 once the senders
+ * are free (after its FINAL: it keeps nobody waiting). */
 static int gather_root_timed(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d0,
-                             size_t total, const gather_own_t *own)
+                             size_t total, const void *sbuf, MPI_Count scount,
+                             mpi_datatype_t *sdt)
 {
     int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
     coll_sm_ctl_t *my = coll_sm_ctl(m, m->me);
@@ -303,9 +295,10 @@ static int gather_root_timed(coll_sm_module_t *m, uint64_t s, const coll_sm_data
         rc = gather_root(m, s, d0, 1, 1, false);   /* (round k: the senders' step k + 2) */
     }
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-    if (own->sbuf != MPI_IN_PLACE)
-        rc = SM_KEEP(rc, coll_copy(own->sbuf, own->scount, own->sdt, own->dst, own->rcount,
-                                   own->rdt));
+    if (sbuf != MPI_IN_PLACE)
+        rc = SM_KEEP(rc, coll_copy(sbuf, scount, sdt,
+                                   coll_elem(d0->buf, d0->dt, m->me * d0->count), d0->count,
+                                   (mpi_datatype_t *)d0->dt));
     if (a) {   /* timed whole: until every sender is done */
         coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
         rail_adapt_record(a, cma ? COLL_SM_PATH_CMA : COLL_SM_PATH_SEGMENT, total,
@@ -373,9 +366,7 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void
     if (gather_timed(m, total)) {
         if (!am_root)
             return gather_send_timed(m, s, root, &d);
-        gather_own_t own = { sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount,
-                             rdt };
-        return gather_root_timed(m, s, &d, total, &own);
+        return gather_root_timed(m, s, &d, total, sbuf, scount, sdt);
     }
     bool check = coll_sm_device_check_blocks(m, total);
     /* a root that only reads writes nothing (nor waits to claim the set) */
