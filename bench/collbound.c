@@ -20,6 +20,15 @@
  * (non-temporal) stores, which do not read a destination line before
  * writing it and so move less for data larger than the caches; the faster
  * counts.
+ *
+ * With -k (the copying operations only: bcast, allgather, gather, scatter,
+ * alltoall), every copy between two processes' buffers goes through the
+ * kernel instead, as single copy does where the only mechanism is
+ * cross-memory attach (process_vm_readv; a gather's senders push with
+ * process_vm_writev, the fastest way, in parallel): the bound for any MPI
+ * on a node without XPMEM.  A process's copies of its own block stay
+ * memcpy, and the buffers are private memory, as user buffers are (each
+ * process's at the same address in every process).
  * Sizes mean what they mean in the benchmarks of this directory (doubles
  * summed; block per rank for reduce_scatter, allgather, gather, scatter;
  * block per pair for alltoall).  The driver (run_bench.py) reports each
@@ -27,7 +36,7 @@
  * memory bandwidth, the bound for large collectives.
  *
  * Build: cc -O2 -o collbound collbound.c
- * Usage: collbound -b BENCH -n NP [-s MIN:MAX] [-t TRIALS] [-T MS] [-i ITERS]
+ * Usage: collbound -b BENCH -n NP [-k] [-s MIN:MAX] [-t TRIALS] [-T MS] [-i ITERS]
  * Prints "RESULT bench=... np=... size=... median_us=..." per size, like
  * the benchmarks.
  */
@@ -42,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,6 +64,7 @@ typedef struct {
     _Alignas(64) atomic_uint count;
     _Alignas(64) atomic_uint gen;
     _Alignas(64) double secs[MAX_NP];      /* each process's time of the last run */
+    pid_t pid[MAX_NP];                     /* each process's, for -k */
 } shared_t;
 
 static shared_t *sh;
@@ -87,6 +98,21 @@ static char *out_of(int r) { return in_of(r) + in_len; }
 static double *result(void) { return (double *)(base + (size_t)np * (in_len + out_len)); }
 
 static int nt;                             /* streaming stores in this run */
+static int kernel;                         /* -k: copies across processes by the kernel */
+
+/* len bytes from process r's src into my dst (pull), or from my src into
+ * process r's dst (push), by cross-memory attach: the buffers lie at the
+ * same address in every process (one inherited mapping). */
+static void kcopy(int r, void *dst, const void *src, size_t len, int push)
+{
+    struct iovec local = {push ? (void *)src : dst, len}, remote = {push ? dst : (void *)src, len};
+    ssize_t got = push ? process_vm_writev(sh->pid[r], &local, 1, &remote, 1, 0)
+                       : process_vm_readv(sh->pid[r], &local, 1, &remote, 1, 0);
+    if (got != (ssize_t)len) {
+        perror("collbound: cross-memory attach");
+        _exit(1);
+    }
+}
 
 /* memcpy, or with streaming stores where nt and the CPU offer them */
 static void copy(void *dst, const void *src, size_t len)
@@ -174,7 +200,9 @@ static void one_call(size_t size)
 {
     size_t n = size / sizeof(double), a, len;
     if (!strcmp(op, "bcast")) {
-        if (me != 0)
+        if (me != 0 && kernel)
+            kcopy(0, out_of(me), in_of(0), size, 0);
+        else if (me != 0)
             copy(out_of(me), in_of(0), size);
     } else if (!strcmp(op, "reduce")) {
         slice(n, me, &a, &len);
@@ -191,18 +219,28 @@ static void one_call(size_t size)
     } else if (!strcmp(op, "allgather")) {
         for (int k = 0; k < np; k++) {
             int r = (me + k) % np;
-            copy(out_of(me) + (size_t)r * size, in_of(r), size);
+            if (kernel && r != me)
+                kcopy(r, out_of(me) + (size_t)r * size, in_of(r), size, 0);
+            else
+                copy(out_of(me) + (size_t)r * size, in_of(r), size);
         }
     } else if (!strcmp(op, "gather")) {
-        if (me != 0)
+        if (me != 0 && kernel)
+            kcopy(0, out_of(0) + (size_t)me * size, in_of(me), size, 1);
+        else if (me != 0)
             copy(out_of(0) + (size_t)me * size, in_of(me), size);
     } else if (!strcmp(op, "scatter")) {
-        if (me != 0)
+        if (me != 0 && kernel)
+            kcopy(0, out_of(me), in_of(0) + (size_t)me * size, size, 0);
+        else if (me != 0)
             copy(out_of(me), in_of(0) + (size_t)me * size, size);
     } else { /* alltoall */
         for (int k = 0; k < np; k++) {
             int r = (me + k) % np;
-            copy(out_of(me) + (size_t)r * size, in_of(r) + (size_t)me * size, size);
+            if (kernel && r != me)
+                kcopy(r, out_of(me) + (size_t)r * size, in_of(r) + (size_t)me * size, size, 0);
+            else
+                copy(out_of(me) + (size_t)r * size, in_of(r) + (size_t)me * size, size);
         }
     }
     barrier();
@@ -278,8 +316,9 @@ static size_t parse_size(const char *s, char **end)
 
 static void usage(const char *argv0)
 {
-    fprintf(stderr, "usage: %s -b BENCH -n NP [-s MIN:MAX] [-t TRIALS] [-T MS] [-i ITERS]\n"
-            "  BENCH: bcast reduce allreduce reduce_scatter allgather gather scatter alltoall\n",
+    fprintf(stderr, "usage: %s -b BENCH -n NP [-k] [-s MIN:MAX] [-t TRIALS] [-T MS] [-i ITERS]\n"
+            "  BENCH: bcast reduce allreduce reduce_scatter allgather gather scatter alltoall\n"
+            "  -k: copies between processes by cross-memory attach (not for reductions)\n",
             argv0);
     exit(2);
 }
@@ -294,10 +333,11 @@ int main(int argc, char **argv)
     char *end;
     np = 0;
     op = NULL;
-    while ((c = getopt(argc, argv, "b:n:s:t:T:i:w:")) != -1) {
+    while ((c = getopt(argc, argv, "b:n:ks:t:T:i:w:")) != -1) {
         switch (c) {
         case 'b': op = optarg; break;
         case 'n': np = atoi(optarg); break;
+        case 'k': kernel = 1; break;
         case 's':
             lo = parse_size(optarg, &end);
             if (*end != ':')
@@ -314,6 +354,9 @@ int main(int argc, char **argv)
     int known = 0;
     for (size_t i = 0; op && i < sizeof(ops) / sizeof(ops[0]); i++)
         known |= !strcmp(op, ops[i]);
+    if (kernel && (!strcmp(op, "reduce") || !strcmp(op, "allreduce") ||
+                   !strcmp(op, "reduce_scatter")))
+        known = 0;
     if (!known || np < 1 || np > MAX_NP || trials < 1 || trials > MAX_TRIALS || hi < lo ||
         target_ms <= 0)
         usage(argv[0]);
@@ -330,7 +373,11 @@ int main(int argc, char **argv)
     out_len = (hi * (size_t)oblocks + 4095) & ~(size_t)4095;
     size_t total = (size_t)np * (in_len + out_len) + ((hi + 4095) & ~(size_t)4095);
     sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    /* -k: private memory, as an MPI's user buffers are (the kernel pins
+     * private anonymous pages faster than shared ones), each process's own
+     * pages at the same address in every process */
+    base = mmap(NULL, total, PROT_READ | PROT_WRITE,
+                (kernel ? MAP_PRIVATE : MAP_SHARED) | MAP_ANONYMOUS, -1, 0);
     if (sh == MAP_FAILED || base == MAP_FAILED) {
         perror("collbound: mmap");
         return 1;
@@ -347,6 +394,7 @@ int main(int argc, char **argv)
             break;
         }
     }
+    sh->pid[me] = getpid();
     /* each process touches its own buffers first, as its owner would */
     memset(in_of(me), 1, in_len);
     memset(out_of(me), 0, out_len);

@@ -33,6 +33,12 @@ BOUND = "bound"
 BOUND_BENCHES = ("bcast", "reduce", "allreduce", "reduce_scatter", "allgather", "gather",
                  "scatter", "alltoall")
 BOUND_FROM = 64 << 10  # the bound is about bandwidth: reported from this size
+# the pseudo-MPI whose rows are collbound -k's times: every copy between two
+# processes by cross-memory attach, the kernel's single copy (the bound for an
+# MPI without XPMEM); the copying collectives only
+CMA_BOUND = "cma_bound"
+CMA_BENCHES = ("bcast", "allgather", "gather", "scatter", "alltoall")
+PSEUDO = (BOUND, CMA_BOUND)
 APT_PACKAGES = ["openmpi-bin", "libopenmpi-dev", "mpich", "libmpich-dev", "gnuplot-nox"]
 PEER_ORDER = ["openmpi", "mpich"]
 CORES = len(os.sched_getaffinity(0))
@@ -131,8 +137,9 @@ class Mpi:
             cmd += ["--bind-to", bind]
         elif self.flavour == "mpich":
             cmd += ["-bind-to", bind]
-        elif self.flavour == BOUND:  # collbound forks its own processes, unpinned
-            return [argv[0], "-n", str(np)] + argv[1:]
+        elif self.flavour in PSEUDO:  # collbound forks its own processes, unpinned
+            return [argv[0], "-n", str(np)] + (["-k"] if self.flavour == CMA_BOUND else []) + \
+                argv[1:]
         else:  # Rail MPI: oversubscription needs no flag
             cmd += ["--bind-to", bind]
         return cmd + argv
@@ -224,15 +231,24 @@ def build_all(mpis, benches, out):
 
 
 def build_bound(out, exes):
-    """collbound (no MPI) as the pseudo-MPI BOUND, or None."""
+    """collbound (no MPI) as the pseudo-MPIs BOUND and, where this machine
+    lets one process read another's memory, CMA_BOUND: a list, maybe empty."""
     cc = shutil.which("cc") or shutil.which("gcc")
     exe = os.path.join(out, "build", "collbound")
     if not cc or subprocess.call([cc, "-O2", "-o", exe, BOUND_SRC]) != 0:
         note("collbound: no C compiler or the build failed; no memory-bandwidth bound")
-        return None
+        return []
     for name in BOUND_BENCHES:
         exes[(BOUND, name)] = exe
-    return Mpi(BOUND, None, None, BOUND)
+    bounds = [Mpi(BOUND, None, None, BOUND)]
+    probe = [exe, "-k", "-b", "bcast", "-n", "2", "-s", "4096:4096", "-t", "1", "-i", "1"]
+    if subprocess.call(probe, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
+        for name in CMA_BENCHES:
+            exes[(CMA_BOUND, name)] = exe
+        bounds.append(Mpi(CMA_BOUND, None, None, CMA_BOUND))
+    else:
+        note("collbound -k: cross-memory attach refused here; no single-copy bound")
+    return bounds
 
 
 # ---------------------------------------------------------------- running
@@ -364,7 +380,7 @@ class Runner:
         if bench.name == "startup":
             return self.run_startup(mpi, exe, np, base)
         argv = [exe] + self.bench_args(bench)
-        if mpi.flavour == BOUND:
+        if mpi.flavour in PSEUDO:
             argv[1:1] = ["-b", bench.name]
         cmd = mpi.launch(np, self.args.bind, argv)
         status, out, err, secs = run_cmd(cmd, mpi.env, self.args.timeout)
@@ -453,11 +469,12 @@ def short_result(rows, bench):
                                        size_label(pick["size"]), fmt(pick["value"]), bench.metric)
 
 
-def run_interleaved(args, mpis, runner, rounds, hw, bound):
-    """For every (bench, np): reps rounds of A B C (and the bound, for a
-    collective it models), rotated each time."""
+def run_interleaved(args, mpis, runner, rounds, hw, bounds):
+    """For every (bench, np): reps rounds of A B C (and the bounds, for a
+    collective they model), rotated each time."""
     def who(bench):
-        return mpis + ([bound] if bound and bench.name in BOUND_BENCHES else [])
+        return mpis + [b for b in bounds
+                       if bench.name in (CMA_BENCHES if b.flavour == CMA_BOUND else BOUND_BENCHES)]
     total = sum(len(who(b)) for b, _ in rounds) * args.reps
     i, t_start = 0, time.monotonic()
     for round_no, (bench, np) in enumerate(rounds, 1):
@@ -659,35 +676,46 @@ def summary(args, table, names, lim, key_sizes):
 
 
 def bound_lines(args, table, names, key_sizes):
-    """Each MPI's median time as a multiple of collbound's, from BOUND_FROM:
-    (terminal lines, markdown lines)."""
-    head = ("Memory-bandwidth bound (bench/collbound.c: the same operation with every "
-            "process's buffers shared and each byte moved once, no MPI; its median time, "
-            "and each MPI's median as a multiple of it):")
+    """Each MPI's median time as a multiple of collbound's (and of collbound
+    -k's, the kernel's single copy), from BOUND_FROM: (terminal lines,
+    markdown lines)."""
+    kinds = [(BOUND, BOUND_BENCHES, "Memory-bandwidth bound (collbound)",
+              "Memory-bandwidth bound (bench/collbound.c: the same operation with every "
+              "process's buffers shared and each byte moved once, no MPI; its median time, "
+              "and each MPI's median as a multiple of it):"),
+             (CMA_BOUND, CMA_BENCHES, "Single-copy bound by the kernel (collbound -k)",
+              "Single-copy bound by the kernel (bench/collbound.c -k: as above, but every "
+              "copy between two processes by cross-memory attach, process_vm_readv, the "
+              "mechanism an MPI has on a node without XPMEM; its median time, and each "
+              "MPI's median as a multiple of it):")]
     term, md = [], []
-    for name in BOUND_BENCHES:
-        for np in args.np_list:
-            sizes = {s: c for s, c in table.get((name, np), {}).items()
-                     if s >= BOUND_FROM and c.get(BOUND, (None,))[0]}
-            if not sizes:
-                continue
-            rows = []
-            for size in sorted(sizes):
-                b = sizes[size][BOUND][0]
-                xs = [sizes[size].get(n, (None,))[0] for n in names]
-                rows.append((size, b, ["%.2fx" % (x / b) if x else "-" for x in xs]))
-            md += ["", "#### %s, np=%d" % (name, np), "",
-                   "| size | bound (us) | " + " | ".join(names) + " |",
-                   "|" + "---|" * (len(names) + 2)]
-            md += ["| %s | %s | %s |" % (size_label(s), fmt(b), " | ".join(x)) for s, b, x in rows]
-            shown = [r for r in rows if key_sizes is None or r[0] in key_sizes]
-            if shown:
-                term.append("  %-14s np=%-2d " % (name, np) + "; ".join(
-                    "%s %s us: %s" % (size_label(s), fmt(b), " ".join(
-                        "%s %s" % (n, x) for n, x in zip(names, xs))) for s, b, xs in shown))
-    if not md:
-        return [], []
-    return [""] + [head] + term, ["", "### Memory-bandwidth bound (collbound)", "", head] + md
+    for kind, benches, title, head in kinds:
+        t, m = [], []
+        for name in benches:
+            for np in args.np_list:
+                sizes = {s: c for s, c in table.get((name, np), {}).items()
+                         if s >= BOUND_FROM and c.get(kind, (None,))[0]}
+                if not sizes:
+                    continue
+                rows = []
+                for size in sorted(sizes):
+                    b = sizes[size][kind][0]
+                    xs = [sizes[size].get(n, (None,))[0] for n in names]
+                    rows.append((size, b, ["%.2fx" % (x / b) if x else "-" for x in xs]))
+                m += ["", "#### %s, np=%d" % (name, np), "",
+                      "| size | bound (us) | " + " | ".join(names) + " |",
+                      "|" + "---|" * (len(names) + 2)]
+                m += ["| %s | %s | %s |" % (size_label(s), fmt(b), " | ".join(x))
+                      for s, b, x in rows]
+                shown = [r for r in rows if key_sizes is None or r[0] in key_sizes]
+                if shown:
+                    t.append("  %-14s np=%-2d " % (name, np) + "; ".join(
+                        "%s %s us: %s" % (size_label(s), fmt(b), " ".join(
+                            "%s %s" % (n, x) for n, x in zip(names, xs))) for s, b, xs in shown))
+        if m:
+            term += [""] + [head] + t
+            md += ["", "### " + title, "", head] + m
+    return term, md
 
 
 def hwlimit_lines(table, names, lim):
@@ -716,9 +744,10 @@ def hwlimit_lines(table, names, lim):
 
 # ---------------------------------------------------------------- plots
 
-COLORS = {"rail": "#d62728", "openmpi": "#1f77b4", "mpich": "#2ca02c", BOUND: "#000000"}
+COLORS = {"rail": "#d62728", "openmpi": "#1f77b4", "mpich": "#2ca02c", BOUND: "#000000",
+          CMA_BOUND: "#7f7f7f"}
 LABELS = {"rail": "Rail MPI", "openmpi": "Open MPI", "mpich": "MPICH",
-          BOUND: "bound (collbound, no MPI)"}
+          BOUND: "bound (collbound, no MPI)", CMA_BOUND: "single copy by the kernel (collbound -k)"}
 YLABELS = {LATENCY: "time (us), lower is better", BANDWIDTH: "MB/s, higher is better",
            RATE: "million messages/s, higher is better", STARTUP: "ms, lower is better"}
 # size axis labels: every 4x on a full-size plot, every 16x on a grid panel
@@ -779,7 +808,7 @@ def size_panels(table, names, pdir, np, group):
         if not points or not any(s > 0 for s in points):
             continue  # barrier: no size axis
         bench, data = BENCH_BY_NAME[name], os.path.join(pdir, "%s_np%d.dat" % (name, np))
-        lines = names + ([BOUND] if any(BOUND in c for c in points.values()) else [])
+        lines = names + [k for k in PSEUDO if any(k in c for c in points.values())]
         write_data(points, lines, data)
         title = "%s, np=%d%s" % (name, np, missing_note(points, names))
         for step in (2, 4):
@@ -999,9 +1028,9 @@ def main(argv):
             return 1 if runner.failures else 0
         hw = HwLimits()
         hw.build(args, out, writer)
-        bound = build_bound(out, exes) if args.bound else None
+        bounds = build_bound(out, exes) if args.bound else []
         try:
-            measure(args, mpis, runner, rounds, hw, bound)
+            measure(args, mpis, runner, rounds, hw, bounds)
         except KeyboardInterrupt:
             note("interrupted: summarising what was measured")
             runner.failures.append("interrupted")
@@ -1014,7 +1043,7 @@ def main(argv):
     return 1 if runner.failures else 0
 
 
-def measure(args, mpis, runner, rounds, hw, bound):
+def measure(args, mpis, runner, rounds, hw, bounds):
     for _ in range(3):
         hw.sample(0)
     lim = hw.result()
@@ -1023,7 +1052,7 @@ def measure(args, mpis, runner, rounds, hw, bound):
             lim["pingpong_us"], ", ".join("%.1f GB/s at %s" % (g, size_label(s))
                                           for s, g in lim["copy_GBps"].items())))
     busy_warning()
-    run_interleaved(args, mpis, runner, rounds, hw, bound)
+    run_interleaved(args, mpis, runner, rounds, hw, bounds)
 
 
 def report(args, out, names, rows, lim, env):
@@ -1043,7 +1072,7 @@ def report_again(args):
     rows, hw = read_results(os.path.join(out, "results.csv"))
     names = []
     for r in rows:
-        if r["mpi"] not in names and r["mpi"] != BOUND:
+        if r["mpi"] not in names and r["mpi"] not in PSEUDO:
             names.append(r["mpi"])
     names.sort(key=lambda n: (["rail"] + PEER_ORDER + [n]).index(n))
     if not args.np_given:

@@ -257,7 +257,8 @@ typedef struct coll_sm_params {
     size_t allreduce_pair_max;     /* 2 processes: MPI_Allreduce up to this size: next */
     size_t alltoall_max;           /* oversubscribed: MPI_Alltoall blocks from this size: next */
     size_t alltoall_cma_min;       /* oversubscribed: ... in all from this size: single copy */
-    size_t share_min;              /* single-copy bcasts from here: the root writes part */
+    size_t share_min;              /* single-copy gathers from here: the sender writes part */
+    size_t share_bcast_min;        /* single-copy bcasts from here: the root writes part */
     size_t reduce_flat_max;        /* reductions up to this many bytes: one step */
     size_t small_max;              /* slot data bytes: small operations (sm_small.c) */
     int small_slots;               /* slots per process */
@@ -378,9 +379,10 @@ extern uint64_t coll_sm_count_gather_cma;   /* gathers whose root read by single
 extern uint64_t coll_sm_count_bcast_chunks_in, coll_sm_count_gather_chunks_in;
 
 /* SHARED SINGLE COPY (sm_share.c).  Whether a single-copy read of `bytes`
- * may be shared with its source process (coll_sm_share_min; not
+ * may be shared with its source process (from `min` bytes, the caller's
+ * parameter: coll_sm_share_bcast_min or coll_sm_share_min; not
  * oversubscribed). */
-bool coll_sm_share_on(const coll_sm_module_t *m, size_t bytes);
+bool coll_sm_share_on(const coll_sm_module_t *m, size_t bytes, size_t min);
 /* Reader, operation s: len bytes at `remote` in process `helper` into dst
  * (contiguous host memory), the helper writing what chunks it claims
  * (counted in *chunks_in). */

@@ -19,8 +19,8 @@
  * it has been faster, base/adapt.c): the root publishes its buffer's address
  * with the size (COLL_SM_META_CMA) and waits until every receiver has
  * posted FINAL; each receiver reads the root's buffer directly, from
- * coll_sm_share_min bytes with the root writing part of it (SHARED SINGLE
- * COPY, below).
+ * coll_sm_share_bcast_min bytes with the root writing part of it (SHARED
+ * SINGLE COPY, sm_share.c).
  *
  * The root's meta word carries the bytes per destination, so a receiver
  * whose arguments hold fewer bytes (mismatched type signatures, erroneous)
@@ -68,7 +68,8 @@ static int sm_receive(coll_sm_module_t *m, uint64_t s, int root, int owner,
     uint64_t meta = coll_sm_ctl(m, root)->meta[set];
     size_t total = (size_t)(meta & ~COLL_SM_META_CMA), C = m->chunk;
     size_t K = meta & COLL_SM_META_CMA ? 0 : rounds_of(total, C);
-    if ((meta & COLL_SM_META_CMA) && coll_sm_share_on(m, total) && d->contig && !d->device &&
+    if ((meta & COLL_SM_META_CMA) && coll_sm_share_on(m, total, coll_sm_params.share_bcast_min) &&
+        d->contig && !d->device &&
         d->bytes == total && owner == root)
         rc = coll_sm_share_read(m, s, root, coll_sm_ctl(m, root)->addr[set], d->contig, total,
                                 &coll_sm_count_bcast_chunks_in);
@@ -172,7 +173,7 @@ static void bcast_root_cma(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
     coll_sm_ctl(m, m->me)->addr[set] = (uint64_t)(uintptr_t)d->contig;
     coll_sm_ctl(m, m->me)->meta[set] = d->bytes | COLL_SM_META_CMA;
     coll_sm_post(m, COLL_SM_V(s, 1));
-    if (coll_sm_share_on(m, d->bytes))
+    if (coll_sm_share_on(m, d->bytes, coll_sm_params.share_bcast_min))
         coll_sm_share_help(m, s, -1);
     coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
 }

@@ -74,14 +74,20 @@ static int sm_register_params(void)
                              "against 54 us; 0: never)",
                              RAIL_PARAM_LEVEL_TUNER, &p->alltoall_cma_min);
     rail_param_register_size("coll_sm_share_min", 128u << 10,
-                             "Single-copy broadcasts and gathers (CMA) of at least this many "
-                             "bytes (a gather: per block) into contiguous host buffers, where "
-                             "the node is not oversubscribed: the process read from (a "
-                             "broadcast's root, a gather's sender), which would only wait, "
-                             "writes chunks from the end while the reader reads from the start "
+                             "Single-copy gathers (CMA) of at least this many bytes per block "
+                             "into contiguous host buffers, where the node is not "
+                             "oversubscribed: the sender, which would only wait, writes chunks "
+                             "of its block from the end while the root reads from the start "
                              "(np 2, 1 MiB: two processes copy by CMA at twice one's rate; "
-                             "0: the readers read alone)",
+                             "32-64 KiB blocks were slower so; 0: the root reads alone)",
                              RAIL_PARAM_LEVEL_TUNER, &p->share_min);
+    rail_param_register_size("coll_sm_share_bcast_min", 64u << 10,
+                             "Single-copy broadcasts (CMA) of at least this many bytes into "
+                             "contiguous host buffers, where the node is not oversubscribed: "
+                             "the root, which would only wait, writes chunks from the end while "
+                             "each receiver reads from the start (np 2, 64 KiB: 2.4-2.6 against "
+                             "2.8-3.1 us; 0: the receivers read alone)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->share_bcast_min);
     rail_param_register_size("coll_sm_allreduce_pair_max", 0,
                              "MPI_Allreduce of at most this many bytes on a communicator of two "
                              "processes goes to the next component (one message each way "
@@ -209,7 +215,8 @@ static int sm_register_params(void)
                              "(docs/performance.md; 0: only from coll_sm_device_handoff_min)",
                              RAIL_PARAM_LEVEL_TUNER, &p->device_ipc_reduce_min);
     rail_param_register_bool("coll_sm_share_refuse", false,
-                             "Testing: the helper of a shared single copy (coll_sm_share_min) "
+                             "Testing: the helper of a shared single copy "
+                             "(coll_sm_share_bcast_min, coll_sm_share_min) "
                              "claims chunks but reports each as refused without writing it, "
                              "as the kernel does where it may not write into the reader, so "
                              "the reader copies them itself",

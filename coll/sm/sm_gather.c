@@ -239,7 +239,7 @@ static int gather_send_timed(coll_sm_module_t *m, uint64_t s, int root, const co
     coll_sm_wait(m, root, COLL_SM_V(s, 1));
     if (META_VERDICT_OF(coll_sm_ctl(m, root)->meta[set]) == GATHER_CMA) {
         /* the root reads my block; I write part of it meanwhile (sm_share.c) */
-        if (coll_sm_share_on(m, d->bytes) && d->contig && !d->device)
+        if (coll_sm_share_on(m, d->bytes, coll_sm_params.share_min) && d->contig && !d->device)
             coll_sm_share_help(m, s, root);
         coll_sm_wait(m, root, COLL_SM_V(s, COLL_SM_FINAL));   /* my block is read until then */
     } else {
@@ -283,7 +283,8 @@ static int gather_root_timed(coll_sm_module_t *m, uint64_t s, const coll_sm_data
             int j = (m->me + k) % m->n;
             coll_sm_data_t dj = coll_sm_data_at(d0, j * d0->count);
             size_t len = sm_meta(m, j, set);
-            if (coll_sm_share_on(m, len) && dj.contig && !dj.device && dj.bytes == len)
+            if (coll_sm_share_on(m, len, coll_sm_params.share_min) && dj.contig && !dj.device &&
+                dj.bytes == len)
                 rc = coll_sm_share_read(m, s, j, coll_sm_ctl(m, j)->addr[set], dj.contig, len,
                                         &coll_sm_count_gather_chunks_in);
             else

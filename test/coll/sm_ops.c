@@ -28,7 +28,9 @@
  * RAIL_COLL_SM_OVERSUB_ALLTOALL_CMA_MIN=0 that it does not.  With single
  * copy forced, that a bcast root writes part of a receiver's 1 MiB, and
  * gather senders part of their blocks at the root, where the node is not
- * oversubscribed (coll_sm_share_min), and not where it is.
+ * oversubscribed (coll_sm_share_min), and not where it is; that bcasts of
+ * exactly coll_sm_share_bcast_min bytes are shared and 4 KiB smaller ones
+ * not.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -805,6 +807,18 @@ static void test_oversub_alltoall(void)
     MPI_T_finalize();
 }
 
+/* MPI_Bcast of cnt ints (a pattern of root and round i) on C, every element
+ * checked. */
+static void bcast_checked(int *buf, int cnt, int root, int i)
+{
+    for (int k = 0; k < cnt; k++)
+        buf[k] = me == root ? root * 131 + k * 7 + i : -1;
+    MPI_OK(MPI_Bcast(buf, cnt, MPI_INT, root, C));
+    for (int k = 0; k < cnt; k++)
+        if (buf[k] != root * 131 + k * 7 + i)
+            CHECK(0, "bcast %d of %d ints from %d: [%d] = %d", i, cnt, root, k, buf[k]);
+}
+
 /* Single copy forced (RAIL_COLL_SM_SINGLE_COPY_MIN), host buffers: bcasts of
  * 1 MiB from roots 0 and n - 1 and gathers of 1 MiB blocks to rank 0,
  * every element checked, until every receiver counted chunks that the
@@ -830,12 +844,7 @@ static void test_shared_bcast(void)
     CHECK(buf && all, "out of memory");
     for (i = 0; i < (want ? 200 : 10) && !have; i++) {
         int root = i % 2 ? n - 1 : 0;
-        for (int k = 0; k < per; k++)
-            buf[k] = me == root ? root * 131 + k * 7 + i : -1;
-        MPI_OK(MPI_Bcast(buf, per, MPI_INT, root, C));
-        for (int k = 0; k < per; k++)
-            if (buf[k] != root * 131 + k * 7 + i)
-                CHECK(0, "shared bcast %d from %d: [%d] = %d", i, root, k, buf[k]);
+        bcast_checked(buf, per, root, i);
         /* a gather of 1 MiB blocks to rank 0 */
         for (int k = 0; k < per; k++)
             buf[k] = me * 17 + k * 3 + i;
@@ -871,6 +880,50 @@ static unsigned long long cvar_size(const char *name)
     unsigned long long v = 0;
     cvar_read(name, &v);
     return v;
+}
+
+/* Single copy forced, host buffers, not oversubscribed: bcasts of exactly
+ * coll_sm_share_bcast_min bytes (the root alternating between 0 and n - 1)
+ * are shared, every receiver counting chunks the root wrote within 200
+ * rounds, and bcasts 4 KiB smaller never are (whatever coll_sm_share_min,
+ * the gathers' threshold, says); every element checked. */
+static void test_shared_bcast_min(void)
+{
+    const char *forced = getenv("RAIL_COLL_SM_SINGLE_COPY_MIN");
+    if (n < 2 || !forced || atol(forced) <= 0 || getenv("COLLTEST_DEVICE") ||
+        getenv("RAIL_COLL") || node_oversubscribed(n))
+        return;
+    int provided;
+    MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    unsigned long long thr = cvar_size("coll_sm_share_bcast_min");
+    if (thr < (64u << 10) || thr > (16u << 20) || thr % sizeof(int) != 0 ||
+        (long)(thr - 4096) < atol(forced)) {
+        MPI_T_finalize();
+        return;
+    }
+    int per = (int)(thr / sizeof(int)), *buf = malloc(thr);
+    CHECK(buf, "out of memory");
+    for (int pass = 0; pass < 2; pass++) {
+        int cnt = pass == 0 ? per : per - 1024, have = 0, i;
+        unsigned long long c0 = pvar_count("coll_sm_bcast_chunks_in");
+        for (i = 0; i < (pass == 0 ? 200 : 10) && !have; i++) {
+            int root = i % 2 ? n - 1 : 0;
+            bcast_checked(buf, cnt, root, i);
+            int mine = me == root || pvar_count("coll_sm_bcast_chunks_in") > c0;
+            MPI_OK(MPI_Allreduce(&mine, &have, 1, MPI_INT, MPI_MIN, C));
+            if (pass == 1)
+                have = 0;
+        }
+        unsigned long long got = pvar_count("coll_sm_bcast_chunks_in") - c0;
+        if (pass == 0)
+            CHECK(have, "%d single-copy bcasts of %llu bytes (coll_sm_share_bcast_min): some "
+                  "receiver got no chunk from the root (this one %llu)", i, thr, got);
+        else
+            CHECK(got == 0, "%llu chunks written by roots of single-copy bcasts of %zu bytes, "
+                  "below coll_sm_share_bcast_min (%llu)", got, (size_t)cnt * sizeof(int), thr);
+    }
+    free(buf);
+    MPI_T_finalize();
 }
 
 /* Paths alternating (RAIL_COLL_SM_ADAPT_ALTERNATE), host buffers: alltoalls
@@ -937,6 +990,7 @@ int main(int argc, char **argv)
     all_ops();
     test_oversub_alltoall();
     test_shared_bcast();
+    test_shared_bcast_min();
     test_blocks_threshold();
     /* alternating paths (or single copy forced), host buffers everywhere:
      * (half) the alltoalls of dense blocks from coll_sm_adapt_agree_min
