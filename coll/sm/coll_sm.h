@@ -589,8 +589,8 @@ typedef struct coll_sm_slot {
  * process has device buffers */
 #define COLL_SM_SLOT_HANDOFF 2u
 #define COLL_SM_SLOT_ALL_DEVICE 4u
-/* a bcast's or scatter's root, or a gather's sender (with host buffers,
- * where no process has a device component), wrote the slot; above the
+/* a bcast's or scatter's root, or a gather's sender (with
+ * COLL_SM_SLOT_DEVICE where its buffers are device memory), wrote the slot; above the
  * low byte, the flag-based operations it had started (m->seq, low 24
  * bits).  A receiver (a gather's root) whose size puts it on the other
  * side of the slot size (mismatched type signatures, erroneous) tells
@@ -679,9 +679,10 @@ bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
  * is then given back and the call finished with *rc.  Also true, with
  * *mixed, where some senders took the slots and some did not: their
  * blocks read, an error in *rc, s kept (the caller ends it). */
-bool coll_sm_small_gather_late(coll_sm_module_t *m, uint64_t s, const void *sbuf,
-                               MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                               MPI_Count rcount, mpi_datatype_t *rdt, bool *mixed, int *rc);
+bool coll_sm_small_gather_late(coll_sm_module_t *m, mpi_comm_t *comm, uint64_t s,
+                               const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt,
+                               void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt, bool *mixed,
+                               int *rc);
 /* the v forms (sm_small.c): scatterv's *handoff where the root's blocks
  * do not fit (everyone hands the call on) */
 bool coll_sm_small_allgatherv(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,

@@ -356,7 +356,8 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void
     if (rc != MPI_SUCCESS)
         return rc;
     if (am_root &&
-        coll_sm_small_gather_late(m, s, sbuf, scount, sdt, rbuf, rcount, rdt, &mixed, &rc)) {
+        coll_sm_small_gather_late(m, comm, s, sbuf, scount, sdt, rbuf, rcount, rdt, &mixed,
+                                  &rc)) {
         if (mixed)   /* some senders took the slots, some run operation s */
             gather_end_for_late(m, s);
         return rc;   /* the senders' blocks fit the slots, mine did not (erroneous) */

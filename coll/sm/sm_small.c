@@ -208,15 +208,19 @@ static bool small_sender_verdict(coll_sm_module_t *m, int set, uint64_t t, int r
     return f & COLL_SM_SLOT_HANDOFF;
 }
 
+static bool small_gather_sent(coll_sm_module_t *m, int j, int set, uint64_t t, uint64_t seq);
+
 /* The root, every slot of the set read (dev: its own buffers are device
  * memory): SMALL_ALONE where nobody has device buffers (t not published
  * yet: the root does so once it has read), else the verdict, published
- * with t. */
-static int small_root_verdict(coll_sm_module_t *m, int set, uint64_t t, bool dev)
+ * with t.  late: a gather's senders are not all on the slots (MISMATCHED
+ * SIZES; their slots hold earlier operations): only those on them count,
+ * and nobody hands the call on (the others run the flag rounds). */
+static int small_root_verdict(coll_sm_module_t *m, int set, uint64_t t, bool dev, bool late)
 {
-    bool any = dev, all_others = true;
+    bool any = dev, all_others = !late;
     for (int p = 0; p < m->n; p++) {
-        if (p == m->me)
+        if (p == m->me || (late && !small_gather_sent(m, p, set, t, m->seq)))
             continue;
         bool d = coll_sm_slot(m, p, set)->flags & COLL_SM_SLOT_DEVICE;
         any = any || d;
@@ -373,7 +377,7 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
         }
         coll_sm_slot_wait_all_data(m, set, t, need);
         small_seen_all(m, t);
-        int v = m->host_only ? SMALL_ALONE : small_root_verdict(m, set, t, dev);
+        int v = m->host_only ? SMALL_ALONE : small_root_verdict(m, set, t, dev, false);
         if (v == SMALL_HANDOFF) {
             *handoff = true;
             if (all_device)
@@ -477,14 +481,19 @@ bool coll_sm_small_barrier(coll_sm_module_t *m, mpi_comm_t *comm, int *rc)
  * in step.
  * A gather goes the other way: each sender decides by its own size, and
  * the root, which waits for everyone anyway, looks for each sender's slot
- * or its flag of the next flag-based operation (with host buffers where
- * no process has a device component: their senders tag their slots as a
- * bcast's root does).  Where every sender took the other path, the root
- * gives back its number and follows them; where some did and some did not
- * (their sizes differ among themselves too), it cannot: it reads the
- * slots' blocks, reports the mismatch and ends the flag operation that the
- * others run (sm_gather.c, gather_end_for_late), so that nobody waits for
- * ever; later operations are out of step. */
+ * or its flag of the next flag-based operation (the senders tag their
+ * slots as a bcast's root does, device bit or not).  Where every sender
+ * took the other path, the root gives back its number (and, where a
+ * device component is active, the collective tag it took: the senders on
+ * the flag rounds took none) and follows them; where some did and some
+ * did not (their sizes differ among themselves too), it cannot: it reads
+ * the slots' blocks, reports the mismatch and ends the flag operation
+ * that the others run (sm_gather.c, gather_end_for_late), so that nobody
+ * waits for ever; later operations are out of step.  Where a device
+ * component is active, senders with device buffers on the slots wait for
+ * the root's verdict in its slot: a root that found others on the flag
+ * rounds, or took them itself, says "by message" (never "hand on") and
+ * receives their blocks with the tag they took. */
 
 /* Undo small_begin: the operation's number was not this call's. */
 static void small_give_back(coll_sm_module_t *m)
@@ -691,7 +700,19 @@ static bool small_gather_sent(coll_sm_module_t *m, int j, int set, uint64_t t, u
 {
     const coll_sm_slot_t *sj = coll_sm_slot(m, j, set);
     return COLL_SM_REACHED(rail_atomic_load_acquire(&sj->seq), t) &&
-           sj->flags == COLL_SM_SLOT_ROOTED_AT(seq);
+           (sj->flags & ~COLL_SM_SLOT_DEVICE) == COLL_SM_SLOT_ROOTED_AT(seq);
+}
+
+/* A gather's block from sender j of the slots (MISMATCHED SIZES: sizes may
+ * differ): from its slot, or where its buffers are device memory by the
+ * message it sends with the call's tag once the root's slot says so. */
+static int small_gather_take(coll_sm_module_t *m, mpi_comm_t *comm, int set, int j, void *blk,
+                             MPI_Count rcount, mpi_datatype_t *rdt, int tag)
+{
+    const coll_sm_slot_t *sj = coll_sm_slot(m, j, set);
+    if (sj->flags & COLL_SM_SLOT_DEVICE)
+        return coll_recv_all(blk, rcount, rdt, j, tag, comm);
+    return small_take_block(sj, j, blk, rcount, rdt);
 }
 
 /* A gather whose blocks fit a slot: the senders write theirs and leave;
@@ -717,8 +738,7 @@ bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
     if (!am_root) {
         coll_sm_data_t d;
         coll_sm_data_init(&d, sbuf, scount, sdt);
-        my->flags = d.device ? COLL_SM_SLOT_DEVICE
-                             : m->host_only ? COLL_SM_SLOT_ROOTED_AT(m->seq) : 0;
+        my->flags = (d.device ? COLL_SM_SLOT_DEVICE : 0) | COLL_SM_SLOT_ROOTED_AT(m->seq);
         my->len = (uint32_t)b;
         if (!d.device)
             *rc = coll_sm_pack(&d, 0, my->data, b);
@@ -731,22 +751,20 @@ bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
     }
     my->flags = 0;
     int late = 0;   /* senders on the flag rounds (MISMATCHED SIZES) */
-    if (m->host_only) {
-        for (int j = 0; j < m->n; j++) {
-            if (j == m->me)
-                continue;
-            coll_sm_slot_or_flag_wait(m, j, set, t, COLL_SM_V(m->seq + 1, 1));
-            late += !small_gather_sent(m, j, set, t, m->seq);
-        }
-        if (RAIL_UNLIKELY(late > 0 && late == m->n - 1)) {
-            small_give_back(m);
-            return false;   /* the senders' blocks did not fit: their flag rounds */
-        }
-    } else {
-        coll_sm_slot_wait_all(m, set, t);
+    for (int j = 0; j < m->n; j++) {
+        if (j == m->me)
+            continue;
+        coll_sm_slot_or_flag_wait(m, j, set, t, COLL_SM_V(m->seq + 1, 1));
+        late += !small_gather_sent(m, j, set, t, m->seq);
+    }
+    if (RAIL_UNLIKELY(late > 0 && late == m->n - 1)) {
+        small_give_back(m);
+        if (!m->host_only)
+            comm->coll->seq--;   /* the tag too: the senders took none */
+        return false;   /* the senders' blocks did not fit: their flag rounds */
     }
     small_seen_all(m, t);
-    int v = m->host_only ? SMALL_ALONE : small_root_verdict(m, set, t, false);
+    int v = m->host_only ? SMALL_ALONE : small_root_verdict(m, set, t, false, late > 0);
     if (v == SMALL_HANDOFF) {
         *handoff = true;
         return true;
@@ -776,12 +794,13 @@ bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
     return true;
 }
 
-bool coll_sm_small_gather_late(coll_sm_module_t *m, uint64_t s, const void *sbuf,
-                               MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                               MPI_Count rcount, mpi_datatype_t *rdt, bool *mixed, int *rc)
+bool coll_sm_small_gather_late(coll_sm_module_t *m, mpi_comm_t *comm, uint64_t s,
+                               const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt,
+                               void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt, bool *mixed,
+                               int *rc)
 {
     *mixed = false;
-    if (!m->host_only || coll_sm_params.small_max == 0 || m->slots == 0 || m->n < 2)
+    if (coll_sm_params.small_max == 0 || m->slots == 0 || m->n < 2)
         return false;
     /* every sender posts a step of s before it waits for the root, or
      * writes its slot of the next small operation and leaves */
@@ -797,7 +816,10 @@ bool coll_sm_small_gather_late(coll_sm_module_t *m, uint64_t s, const void *sbuf
     }
     if (RAIL_LIKELY(sent == 0))
         return false;
-    int set;
+    /* where a device component is active, the senders on the slots took a
+     * tag, and those with device buffers wait for my slot's verdict: it
+     * says "by message" (they never hand on: I am on the flag rounds) */
+    int set, tag = m->host_only ? 0 : coll_tag_next(comm);
     if (sent < m->n - 1) {
         /* some on each path: the slots' blocks (shorter than mine) read,
          * the others' not; operation s stays begun, for the caller to end
@@ -807,12 +829,12 @@ bool coll_sm_small_gather_late(coll_sm_module_t *m, uint64_t s, const void *sbuf
                        "slots, the others' and this process's did not (type signatures differ; "
                        "the blocks of those others were not received, and later collectives "
                        "on this communicator are out of step)", sent, m->n - 1);
-        for (int j = 0; j < m->n; j++)
-            if (j != m->me && small_gather_sent(m, j, set, t, s - 1))
-                (void)small_take_block(coll_sm_slot(m, j, set), j,
-                                       coll_elem(rbuf, rdt, j * rcount), rcount, rdt);
         coll_sm_slot(m, m->me, set)->flags = 0;
         coll_sm_slot_post(m, set, t);
+        for (int j = 0; j < m->n; j++)
+            if (j != m->me && small_gather_sent(m, j, set, t, s - 1))
+                (void)small_gather_take(m, comm, set, j, coll_elem(rbuf, rdt, j * rcount),
+                                        rcount, rdt, tag);
         *mixed = true;
         return true;
     }
@@ -822,12 +844,16 @@ bool coll_sm_small_gather_late(coll_sm_module_t *m, uint64_t s, const void *sbuf
     *rc = MPI_SUCCESS;
     if (sbuf != MPI_IN_PLACE)
         *rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt);
-    for (int j = 0; j < m->n; j++)
-        if (j != m->me)
-            *rc = SM_KEEP(*rc, small_take_block(coll_sm_slot(m, j, set), j,
-                                                coll_elem(rbuf, rdt, j * rcount), rcount, rdt));
     coll_sm_slot(m, m->me, set)->flags = 0;
     coll_sm_slot_post(m, set, t);
+    for (int j = 0; j < m->n; j++) {
+        if (j == m->me)
+            continue;
+        /* (every block taken, after an error too: device senders' messages) */
+        int r2 = small_gather_take(m, comm, set, j, coll_elem(rbuf, rdt, j * rcount), rcount,
+                                   rdt, tag);
+        *rc = SM_KEEP(*rc, r2);
+    }
     return true;
 }
 

@@ -11,9 +11,30 @@
  * differ: nobody hangs, someone reports MPI_ERR_TRUNCATE or MPI_ERR_COUNT,
  * and later operations still match; the same for a scatter and a gather;
  * and a gather whose senders' sizes differ among themselves (np >= 3):
- * nobody hangs, the root reports it.
+ * nobody hangs, the root reports it.  With COLLTEST_DEVICE=1 (and a device
+ * component active: RAIL_ACCEL=host,fake) the gathers' senders of odd
+ * rank send from device memory, the others from host memory.
  */
 #include "coll_test.h"
+
+/* What a gather sender hands the library: x itself, or with
+ * COLLTEST_DEVICE=1 on odd ranks a device copy of its n ints (free it with
+ * sender_done). */
+static void *sender_buf(int *x, int n)
+{
+    if (!t_device || t_rank % 2 == 0)
+        return x;
+    void *d = NULL;
+    MPI_OK(devmem_malloc(sizeof(int) * (size_t)n, &d));
+    MPI_OK(devmem_memcpy(d, x, sizeof(int) * (size_t)n));
+    return d;
+}
+
+static void sender_done(void *b, int *x)
+{
+    if (b != x)
+        devmem_free(b);
+}
 
 static void after_errors(void)
 {
@@ -251,14 +272,16 @@ int main(int argc, char **argv)
         for (int i = 0; i < sc; i++)
             x[i] = me * 100000 + i;
         int rc, cls = 0;
+        void *xs = me == 0 ? x : sender_buf(x, sc);
         if (nb) {
             MPI_Request rq;
-            rc = MPI_Igather(x, me == 0 ? rcnt : sc, MPI_INT, y, rcnt, MPI_INT, 0, W, &rq);
+            rc = MPI_Igather(xs, me == 0 ? rcnt : sc, MPI_INT, y, rcnt, MPI_INT, 0, W, &rq);
             if (rc == MPI_SUCCESS)
                 rc = MPI_Wait(&rq, MPI_STATUS_IGNORE);
         } else {
-            rc = MPI_Gather(x, me == 0 ? rcnt : sc, MPI_INT, y, rcnt, MPI_INT, 0, W);
+            rc = MPI_Gather(xs, me == 0 ? rcnt : sc, MPI_INT, y, rcnt, MPI_INT, 0, W);
         }
+        sender_done(xs, x);
         if (rc != MPI_SUCCESS)
             MPI_Error_class(rc, &cls);
         CHECK(rc == MPI_SUCCESS || cls == want, "mismatched gather (senders send %s): error "
@@ -303,7 +326,9 @@ int main(int argc, char **argv)
             x[i] = me * 100000 + i;
         MPI_Comm d;
         MPI_OK(MPI_Comm_dup(W, &d));
-        int rc = MPI_Gather(x, sc, MPI_INT, y, rcnt, MPI_INT, 0, d), cls = 0;
+        void *xs = me == 0 ? x : sender_buf(x, sc);
+        int rc = MPI_Gather(xs, sc, MPI_INT, y, rcnt, MPI_INT, 0, d), cls = 0;
+        sender_done(xs, x);
         if (rc != MPI_SUCCESS)
             MPI_Error_class(rc, &cls);
         if (me == 0)
