@@ -415,6 +415,16 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
             }
         }
     }
+    /* counts that differ between processes (erroneous, and never more
+     * than a slot here: larger ones took another path): each slot says how
+     * many bytes its process put in; reported, nothing folded (the line
+     * holding the length was read with the sequence word) */
+    for (int p = 0; want && *rc == MPI_SUCCESS &&
+                    p < (root <= COLL_SM_SMALL_SCAN ? m->me : m->n); p++) {
+        size_t len = coll_sm_slot(m, p, set)->len;
+        if (p != m->me && len != need)
+            *rc = coll_check_length(p, len, need);
+    }
     want = want && cnt > 0;
     /* its own input from the user's buffer when that holds the same bytes
      * as the slot: reading back its own slot after the others read it
