@@ -127,6 +127,27 @@ static bool sm_red_plan(coll_sm_module_t *m, sm_red_t *c, MPI_Count count)
     return e > 0;
 }
 
+/* A reduction's meta word: bit 0 device buffers, bit 1 rank 0's path
+ * (sm_red_announce), from bit 8 the bytes of the process's input, which
+ * every process compares once everyone's first step is in (counts that
+ * differ are erroneous: reported, not hung on, as in the slots). */
+#define SM_RED_BYTES_SHIFT 8
+static uint64_t sm_red_meta_bytes(const sm_red_t *c)
+{
+    return (uint64_t)(c->r.count * c->r.udt->size) << SM_RED_BYTES_SHIFT;
+}
+
+static int sm_red_bytes_check(coll_sm_module_t *m, const sm_red_t *c, int set)
+{
+    uint64_t mine = sm_red_meta_bytes(c) >> SM_RED_BYTES_SHIFT;
+    for (int j = 0; j < m->n; j++) {
+        uint64_t b = coll_sm_ctl(m, j)->meta[set] >> SM_RED_BYTES_SHIFT;
+        if (j != m->me && b != mine)
+            return coll_check_length(j, (size_t)b, (size_t)mine);
+    }
+    return MPI_SUCCESS;
+}
+
 /* Round k's buffer in rank r's area (every rank's at the same place). */
 static char *sm_red_buf(coll_sm_module_t *m, const sm_red_t *c, int r, int set, uint64_t s,
                         MPI_Count k)
@@ -146,7 +167,7 @@ static int sm_put_input(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_
     int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
     if (k == 0 && c->step0 == 0) {
         coll_sm_claim_set(m, s);
-        coll_sm_ctl(m, m->me)->meta[set] = c->dev ? 1 : 0;
+        coll_sm_ctl(m, m->me)->meta[set] = (c->dev ? 1u : 0u) | sm_red_meta_bytes(c);
     }
     char *buf = sm_red_buf(m, c, m->me, set, s, k);
     MPI_Count e0 = k * c->E;
@@ -285,7 +306,7 @@ static int sm_red_announce(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, i
     coll_sm_ctl_t *my = coll_sm_ctl(m, m->me);
     mpi_datatype_t *dt = c->r.udt;
     coll_sm_claim_set(m, s);
-    my->meta[set] = (c->dev ? 1u : 0u) | (uint64_t)path << 1;
+    my->meta[set] = (c->dev ? 1u : 0u) | (uint64_t)path << 1 | sm_red_meta_bytes(c);
     my->addr[set] = (uint64_t)(uintptr_t)rail_dt_contig_ptr(dt->layout, c->r.count, c->mine);
     my->raddr[set] =
         c->rbuf ? (uint64_t)(uintptr_t)rail_dt_contig_ptr(dt->layout, c->r.count, c->rbuf) : 0;
@@ -492,6 +513,10 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
         return root < 0 ? coll_sm_dev_allreduce(m, s, 3, c.r.rop, c.kind, esz, N, din, dout)
                         : coll_sm_dev_reduce(m, s, root, c.r.rop, c.kind, esz, N, din, dout);
     }
+    /* everyone's meta word of this operation is in (each path waited for
+     * everyone's first step), and stays until my FINAL */
+    if (!*handoff)
+        rc = SM_KEEP(rc, sm_red_bytes_check(m, &c, coll_sm_set(m, s)));
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     /* the others read my result until their FINAL; a timed call is timed
      * whole (see coll_sm_allgather) */
