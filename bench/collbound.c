@@ -114,6 +114,18 @@ static void kcopy(int r, void *dst, const void *src, size_t len, int push)
     }
 }
 
+static void copy(void *dst, const void *src, size_t len);
+
+/* A copy whose other end is process r's buffer: by the kernel with -k
+ * (push: into r's), else as every other copy. */
+static void move(int r, void *dst, const void *src, size_t len, int push)
+{
+    if (kernel && r != me)
+        kcopy(r, dst, src, len, push);
+    else
+        copy(dst, src, len);
+}
+
 /* memcpy, or with streaming stores where nt and the CPU offer them */
 static void copy(void *dst, const void *src, size_t len)
 {
@@ -200,10 +212,8 @@ static void one_call(size_t size)
 {
     size_t n = size / sizeof(double), a, len;
     if (!strcmp(op, "bcast")) {
-        if (me != 0 && kernel)
-            kcopy(0, out_of(me), in_of(0), size, 0);
-        else if (me != 0)
-            copy(out_of(me), in_of(0), size);
+        if (me != 0)
+            move(0, out_of(me), in_of(0), size, 0);
     } else if (!strcmp(op, "reduce")) {
         slice(n, me, &a, &len);
         sum_all((double *)out_of(0) + a, a * sizeof(double), len);
@@ -219,28 +229,18 @@ static void one_call(size_t size)
     } else if (!strcmp(op, "allgather")) {
         for (int k = 0; k < np; k++) {
             int r = (me + k) % np;
-            if (kernel && r != me)
-                kcopy(r, out_of(me) + (size_t)r * size, in_of(r), size, 0);
-            else
-                copy(out_of(me) + (size_t)r * size, in_of(r), size);
+            move(r, out_of(me) + (size_t)r * size, in_of(r), size, 0);
         }
     } else if (!strcmp(op, "gather")) {
-        if (me != 0 && kernel)
-            kcopy(0, out_of(0) + (size_t)me * size, in_of(me), size, 1);
-        else if (me != 0)
-            copy(out_of(0) + (size_t)me * size, in_of(me), size);
+        if (me != 0)
+            move(0, out_of(0) + (size_t)me * size, in_of(me), size, 1);
     } else if (!strcmp(op, "scatter")) {
-        if (me != 0 && kernel)
-            kcopy(0, out_of(me), in_of(0) + (size_t)me * size, size, 0);
-        else if (me != 0)
-            copy(out_of(me), in_of(0) + (size_t)me * size, size);
+        if (me != 0)
+            move(0, out_of(me), in_of(0) + (size_t)me * size, size, 0);
     } else { /* alltoall */
         for (int k = 0; k < np; k++) {
             int r = (me + k) % np;
-            if (kernel && r != me)
-                kcopy(r, out_of(me) + (size_t)r * size, in_of(r) + (size_t)me * size, size, 0);
-            else
-                copy(out_of(me) + (size_t)r * size, in_of(r) + (size_t)me * size, size);
+            move(r, out_of(me) + (size_t)r * size, in_of(r) + (size_t)me * size, size, 0);
         }
     }
     barrier();

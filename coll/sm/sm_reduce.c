@@ -139,7 +139,7 @@ static uint64_t sm_red_meta_bytes(const sm_red_t *c)
 
 static int sm_red_bytes_check(coll_sm_module_t *m, const sm_red_t *c, int set)
 {
-    uint64_t mine = sm_red_meta_bytes(c) >> SM_RED_BYTES_SHIFT;
+    uint64_t mine = (uint64_t)(c->r.count * c->r.udt->size);
     for (int j = 0; j < m->n; j++) {
         uint64_t b = coll_sm_ctl(m, j)->meta[set] >> SM_RED_BYTES_SHIFT;
         if (j != m->me && b != mine)

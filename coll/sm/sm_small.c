@@ -782,20 +782,17 @@ bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
     if (sbuf != MPI_IN_PLACE)
         *rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt);
     for (int j = 0; j < m->n; j++) {
-        const coll_sm_slot_t *sj = coll_sm_slot(m, j, set);
         if (j == m->me)
             continue;
-        void *blk = coll_elem(rbuf, rdt, j * rcount);
         int r2;
         if (RAIL_UNLIKELY(late > 0) && !small_gather_sent(m, j, set, t, m->seq)) {
             r2 = mpi_errf(MPI_ERR_TRUNCATE, "process %d's block of this gather did not fit "
                           "coll sm's slots, this process's does (type signatures differ; "
                           "later collectives on this communicator are out of step)", j);
             *mixed = true;
-        } else if (sj->flags & COLL_SM_SLOT_DEVICE) {   /* SMALL_MIXED: by a message */
-            r2 = coll_recv(blk, rcount, rdt, j, tag, comm);
-        } else {
-            r2 = small_take_block(sj, j, blk, rcount, rdt);
+        } else {   /* (SMALL_MIXED: a device sender's by a message) */
+            r2 = small_gather_take(m, comm, set, j, coll_elem(rbuf, rdt, j * rcount), rcount,
+                                   rdt, tag);
         }
         *rc = SM_KEEP(*rc, r2);
     }
