@@ -539,6 +539,40 @@ static inline bool coll_sm_all_device(coll_sm_module_t *m, int set)
     return true;
 }
 
+/* A reduction's meta word (allreduce, reduce, reduce_scatter through the
+ * flag rounds): bit 0 device buffers, bit 1 rank 0's path (sm_reduce.c,
+ * sm_red_announce), bits 8-47 the bytes of the process's input, bits
+ * 48-63 the small operations it had begun (m->small_seq), which tell a
+ * process that took the slots for this call (MISMATCHED SIZES, sm_small.c:
+ * it has begun one more).  Every process reads every word once everyone's
+ * first step is in (coll_sm_red_first). */
+#define COLL_SM_RED_BYTES_SHIFT 8
+#define COLL_SM_RED_BYTES_MASK ((UINT64_C(1) << 40) - 1)
+#define COLL_SM_RED_SMALL_SHIFT 48
+static inline uint64_t coll_sm_red_meta(const coll_sm_module_t *m, uint64_t bytes)
+{
+    return (bytes & COLL_SM_RED_BYTES_MASK) << COLL_SM_RED_BYTES_SHIFT |
+           m->small_seq << COLL_SM_RED_SMALL_SHIFT;
+}
+static inline uint64_t coll_sm_red_meta_bytes(uint64_t w)
+{
+    return w >> COLL_SM_RED_BYTES_SHIFT & COLL_SM_RED_BYTES_MASK;
+}
+/* What a reduction does after everyone's first step (coll_sm_red_first). */
+enum { COLL_SM_RED_GO, COLL_SM_RED_STOP, COLL_SM_RED_STOP_SLOTS };
+/* Everyone's first step of a reduction in (set: its set; bytes: this
+ * process's input): *stop COLL_SM_RED_GO, *handoff where some process has
+ * device buffers; otherwise inputs differ between processes (erroneous),
+ * and every process, reading the same words, stops: it posts its FINAL
+ * and returns the error (MPI_ERR_TRUNCATE / MPI_ERR_COUNT), having first
+ * published the small operation that some took the slots for where *stop
+ * is COLL_SM_RED_STOP_SLOTS (coll_sm_small_pass).  sm_reduce.c. */
+int coll_sm_red_first(coll_sm_module_t *m, int set, uint64_t bytes, bool *handoff, int *stop);
+/* The small operation that the processes of a reduction that took the
+ * slots numbered, published by one that took the flag rounds (MISMATCHED
+ * SIZES): without data, its flags telling them so.  sm_small.c. */
+void coll_sm_small_pass(coll_sm_module_t *m);
+
 /* Before writing into the areas of its set: every rank finished the last
  * operation that used it. */
 static inline void coll_sm_claim_set(coll_sm_module_t *m, uint64_t seq)
@@ -595,8 +629,10 @@ typedef struct coll_sm_slot {
  * bits).  A receiver (a gather's root) whose size puts it on the other
  * side of the slot size (mismatched type signatures, erroneous) tells
  * from it whether the root (the senders) took the slots or the flag
- * rounds for this call (sm_small.c, MISMATCHED SIZES).  Every other writer
- * of a slot writes flags without this bit. */
+ * rounds for this call (sm_small.c, MISMATCHED SIZES).  A small
+ * reduction's writer tags its slot the same way (the others, which all
+ * wait for everyone, tell from it who took the flag rounds).  Every other
+ * writer of a slot writes flags without this bit. */
 #define COLL_SM_SLOT_ROOTED 8u
 /* a gatherv sender's block comes by a message (sm_small.c) */
 #define COLL_SM_SLOT_VIA_MESSAGE 16u
@@ -620,6 +656,11 @@ void coll_sm_slot_wait_all_data(coll_sm_module_t *m, int set, uint64_t t, size_t
 void coll_sm_slot_wait(coll_sm_module_t *m, int r, int set, uint64_t t);
 /* ... of rank r, or until r's flag reaches v */
 void coll_sm_slot_or_flag_wait(coll_sm_module_t *m, int r, int set, uint64_t t, uint64_t v);
+/* Every other rank's slot `set` holding operation t, or its flag reaching
+ * v (a rank that took the flag rounds: MISMATCHED SIZES); `bytes` as
+ * coll_sm_slot_wait_all_data. */
+void coll_sm_slot_or_flag_wait_all(coll_sm_module_t *m, int set, uint64_t t, size_t bytes,
+                                   uint64_t v);
 /* Until r's flag reaches v, or its slot `set` holds operation t. */
 void coll_sm_flag_or_slot_wait(coll_sm_module_t *m, int r, uint64_t v, int set, uint64_t t);
 /* ... of ranks lo .. hi - 1 */

@@ -68,6 +68,7 @@ typedef struct sm_red {
     int root;                      /* -1: allreduce */
     bool dev;                      /* my buffers are device memory */
     bool cma;                      /* single copy (see SINGLE COPY above) */
+    int stop;                      /* COLL_SM_RED_STOP*: inputs differ (coll_sm_red_first) */
     uint32_t step0;                /* 1: step 1 was the announcement (sm_red_announce) */
     const void *mine;              /* my input */
     const char *src;               /* ... as a dense host array of the reduction's type, or NULL */
@@ -127,25 +128,39 @@ static bool sm_red_plan(coll_sm_module_t *m, sm_red_t *c, MPI_Count count)
     return e > 0;
 }
 
-/* A reduction's meta word: bit 0 device buffers, bit 1 rank 0's path
- * (sm_red_announce), from bit 8 the bytes of the process's input, which
- * every process compares once everyone's first step is in (counts that
- * differ are erroneous: reported, not hung on, as in the slots). */
-#define SM_RED_BYTES_SHIFT 8
-static uint64_t sm_red_meta_bytes(const sm_red_t *c)
+/* A reduction's meta word (coll_sm_red_meta): counts that differ between
+ * processes are erroneous, and reported, not hung on, as in the slots.
+ * Every path waits for everyone's first step before it reads anyone's
+ * data, and then every process reads the same words: all stop there, or
+ * none does. */
+int coll_sm_red_first(coll_sm_module_t *m, int set, uint64_t bytes, bool *handoff, int *stop)
 {
-    return (uint64_t)(c->r.count * c->r.udt->size) << SM_RED_BYTES_SHIFT;
+    uint64_t mine = coll_sm_red_meta(m, bytes);
+    bool dev = false;
+    int rc = MPI_SUCCESS;
+    *stop = COLL_SM_RED_GO;
+    for (int j = 0; j < m->n; j++) {
+        uint64_t w = coll_sm_ctl(m, j)->meta[set];
+        dev = dev || (w & 1);
+        if (RAIL_LIKELY((w ^ mine) >> COLL_SM_RED_BYTES_SHIFT == 0) || j == m->me)
+            continue;
+        /* a process that took the slots for this call has begun one more
+         * small operation (MISMATCHED SIZES, sm_small.c) */
+        if ((w ^ mine) >> COLL_SM_RED_SMALL_SHIFT)
+            *stop = COLL_SM_RED_STOP_SLOTS;
+        else if (*stop == COLL_SM_RED_GO)
+            *stop = COLL_SM_RED_STOP;
+        if (rc == MPI_SUCCESS)
+            rc = coll_check_length(j, (size_t)coll_sm_red_meta_bytes(w),
+                                   (size_t)(bytes & COLL_SM_RED_BYTES_MASK));
+    }
+    *handoff = dev || *stop != COLL_SM_RED_GO;
+    return rc;
 }
 
-static int sm_red_bytes_check(coll_sm_module_t *m, const sm_red_t *c, int set)
+static uint64_t sm_red_bytes(const sm_red_t *c)
 {
-    uint64_t mine = (uint64_t)(c->r.count * c->r.udt->size);
-    for (int j = 0; j < m->n; j++) {
-        uint64_t b = coll_sm_ctl(m, j)->meta[set] >> SM_RED_BYTES_SHIFT;
-        if (j != m->me && b != mine)
-            return coll_check_length(j, (size_t)b, (size_t)mine);
-    }
-    return MPI_SUCCESS;
+    return (uint64_t)(c->r.count * c->r.udt->size);
 }
 
 /* Round k's buffer in rank r's area (every rank's at the same place). */
@@ -160,14 +175,14 @@ static char *sm_red_buf(coll_sm_module_t *m, const sm_red_t *c, int r, int set, 
  * from c->src), post `step`, and wait for everyone's when `all`.  Round 0
  * also carries the device bit: everyone waits for everyone, and *handoff
  * is set when any process has device buffers. */
-static int sm_put_input(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_Count k,
+static int sm_put_input(coll_sm_module_t *m, sm_red_t *c, uint64_t s, MPI_Count k,
                         MPI_Count m_u, MPI_Count skip_lo, MPI_Count skip_hi, uint32_t step,
                         bool all, bool *handoff)
 {
     int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
     if (k == 0 && c->step0 == 0) {
         coll_sm_claim_set(m, s);
-        coll_sm_ctl(m, m->me)->meta[set] = (c->dev ? 1u : 0u) | sm_red_meta_bytes(c);
+        coll_sm_ctl(m, m->me)->meta[set] = (c->dev ? 1u : 0u) | coll_sm_red_meta(m, sm_red_bytes(c));
     }
     char *buf = sm_red_buf(m, c, m->me, set, s, k);
     MPI_Count e0 = k * c->E;
@@ -179,12 +194,16 @@ static int sm_put_input(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_
     coll_sm_post(m, COLL_SM_V(s, step));
     if (k == 0 || all) {
         coll_sm_wait_all(m, COLL_SM_V(s, step));
-        *handoff = k == 0 && coll_sm_any_device(m, set);
+        if (k == 0) {   /* (c->step0: the announcement was step 1) */
+            int r2 = c->step0 ? MPI_SUCCESS
+                              : coll_sm_red_first(m, set, sm_red_bytes(c), handoff, &c->stop);
+            rc = SM_KEEP(rc, r2);
+        }
     }
     return rc;
 }
 
-static int sm_flat_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_Count k,
+static int sm_flat_round(coll_sm_module_t *m, sm_red_t *c, uint64_t s, MPI_Count k,
                          MPI_Count m_u, bool *handoff)
 {
     bool want = c->rbuf != NULL;
@@ -205,7 +224,7 @@ static int sm_flat_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI
                                       m_u));
 }
 
-static int sm_slice_round(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_Count k,
+static int sm_slice_round(coll_sm_module_t *m, sm_red_t *c, uint64_t s, MPI_Count k,
                           MPI_Count m_u, bool *handoff)
 {
     int set = coll_sm_set(m, s), n = m->n, me = m->me;
@@ -299,32 +318,32 @@ char *coll_sm_cma_bufs(coll_sm_module_t *m)
  * time: publish the device bit, `path` (rank 0's counts: bit 1 of its meta
  * word), the buffer addresses; wait for everyone's.  Returns rank 0's
  * path; *handoff when some process has device buffers. */
-static int sm_red_announce(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, int path,
-                           bool *handoff)
+static int sm_red_announce(coll_sm_module_t *m, sm_red_t *c, uint64_t s, int path,
+                           bool *handoff, int *rc)
 {
     int set = coll_sm_set(m, s);
     coll_sm_ctl_t *my = coll_sm_ctl(m, m->me);
     mpi_datatype_t *dt = c->r.udt;
     coll_sm_claim_set(m, s);
-    my->meta[set] = (c->dev ? 1u : 0u) | (uint64_t)path << 1 | sm_red_meta_bytes(c);
+    my->meta[set] = (c->dev ? 1u : 0u) | (uint64_t)path << 1 | coll_sm_red_meta(m, sm_red_bytes(c));
     my->addr[set] = (uint64_t)(uintptr_t)rail_dt_contig_ptr(dt->layout, c->r.count, c->mine);
     my->raddr[set] =
         c->rbuf ? (uint64_t)(uintptr_t)rail_dt_contig_ptr(dt->layout, c->r.count, c->rbuf) : 0;
     coll_sm_post(m, COLL_SM_V(s, 1));
     coll_sm_wait_all(m, COLL_SM_V(s, 1));
-    *handoff = coll_sm_any_device(m, set);
+    *rc = coll_sm_red_first(m, set, sm_red_bytes(c), handoff, &c->stop);
     return (int)((coll_sm_ctl(m, 0)->meta[set] >> 1) & 1);
 }
 
-static int sm_cma_run(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, bool *handoff)
+static int sm_cma_run(coll_sm_module_t *m, sm_red_t *c, uint64_t s, bool *handoff)
 {
     int set = coll_sm_set(m, s), n = m->n, me = m->me, rc = MPI_SUCCESS;
     coll_sm_ctl_t *my = coll_sm_ctl(m, me);
     size_t esz = (size_t)c->r.rdt->size, N = (size_t)(c->r.count * c->r.factor);
     if (c->step0 == 0)
-        sm_red_announce(m, c, s, COLL_SM_PATH_CMA, handoff);
+        sm_red_announce(m, c, s, COLL_SM_PATH_CMA, handoff, &rc);
     if (*handoff)
-        return MPI_SUCCESS;
+        return rc;
     int dst = c->root < 0 ? me : c->root;
     const coll_sm_ctl_t *cd = coll_sm_ctl(m, dst);
     if (!coll_sm_cma_bufs(m))
@@ -490,7 +509,7 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
         int want = coll_sm_agreed_want(
             m, s, root < 0 ? COLL_SM_ADAPT_ALLREDUCE : COLL_SM_ADAPT_REDUCE, bytes, &a);
         c.step0 = 1;
-        c.cma = sm_red_announce(m, &c, s, want, handoff) == COLL_SM_PATH_CMA;
+        c.cma = sm_red_announce(m, &c, s, want, handoff, &rc) == COLL_SM_PATH_CMA;
         t0 = a ? rail_now_ns() : 0;
     }
     if (c.cma && !*handoff)
@@ -500,6 +519,13 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
         int r = c.flat ? sm_flat_round(m, &c, s, k, m_u, handoff)
                        : sm_slice_round(m, &c, s, k, m_u, handoff);
         rc = SM_KEEP(rc, r);
+    }
+    if (RAIL_UNLIKELY(c.stop != COLL_SM_RED_GO)) {   /* inputs differ: everyone stops */
+        *handoff = false;
+        if (c.stop == COLL_SM_RED_STOP_SLOTS)
+            coll_sm_small_pass(m);
+        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+        return rc;
     }
     /* a small allreduce: process 0 alone reads every input and writes
      * every result */
@@ -513,10 +539,6 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
         return root < 0 ? coll_sm_dev_allreduce(m, s, 3, c.r.rop, c.kind, esz, N, din, dout)
                         : coll_sm_dev_reduce(m, s, root, c.r.rop, c.kind, esz, N, din, dout);
     }
-    /* everyone's meta word of this operation is in (each path waited for
-     * everyone's first step), and stays until my FINAL */
-    if (!*handoff)
-        rc = SM_KEEP(rc, sm_red_bytes_check(m, &c, coll_sm_set(m, s)));
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     /* the others read my result until their FINAL; a timed call is timed
      * whole (see coll_sm_allgather) */

@@ -41,6 +41,12 @@
  * with process_vm_readv, straight into its result, and waits for
  * everyone's FINAL before returning (its input is read until then);
  * otherwise the rounds follow from step 2.
+ *
+ * Inputs whose sizes differ between processes (erroneous) are found by
+ * every process once everyone's step 1 is in, from the meta words, before
+ * anyone reads another's data (coll_sm_red_first): all stop there and
+ * report it, also where some took the slots (sm_small.c, MISMATCHED
+ * SIZES of allreduces and reduce_scatters).
  */
 #include "coll/sm/coll_sm.h"
 #include "mpi/mpi_err.h"
@@ -62,6 +68,7 @@ typedef struct sm_rs {
     char *dst;                     /* reduction's type in host memory, or NULL */
     bool timed;                    /* single copy or rounds, chosen by time */
     size_t bytes;                  /* of the whole input */
+    int stop;                      /* COLL_SM_RED_STOP*: inputs differ (coll_sm_red_first) */
 } sm_rs_t;
 
 static MPI_Count rs_block(const sm_rs_t *c, int j)
@@ -96,7 +103,11 @@ static int rs_rounds(coll_sm_module_t *m, uint64_t s, sm_rs_t *c, bool dev, uint
         }
         coll_sm_post(m, COLL_SM_V(s, step0 + (uint32_t)k + 1));
         coll_sm_wait_all(m, COLL_SM_V(s, step0 + (uint32_t)k + 1));
-        if (k == 0 && (*handoff = coll_sm_any_device(m, set)))
+        if (k == 0 && step0 == 0) {   /* (step0: the announcement was step 1) */
+            int r2 = coll_sm_red_first(m, set, c->bytes, handoff, &c->stop);
+            rc = SM_KEEP(rc, r2);
+        }
+        if (*handoff)
             break;
         MPI_Count l = rs_piece(c, mylen, k);
         if (l == 0 || rc != MPI_SUCCESS)
@@ -116,17 +127,17 @@ static int rs_rounds(coll_sm_module_t *m, uint64_t s, sm_rs_t *c, bool dev, uint
 
 /* Step 1 of a time-chosen call (SINGLE COPY above): whether everyone folds
  * by single copy; *handoff when some process has device buffers. */
-static bool rs_announce(coll_sm_module_t *m, uint64_t s, const sm_rs_t *c, bool dev, int want,
-                        bool *handoff)
+static bool rs_announce(coll_sm_module_t *m, uint64_t s, sm_rs_t *c, bool dev, int want,
+                        bool *handoff, int *rc)
 {
     int set = coll_sm_set(m, s);
     coll_sm_ctl_t *my = coll_sm_ctl(m, m->me);
-    my->meta[set] = dev ? 1 : 0;
+    my->meta[set] = (dev ? 1u : 0u) | coll_sm_red_meta(m, c->bytes);
     my->addr[set] = (uint64_t)(uintptr_t)c->src;
     my->raddr[set] = (c->src && c->dst ? 1u : 0u) | (uint64_t)want << 1;
     coll_sm_post(m, COLL_SM_V(s, 1));
     coll_sm_wait_all(m, COLL_SM_V(s, 1));
-    if ((*handoff = coll_sm_any_device(m, set)))
+    if ((*rc = coll_sm_red_first(m, set, c->bytes, handoff, &c->stop)) != MPI_SUCCESS || *handoff)
         return false;
     bool all = (coll_sm_ctl(m, 0)->raddr[set] >> 1) & 1;
     for (int j = 0; j < m->n && all; j++)
@@ -180,15 +191,23 @@ static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, b
     if (c->timed) {
         /* rank 0 picks by time, everyone agrees in step 1 */
         int want = coll_sm_agreed_want(m, s, COLL_SM_ADAPT_REDUCE_SCATTER, c->bytes, &a);
-        cma = rs_announce(m, s, c, dev, want, handoff);
+        cma = rs_announce(m, s, c, dev, want, handoff, &rc);
         t0 = a ? rail_now_ns() : 0;
     } else {
-        coll_sm_ctl(m, me)->meta[coll_sm_set(m, s)] = dev ? 1 : 0;
+        coll_sm_ctl(m, me)->meta[coll_sm_set(m, s)] = (dev ? 1u : 0u) |
+                                                      coll_sm_red_meta(m, c->bytes);
     }
     if (cma)
         rc = rs_cma(m, s, c);
     else if (!*handoff)
         rc = rs_rounds(m, s, c, dev, c->timed ? 1 : 0, K, handoff);
+    if (RAIL_UNLIKELY(c->stop != COLL_SM_RED_GO)) {   /* inputs differ: everyone stops */
+        *handoff = false;
+        if (c->stop == COLL_SM_RED_STOP_SLOTS)
+            coll_sm_small_pass(m);
+        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+        return rc;
+    }
     if (*handoff && dev_try && coll_sm_all_device(m, coll_sm_set(m, s)) &&
         coll_sm_dev_ready(m, s, 2, -1)) {
         *handoff = false;

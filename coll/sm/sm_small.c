@@ -302,6 +302,66 @@ static const char *small_fold_left(rail_op_t rop, rail_typekind_t kind, int k,
     return acc;
 }
 
+/* MISMATCHED SIZES of allreduces and reduce_scatters (erroneous: counts
+ * that differ between processes).  Processes whose inputs fit the slots
+ * take them, the others the flag rounds (sm_reduce.c, sm_rscatter.c),
+ * and each side waits for everyone: a process on the slots waits for each
+ * other's slot or its first step of the next flag-based operation, and
+ * tells from the slot's tag (the flag-based operations its writer had
+ * begun, as MISMATCHED SIZES below) which path it took.  Finding any on
+ * the flag rounds, it joins their operation and ends it at once (its
+ * meta word saying it has begun one more small operation, and how many
+ * bytes its input has) and reports the mismatch.  Those on the flag
+ * rounds, once everyone's first step is in, find that word and stop
+ * (coll_sm_red_first): they publish this small operation without data
+ * (flags without the tag: nobody mistakes it for an input) and post
+ * their FINAL.  Every process then has begun one more of each kind, so
+ * later operations stay in step.  Reduces (whose non-roots on the slots
+ * leave at once) and scans (whose larger calls go to the next component)
+ * are not covered. */
+
+/* The first other process found on the flag rounds instead of the slots
+ * (its slot does not carry this call's tag), or -1; everyone's slot read
+ * (reads: as coll_sm_slot_wait_all_data). */
+static int small_red_late(coll_sm_module_t *m, int set, uint64_t t, size_t reads)
+{
+    coll_sm_slot_or_flag_wait_all(m, set, t, reads, COLL_SM_V(m->seq + 1, 1));
+    uint32_t tag = COLL_SM_SLOT_ROOTED_AT(m->seq);
+    for (int p = 0; p < m->n; p++) {
+        const coll_sm_slot_t *sp = coll_sm_slot(m, p, set);
+        if (p != m->me && (!COLL_SM_REACHED(rail_atomic_load_acquire(&sp->seq), t) ||
+                           (sp->flags & ~COLL_SM_SLOT_DEVICE) != tag))
+            return p;
+    }
+    return -1;
+}
+
+/* A process on the slots that found process `late` on the flag rounds:
+ * their operation joined and ended; the mismatch reported. */
+static int small_red_join(coll_sm_module_t *m, mpi_comm_t *comm, int late, uint64_t bytes)
+{
+    uint64_t s;
+    int rc = coll_sm_begin(m, comm, &s);
+    if (rc != MPI_SUCCESS)   /* (cannot be: the segment is there) */
+        return rc;
+    int set = coll_sm_set(m, s);
+    uint64_t theirs = coll_sm_red_meta_bytes(coll_sm_ctl(m, late)->meta[set]);
+    coll_sm_claim_set(m, s);
+    coll_sm_ctl(m, m->me)->meta[set] = coll_sm_red_meta(m, bytes);
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    return coll_check_length(late, (size_t)theirs, (size_t)(bytes & COLL_SM_RED_BYTES_MASK));
+}
+
+void coll_sm_small_pass(coll_sm_module_t *m)
+{
+    int set;
+    uint64_t t = small_begin(m, &set);
+    coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
+    my->flags = 0;
+    my->len = 0;
+    coll_sm_slot_post(m, set, t);
+}
+
 bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf, void *rbuf,
                           MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op, int root,
                           MPI_Count lo, MPI_Count cnt, const coll_sm_blocks_t *blocks,
@@ -332,7 +392,7 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
     int set;
     uint64_t t = small_begin(m, &set);
     coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
-    my->flags = dev ? COLL_SM_SLOT_DEVICE : 0;
+    my->flags = (dev ? COLL_SM_SLOT_DEVICE : 0) | COLL_SM_SLOT_ROOTED_AT(m->seq);
     my->len = (uint32_t)need;
     /* reduce_scatter: process p's slot starts with the block of p + 1 (its
      * input rotated), so at two processes each reader's block starts in
@@ -400,7 +460,11 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
         /* what I read from each slot: all of it, or (reduce_scatter) my
          * block, first at two processes */
         size_t reads = !blocks ? need : m->n == 2 ? (size_t)(cnt * r.factor * r.rdt->extent) : 0;
-        coll_sm_slot_wait_all_data(m, set, t, reads);
+        int late = small_red_late(m, set, t, reads);
+        if (RAIL_UNLIKELY(late >= 0)) {
+            *rc = small_red_join(m, comm, late, (uint64_t)(count * dt->size));
+            return true;
+        }
         small_seen_all(m, t);
         for (int i = 0; i < m->n; i++) {
             if (coll_sm_slot(m, i, set)->flags & COLL_SM_SLOT_DEVICE) {

@@ -112,6 +112,7 @@ typedef struct sm_cond {
     int alt_set;
     uint32_t pf;        /* offset in the awaited slot of a line to prefetch
                          * while spinning (SPILL LINE); 0: none */
+    int alt_late;       /* alt from the end of the spinning on (0: none) */
 } sm_cond_t;
 
 static inline uint64_t sm_word(coll_sm_module_t *m, const sm_cond_t *c, int r)
@@ -121,15 +122,21 @@ static inline uint64_t sm_word(coll_sm_module_t *m, const sm_cond_t *c, int r)
     return rail_atomic_load_acquire(&coll_sm_slot(m, r, c->set)->seq);
 }
 
+/* alt: the rank awaited (its flag, a slot wait's alternative) */
+#define SM_ALT_SAME (-2)
+
 static inline bool sm_done(coll_sm_module_t *m, sm_cond_t *c)
 {
     for (; c->lo < c->hi; c->lo++)
-        if (c->lo != m->me && !COLL_SM_REACHED(sm_word(m, c, c->lo), c->v))
-            return c->alt >= 0 &&
-                   COLL_SM_REACHED(c->alt_slot ? rail_atomic_load_acquire(
-                                                     &coll_sm_slot(m, c->alt, c->alt_set)->seq)
-                                               : coll_sm_flag(m, c->alt),
+        if (c->lo != m->me && !COLL_SM_REACHED(sm_word(m, c, c->lo), c->v)) {
+            if (c->alt == -1)
+                return false;
+            int a = c->alt == SM_ALT_SAME ? c->lo : c->alt;
+            return COLL_SM_REACHED(c->alt_slot ? rail_atomic_load_acquire(
+                                                     &coll_sm_slot(m, a, c->alt_set)->seq)
+                                               : coll_sm_flag(m, a),
                                    c->alt_v);
+        }
     return true;
 }
 
@@ -165,6 +172,8 @@ static void sm_wait_cond(coll_sm_module_t *m, sm_cond_t *c)
                                                            : (unsigned)coll_sm_params.yield_count;
     const unsigned s = m->oversub ? RAIL_MIN(spin, SM_OVERSUB_SPIN) : spin;
     for (unsigned i = 0;; i++) {
+        if (i == s && c->alt_late)
+            c->alt = c->alt_late;   /* (see coll_sm_slot_or_flag_wait_all) */
         if (sm_done(m, c))
             return;
         if (i < s) {
@@ -227,6 +236,22 @@ void coll_sm_slot_wait_all_data(coll_sm_module_t *m, int set, uint64_t t, size_t
     if (end > 128 && end <= 192)
         c.pf = 128;
     sm_wait_cond(m, &c);
+}
+
+void coll_sm_slot_or_flag_wait_all(coll_sm_module_t *m, int set, uint64_t t, size_t bytes,
+                                   uint64_t v)
+{
+    size_t end = COLL_SM_SLOT_HDR + bytes;
+    /* the flags only once spinning is over: a process on the flag rounds
+     * (erroneous) is found a little later, and the spin stays as tight as
+     * coll_sm_slot_wait_all_data's (np 2 allreduce of 64-128 B: 3-4%) */
+    sm_cond_t c = {0, m->n, set, t, -1, v, false, 0};
+    c.alt_late = SM_ALT_SAME;
+    if (end > 128 && end <= 192)
+        c.pf = 128;
+    /* (a rank found at its flag instead is passed over: the next) */
+    for (sm_wait_cond(m, &c); c.lo < c.hi; sm_wait_cond(m, &c))
+        c.lo++;
 }
 
 void coll_sm_slot_wait_range(coll_sm_module_t *m, int lo, int hi, int set, uint64_t t)

@@ -12,7 +12,10 @@
  * and later operations still match; the same for a scatter and a gather;
  * and a gather whose senders' sizes differ among themselves (np >= 3):
  * nobody hangs, the root reports it; small reductions whose counts differ
- * are reported where a process reads the others' inputs.  With
+ * are reported where a process reads the others' inputs; allreduces and
+ * reduce_scatter_blocks whose counts put processes on both sides of coll
+ * sm's slot size are reported everywhere, not hung on, and later
+ * reductions still match.  With
  * COLLTEST_DEVICE=1 (and a device
  * component active: RAIL_ACCEL=host,fake) the gathers' senders of odd
  * rank send from device memory, the others from host memory.
@@ -44,6 +47,27 @@ static void after_errors(void)
     int one = 1, n = 0;
     MPI_OK(MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     CHECK(n == t_size, "allreduce after errors: %d", n);
+}
+
+/* After a mismatched reduction: matching allreduces of a few, some
+ * hundred and thousands of doubles (coll sm's slots, flat rounds, slices)
+ * still give the right sums. */
+static void red_in_step(int me)
+{
+    static double a[5000], b[5000];
+    static const int cs[] = {3, 300, 5000};
+    for (int q = 0; q < 3; q++) {
+        int c = cs[q];
+        for (int i = 0; i < c; i++)
+            a[i] = me + i;
+        MPI_OK(MPI_Allreduce(a, b, c, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        for (int i = 0; i < c; i++)
+            if (b[i] != t_size * (t_size - 1) / 2.0 + (double)t_size * i) {
+                CHECK(0, "allreduce of %d doubles after a mismatched one: [%d] = %g", c, i,
+                      b[i]);
+                break;
+            }
+    }
 }
 
 /* After a mismatched bcast or scatter: matching ones of a few and of many
@@ -351,10 +375,33 @@ int main(int argc, char **argv)
      * slots did not hold.  The same with 6000 against 5000 doubles (coll
      * sm's flag rounds or single copy, which compare the sizes in their
      * meta words): allreduce and reduce everywhere.  Then the communicator
-     * is still in step. */
-    for (int k = 0; k < 5 && n > 1 && !getenv("RAIL_COLL") && !(mm && atoi(mm) == 0); k++) {
-        static double u[6000], v[6000];
+     * is still in step.
+     * Counts on both sides of the slot size (coll_sm_small_max, 1 KiB):
+     * 200 against 50 doubles, process 1 on the flag rounds and the others
+     * on the slots, then the other way round (allreduce), and a
+     * reduce_scatter_block of 200 against 5 doubles a block; then of 6000
+     * against 5000 a block (the flag rounds both).  Every process reports
+     * it (where it used to hang), and later allreduces still match. */
+    for (int k = 0; k < 9 && n > 1 && !getenv("RAIL_COLL") && !(mm && atoi(mm) == 0); k++) {
+        static double u[8 * 6000], v[8 * 6000];
         int cnt = k < 3 ? (me == 1 ? 60 : 50) : (me == 1 ? 6000 : 5000), rc, cls = 0, want = 0;
+        if (k >= 5 && n > 8)
+            break;
+        if (k >= 5) {
+            cnt = k == 5 || k == 7 ? (me == 1 ? 200 : k == 5 ? 50 : 5)
+                : k == 6 ? (me == 1 ? 50 : 200) : (me == 1 ? 6000 : 5000);
+            rc = k <= 6 ? MPI_Allreduce(u, v, cnt, MPI_DOUBLE, MPI_SUM, W)
+                        : MPI_Reduce_scatter_block(u, v, cnt, MPI_DOUBLE, MPI_SUM, W);
+            want = (me == 1) == (k != 6) ? MPI_ERR_COUNT : MPI_ERR_TRUNCATE;
+            if (rc != MPI_SUCCESS)
+                MPI_Error_class(rc, &cls);
+            CHECK(cls == want, "%s of %d doubles (process 1 has %s than the others): error "
+                  "class %d, want %d", k <= 6 ? "allreduce" : "reduce_scatter_block", cnt,
+                  k == 6 ? "fewer" : "more", cls, want);
+            red_in_step(me);
+            after_errors();
+            continue;
+        }
         if (k >= 3) {
             rc = k == 3 ? MPI_Allreduce(u, v, cnt, MPI_DOUBLE, MPI_SUM, W)
                         : MPI_Reduce(u, v, cnt, MPI_DOUBLE, MPI_SUM, 0, W);
