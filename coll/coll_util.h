@@ -147,6 +147,16 @@ int coll_recv(void *buf, MPI_Count count, mpi_datatype_t *dt, int peer, int tag,
  * its own arguments: MPI_ERR_TRUNCATE (more), MPI_ERR_COUNT (less: the
  * type signatures differ, erroneous), or success. */
 int coll_check_length(int peer, size_t got, size_t mine);
+/* rc (a variable of the caller) keeps its first error; call always runs:
+ * an algorithm that must still make every send and receive after an error
+ * (counts that differ between processes, erroneous: no other process may
+ * wait for ever). */
+#define COLL_KEEP(call)                                                                            \
+    do {                                                                                           \
+        int keep_rc_ = (call);                                                                     \
+        if (rc == MPI_SUCCESS)                                                                     \
+            rc = keep_rc_;                                                                         \
+    } while (0)
 /* coll_recv that also wants the whole count: a shorter message is
  * MPI_ERR_COUNT (coll_check_length). */
 int coll_recv_all(void *buf, MPI_Count count, mpi_datatype_t *dt, int peer, int tag,

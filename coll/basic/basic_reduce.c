@@ -10,7 +10,7 @@ static int operand(const coll_red_t *r, int i, int self, const void *mine, void 
 {
     if (i == self)
         return coll_red_load(r, t, mine, r->count);
-    return coll_recv(t, r->count * r->factor, r->rdt, i, tag, comm);
+    return coll_recv_all(t, r->count * r->factor, r->rdt, i, tag, comm);
 }
 
 int coll_basic_reduce_ordered(const coll_red_t *r, int n, int self, const void *mine, int tag,
@@ -23,20 +23,20 @@ int coll_basic_reduce_ordered(const coll_red_t *r, int n, int self, const void *
     if (!a || (n > 1 && !t)) {
         rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory for reduction temporaries (%lld elements)",
                       (long long)r->count);
+        if (a)
+            coll_red_tmp_free(r, *mem);
+        *mem = NULL;
+        a = NULL;
         goto out;
     }
     rc = operand(r, n - 1, self, mine, a, tag, comm);
-    for (int i = n - 2; i >= 0 && rc == MPI_SUCCESS; i--) {
-        rc = operand(r, i, self, mine, t, tag, comm);
+    for (int i = n - 2; i >= 0; i--) {
+        COLL_KEEP(operand(r, i, self, mine, t, tag, comm));
         if (rc == MPI_SUCCESS)
             rc = coll_red_apply(r, t, a, r->count);
     }
 out:
     coll_red_tmp_free(r, tmem);
-    if (rc != MPI_SUCCESS) {
-        coll_red_tmp_free(r, *mem);
-        *mem = NULL;
-    }
     *acc = a;
     return rc;
 }
@@ -109,13 +109,14 @@ int coll_basic_allreduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
      * messages go the other way). */
     if (comm->rank != 0) {
         rc = coll_send(own(sbuf, rbuf), count, dt, 0, tag, comm);
-        return rc == MPI_SUCCESS ? coll_recv(rbuf, count, dt, 0, tag, comm) : rc;
+        COLL_KEEP(coll_recv_all(rbuf, count, dt, 0, tag, comm));
+        return rc;
     }
     rc = reduce_root(own(sbuf, rbuf), rbuf, count, dt, op, tag, comm);
     coll_reqs_t b;
     coll_reqs_init(&b);
-    for (int i = 1; i < comm->size && rc == MPI_SUCCESS; i++)
-        rc = coll_reqs_isend(&b, rbuf, count, dt, i, tag, comm);
+    for (int i = 1; i < comm->size; i++)   /* (after an error too: nobody waits for ever) */
+        COLL_KEEP(coll_reqs_isend(&b, rbuf, count, dt, i, tag, comm));
     return coll_reqs_wait(&b, rc);
 }
 
@@ -158,13 +159,15 @@ static int reduce_scatter_any(const void *sbuf, void *rbuf, const MPI_Count coun
     }
     if (me != 0) {
         rc = coll_send(mine, total, dt, 0, tag, comm);
-        return rc == MPI_SUCCESS ? coll_recv(rbuf, mycount, dt, 0, tag, comm) : rc;
+        COLL_KEEP(coll_recv_all(rbuf, mycount, dt, 0, tag, comm));
+        return rc;
     }
     rc = coll_basic_reduce_ordered(&r, n, 0, mine, tag, comm, &acc, &mem);
     MPI_Count o = counts ? counts[0] : count;
-    for (int i = 1; i < n && rc == MPI_SUCCESS; i++) {
+    for (int i = 1; i < n && acc; i++) {   /* (after an error too: nobody waits for ever) */
         MPI_Count c = counts ? counts[i] : count;
-        rc = coll_reqs_isend(&b, coll_red_at(&r, acc, o), c * r.factor, r.rdt, i, tag, comm);
+        COLL_KEEP(coll_reqs_isend(&b, coll_red_at(&r, acc, o), c * r.factor, r.rdt, i, tag,
+                                  comm));
         o += c;
     }
     if (rc == MPI_SUCCESS)
@@ -219,23 +222,22 @@ static int scan_chain(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatyp
         return rc;
     }
     if (exclusive && me == n - 1)
-        return coll_recv(rbuf, count, dt, me - 1, tag, comm);
+        return coll_recv_all(rbuf, count, dt, me - 1, tag, comm);
     void *acc = coll_red_tmp(&r, count, &amem);
     void *pre = coll_red_tmp(&r, count, &pmem);
     if (!acc || !pre) {
         rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory for scan temporaries");
         goto out;
     }
+    /* (after an error the prefix still goes on: nobody waits for ever) */
     rc = coll_red_load(&r, acc, mine, count);
-    if (rc == MPI_SUCCESS) {
-        rc = coll_recv(pre, count * r.factor, r.rdt, me - 1, tag, comm);
-        if (rc == MPI_SUCCESS && exclusive)
-            rc = coll_red_store(&r, rbuf, pre, count);
-        if (rc == MPI_SUCCESS)
-            rc = coll_red_apply(&r, pre, acc, count);
-    }
-    if (rc == MPI_SUCCESS && me < n - 1)
-        rc = coll_send(acc, count * r.factor, r.rdt, me + 1, tag, comm);
+    COLL_KEEP(coll_recv_all(pre, count * r.factor, r.rdt, me - 1, tag, comm));
+    if (rc == MPI_SUCCESS && exclusive)
+        rc = coll_red_store(&r, rbuf, pre, count);
+    if (rc == MPI_SUCCESS)
+        rc = coll_red_apply(&r, pre, acc, count);
+    if (me < n - 1)
+        COLL_KEEP(coll_send(acc, count * r.factor, r.rdt, me + 1, tag, comm));
     if (rc == MPI_SUCCESS && !exclusive)
         rc = coll_red_store(&r, rbuf, acc, count);
 out:

@@ -32,8 +32,12 @@ int coll_basic_exchange(const coll_blocks_t *s, const coll_blocks_t *r, bool sel
                         bool stage, int tag, mpi_comm_t *comm);
 
 /* Reduce the vectors (count elements of r->udt) of peers 0..n-1 in rank
- * order into a new temporary *acc (free *mem with coll_red_tmp_free);
- * peer `self` contributes `mine` from this process instead of a message. */
+ * order into a new temporary *acc (free *mem with coll_red_tmp_free, after
+ * an error too; *acc NULL where there was no memory for it); peer `self`
+ * contributes `mine` from this process instead of a message.  Every
+ * message is received, after an error too (a peer's count that differs:
+ * MPI_ERR_TRUNCATE or MPI_ERR_COUNT), so that no sender waits for ever;
+ * the callers likewise send and receive everything they would have. */
 int coll_basic_reduce_ordered(const coll_red_t *r, int n, int self, const void *mine, int tag,
                               mpi_comm_t *comm, void **acc, void **mem);
 

@@ -19,21 +19,22 @@ static int old_rank(int n, int rem)
     return n < rem ? 2 * n + 1 : n + rem;
 }
 
-/* The result of a process that left at the fold. */
+/* The result of a process that left at the fold.  (After an error every
+ * send and receive is still made: COUNTS THAT DIFFER, tuned_impl.h.) */
 static int fold_out(const coll_tuned_call_t *c)
 {
     const void *own = c->inplace ? c->rbuf : c->sbuf;
     int rc = coll_send(own, c->count, c->dt, c->rank + 1, c->tag, c->comm);
-    return rc == MPI_SUCCESS ? coll_recv(c->rbuf, c->count, c->dt, c->rank + 1, c->tag, c->comm)
-                             : rc;
+    COLL_KEEP(coll_recv_all(c->rbuf, c->count, c->dt, c->rank + 1, c->tag, c->comm));
+    return rc;
 }
 
 static int fold_in(tuned_red_t *t, const coll_tuned_call_t *c, int rem)
 {
     if (c->rank >= 2 * rem)
         return MPI_SUCCESS;
-    int rc = coll_recv(t->tmp, tuned_red_n(&t->r, c->count), t->r.rdt, c->rank - 1, c->tag,
-                       c->comm);
+    int rc = coll_recv_all(t->tmp, tuned_red_n(&t->r, c->count), t->r.rdt, c->rank - 1, c->tag,
+                           c->comm);
     if (rc == MPI_SUCCESS)
         rc = tuned_red_first(t, t->tmp, 0, c->count, true);
     t->src = NULL;
@@ -73,22 +74,22 @@ static int rd_small(const coll_tuned_call_t *c, int n, int p2, int rem)
     const void *cur = c->inplace ? c->rbuf : c->sbuf;
     int rc = MPI_SUCCESS;
     if (c->rank < 2 * rem) {
-        rc = coll_recv(tmp, c->count, c->dt, c->rank - 1, c->tag, c->comm);
+        rc = coll_recv_all(tmp, c->count, c->dt, c->rank - 1, c->tag, c->comm);
         if (rc == MPI_SUCCESS)
             rc = rail_op_reduce3(op, tk, tmp, cur, c->rbuf, cnt);
         cur = c->rbuf;
     }
-    for (int mask = 1; mask < p2 && rc == MPI_SUCCESS; mask <<= 1) {
+    for (int mask = 1; mask < p2; mask <<= 1) {
         int peer = old_rank(n ^ mask, rem);
-        rc = tuned_sendrecv(cur, c->count, c->dt, peer, tmp, c->count, c->dt, peer, c->tag,
-                            c->comm);
+        COLL_KEEP(tuned_sendrecv_all(cur, c->count, c->dt, peer, tmp, c->count, c->dt, peer,
+                                     c->tag, c->comm));
         if (rc == MPI_SUCCESS)
             rc = cur == c->rbuf ? rail_op_reduce(op, tk, tmp, c->rbuf, cnt)
                                 : rail_op_reduce3(op, tk, tmp, cur, c->rbuf, cnt);
         cur = c->rbuf;
     }
-    if (rc == MPI_SUCCESS && c->rank < 2 * rem)
-        rc = coll_send(c->rbuf, c->count, c->dt, c->rank - 1, c->tag, c->comm);
+    if (c->rank < 2 * rem)
+        COLL_KEEP(coll_send(c->rbuf, c->count, c->dt, c->rank - 1, c->tag, c->comm));
     return rc;
 }
 
@@ -106,15 +107,15 @@ TUNED_ALG(allreduce, recursive_doubling)
                          c->count, true);
     if (rc != MPI_SUCCESS)
         return rc;
-    TUNED_CHECK(fold_in(&t, c, rem));
+    COLL_KEEP(fold_in(&t, c, rem));
     for (int mask = 1; mask < p2; mask <<= 1) {
         int pn = n ^ mask, peer = old_rank(pn, rem);
-        TUNED_CHECK(tuned_red_xchg(&t, 0, c->count, peer, c->count, peer, c->tag, c->comm));
-        TUNED_CHECK(tuned_red_first(&t, t.tmp, 0, c->count, pn < n));
+        COLL_KEEP(tuned_red_xchg(&t, 0, c->count, peer, c->count, peer, c->tag, c->comm));
+        if (rc == MPI_SUCCESS)
+            rc = tuned_red_first(&t, t.tmp, 0, c->count, pn < n);
         t.src = NULL;
     }
-    TUNED_CHECK(fold_back(&t, c, rem));
-out:
+    COLL_KEEP(fold_back(&t, c, rem));
     return tuned_red_end(&t, c->rbuf, 0, c->count, rc);
 }
 
@@ -134,15 +135,16 @@ TUNED_ALG(allreduce, rabenseifner)
                          rem ? count : tuned_piece(count, p2, p2 / 2), true);
     if (rc != MPI_SUCCESS)
         return rc;
-    TUNED_CHECK(fold_in(&t, c, rem));
+    COLL_KEEP(fold_in(&t, c, rem));
     int lo = 0;
     for (int mask = p2 / 2; mask > 0; mask >>= 1) {
         int keep = (n & mask) ? lo + mask : lo, give = (n & mask) ? lo : lo + mask;
         MPI_Count kf = tuned_piece(count, p2, keep), kn = tuned_piece(count, p2, keep + mask) - kf;
         MPI_Count gf = tuned_piece(count, p2, give), gn = tuned_piece(count, p2, give + mask) - gf;
         int peer = old_rank(n ^ mask, rem);
-        TUNED_CHECK(tuned_red_xchg(&t, gf, gn, peer, kn, peer, c->tag, c->comm));
-        TUNED_CHECK(tuned_red_first(&t, t.tmp, kf, kn, true));
+        COLL_KEEP(tuned_red_xchg(&t, gf, gn, peer, kn, peer, c->tag, c->comm));
+        if (rc == MPI_SUCCESS)
+            rc = tuned_red_first(&t, t.tmp, kf, kn, true);
         t.src = NULL;
         lo = keep;
     }
@@ -151,12 +153,11 @@ TUNED_ALG(allreduce, rabenseifner)
         MPI_Count mf = tuned_piece(count, p2, mine), mn = tuned_piece(count, p2, mine + mask) - mf;
         MPI_Count tf = tuned_piece(count, p2, theirs);
         MPI_Count tn = tuned_piece(count, p2, theirs + mask) - tf;
-        TUNED_CHECK(tuned_sendrecv(tuned_red_at(&t, t.acc, mf), tuned_red_n(&t.r, mn), t.r.rdt,
-                                   peer, tuned_red_at(&t, t.acc, tf), tuned_red_n(&t.r, tn),
-                                   t.r.rdt, peer, c->tag, c->comm));
+        COLL_KEEP(tuned_sendrecv_all(tuned_red_at(&t, t.acc, mf), tuned_red_n(&t.r, mn),
+                                     t.r.rdt, peer, tuned_red_at(&t, t.acc, tf),
+                                     tuned_red_n(&t.r, tn), t.r.rdt, peer, c->tag, c->comm));
     }
-    TUNED_CHECK(fold_back(&t, c, rem));
-out:
+    COLL_KEEP(fold_back(&t, c, rem));
     return tuned_red_end(&t, c->rbuf, 0, count, rc);
 }
 
@@ -171,22 +172,22 @@ static int ring_pass(tuned_red_t *t, const coll_tuned_call_t *c, MPI_Count base,
     int next = (r + 1) % p, prev = (r - 1 + p) % p;
 #define RING_PIECE(i, f, n)                                                                        \
     MPI_Count f = base + tuned_piece(len, p, (i)), n = base + tuned_piece(len, p, (i) + 1) - f
-    for (int k = 0; k < p - 1 && rc == MPI_SUCCESS; k++) {
+    for (int k = 0; k < p - 1; k++) {
         RING_PIECE((r - k - 1 + 2 * p) % p, sf, sn);
         RING_PIECE((r - k - 2 + 2 * p) % p, rf, rn);
         /* piece sf was combined in the previous step (step 0: own data) */
         const void *sp = k == 0 ? tuned_red_data(t, sf) : tuned_red_at(t, t->acc, sf);
-        rc = tuned_sendrecv(sp, tuned_red_n(&t->r, sn), t->r.rdt, next, t->tmp,
-                            tuned_red_n(&t->r, rn), t->r.rdt, prev, c->tag, c->comm);
+        COLL_KEEP(tuned_sendrecv_all(sp, tuned_red_n(&t->r, sn), t->r.rdt, next, t->tmp,
+                                     tuned_red_n(&t->r, rn), t->r.rdt, prev, c->tag, c->comm));
         if (rc == MPI_SUCCESS)   /* each piece is combined once: the first time */
             rc = tuned_red_first(t, t->tmp, rf, rn, true);
     }
-    for (int k = 0; k < p - 1 && rc == MPI_SUCCESS; k++) {
+    for (int k = 0; k < p - 1; k++) {
         RING_PIECE((r - k + p) % p, sf, sn);
         RING_PIECE((r - k - 1 + p) % p, rf, rn);
-        rc = tuned_sendrecv(tuned_red_at(t, t->acc, sf), tuned_red_n(&t->r, sn), t->r.rdt, next,
-                            tuned_red_at(t, t->acc, rf), tuned_red_n(&t->r, rn), t->r.rdt, prev,
-                            c->tag, c->comm);
+        COLL_KEEP(tuned_sendrecv_all(tuned_red_at(t, t->acc, sf), tuned_red_n(&t->r, sn),
+                                     t->r.rdt, next, tuned_red_at(t, t->acc, rf),
+                                     tuned_red_n(&t->r, rn), t->r.rdt, prev, c->tag, c->comm));
     }
 #undef RING_PIECE
     return rc;
@@ -205,8 +206,10 @@ TUNED_ALG(allreduce, ring)
     tuned_red_t t;
     rc = tuned_red_begin(&t, c->mop, c->dt, count, c->inplace ? c->rbuf : c->sbuf, c->rbuf,
                          (pass + p - 1) / p, true);
-    for (MPI_Count base = 0; rc == MPI_SUCCESS && base < count; base += pass)
-        rc = ring_pass(&t, c, base, RAIL_MIN(pass, count - base));
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (MPI_Count base = 0; base < count; base += pass)
+        COLL_KEEP(ring_pass(&t, c, base, RAIL_MIN(pass, count - base)));
     t.src = NULL;
     return tuned_red_end(&t, c->rbuf, 0, count, rc);
 }
@@ -223,7 +226,6 @@ TUNED_ALG(allreduce, reduce_bcast)
     if (rc != MPI_SUCCESS)
         return rc;
     rc = tuned_reduce_binomial_to0(&t, c, c->count);
-    if (rc == MPI_SUCCESS)
-        rc = tuned_bcast_binomial_buf(t.acc, tuned_red_n(&t.r, c->count), t.r.rdt, 0, c);
+    COLL_KEEP(tuned_bcast_binomial_buf(t.acc, tuned_red_n(&t.r, c->count), t.r.rdt, 0, c));
     return tuned_red_end(&t, c->rbuf, 0, c->count, rc);
 }

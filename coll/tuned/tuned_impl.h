@@ -177,6 +177,17 @@ static inline int tuned_first_error(int rc, int rc2)
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 
+/* COUNTS THAT DIFFER between processes (erroneous).  A reduction's
+ * receive that brings more than its arguments hold is truncated
+ * (MPI_ERR_TRUNCATE), one that brings less is reported too (MPI_ERR_COUNT:
+ * coll_recv_all, tuned_sendrecv_all, tuned_red_xchg).  After such an error
+ * a reduction still makes every send and receive it would have made,
+ * combining nothing more, so that no other process waits for ever, and
+ * returns the first error (COLL_KEEP).  Where the number of messages
+ * depends on the count (reduce's chain in segments, allreduce's ring in
+ * passes) or processes choose different algorithms by their own counts,
+ * they can still hang. */
+
 static inline bool tuned_is_pow2(int n)
 {
     return n > 0 && (n & (n - 1)) == 0;
@@ -200,6 +211,11 @@ static inline int tuned_lowbit(int v)
 /* Blocking exchange: send to dst and receive from src at once. */
 int tuned_sendrecv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, int dst, void *rbuf,
                    MPI_Count rcount, mpi_datatype_t *rdt, int src, int tag, mpi_comm_t *comm);
+/* ... a reduction's (COUNTS THAT DIFFER): a shorter message is
+ * MPI_ERR_COUNT. */
+int tuned_sendrecv_all(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, int dst,
+                       void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt, int src, int tag,
+                       mpi_comm_t *comm);
 
 /* n bytes between two buffers of any memory type. */
 int tuned_memcpy(void *dst, const void *src, size_t n);

@@ -27,17 +27,17 @@ static int binomial_tree(tuned_red_t *t, const coll_tuned_call_t *c, int vroot, 
     int p = c->size, v = (c->rank - vroot + p) % p, rc = MPI_SUCCESS;
     MPI_Count n = tuned_red_n(&t->r, count);
     for (int mask = 1; mask < p; mask <<= 1) {
-        if (v & mask)
-            return coll_send(tuned_red_data(t, 0), n, t->r.rdt, (c->rank - mask + p) % p, c->tag,
-                             c->comm);
+        if (v & mask) {   /* (after an error too: COUNTS THAT DIFFER, tuned_impl.h) */
+            COLL_KEEP(coll_send(tuned_red_data(t, 0), n, t->r.rdt, (c->rank - mask + p) % p,
+                                c->tag, c->comm));
+            return rc;
+        }
         if (v + mask >= p)
             continue;
-        rc = coll_recv(t->tmp, n, t->r.rdt, (c->rank + mask) % p, c->tag, c->comm);
+        COLL_KEEP(coll_recv_all(t->tmp, n, t->r.rdt, (c->rank + mask) % p, c->tag, c->comm));
         if (rc == MPI_SUCCESS)
             rc = tuned_red_first(t, t->tmp, 0, count, false);
         t->src = NULL;
-        if (rc != MPI_SUCCESS)
-            return rc;
     }
     return rc;
 }
@@ -61,8 +61,8 @@ TUNED_ALG(reduce, binomial)
     if (binomial_leaf(v, p)) {   /* no children: send the operand as it is */
         int parent = (c->rank - tuned_lowbit(v) + p) % p;
         rc = coll_send(own, c->count, c->dt, parent, c->tag, c->comm);
-        if (rc == MPI_SUCCESS && am_root)
-            rc = coll_recv(c->rbuf, c->count, c->dt, vroot, c->tag, c->comm);
+        if (am_root)
+            COLL_KEEP(coll_recv_all(c->rbuf, c->count, c->dt, vroot, c->tag, c->comm));
         return rc;
     }
     void *res = v == 0 && am_root ? c->rbuf : NULL;
@@ -71,11 +71,12 @@ TUNED_ALG(reduce, binomial)
     if (rc != MPI_SUCCESS)
         return rc;
     rc = binomial_tree(&t, c, vroot, c->count);
-    if (rc == MPI_SUCCESS && v == 0 && !am_root)
-        rc = coll_send(t.acc, tuned_red_n(&t.r, c->count), t.r.rdt, c->root, c->tag, c->comm);
+    if (v == 0 && !am_root)
+        COLL_KEEP(coll_send(t.acc, tuned_red_n(&t.r, c->count), t.r.rdt, c->root, c->tag,
+                            c->comm));
     rc = tuned_red_end(&t, res, 0, c->count, rc);
-    if (rc == MPI_SUCCESS && am_root && v != 0)
-        rc = coll_recv(c->rbuf, c->count, c->dt, vroot, c->tag, c->comm);
+    if (am_root && v != 0)
+        COLL_KEEP(coll_recv_all(c->rbuf, c->count, c->dt, vroot, c->tag, c->comm));
     return rc;
 }
 
@@ -108,10 +109,13 @@ TUNED_ALG(reduce, rabenseifner)
                          rem ? count : tuned_piece(count, p2, p2 / 2), true);
     if (rc != MPI_SUCCESS)
         return rc;
+    /* (after an error every send and receive is still made: COUNTS THAT
+     * DIFFER, tuned_impl.h) */
     if (vr < 2 * rem) {
-        TUNED_CHECK(coll_recv(t.tmp, tuned_red_n(&t.r, count), t.r.rdt, (c->rank + 1) % p, c->tag,
-                              c->comm));
-        TUNED_CHECK(tuned_red_first(&t, t.tmp, 0, count, true));
+        COLL_KEEP(coll_recv_all(t.tmp, tuned_red_n(&t.r, count), t.r.rdt, (c->rank + 1) % p,
+                                c->tag, c->comm));
+        if (rc == MPI_SUCCESS)
+            rc = tuned_red_first(&t, t.tmp, 0, count, true);
         t.src = NULL;
     }
     int lo = 0;
@@ -120,34 +124,36 @@ TUNED_ALG(reduce, rabenseifner)
         MPI_Count kf = tuned_piece(count, p2, keep), kn = tuned_piece(count, p2, keep + mask) - kf;
         MPI_Count gf = tuned_piece(count, p2, give), gn = tuned_piece(count, p2, give + mask) - gf;
         int peer = fold_rank(n ^ mask, rem, c->root, p);
-        TUNED_CHECK(tuned_red_xchg(&t, gf, gn, peer, kn, peer, c->tag, c->comm));
-        TUNED_CHECK(tuned_red_first(&t, t.tmp, kf, kn, true));
+        COLL_KEEP(tuned_red_xchg(&t, gf, gn, peer, kn, peer, c->tag, c->comm));
+        if (rc == MPI_SUCCESS)
+            rc = tuned_red_first(&t, t.tmp, kf, kn, true);
         t.src = NULL;
         lo = keep;
     }
     for (int mask = 1; mask < p2; mask <<= 1) {
         MPI_Count f = tuned_piece(count, p2, n), e = tuned_piece(count, p2, n + mask);
         if (n & mask) {
-            TUNED_CHECK(coll_send(tuned_red_at(&t, t.acc, f), tuned_red_n(&t.r, e - f), t.r.rdt,
-                                  fold_rank(n - mask, rem, c->root, p), c->tag, c->comm));
+            COLL_KEEP(coll_send(tuned_red_at(&t, t.acc, f), tuned_red_n(&t.r, e - f), t.r.rdt,
+                                fold_rank(n - mask, rem, c->root, p), c->tag, c->comm));
             break;
         }
         MPI_Count g = tuned_piece(count, p2, n + 2 * mask);
-        TUNED_CHECK(coll_recv(tuned_red_at(&t, t.acc, e), tuned_red_n(&t.r, g - e), t.r.rdt,
-                              fold_rank(n + mask, rem, c->root, p), c->tag, c->comm));
+        COLL_KEEP(coll_recv_all(tuned_red_at(&t, t.acc, e), tuned_red_n(&t.r, g - e), t.r.rdt,
+                                fold_rank(n + mask, rem, c->root, p), c->tag, c->comm));
     }
-out:
     return tuned_red_end(&t, res, 0, count, rc);
 }
 
 /* ------------------------------------------------------------ chain */
 
-/* Wait for receive request *rq (and forget it). */
-static int wait_one(mpi_request_t **rq)
+/* Wait for receive request *rq of `want` bytes from src (and forget it);
+ * a shorter message is MPI_ERR_COUNT. */
+static int wait_one(mpi_request_t **rq, size_t want, int src)
 {
-    int rc = coll_recv_error(pml_wait(*rq, NULL));
+    mpi_req_status_t st = { 0 };
+    int rc = coll_recv_error(pml_wait(*rq, &st));
     *rq = NULL;
-    return rc;
+    return rc == MPI_SUCCESS ? coll_check_length(src, (size_t)st.count, want) : rc;
 }
 
 /* Post receives of nseg segments of segc elements into t->tmp from src. */
@@ -177,14 +183,17 @@ static int chain_body(tuned_red_t *t, const coll_tuned_call_t *c, int up, int do
     coll_reqs_init(&sb);
     int rc = rq ? post_segments(t, count, segc, nseg, up, c, rq, &posted)
                 : mpi_errf(MPI_ERR_NO_MEM, "out of memory for %zu requests", nseg);
-    for (; rc == MPI_SUCCESS && i < nseg; i++) {
+    /* (after a receive's error each segment is still passed on: COUNTS
+     * THAT DIFFER, tuned_impl.h) */
+    for (; i < posted; i++) {
         MPI_Count f = (MPI_Count)i * segc, n = RAIL_MIN(segc, count - f);
         void *a = tuned_red_at(t, t->acc, f);
-        rc = wait_one(&rq[i]);
+        COLL_KEEP(wait_one(&rq[i], (size_t)(n * c->dt->size), up));
         if (rc == MPI_SUCCESS)   /* upstream holds higher ranks */
             rc = tuned_red_first(t, tuned_red_at(t, t->tmp, f), f, n, false);
-        if (rc == MPI_SUCCESS && down >= 0)
-            rc = coll_reqs_isend(&sb, a, tuned_red_n(&t->r, n), t->r.rdt, down, c->tag, c->comm);
+        if (down >= 0)
+            COLL_KEEP(coll_reqs_isend(&sb, a, tuned_red_n(&t->r, n), t->r.rdt, down, c->tag,
+                                      c->comm));
     }
     for (size_t j = i; rq && j < posted; j++)
         if (rq[j])
@@ -212,8 +221,8 @@ TUNED_ALG(reduce, chain)
             rc = coll_reqs_isend(&sb, coll_elem(own, c->dt, f), RAIL_MIN(segc, c->count - f), c->dt,
                                  down, c->tag, c->comm);
         rc = coll_reqs_wait(&sb, rc);
-        if (rc == MPI_SUCCESS && am_root)
-            rc = coll_recv(c->rbuf, c->count, c->dt, vroot, c->tag, c->comm);
+        if (am_root)
+            COLL_KEEP(coll_recv_all(c->rbuf, c->count, c->dt, vroot, c->tag, c->comm));
         return rc;
     }
     void *res = v == 0 && am_root ? c->rbuf : NULL;
@@ -222,10 +231,11 @@ TUNED_ALG(reduce, chain)
     if (rc != MPI_SUCCESS)
         return rc;
     rc = chain_body(&t, c, up, down, segc);
-    if (rc == MPI_SUCCESS && v == 0 && !am_root)
-        rc = coll_send(t.acc, tuned_red_n(&t.r, c->count), t.r.rdt, c->root, c->tag, c->comm);
+    if (v == 0 && !am_root)
+        COLL_KEEP(coll_send(t.acc, tuned_red_n(&t.r, c->count), t.r.rdt, c->root, c->tag,
+                            c->comm));
     rc = tuned_red_end(&t, res, 0, c->count, rc);
-    if (rc == MPI_SUCCESS && am_root && v != 0)
-        rc = coll_recv(c->rbuf, c->count, c->dt, vroot, c->tag, c->comm);
+    if (am_root && v != 0)
+        COLL_KEEP(coll_recv_all(c->rbuf, c->count, c->dt, vroot, c->tag, c->comm));
     return rc;
 }

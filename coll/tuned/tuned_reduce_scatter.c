@@ -50,14 +50,16 @@ static int halving(tuned_red_t *t, const coll_tuned_call_t *c, const MPI_Count *
                    int rem, int p2, bool *stored)
 {
     int lo = 0, rc = MPI_SUCCESS;
-    for (int mask = p2 / 2; mask > 0 && rc == MPI_SUCCESS; mask >>= 1) {
+    /* (after an error every exchange is still made: COUNTS THAT DIFFER,
+     * tuned_impl.h) */
+    for (int mask = p2 / 2; mask > 0; mask >>= 1) {
         int keep = (n & mask) ? lo + mask : lo, give = (n & mask) ? lo : lo + mask;
         MPI_Count kf = super_start(d, keep, rem, p2);
         MPI_Count kn = super_start(d, keep + mask, rem, p2) - kf;
         MPI_Count gf = super_start(d, give, rem, p2);
         MPI_Count gn = super_start(d, give + mask, rem, p2) - gf;
         int pm = n ^ mask, peer = pm < rem ? 2 * pm : pm + rem;
-        rc = tuned_red_xchg(t, gf, gn, peer, kn, peer, c->tag, c->comm);
+        COLL_KEEP(tuned_red_xchg(t, gf, gn, peer, kn, peer, c->tag, c->comm));
         if (rc == MPI_SUCCESS && mask == 1 && stored)
             rc = tuned_red_last(t, t->tmp, kf, kn, c->rbuf, stored);
         else if (rc == MPI_SUCCESS)
@@ -82,23 +84,27 @@ TUNED_ALG(reduce_scatter, recursive_halving)
     tuned_red_t t = { 0 };
     if (r < 2 * rem && (r & 1)) {
         rc = coll_send(own_operand(c), total, c->dt, r - 1, c->tag, c->comm);
-        if (rc == MPI_SUCCESS)
-            rc = coll_recv(c->rbuf, mine, c->dt, r - 1, c->tag, c->comm);
+        COLL_KEEP(coll_recv_all(c->rbuf, mine, c->dt, r - 1, c->tag, c->comm));
         free(d);
         return rc;
     }
     int n = r < 2 * rem ? r / 2 : r - rem;
+    bool stored = false;
     TUNED_CHECK(begin(&t, c, total, total, true));
+    /* (after an error every send and receive is still made: COUNTS THAT
+     * DIFFER, tuned_impl.h) */
     if (r < 2 * rem) {
-        TUNED_CHECK(coll_recv(t.tmp, tuned_red_n(&t.r, total), t.r.rdt, r + 1, c->tag, c->comm));
-        TUNED_CHECK(tuned_red_first(&t, t.tmp, 0, total, true));
+        COLL_KEEP(coll_recv_all(t.tmp, tuned_red_n(&t.r, total), t.r.rdt, r + 1, c->tag,
+                                c->comm));
+        if (rc == MPI_SUCCESS)
+            rc = tuned_red_first(&t, t.tmp, 0, total, true);
         t.src = NULL;
     }
-    bool stored = false;
-    TUNED_CHECK(halving(&t, c, d, n, rem, p2, r < 2 * rem ? NULL : &stored));
+    COLL_KEEP(halving(&t, c, d, n, rem, p2, r < 2 * rem ? NULL : &stored));
     if (r < 2 * rem)
-        TUNED_CHECK(coll_send(tuned_red_at(&t, t.acc, d[r + 1]), tuned_red_n(&t.r, d[r + 2] - d[r + 1]),
-                              t.r.rdt, r + 1, c->tag, c->comm));
+        COLL_KEEP(coll_send(tuned_red_at(&t, t.acc, d[r + 1]),
+                            tuned_red_n(&t.r, d[r + 2] - d[r + 1]), t.r.rdt, r + 1, c->tag,
+                            c->comm));
 out:
     rc = tuned_red_end(&t, stored ? NULL : c->rbuf, d[r], mine, rc);
     free(d);
@@ -125,13 +131,15 @@ TUNED_ALG(reduce_scatter, ring)
         int s = (r - k - 1 + 2 * p) % p, b = (r - k - 2 + 2 * p) % p;
         /* block s was combined in the previous step (step 0: own data) */
         const void *sp = k == 0 ? tuned_red_data(&t, d[s]) : tuned_red_at(&t, t.acc, d[s]);
-        TUNED_CHECK(tuned_sendrecv(sp, tuned_red_n(&t.r, d[s + 1] - d[s]), t.r.rdt, (r + 1) % p,
-                                   t.tmp, tuned_red_n(&t.r, d[b + 1] - d[b]), t.r.rdt,
-                                   (r - 1 + p) % p, c->tag, c->comm));
-        if (k == p - 2)   /* block r: straight into rbuf where possible */
-            TUNED_CHECK(tuned_red_last(&t, t.tmp, d[b], d[b + 1] - d[b], c->rbuf, &stored));
-        else
-            TUNED_CHECK(tuned_red_first(&t, t.tmp, d[b], d[b + 1] - d[b], true));
+        /* (after an error every step is still made: COUNTS THAT DIFFER,
+         * tuned_impl.h) */
+        COLL_KEEP(tuned_sendrecv_all(sp, tuned_red_n(&t.r, d[s + 1] - d[s]), t.r.rdt,
+                                     (r + 1) % p, t.tmp, tuned_red_n(&t.r, d[b + 1] - d[b]),
+                                     t.r.rdt, (r - 1 + p) % p, c->tag, c->comm));
+        if (rc == MPI_SUCCESS && k == p - 2)   /* block r: straight into rbuf where possible */
+            rc = tuned_red_last(&t, t.tmp, d[b], d[b + 1] - d[b], c->rbuf, &stored);
+        else if (rc == MPI_SUCCESS)
+            rc = tuned_red_first(&t, t.tmp, d[b], d[b + 1] - d[b], true);
     }
     t.src = NULL;
 out:
@@ -154,17 +162,19 @@ TUNED_ALG(reduce_scatter, reduce_scatterv)
     coll_reqs_t b;
     coll_reqs_init(&b);
     TUNED_CHECK(begin(&t, c, d[p], d[p], true));
-    TUNED_CHECK(tuned_reduce_binomial_to0(&t, c, d[p]));
+    /* (after an error every send and receive is still made: COUNTS THAT
+     * DIFFER, tuned_impl.h) */
+    rc = tuned_reduce_binomial_to0(&t, c, d[p]);
     if (r != 0) {
-        rc = coll_recv(c->rbuf, d[r + 1] - d[r], c->dt, 0, c->tag, c->comm);
+        COLL_KEEP(coll_recv_all(c->rbuf, d[r + 1] - d[r], c->dt, 0, c->tag, c->comm));
         tuned_red_end(&t, NULL, 0, 0, rc);
         free(d);
         return rc;
     }
     for (int i = 1; i < p; i++)
-        TUNED_CHECK(coll_reqs_isend(&b, tuned_red_at(&t, t.acc, d[i]),
-                                    tuned_red_n(&t.r, d[i + 1] - d[i]), t.r.rdt, i, c->tag,
-                                    c->comm));
+        COLL_KEEP(coll_reqs_isend(&b, tuned_red_at(&t, t.acc, d[i]),
+                                  tuned_red_n(&t.r, d[i + 1] - d[i]), t.r.rdt, i, c->tag,
+                                  c->comm));
 out:
     rc = coll_reqs_wait(&b, rc);
     rc = tuned_red_end(&t, c->rbuf, 0, d[1], rc);

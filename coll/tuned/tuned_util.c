@@ -20,6 +20,24 @@ int tuned_sendrecv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, int 
     return rc != MPI_SUCCESS ? rc : coll_recv_error(wrc);
 }
 
+int tuned_sendrecv_all(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, int dst,
+                       void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt, int src, int tag,
+                       mpi_comm_t *comm)
+{
+    mpi_request_t *rq[2];
+    int rc = pml_irecv(rbuf, rcount, rdt, src, tag, comm, PML_COLL, &rq[0]);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = pml_isend(sbuf, scount, sdt, dst, tag, PML_SEND_STANDARD, comm, PML_COLL, &rq[1]);
+    mpi_req_status_t st = { 0 };
+    int wrc = coll_recv_error(pml_wait(rq[0], &st));   /* (received, after an error too) */
+    if (rc == MPI_SUCCESS)
+        rc = pml_wait(rq[1], NULL);
+    if (wrc == MPI_SUCCESS)
+        wrc = coll_check_length(src, (size_t)st.count, (size_t)(rcount * rdt->size));
+    return tuned_first_error(rc, wrc);
+}
+
 int tuned_memcpy(void *dst, const void *src, size_t n)
 {
     if (n == 0 || dst == src)
@@ -305,6 +323,6 @@ int tuned_red_xchg(tuned_red_t *t, MPI_Count sfirst, MPI_Count sn, int dst, MPI_
                    int tag, mpi_comm_t *comm)
 {
     const coll_red_t *r = &t->r;
-    return tuned_sendrecv(tuned_red_data(t, sfirst), tuned_red_n(r, sn), r->rdt, dst, t->tmp,
-                          tuned_red_n(r, rn), r->rdt, src, tag, comm);
+    return tuned_sendrecv_all(tuned_red_data(t, sfirst), tuned_red_n(r, sn), r->rdt, dst, t->tmp,
+                              tuned_red_n(r, rn), r->rdt, src, tag, comm);
 }

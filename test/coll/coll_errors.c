@@ -15,8 +15,9 @@
  * are reported where a process reads the others' inputs; allreduces and
  * reduce_scatter_blocks whose counts put processes on both sides of coll
  * sm's slot size are reported everywhere, not hung on, and later
- * reductions still match.  With
- * COLLTEST_DEVICE=1 (and a device
+ * reductions still match; so are reductions whose counts differ where
+ * tuned and basic run them (every algorithm, forced one by one in
+ * tests.conf).  With COLLTEST_DEVICE=1 (and a device
  * component active: RAIL_ACCEL=host,fake) the gathers' senders of odd
  * rank send from device memory, the others from host memory.
  */
@@ -47,6 +48,17 @@ static void after_errors(void)
     int one = 1, n = 0;
     MPI_OK(MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     CHECK(n == t_size, "allreduce after errors: %d", n);
+}
+
+/* A user-defined sum of doubles (coll sm leaves user operations to tuned
+ * and basic). */
+static void user_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    const double *a = in;
+    double *b = inout;
+    for (int i = 0; i < *len; i++)
+        b[i] += a[i];
 }
 
 /* After a mismatched reduction: matching allreduces of a few, some
@@ -425,6 +437,44 @@ int main(int argc, char **argv)
               cnt, cls, want);
         after_errors();
     }
+    /* Reductions whose counts differ where tuned or basic run them: with a
+     * user-defined operation (coll sm leaves those to them), a reduce of
+     * 1-8 KiB, a scan larger than a slot; process 1 has more than the
+     * others (k even) or fewer.  Nobody hangs (every algorithm still makes
+     * all its sends and receives after the error: they used to return at
+     * it, and the processes waiting for their next message hung), every
+     * error is MPI_ERR_TRUNCATE or MPI_ERR_COUNT, some process reports
+     * one, and later reductions still match. */
+    MPI_Op uop;
+    MPI_OK(MPI_Op_create(user_sum, 1, &uop));
+    for (int k = 0; k < 10 && n > 1 && !(mm && atoi(mm) == 0); k++) {
+        static double u[8 * 300], v[8 * 300];
+        int big = k < 6 ? 60 : 300, small = k < 6 ? 50 : 200;
+        int cnt = (me == 1) == (k % 2 == 0) ? big : small, rc, cls = 0, any = 0;
+        const char *what = k < 2 ? "allreduce (user op)" : k < 4 ? "reduce (user op)"
+                         : k < 6 ? "reduce_scatter_block (user op)" : k < 8 ? "reduce" : "scan";
+        if (k < 2)
+            rc = MPI_Allreduce(u, v, cnt, MPI_DOUBLE, uop, W);
+        else if (k < 4)
+            rc = MPI_Reduce(u, v, cnt, MPI_DOUBLE, uop, 0, W);
+        else if (k < 6)
+            rc = MPI_Reduce_scatter_block(u, v, cnt, MPI_DOUBLE, uop, W);
+        else if (k < 8)
+            rc = MPI_Reduce(u, v, cnt, MPI_DOUBLE, MPI_SUM, n - 1, W);
+        else
+            rc = MPI_Scan(u, v, cnt, MPI_DOUBLE, MPI_SUM, W);
+        if (rc != MPI_SUCCESS)
+            MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE || cls == MPI_ERR_COUNT,
+              "%s of %d doubles (process 1 has %s): error class %d", what, cnt,
+              k % 2 == 0 ? "more" : "fewer", cls);
+        MPI_OK(MPI_Allreduce(&cls, &any, 1, MPI_INT, MPI_MAX, W));
+        CHECK(any != MPI_SUCCESS, "%s of %d doubles (process 1 has %s): nobody reported it",
+              what, cnt, k % 2 == 0 ? "more" : "fewer");
+        red_in_step(me);
+        after_errors();
+    }
+    MPI_OK(MPI_Op_free(&uop));
     free(counts);
     free(displs);
     if (me == 0)
