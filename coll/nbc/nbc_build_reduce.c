@@ -30,7 +30,7 @@ static int operands_and_chain(coll_sched_t *s, const coll_red_t *r, int n, int s
             RAIL_CHECK(coll_sched_copy(s, mine, r->count, r->udt, t[i], r->count * r->factor,
                                        r->rdt));
         else
-            RAIL_CHECK(coll_sched_recv(s, t[i], r->count * r->factor, r->rdt, i));
+            RAIL_CHECK(coll_sched_recv_all(s, t[i], r->count * r->factor, r->rdt, i));
     }
     RAIL_CHECK(coll_sched_round(s));
     for (int i = n - 2; i >= 0; i--)
@@ -86,7 +86,7 @@ int coll_nbc_build_allreduce(coll_sched_t *s, const void *sbuf, void *rbuf, MPI_
     if (comm->rank != 0) {
         RAIL_CHECK(coll_sched_send(s, own(sbuf, rbuf), count, dt, 0));
         RAIL_CHECK(coll_sched_round(s));
-        return coll_sched_recv(s, rbuf, count, dt, 0);
+        return coll_sched_recv_all(s, rbuf, count, dt, 0);
     }
     RAIL_CHECK(reduce_root(s, own(sbuf, rbuf), rbuf, count, dt, op, comm));
     for (int i = 1; i < comm->size; i++)
@@ -125,7 +125,7 @@ static int reduce_scatter_any(coll_sched_t *s, const void *sbuf, void *rbuf,
     if (me != 0) {
         RAIL_CHECK(coll_sched_send(s, mine, total, dt, 0));
         RAIL_CHECK(coll_sched_round(s));
-        return coll_sched_recv(s, rbuf, mycount, dt, 0);
+        return coll_sched_recv_all(s, rbuf, mycount, dt, 0);
     }
     RAIL_CHECK(operands_and_chain(s, r, n, 0, mine, &acc));
     RAIL_CHECK(coll_sched_copy(s, acc, mycount * r->factor, r->rdt, rbuf, mycount, r->udt));
@@ -171,7 +171,7 @@ static int scan_chain(coll_sched_t *s, const void *sbuf, void *rbuf, MPI_Count c
         return mpi_errf(MPI_ERR_NO_MEM, "out of memory for scan temporaries");
     RAIL_CHECK(coll_sched_copy(s, mine, count, r->udt, acc, rn, r->rdt));
     if (me > 0)
-        RAIL_CHECK(coll_sched_recv(s, pre, rn, r->rdt, me - 1));
+        RAIL_CHECK(coll_sched_recv_all(s, pre, rn, r->rdt, me - 1));
     RAIL_CHECK(coll_sched_round(s));
     if (me > 0 && exclusive)
         RAIL_CHECK(coll_sched_copy(s, pre, rn, r->rdt, rbuf, count, r->udt));

@@ -243,8 +243,9 @@ void coll_sm_slot_or_flag_wait_all(coll_sm_module_t *m, int set, uint64_t t, siz
 {
     size_t end = COLL_SM_SLOT_HDR + bytes;
     /* the flags only once spinning is over: a process on the flag rounds
-     * (erroneous) is found a little later, and the spin stays as tight as
-     * coll_sm_slot_wait_all_data's (np 2 allreduce of 64-128 B: 3-4%) */
+     * (erroneous) is found a little later, and the spin polls what
+     * coll_sm_slot_wait_all_data's polls (np 2 allreduce of 8-1024 B within
+     * -1..+4% of it either way, the machine's noise) */
     sm_cond_t c = {0, m->n, set, t, -1, v, false, 0};
     c.alt_late = SM_ALT_SAME;
     if (end > 128 && end <= 192)

@@ -439,21 +439,30 @@ int main(int argc, char **argv)
     }
     /* Reductions whose counts differ where tuned or basic run them: with a
      * user-defined operation (coll sm leaves those to them), a reduce of
-     * 1-8 KiB, a scan larger than a slot; process 1 has more than the
-     * others (k even) or fewer.  Nobody hangs (every algorithm still makes
+     * 1-8 KiB, a scan larger than a slot, and the nonblocking forms (nbc's
+     * schedules, which check every receive's length); process 1 has more
+     * than the others (k even) or fewer.  Nobody hangs (every algorithm still makes
      * all its sends and receives after the error: they used to return at
      * it, and the processes waiting for their next message hung), every
      * error is MPI_ERR_TRUNCATE or MPI_ERR_COUNT, some process reports
      * one, and later reductions still match. */
     MPI_Op uop;
     MPI_OK(MPI_Op_create(user_sum, 1, &uop));
-    for (int k = 0; k < 10 && n > 1 && !(mm && atoi(mm) == 0); k++) {
+    for (int k = 0; k < 16 && n > 1 && !(mm && atoi(mm) == 0); k++) {
         static double u[8 * 300], v[8 * 300];
         int big = k < 6 ? 60 : 300, small = k < 6 ? 50 : 200;
         int cnt = (me == 1) == (k % 2 == 0) ? big : small, rc, cls = 0, any = 0;
         const char *what = k < 2 ? "allreduce (user op)" : k < 4 ? "reduce (user op)"
-                         : k < 6 ? "reduce_scatter_block (user op)" : k < 8 ? "reduce" : "scan";
-        if (k < 2)
+                         : k < 6 ? "reduce_scatter_block (user op)" : k < 8 ? "reduce"
+                         : k < 10 ? "scan" : k < 12 ? "iallreduce" : k < 14 ? "ireduce" : "iscan";
+        MPI_Request rq = MPI_REQUEST_NULL;
+        if (k >= 10) {
+            rc = k < 12   ? MPI_Iallreduce(u, v, cnt, MPI_DOUBLE, MPI_SUM, W, &rq)
+                 : k < 14 ? MPI_Ireduce(u, v, cnt, MPI_DOUBLE, MPI_SUM, 0, W, &rq)
+                          : MPI_Iscan(u, v, cnt, MPI_DOUBLE, MPI_SUM, W, &rq);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        } else if (k < 2)
             rc = MPI_Allreduce(u, v, cnt, MPI_DOUBLE, uop, W);
         else if (k < 4)
             rc = MPI_Reduce(u, v, cnt, MPI_DOUBLE, uop, 0, W);
