@@ -519,18 +519,9 @@ void coll_sm_wait(coll_sm_module_t *m, int r, uint64_t v);
 /* Wait until every other rank's flag >= v; the same for ranks [lo, hi). */
 void coll_sm_wait_all(coll_sm_module_t *m, uint64_t v);
 void coll_sm_wait_range(coll_sm_module_t *m, int lo, int hi, uint64_t v);
-/* Whether some process marked operation `set`'s meta word as using
- * device buffers (bit 0; reductions hand those to the next module). */
-static inline bool coll_sm_any_device(coll_sm_module_t *m, int set)
-{
-    for (int i = 0; i < m->n; i++)
-        if (coll_sm_ctl(m, i)->meta[set] & 1)
-            return true;
-    return false;
-}
-
-/* ... and whether every process has (those alone published a device
- * record, sm_device.c) */
+/* Whether every process marked operation `set`'s meta word as using
+ * device buffers (bit 0; those alone published a device record,
+ * sm_device.c; whether any did: coll_sm_red_first) */
 static inline bool coll_sm_all_device(coll_sm_module_t *m, int set)
 {
     for (int i = 0; i < m->n; i++)
@@ -563,11 +554,14 @@ enum { COLL_SM_RED_GO, COLL_SM_RED_STOP, COLL_SM_RED_STOP_SLOTS };
 /* Everyone's first step of a reduction in (set: its set; bytes: this
  * process's input): *stop COLL_SM_RED_GO, *handoff where some process has
  * device buffers; otherwise inputs differ between processes (erroneous),
- * and every process, reading the same words, stops: it posts its FINAL
- * and returns the error (MPI_ERR_TRUNCATE / MPI_ERR_COUNT), having first
- * published the small operation that some took the slots for where *stop
- * is COLL_SM_RED_STOP_SLOTS (coll_sm_small_pass).  sm_reduce.c. */
+ * and every process, reading the same words, stops (*handoff set too, to
+ * end the rounds) and returns the error (MPI_ERR_TRUNCATE /
+ * MPI_ERR_COUNT) after coll_sm_red_stop.  sm_reduce.c. */
 int coll_sm_red_first(coll_sm_module_t *m, int set, uint64_t bytes, bool *handoff, int *stop);
+/* A stopped reduction's end (operation s): the small operation that some
+ * took the slots for published where stop is COLL_SM_RED_STOP_SLOTS
+ * (coll_sm_small_pass), then FINAL. */
+void coll_sm_red_stop(coll_sm_module_t *m, uint64_t s, int stop);
 /* The small operation that the processes of a reduction that took the
  * slots numbered, published by one that took the flag rounds (MISMATCHED
  * SIZES): without data, its flags telling them so.  sm_small.c. */

@@ -158,6 +158,13 @@ int coll_sm_red_first(coll_sm_module_t *m, int set, uint64_t bytes, bool *handof
     return rc;
 }
 
+void coll_sm_red_stop(coll_sm_module_t *m, uint64_t s, int stop)
+{
+    if (stop == COLL_SM_RED_STOP_SLOTS)
+        coll_sm_small_pass(m);
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+}
+
 static uint64_t sm_red_bytes(const sm_red_t *c)
 {
     return (uint64_t)(c->r.count * c->r.udt->size);
@@ -173,8 +180,9 @@ static char *sm_red_buf(coll_sm_module_t *m, const sm_red_t *c, int r, int set, 
 /* Round k's first step: my input (m_u user elements) into my buffer,
  * except elements [skip_lo, skip_hi) that only I read (my slice, taken
  * from c->src), post `step`, and wait for everyone's when `all`.  Round 0
- * also carries the device bit: everyone waits for everyone, and *handoff
- * is set when any process has device buffers. */
+ * also carries the device bit and the sizes: everyone waits for everyone,
+ * and *handoff is set when any process has device buffers or the inputs
+ * differ (coll_sm_red_first). */
 static int sm_put_input(coll_sm_module_t *m, sm_red_t *c, uint64_t s, MPI_Count k,
                         MPI_Count m_u, MPI_Count skip_lo, MPI_Count skip_hi, uint32_t step,
                         bool all, bool *handoff)
@@ -182,7 +190,8 @@ static int sm_put_input(coll_sm_module_t *m, sm_red_t *c, uint64_t s, MPI_Count 
     int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
     if (k == 0 && c->step0 == 0) {
         coll_sm_claim_set(m, s);
-        coll_sm_ctl(m, m->me)->meta[set] = (c->dev ? 1u : 0u) | coll_sm_red_meta(m, sm_red_bytes(c));
+        coll_sm_ctl(m, m->me)->meta[set] =
+            (c->dev ? 1u : 0u) | coll_sm_red_meta(m, sm_red_bytes(c));
     }
     char *buf = sm_red_buf(m, c, m->me, set, s, k);
     MPI_Count e0 = k * c->E;
@@ -325,7 +334,8 @@ static int sm_red_announce(coll_sm_module_t *m, sm_red_t *c, uint64_t s, int pat
     coll_sm_ctl_t *my = coll_sm_ctl(m, m->me);
     mpi_datatype_t *dt = c->r.udt;
     coll_sm_claim_set(m, s);
-    my->meta[set] = (c->dev ? 1u : 0u) | (uint64_t)path << 1 | coll_sm_red_meta(m, sm_red_bytes(c));
+    my->meta[set] =
+        (c->dev ? 1u : 0u) | (uint64_t)path << 1 | coll_sm_red_meta(m, sm_red_bytes(c));
     my->addr[set] = (uint64_t)(uintptr_t)rail_dt_contig_ptr(dt->layout, c->r.count, c->mine);
     my->raddr[set] =
         c->rbuf ? (uint64_t)(uintptr_t)rail_dt_contig_ptr(dt->layout, c->r.count, c->rbuf) : 0;
@@ -522,9 +532,7 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     }
     if (RAIL_UNLIKELY(c.stop != COLL_SM_RED_GO)) {   /* inputs differ: everyone stops */
         *handoff = false;
-        if (c.stop == COLL_SM_RED_STOP_SLOTS)
-            coll_sm_small_pass(m);
-        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+        coll_sm_red_stop(m, s, c.stop);
         return rc;
     }
     /* a small allreduce: process 0 alone reads every input and writes

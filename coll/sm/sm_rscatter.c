@@ -203,9 +203,7 @@ static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, b
         rc = rs_rounds(m, s, c, dev, c->timed ? 1 : 0, K, handoff);
     if (RAIL_UNLIKELY(c->stop != COLL_SM_RED_GO)) {   /* inputs differ: everyone stops */
         *handoff = false;
-        if (c->stop == COLL_SM_RED_STOP_SLOTS)
-            coll_sm_small_pass(m);
-        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+        coll_sm_red_stop(m, s, c->stop);
         return rc;
     }
     if (*handoff && dev_try && coll_sm_all_device(m, coll_sm_set(m, s)) &&

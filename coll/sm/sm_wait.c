@@ -112,7 +112,6 @@ typedef struct sm_cond {
     int alt_set;
     uint32_t pf;        /* offset in the awaited slot of a line to prefetch
                          * while spinning (SPILL LINE); 0: none */
-    int alt_late;       /* alt from the end of the spinning on (0: none) */
 } sm_cond_t;
 
 static inline uint64_t sm_word(coll_sm_module_t *m, const sm_cond_t *c, int r)
@@ -172,8 +171,6 @@ static void sm_wait_cond(coll_sm_module_t *m, sm_cond_t *c)
                                                            : (unsigned)coll_sm_params.yield_count;
     const unsigned s = m->oversub ? RAIL_MIN(spin, SM_OVERSUB_SPIN) : spin;
     for (unsigned i = 0;; i++) {
-        if (i == s && c->alt_late)
-            c->alt = c->alt_late;   /* (see coll_sm_slot_or_flag_wait_all) */
         if (sm_done(m, c))
             return;
         if (i < s) {
@@ -242,12 +239,7 @@ void coll_sm_slot_or_flag_wait_all(coll_sm_module_t *m, int set, uint64_t t, siz
                                    uint64_t v)
 {
     size_t end = COLL_SM_SLOT_HDR + bytes;
-    /* the flags only once spinning is over: a process on the flag rounds
-     * (erroneous) is found a little later, and the spin polls what
-     * coll_sm_slot_wait_all_data's polls (np 2 allreduce of 8-1024 B within
-     * -1..+4% of it either way, the machine's noise) */
-    sm_cond_t c = {0, m->n, set, t, -1, v, false, 0};
-    c.alt_late = SM_ALT_SAME;
+    sm_cond_t c = {0, m->n, set, t, SM_ALT_SAME, v, false, 0};
     if (end > 128 && end <= 192)
         c.pf = 128;
     /* (a rank found at its flag instead is passed over: the next) */

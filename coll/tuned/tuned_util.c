@@ -8,21 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tuned_sendrecv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, int dst, void *rbuf,
-                   MPI_Count rcount, mpi_datatype_t *rdt, int src, int tag, mpi_comm_t *comm)
-{
-    mpi_request_t *rq[2];
-    int rc = pml_irecv(rbuf, rcount, rdt, src, tag, comm, PML_COLL, &rq[0]);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    rc = pml_isend(sbuf, scount, sdt, dst, tag, PML_SEND_STANDARD, comm, PML_COLL, &rq[1]);
-    int wrc = pml_waitall(rc == MPI_SUCCESS ? 2 : 1, rq);   /* nothing left behind */
-    return rc != MPI_SUCCESS ? rc : coll_recv_error(wrc);
-}
-
-int tuned_sendrecv_all(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, int dst,
-                       void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt, int src, int tag,
-                       mpi_comm_t *comm)
+/* exact: a shorter message is MPI_ERR_COUNT */
+static int sendrecv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, int dst, void *rbuf,
+                    MPI_Count rcount, mpi_datatype_t *rdt, int src, int tag, mpi_comm_t *comm,
+                    bool exact)
 {
     mpi_request_t *rq[2];
     int rc = pml_irecv(rbuf, rcount, rdt, src, tag, comm, PML_COLL, &rq[0]);
@@ -30,12 +19,25 @@ int tuned_sendrecv_all(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, 
         return rc;
     rc = pml_isend(sbuf, scount, sdt, dst, tag, PML_SEND_STANDARD, comm, PML_COLL, &rq[1]);
     mpi_req_status_t st = { 0 };
-    int wrc = coll_recv_error(pml_wait(rq[0], &st));   /* (received, after an error too) */
+    int wrc = coll_recv_error(pml_wait(rq[0], &st));   /* nothing left behind */
     if (rc == MPI_SUCCESS)
         rc = pml_wait(rq[1], NULL);
-    if (wrc == MPI_SUCCESS)
+    if (exact && wrc == MPI_SUCCESS)
         wrc = coll_check_length(src, (size_t)st.count, (size_t)(rcount * rdt->size));
     return tuned_first_error(rc, wrc);
+}
+
+int tuned_sendrecv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, int dst, void *rbuf,
+                   MPI_Count rcount, mpi_datatype_t *rdt, int src, int tag, mpi_comm_t *comm)
+{
+    return sendrecv(sbuf, scount, sdt, dst, rbuf, rcount, rdt, src, tag, comm, false);
+}
+
+int tuned_sendrecv_all(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, int dst,
+                       void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt, int src, int tag,
+                       mpi_comm_t *comm)
+{
+    return sendrecv(sbuf, scount, sdt, dst, rbuf, rcount, rdt, src, tag, comm, true);
 }
 
 int tuned_memcpy(void *dst, const void *src, size_t n)
