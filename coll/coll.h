@@ -234,6 +234,9 @@ int coll_comm_select(mpi_comm_t *comm);
 void coll_comm_release(mpi_comm_t *comm);
 
 extern int coll_verbose;
+/* coll_check: blocking intracommunicator collectives agree on their
+ * arguments first (mpi/coll_api.h). */
+extern bool coll_check;
 
 /* The next module below `module` on comm (selection order: priority, then
  * the order in `coll`) that offers operation op (COLL_OP_<name>), or NULL.

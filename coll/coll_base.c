@@ -26,6 +26,7 @@ const coll_component_t *const coll_components[] = {
 };
 
 int coll_verbose;
+bool coll_check;
 static const char *coll_param;
 static char coll_default[128];
 
@@ -61,6 +62,16 @@ int coll_register_params(void)
                             "Verbosity of the coll framework (0: quiet; 1: modules chosen for "
                             "each communicator; 2: the component of every operation)",
                             RAIL_PARAM_LEVEL_USER, &coll_verbose);
+    rail_param_register_bool("coll_check", false,
+                             "Check every blocking collective of an intracommunicator before it "
+                             "moves data: all processes call the same operation with the same "
+                             "root and reduction operation, and what each sends another "
+                             "matches what that one receives; a mismatch is reported on every "
+                             "process (MPI_ERR_OTHER, MPI_ERR_ROOT, MPI_ERR_OP, "
+                             "MPI_ERR_TRUNCATE, MPI_ERR_COUNT, MPI_ERR_TYPE) instead of a "
+                             "hang or wrong data. Costs two exchanges per call; set it the same "
+                             "on every process",
+                             RAIL_PARAM_LEVEL_USER, &coll_check);
     for (int i = 0; coll_components[i]; i++) {
         if (coll_components[i]->register_params) {
             int rc = coll_components[i]->register_params();

@@ -4,23 +4,37 @@
 
 #include <stdlib.h>
 
+/* The check's signatures of an allgather or alltoall: the same block to
+ * and from every process (in place: the receive block's). */
+static void blocks_sigs(mpi_coll_chk_t *c, const void *sendbuf, MPI_Count sendcount,
+                        const mpi_datatype_t *sendtype, MPI_Count recvcount,
+                        const mpi_datatype_t *recvtype)
+{
+    if (sendbuf == MPI_IN_PLACE)
+        mpi_coll_chk_fill(c->to, c->n, recvcount, recvtype);
+    else
+        mpi_coll_chk_fill(c->to, c->n, sendcount, sendtype);
+    mpi_coll_chk_fill(c->from, c->n, recvcount, recvtype);
+}
+
 /* ------------------------------------------------------------ allgather */
 
 static int allgather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
                          void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
                          mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
+    int rc = MPI_SUCCESS;
     if (!comm->is_inter && sendbuf != MPI_IN_PLACE) {
-        int rc = mpi_coll_check_self(sendcount, sendtype, recvcount, recvtype);
+        rc = mpi_coll_check_self(sendcount, sendtype, recvcount, recvtype);
         if (rc == MPI_SUCCESS)
             rc = mpi_coll_check_alias_self(sendbuf, 0, sendcount, sendtype, recvbuf,
                                            (MPI_Count)comm->rank * recvcount * recvtype->extent,
                                            recvcount, recvtype);
-        if (rc != MPI_SUCCESS)
-            return rc;
     }
-    if (MPI_COLL_NOTHING(comm, request, recvcount, recvtype))
-        return MPI_SUCCESS;
+    MPI_COLL_CHECK(comm, request, rc, COLL_OP_allgather, -1, NULL,
+                   blocks_sigs(&chk, sendbuf, sendcount, sendtype, recvcount, recvtype));
+    if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, recvcount, recvtype))
+        return rc;
     MPI_COLL_RUN(allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
                  flags, info, request);
 }
@@ -62,6 +76,14 @@ static int allgatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype
         rc = mpi_coll_check_alias_self(sendbuf, 0, sendcount, sendtype, recvbuf,
                                        displs[comm->rank] * recvtype->extent,
                                        recvcounts[comm->rank], recvtype);
+    MPI_COLL_CHECK(comm, request, rc, COLL_OP_allgatherv, -1, NULL, {
+        if (sendbuf == MPI_IN_PLACE)
+            mpi_coll_chk_fill(chk.to, chk.n, recvcounts[comm->rank], recvtype);
+        else
+            mpi_coll_chk_fill(chk.to, chk.n, sendcount, sendtype);
+        for (int q = 0; q < chk.n; q++)
+            chk.from[q] = mpi_coll_sig(recvcounts[q], recvtype);
+    });
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_COLL_RUN(allgatherv,
@@ -100,18 +122,19 @@ static int alltoall_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t
                         void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
                         mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
+    int rc = MPI_SUCCESS;
     if (!comm->is_inter && sendbuf != MPI_IN_PLACE) {
-        int rc = mpi_coll_check_self(sendcount, sendtype, recvcount, recvtype);
+        rc = mpi_coll_check_self(sendcount, sendtype, recvcount, recvtype);
         if (rc == MPI_SUCCESS)
             rc = mpi_coll_check_alias_self(
                 sendbuf, (MPI_Count)comm->rank * sendcount * sendtype->extent, sendcount,
                 sendtype, recvbuf, (MPI_Count)comm->rank * recvcount * recvtype->extent,
                 recvcount, recvtype);
-        if (rc != MPI_SUCCESS)
-            return rc;
     }
-    if (MPI_COLL_NOTHING(comm, request, recvcount, recvtype))
-        return MPI_SUCCESS;
+    MPI_COLL_CHECK(comm, request, rc, COLL_OP_alltoall, -1, NULL,
+                   blocks_sigs(&chk, sendbuf, sendcount, sendtype, recvcount, recvtype));
+    if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, recvcount, recvtype))
+        return rc;
     MPI_COLL_RUN(alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
                  flags, info, request);
 }
@@ -158,6 +181,13 @@ static int alltoallv_any(const void *sendbuf, const MPI_Count sendcounts[],
                                        sendcounts[comm->rank], sendtype, recvbuf,
                                        rdispls[comm->rank] * recvtype->extent,
                                        recvcounts[comm->rank], recvtype);
+    MPI_COLL_CHECK(comm, request, rc, COLL_OP_alltoallv, -1, NULL, {
+        for (int q = 0; q < chk.n; q++) {
+            chk.to[q] = sendbuf == MPI_IN_PLACE ? mpi_coll_sig(recvcounts[q], recvtype)
+                                                : mpi_coll_sig(sendcounts[q], sendtype);
+            chk.from[q] = mpi_coll_sig(recvcounts[q], recvtype);
+        }
+    });
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_COLL_RUN(alltoallv,
@@ -216,6 +246,13 @@ static int alltoallw_any(const void *sendbuf, const MPI_Count sendcounts[],
     if (rc == MPI_SUCCESS && !comm->is_inter && !inplace)
         rc = mpi_coll_check_alias_self(sendbuf, sdispls[me], sendcounts[me], st[me], recvbuf,
                                        rdispls[me], recvcounts[me], rt[me]);
+    MPI_COLL_CHECK(comm, request, rc, COLL_OP_alltoallw, -1, NULL, {
+        for (int q = 0; q < chk.n; q++) {
+            chk.to[q] = inplace ? mpi_coll_sig(recvcounts[q], rt[q])
+                                : mpi_coll_sig(sendcounts[q], st[q]);
+            chk.from[q] = mpi_coll_sig(recvcounts[q], rt[q]);
+        }
+    });
     if (rc != MPI_SUCCESS)
         goto out;
     if (!request) {

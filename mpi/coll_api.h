@@ -15,6 +15,8 @@
 #include "mpi/mpi_check.h"
 #include "mpi/binding/gen/mpi_impl.h"
 
+#include <stdint.h>
+
 /* Run operation `name` with the parenthesised arguments `args`: blocking
  * when request is NULL, else nonblocking or persistent (flags), storing the
  * new request's handle. */
@@ -63,5 +65,68 @@ int mpi_coll_check_displs(const MPI_Aint *displs, int n, const char *name);
 /* Datatype arrays of the *w forms: look up n handles (committed) into a new
  * array of objects (free with free()); NULL when n == 0. */
 int mpi_coll_types(const MPI_Datatype types[], int n, const char *name, mpi_datatype_t ***out);
+
+/* ------------------------------------------------------------ checked collectives */
+
+/*
+ * With the parameter coll_check (coll/coll_base.c), every blocking
+ * collective of an intracommunicator first agrees with the other processes
+ * that all call the same operation with the same root and reduction
+ * operation, and that what each sends every other matches what that one
+ * receives (mpi/coll_verify.c): mismatches are reported on every process
+ * (MPI_ERR_OTHER: another operation; MPI_ERR_ROOT, MPI_ERR_OP; type
+ * signatures: MPI_ERR_TRUNCATE where a sender sends more than its receiver
+ * takes, MPI_ERR_COUNT less, MPI_ERR_TYPE the same size of other types)
+ * before any data moves.  A process whose own arguments fail the front
+ * end's checks takes part with its error, so the others report it too.
+ * Costs n - 1 messages out and in per process, then ceil(log2 n) rounds.
+ *
+ * In each operation: mpi_coll_chk_init, then the signatures this process
+ * sends to (to[q]) and expects from (from[q]) every process q, itself
+ * included (an operation's zero-size pairs stay zero), then
+ * mpi_coll_chk_run with the local checks' result.
+ */
+typedef struct mpi_coll_sig {
+    uint64_t bytes;   /* count x size */
+    uint64_t hash;    /* of the runs of predefined kinds; 0: compared by size only */
+} mpi_coll_sig_t;
+
+typedef struct mpi_coll_chk {
+    int n, kind, root, op;        /* op: -1 none, INT_MAX a user function */
+    mpi_coll_sig_t *to, *from;    /* n each */
+} mpi_coll_chk_t;
+
+/* Whether this call is checked. */
+#define MPI_COLL_CHECKED(comm, request) (coll_check && !(request) && !(comm)->is_inter)
+
+/* Where the call is checked: the check, with the local result rc (a
+ * variable of the caller, which gets the outcome); the statements after op
+ * fill `chk.to` / `chk.from` (run only when rc is MPI_SUCCESS). */
+#define MPI_COLL_CHECK(comm, request, rc, kind, root, op, ...)                                     \
+    do {                                                                                           \
+        if (!MPI_COLL_CHECKED(comm, request))                                                      \
+            break;                                                                                 \
+        mpi_coll_chk_t chk;                                                                        \
+        int chk_rc_ = mpi_coll_chk_init(&chk, (comm), (kind), (root), (op));                       \
+        if (chk_rc_ != MPI_SUCCESS) {                                                              \
+            rc = rc != MPI_SUCCESS ? rc : chk_rc_;                                                 \
+            break;                                                                                 \
+        }                                                                                          \
+        if (rc == MPI_SUCCESS) {                                                                   \
+            __VA_ARGS__;                                                                           \
+        }                                                                                          \
+        rc = mpi_coll_chk_run(&chk, (comm), rc);                                                   \
+    } while (0)
+
+/* kind COLL_OP_<name>; root -1 where the operation has none; op NULL where
+ * it has none. */
+int mpi_coll_chk_init(mpi_coll_chk_t *c, const mpi_comm_t *comm, int kind, int root,
+                      const mpi_op_t *op);
+mpi_coll_sig_t mpi_coll_sig(MPI_Count count, const mpi_datatype_t *dt);
+/* s[0..n-1] = the signature of count x dt. */
+void mpi_coll_chk_fill(mpi_coll_sig_t *s, int n, MPI_Count count, const mpi_datatype_t *dt);
+/* Exchange and agree; rc: the local checks' result (returned as it is when
+ * an error).  Frees what init allocated. */
+int mpi_coll_chk_run(mpi_coll_chk_t *c, mpi_comm_t *comm, int rc);
 
 #endif

@@ -10,22 +10,30 @@ static int check_red(const void *sbuf, const void *rbuf, MPI_Count count, mpi_da
     return rc == MPI_SUCCESS ? mpi_coll_check_alias(sbuf, rbuf, count, dt) : rc;
 }
 
+/* The check's signatures of a reduction: every process contributes count
+ * x dt to every other (so all must be equal). */
+static void red_sigs(mpi_coll_chk_t *c, MPI_Count count, const mpi_datatype_t *dt)
+{
+    mpi_coll_chk_fill(c->to, c->n, count, dt);
+    mpi_coll_chk_fill(c->from, c->n, count, dt);
+}
+
 /* ------------------------------------------------------------ reduce */
 
 static int reduce_any(const void *sendbuf, void *recvbuf, MPI_Count count,
                       mpi_datatype_t *datatype, mpi_op_t *op, int root, mpi_comm_t *comm,
                       unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
+    int rc = MPI_SUCCESS;
     if (!(comm->is_inter && root == MPI_PROC_NULL)) {
         bool is_root = comm->is_inter ? root == MPI_ROOT : comm->rank == root;
-        int rc = mpi_coll_check_op(op, datatype);
+        rc = mpi_coll_check_op(op, datatype);
         if (rc == MPI_SUCCESS && is_root && !comm->is_inter)
             rc = mpi_coll_check_alias(sendbuf, recvbuf, count, datatype);
-        if (rc != MPI_SUCCESS)
-            return rc;
     }
-    if (MPI_COLL_NOTHING(comm, request, count, datatype))
-        return MPI_SUCCESS;
+    MPI_COLL_CHECK(comm, request, rc, COLL_OP_reduce, root, op, red_sigs(&chk, count, datatype));
+    if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, count, datatype))
+        return rc;
     MPI_COLL_RUN(reduce, (sendbuf, recvbuf, count, datatype, op, root, comm), flags, info,
                  request);
 }
@@ -57,6 +65,7 @@ static int allreduce_any(const void *sendbuf, void *recvbuf, MPI_Count count,
                          mpi_info_t *info, MPI_Request *request)
 {
     int rc = check_red(sendbuf, recvbuf, count, datatype, op);
+    MPI_COLL_CHECK(comm, request, rc, COLL_OP_allreduce, -1, op, red_sigs(&chk, count, datatype));
     if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, count, datatype))
         return rc;
     MPI_COLL_RUN(allreduce, (sendbuf, recvbuf, count, datatype, op, comm), flags, info, request);
@@ -93,6 +102,12 @@ static int reduce_scatter_any(const void *sendbuf, void *recvbuf, const MPI_Coun
     for (int i = 0; i < comm->size; i++)
         total += recvcounts[i];
     int rc = check_red(sendbuf, recvbuf, total, datatype, op);
+    MPI_COLL_CHECK(comm, request, rc, COLL_OP_reduce_scatter, -1, op, {
+        for (int q = 0; q < chk.n; q++) {
+            chk.to[q] = mpi_coll_sig(recvcounts[q], datatype);
+            chk.from[q] = mpi_coll_sig(recvcounts[comm->rank], datatype);
+        }
+    });
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_COLL_RUN(reduce_scatter, (sendbuf, recvbuf, recvcounts, datatype, op, comm), flags, info,
@@ -127,6 +142,8 @@ static int reduce_scatter_block_any(const void *sendbuf, void *recvbuf, MPI_Coun
                                     unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
     int rc = check_red(sendbuf, recvbuf, recvcount * comm->size, datatype, op);
+    MPI_COLL_CHECK(comm, request, rc, COLL_OP_reduce_scatter_block, -1, op,
+                   red_sigs(&chk, recvcount, datatype));
     if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, recvcount, datatype))
         return rc;
     MPI_COLL_RUN(reduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm), flags,
@@ -170,6 +187,7 @@ static int scan_any(const void *sendbuf, void *recvbuf, MPI_Count count, mpi_dat
                     MPI_Request *request)
 {
     int rc = scan_check(sendbuf, recvbuf, count, datatype, op, comm);
+    MPI_COLL_CHECK(comm, request, rc, COLL_OP_scan, -1, op, red_sigs(&chk, count, datatype));
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_COLL_RUN(scan, (sendbuf, recvbuf, count, datatype, op, comm), flags, info, request);
@@ -198,6 +216,7 @@ static int exscan_any(const void *sendbuf, void *recvbuf, MPI_Count count,
                       mpi_info_t *info, MPI_Request *request)
 {
     int rc = scan_check(sendbuf, recvbuf, count, datatype, op, comm);
+    MPI_COLL_CHECK(comm, request, rc, COLL_OP_exscan, -1, op, red_sigs(&chk, count, datatype));
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_COLL_RUN(exscan, (sendbuf, recvbuf, count, datatype, op, comm), flags, info, request);

@@ -13,6 +13,10 @@ static bool intra_root(const mpi_comm_t *comm, int root)
 
 static int barrier_any(mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
+    int rc = MPI_SUCCESS;
+    MPI_COLL_CHECK(comm, request, rc, COLL_OP_barrier, -1, NULL, (void)0);
+    if (rc != MPI_SUCCESS)
+        return rc;
     MPI_COLL_RUN(barrier, (comm), flags, info, request);
 }
 
@@ -36,8 +40,14 @@ int mpii_barrier_init(mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
 static int bcast_any(void *buffer, MPI_Count count, mpi_datatype_t *datatype, int root,
                      mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
-    if (MPI_COLL_NOTHING(comm, request, count, datatype))
-        return MPI_SUCCESS;
+    int rc = MPI_SUCCESS;
+    MPI_COLL_CHECK(comm, request, rc, COLL_OP_bcast, root, NULL, {
+        if (comm->rank == root)
+            mpi_coll_chk_fill(chk.to, chk.n, count, datatype);
+        chk.from[root] = mpi_coll_sig(count, datatype);
+    });
+    if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, count, datatype))
+        return rc;
     MPI_COLL_RUN(bcast, (buffer, count, datatype, root, comm), flags, info, request);
 }
 
@@ -65,15 +75,23 @@ static int gather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *
                       void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
                       mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
+    int rc = MPI_SUCCESS;
     if (intra_root(comm, root) && sendbuf != MPI_IN_PLACE) {
-        int rc = mpi_coll_check_self(sendcount, sendtype, recvcount, recvtype);
+        rc = mpi_coll_check_self(sendcount, sendtype, recvcount, recvtype);
         if (rc == MPI_SUCCESS)
             rc = mpi_coll_check_alias_self(sendbuf, 0, sendcount, sendtype, recvbuf,
                                            (MPI_Count)root * recvcount * recvtype->extent,
                                            recvcount, recvtype);
-        if (rc != MPI_SUCCESS)
-            return rc;
     }
+    MPI_COLL_CHECK(comm, request, rc, COLL_OP_gather, root, NULL, {
+        bool in_place = comm->rank == root && sendbuf == MPI_IN_PLACE;
+        chk.to[root] = in_place ? mpi_coll_sig(recvcount, recvtype)
+                                : mpi_coll_sig(sendcount, sendtype);
+        if (comm->rank == root)
+            mpi_coll_chk_fill(chk.from, chk.n, recvcount, recvtype);
+    });
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (comm->rank == root ? MPI_COLL_NOTHING(comm, request, recvcount, recvtype)
                            : MPI_COLL_NOTHING(comm, request, sendcount, sendtype))
         return MPI_SUCCESS;
@@ -112,8 +130,9 @@ static int gatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t 
                        mpi_info_t *info, MPI_Request *request)
 {
     bool is_root = comm->is_inter ? root == MPI_ROOT : comm->rank == root;
+    int rc = MPI_SUCCESS;
     if (is_root) {
-        int rc = mpi_coll_check_displs(displs, comm->remote_size, "displs");
+        rc = mpi_coll_check_displs(displs, comm->remote_size, "displs");
         if (rc == MPI_SUCCESS && intra_root(comm, root) && sendbuf != MPI_IN_PLACE) {
             rc = mpi_coll_check_self(sendcount, sendtype, recvcounts[root], recvtype);
             if (rc == MPI_SUCCESS)
@@ -121,9 +140,16 @@ static int gatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t 
                                                displs[root] * recvtype->extent,
                                                recvcounts[root], recvtype);
         }
-        if (rc != MPI_SUCCESS)
-            return rc;
     }
+    MPI_COLL_CHECK(comm, request, rc, COLL_OP_gatherv, root, NULL, {
+        chk.to[root] = is_root && sendbuf == MPI_IN_PLACE
+                           ? mpi_coll_sig(recvcounts[root], recvtype)
+                           : mpi_coll_sig(sendcount, sendtype);
+        for (int q = 0; is_root && q < chk.n; q++)
+            chk.from[q] = mpi_coll_sig(recvcounts[q], recvtype);
+    });
+    if (rc != MPI_SUCCESS)
+        return rc;
     MPI_COLL_RUN(gatherv,
                  (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm),
                  flags, info, request);
@@ -160,15 +186,23 @@ static int scatter_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t 
                        void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
                        mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
+    int rc = MPI_SUCCESS;
     if (intra_root(comm, root) && recvbuf != MPI_IN_PLACE) {
-        int rc = mpi_coll_check_self(sendcount, sendtype, recvcount, recvtype);
+        rc = mpi_coll_check_self(sendcount, sendtype, recvcount, recvtype);
         if (rc == MPI_SUCCESS)
             rc = mpi_coll_check_alias_self(sendbuf,
                                            (MPI_Count)root * sendcount * sendtype->extent,
                                            sendcount, sendtype, recvbuf, 0, recvcount, recvtype);
-        if (rc != MPI_SUCCESS)
-            return rc;
     }
+    MPI_COLL_CHECK(comm, request, rc, COLL_OP_scatter, root, NULL, {
+        bool in_place = comm->rank == root && recvbuf == MPI_IN_PLACE;
+        if (comm->rank == root)
+            mpi_coll_chk_fill(chk.to, chk.n, sendcount, sendtype);
+        chk.from[root] = in_place ? mpi_coll_sig(sendcount, sendtype)
+                                  : mpi_coll_sig(recvcount, recvtype);
+    });
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (comm->rank == root ? MPI_COLL_NOTHING(comm, request, sendcount, sendtype)
                            : MPI_COLL_NOTHING(comm, request, recvcount, recvtype))
         return MPI_SUCCESS;
@@ -208,8 +242,9 @@ static int scatterv_any(const void *sendbuf, const MPI_Count sendcounts[], const
                         mpi_info_t *info, MPI_Request *request)
 {
     bool is_root = comm->is_inter ? root == MPI_ROOT : comm->rank == root;
+    int rc = MPI_SUCCESS;
     if (is_root) {
-        int rc = mpi_coll_check_displs(displs, comm->remote_size, "displs");
+        rc = mpi_coll_check_displs(displs, comm->remote_size, "displs");
         if (rc == MPI_SUCCESS && intra_root(comm, root) && recvbuf != MPI_IN_PLACE) {
             rc = mpi_coll_check_self(sendcounts[root], sendtype, recvcount, recvtype);
             if (rc == MPI_SUCCESS)
@@ -217,9 +252,16 @@ static int scatterv_any(const void *sendbuf, const MPI_Count sendcounts[], const
                                                sendcounts[root], sendtype, recvbuf, 0, recvcount,
                                                recvtype);
         }
-        if (rc != MPI_SUCCESS)
-            return rc;
     }
+    MPI_COLL_CHECK(comm, request, rc, COLL_OP_scatterv, root, NULL, {
+        for (int q = 0; is_root && q < chk.n; q++)
+            chk.to[q] = mpi_coll_sig(sendcounts[q], sendtype);
+        chk.from[root] = is_root && recvbuf == MPI_IN_PLACE
+                             ? mpi_coll_sig(sendcounts[root], sendtype)
+                             : mpi_coll_sig(recvcount, recvtype);
+    });
+    if (rc != MPI_SUCCESS)
+        return rc;
     MPI_COLL_RUN(scatterv,
                  (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm),
                  flags, info, request);
