@@ -64,7 +64,8 @@ int coll_register_params(void)
                             RAIL_PARAM_LEVEL_USER, &coll_verbose);
     rail_param_register_bool("coll_check", false,
                              "Check every blocking collective of an intracommunicator before it "
-                             "moves data: all processes call the same operation with the same "
+                             "moves data, and every persistent one at its initialization: all "
+                             "processes call the same operation with the same "
                              "root and reduction operation, and what each sends another "
                              "matches what that one receives; a mismatch is reported on every "
                              "process (MPI_ERR_OTHER, MPI_ERR_ROOT, MPI_ERR_OP, "

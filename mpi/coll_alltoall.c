@@ -31,7 +31,7 @@ static int allgather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_
                                            (MPI_Count)comm->rank * recvcount * recvtype->extent,
                                            recvcount, recvtype);
     }
-    MPI_COLL_CHECK(comm, request, rc, COLL_OP_allgather, -1, NULL,
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_allgather, -1, NULL,
                    blocks_sigs(&chk, sendbuf, sendcount, sendtype, recvcount, recvtype));
     if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, recvcount, recvtype))
         return rc;
@@ -76,7 +76,7 @@ static int allgatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype
         rc = mpi_coll_check_alias_self(sendbuf, 0, sendcount, sendtype, recvbuf,
                                        displs[comm->rank] * recvtype->extent,
                                        recvcounts[comm->rank], recvtype);
-    MPI_COLL_CHECK(comm, request, rc, COLL_OP_allgatherv, -1, NULL, {
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_allgatherv, -1, NULL, {
         if (sendbuf == MPI_IN_PLACE)
             mpi_coll_chk_fill(chk.to, chk.n, recvcounts[comm->rank], recvtype);
         else
@@ -131,7 +131,7 @@ static int alltoall_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t
                 sendtype, recvbuf, (MPI_Count)comm->rank * recvcount * recvtype->extent,
                 recvcount, recvtype);
     }
-    MPI_COLL_CHECK(comm, request, rc, COLL_OP_alltoall, -1, NULL,
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_alltoall, -1, NULL,
                    blocks_sigs(&chk, sendbuf, sendcount, sendtype, recvcount, recvtype));
     if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, recvcount, recvtype))
         return rc;
@@ -181,7 +181,7 @@ static int alltoallv_any(const void *sendbuf, const MPI_Count sendcounts[],
                                        sendcounts[comm->rank], sendtype, recvbuf,
                                        rdispls[comm->rank] * recvtype->extent,
                                        recvcounts[comm->rank], recvtype);
-    MPI_COLL_CHECK(comm, request, rc, COLL_OP_alltoallv, -1, NULL, {
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_alltoallv, -1, NULL, {
         for (int q = 0; q < chk.n; q++) {
             chk.to[q] = sendbuf == MPI_IN_PLACE ? mpi_coll_sig(recvcounts[q], recvtype)
                                                 : mpi_coll_sig(sendcounts[q], sendtype);
@@ -246,7 +246,7 @@ static int alltoallw_any(const void *sendbuf, const MPI_Count sendcounts[],
     if (rc == MPI_SUCCESS && !comm->is_inter && !inplace)
         rc = mpi_coll_check_alias_self(sendbuf, sdispls[me], sendcounts[me], st[me], recvbuf,
                                        rdispls[me], recvcounts[me], rt[me]);
-    MPI_COLL_CHECK(comm, request, rc, COLL_OP_alltoallw, -1, NULL, {
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_alltoallw, -1, NULL, {
         for (int q = 0; q < chk.n; q++) {
             chk.to[q] = inplace ? mpi_coll_sig(recvcounts[q], rt[q])
                                 : mpi_coll_sig(sendcounts[q], st[q]);

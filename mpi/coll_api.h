@@ -70,7 +70,8 @@ int mpi_coll_types(const MPI_Datatype types[], int n, const char *name, mpi_data
 
 /*
  * With the parameter coll_check (coll/coll_base.c), every blocking
- * collective of an intracommunicator first agrees with the other processes
+ * collective of an intracommunicator, and every initialization of a
+ * persistent one, first agrees with the other processes
  * that all call the same operation with the same root and reduction
  * operation, and that what each sends every other matches what that one
  * receives (mpi/coll_verify.c): mismatches are reported on every process
@@ -96,18 +97,23 @@ typedef struct mpi_coll_chk {
     mpi_coll_sig_t *to, *from;    /* n each */
 } mpi_coll_chk_t;
 
-/* Whether this call is checked. */
-#define MPI_COLL_CHECKED(comm, request) (coll_check && !(request) && !(comm)->is_inter)
+/* Whether this call is checked: blocking, or the initialization of a
+ * persistent collective (nonlocal, MPI-4.1 6.13: it may wait for the
+ * others; its arguments are those of every start). */
+#define MPI_COLL_CHECKED(comm, flags, request)                                                     \
+    (coll_check && (!(request) || ((flags) & COLL_F_PERSISTENT)) && !(comm)->is_inter)
 
 /* Where the call is checked: the check, with the local result rc (a
  * variable of the caller, which gets the outcome); the statements after op
  * fill `chk.to` / `chk.from` (run only when rc is MPI_SUCCESS). */
-#define MPI_COLL_CHECK(comm, request, rc, kind, root, op, ...)                                     \
+#define MPI_COLL_CHECK(comm, flags, request, rc, kind, root, op, ...)                              \
     do {                                                                                           \
-        if (!MPI_COLL_CHECKED(comm, request))                                                      \
+        if (!MPI_COLL_CHECKED(comm, flags, request))                                               \
             break;                                                                                 \
         mpi_coll_chk_t chk;                                                                        \
-        int chk_rc_ = mpi_coll_chk_init(&chk, (comm), (kind), (root), (op));                       \
+        int chk_rc_ = mpi_coll_chk_init(                                                           \
+            &chk, (comm), (kind) | ((flags) & COLL_F_PERSISTENT ? MPI_COLL_CHK_INIT : 0), (root),   \
+            (op));                                                                                 \
         if (chk_rc_ != MPI_SUCCESS) {                                                              \
             rc = rc != MPI_SUCCESS ? rc : chk_rc_;                                                 \
             break;                                                                                 \
@@ -118,13 +124,19 @@ typedef struct mpi_coll_chk {
         rc = mpi_coll_chk_run(&chk, (comm), rc);                                                   \
     } while (0)
 
-/* kind COLL_OP_<name>; root -1 where the operation has none; op NULL where
+/* In a kind: the initialization of the persistent form. */
+#define MPI_COLL_CHK_INIT (1 << 16)
+
+/* kind COLL_OP_<name> (| MPI_COLL_CHK_INIT); root -1 where the operation has none; op NULL where
  * it has none. */
 int mpi_coll_chk_init(mpi_coll_chk_t *c, const mpi_comm_t *comm, int kind, int root,
                       const mpi_op_t *op);
 mpi_coll_sig_t mpi_coll_sig(MPI_Count count, const mpi_datatype_t *dt);
 /* s[0..n-1] = the signature of count x dt. */
 void mpi_coll_chk_fill(mpi_coll_sig_t *s, int n, MPI_Count count, const mpi_datatype_t *dt);
+/* *s += the signature of count x dt, in no particular order (several
+ * edges between two processes of a neighbourhood collective). */
+void mpi_coll_sig_add(mpi_coll_sig_t *s, MPI_Count count, const mpi_datatype_t *dt);
 /* Exchange and agree; rc: the local checks' result (returned as it is when
  * an error).  Frees what init allocated. */
 int mpi_coll_chk_run(mpi_coll_chk_t *c, mpi_comm_t *comm, int rc);

@@ -19,6 +19,28 @@ static int topo_of(const mpi_comm_t *comm, const mpi_topo_t **t)
     return MPI_SUCCESS;
 }
 
+/* The check's signatures of a neighbourhood collective: what goes along
+ * each out-edge (scounts[k] x stypes[k], where the arrays are given, else
+ * scount x stype) and comes along each in-edge, added up per process. */
+typedef struct nbr_args {
+    const MPI_Count *scounts, *rcounts;
+    MPI_Count scount, rcount;
+    mpi_datatype_t *const *stypes, *const *rtypes;
+    const mpi_datatype_t *stype, *rtype;
+} nbr_args_t;
+
+static void nbr_sigs(mpi_coll_chk_t *c, const mpi_topo_t *t, nbr_args_t a)
+{
+    for (int k = 0; k < t->outdegree; k++)
+        if (t->out[k] != MPI_PROC_NULL)
+            mpi_coll_sig_add(&c->to[t->out[k]], a.scounts ? a.scounts[k] : a.scount,
+                             a.stypes ? a.stypes[k] : a.stype);
+    for (int k = 0; k < t->indegree; k++)
+        if (t->in[k] != MPI_PROC_NULL)
+            mpi_coll_sig_add(&c->from[t->in[k]], a.rcounts ? a.rcounts[k] : a.rcount,
+                             a.rtypes ? a.rtypes[k] : a.rtype);
+}
+
 /* Arrays of the int forms, as big-count arrays (freed by conv_free). */
 typedef struct conv {
     MPI_Count *sc, *rc;
@@ -55,6 +77,9 @@ static int allgather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_
 {
     const mpi_topo_t *t;
     int rc = topo_of(comm, &t);
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_allgather, -1, NULL,
+                   nbr_sigs(&chk, t, (nbr_args_t){.scount = sendcount, .stype = sendtype,
+                                                  .rcount = recvcount, .rtype = recvtype}));
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_COLL_RUN(neighbor_allgather,
@@ -93,6 +118,9 @@ static int alltoall_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t
 {
     const mpi_topo_t *t;
     int rc = topo_of(comm, &t);
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_alltoall, -1, NULL,
+                   nbr_sigs(&chk, t, (nbr_args_t){.scount = sendcount, .stype = sendtype,
+                                                  .rcount = recvcount, .rtype = recvtype}));
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_COLL_RUN(neighbor_alltoall,
@@ -138,6 +166,9 @@ static int allgatherv_c(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t
         rc = mpi_check_counts_count(recvcounts, t->indegree, "recvcounts");
     if (rc == MPI_SUCCESS)
         rc = mpi_coll_check_displs(displs, t->indegree, "displs");
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_allgatherv, -1, NULL,
+                   nbr_sigs(&chk, t, (nbr_args_t){.scount = sendcount, .stype = sendtype,
+                                                  .rcounts = recvcounts, .rtype = recvtype}));
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_COLL_RUN(neighbor_allgatherv,
@@ -234,6 +265,9 @@ static int alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const 
         rc = mpi_check_counts_count(recvcounts, t->indegree, "recvcounts");
     if (rc == MPI_SUCCESS)
         rc = mpi_coll_check_displs(rdispls, t->indegree, "rdispls");
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_alltoallv, -1, NULL,
+                   nbr_sigs(&chk, t, (nbr_args_t){.scounts = sendcounts, .stype = sendtype,
+                                                  .rcounts = recvcounts, .rtype = recvtype}));
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_COLL_RUN(neighbor_alltoallv,
@@ -341,6 +375,9 @@ static int alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const 
         rc = mpi_coll_types(sendtypes, t->outdegree, "sendtypes", &st);
     if (rc == MPI_SUCCESS)
         rc = mpi_coll_types(recvtypes, t->indegree, "recvtypes", &rt);
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_alltoallw, -1, NULL,
+                   nbr_sigs(&chk, t, (nbr_args_t){.scounts = sendcounts, .stypes = st,
+                                                  .rcounts = recvcounts, .rtypes = rt}));
     if (rc == MPI_SUCCESS && !request) {
         rc = coll_neighbor_alltoallw(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts,
                                      rdispls, rt, comm);

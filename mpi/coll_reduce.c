@@ -31,7 +31,7 @@ static int reduce_any(const void *sendbuf, void *recvbuf, MPI_Count count,
         if (rc == MPI_SUCCESS && is_root && !comm->is_inter)
             rc = mpi_coll_check_alias(sendbuf, recvbuf, count, datatype);
     }
-    MPI_COLL_CHECK(comm, request, rc, COLL_OP_reduce, root, op, red_sigs(&chk, count, datatype));
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_reduce, root, op, red_sigs(&chk, count, datatype));
     if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, count, datatype))
         return rc;
     MPI_COLL_RUN(reduce, (sendbuf, recvbuf, count, datatype, op, root, comm), flags, info,
@@ -65,7 +65,7 @@ static int allreduce_any(const void *sendbuf, void *recvbuf, MPI_Count count,
                          mpi_info_t *info, MPI_Request *request)
 {
     int rc = check_red(sendbuf, recvbuf, count, datatype, op);
-    MPI_COLL_CHECK(comm, request, rc, COLL_OP_allreduce, -1, op, red_sigs(&chk, count, datatype));
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_allreduce, -1, op, red_sigs(&chk, count, datatype));
     if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, count, datatype))
         return rc;
     MPI_COLL_RUN(allreduce, (sendbuf, recvbuf, count, datatype, op, comm), flags, info, request);
@@ -102,7 +102,7 @@ static int reduce_scatter_any(const void *sendbuf, void *recvbuf, const MPI_Coun
     for (int i = 0; i < comm->size; i++)
         total += recvcounts[i];
     int rc = check_red(sendbuf, recvbuf, total, datatype, op);
-    MPI_COLL_CHECK(comm, request, rc, COLL_OP_reduce_scatter, -1, op, {
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_reduce_scatter, -1, op, {
         for (int q = 0; q < chk.n; q++) {
             chk.to[q] = mpi_coll_sig(recvcounts[q], datatype);
             chk.from[q] = mpi_coll_sig(recvcounts[comm->rank], datatype);
@@ -142,7 +142,7 @@ static int reduce_scatter_block_any(const void *sendbuf, void *recvbuf, MPI_Coun
                                     unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
     int rc = check_red(sendbuf, recvbuf, recvcount * comm->size, datatype, op);
-    MPI_COLL_CHECK(comm, request, rc, COLL_OP_reduce_scatter_block, -1, op,
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_reduce_scatter_block, -1, op,
                    red_sigs(&chk, recvcount, datatype));
     if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, recvcount, datatype))
         return rc;
@@ -187,7 +187,7 @@ static int scan_any(const void *sendbuf, void *recvbuf, MPI_Count count, mpi_dat
                     MPI_Request *request)
 {
     int rc = scan_check(sendbuf, recvbuf, count, datatype, op, comm);
-    MPI_COLL_CHECK(comm, request, rc, COLL_OP_scan, -1, op, red_sigs(&chk, count, datatype));
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_scan, -1, op, red_sigs(&chk, count, datatype));
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_COLL_RUN(scan, (sendbuf, recvbuf, count, datatype, op, comm), flags, info, request);
@@ -216,7 +216,7 @@ static int exscan_any(const void *sendbuf, void *recvbuf, MPI_Count count,
                       mpi_info_t *info, MPI_Request *request)
 {
     int rc = scan_check(sendbuf, recvbuf, count, datatype, op, comm);
-    MPI_COLL_CHECK(comm, request, rc, COLL_OP_exscan, -1, op, red_sigs(&chk, count, datatype));
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_exscan, -1, op, red_sigs(&chk, count, datatype));
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_COLL_RUN(exscan, (sendbuf, recvbuf, count, datatype, op, comm), flags, info, request);

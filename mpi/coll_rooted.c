@@ -14,7 +14,7 @@ static bool intra_root(const mpi_comm_t *comm, int root)
 static int barrier_any(mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
-    MPI_COLL_CHECK(comm, request, rc, COLL_OP_barrier, -1, NULL, (void)0);
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_barrier, -1, NULL, (void)0);
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_COLL_RUN(barrier, (comm), flags, info, request);
@@ -41,7 +41,7 @@ static int bcast_any(void *buffer, MPI_Count count, mpi_datatype_t *datatype, in
                      mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
-    MPI_COLL_CHECK(comm, request, rc, COLL_OP_bcast, root, NULL, {
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_bcast, root, NULL, {
         if (comm->rank == root)
             mpi_coll_chk_fill(chk.to, chk.n, count, datatype);
         chk.from[root] = mpi_coll_sig(count, datatype);
@@ -83,7 +83,7 @@ static int gather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *
                                            (MPI_Count)root * recvcount * recvtype->extent,
                                            recvcount, recvtype);
     }
-    MPI_COLL_CHECK(comm, request, rc, COLL_OP_gather, root, NULL, {
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_gather, root, NULL, {
         bool in_place = comm->rank == root && sendbuf == MPI_IN_PLACE;
         chk.to[root] = in_place ? mpi_coll_sig(recvcount, recvtype)
                                 : mpi_coll_sig(sendcount, sendtype);
@@ -141,7 +141,7 @@ static int gatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t 
                                                recvcounts[root], recvtype);
         }
     }
-    MPI_COLL_CHECK(comm, request, rc, COLL_OP_gatherv, root, NULL, {
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_gatherv, root, NULL, {
         chk.to[root] = is_root && sendbuf == MPI_IN_PLACE
                            ? mpi_coll_sig(recvcounts[root], recvtype)
                            : mpi_coll_sig(sendcount, sendtype);
@@ -194,7 +194,7 @@ static int scatter_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t 
                                            (MPI_Count)root * sendcount * sendtype->extent,
                                            sendcount, sendtype, recvbuf, 0, recvcount, recvtype);
     }
-    MPI_COLL_CHECK(comm, request, rc, COLL_OP_scatter, root, NULL, {
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_scatter, root, NULL, {
         bool in_place = comm->rank == root && recvbuf == MPI_IN_PLACE;
         if (comm->rank == root)
             mpi_coll_chk_fill(chk.to, chk.n, sendcount, sendtype);
@@ -253,7 +253,7 @@ static int scatterv_any(const void *sendbuf, const MPI_Count sendcounts[], const
                                                recvtype);
         }
     }
-    MPI_COLL_CHECK(comm, request, rc, COLL_OP_scatterv, root, NULL, {
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_scatterv, root, NULL, {
         for (int q = 0; is_root && q < chk.n; q++)
             chk.to[q] = mpi_coll_sig(sendcounts[q], sendtype);
         chk.from[root] = is_root && recvbuf == MPI_IN_PLACE

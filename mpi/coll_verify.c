@@ -1,7 +1,8 @@
 /*
  * Checked collectives (parameter coll_check; see coll_api.h).
  *
- * Before a blocking collective of an intracommunicator, every process
+ * Before a blocking collective of an intracommunicator (or in the
+ * initialization of a persistent one, nonlocal), every process
  * tells every other, in one message each, which operation it is calling,
  * its root and reduction operation, and the type signature it will send
  * to and expects from that process.  Each process compares what it
@@ -115,10 +116,24 @@ void mpi_coll_chk_fill(mpi_coll_sig_t *s, int n, MPI_Count count, const mpi_data
         s[q] = v;
 }
 
+void mpi_coll_sig_add(mpi_coll_sig_t *s, MPI_Count count, const mpi_datatype_t *dt)
+{
+    mpi_coll_sig_t v = mpi_coll_sig(count, dt);
+    if (v.bytes == 0)
+        return;
+    if (s->bytes == 0)
+        s->hash = v.hash;
+    else if (!s->hash || !v.hash)
+        s->hash = 0;
+    else
+        s->hash = (s->hash + v.hash) | 1;   /* in any order */
+    s->bytes += v.bytes;
+}
+
 static const char *api_name(int kind, char *buf, size_t len)
 {
-    const char *s = coll_op_name(kind);
-    snprintf(buf, len, "MPI_%s", s ? s : "?");
+    const char *s = coll_op_name(kind & ~MPI_COLL_CHK_INIT);
+    snprintf(buf, len, "MPI_%s%s", s ? s : "?", kind & MPI_COLL_CHK_INIT ? "_init" : "");
     if (buf[4])
         buf[4] = (char)toupper((unsigned char)buf[4]);
     return buf;

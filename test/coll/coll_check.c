@@ -12,7 +12,9 @@
  * another root, another operation, another collective, a gatherv's and an
  * alltoallv's per-process counts, a reduce_scatter's recvcounts, and one
  * process whose own arguments are wrong.  After each, the communicator
- * still works and agrees.
+ * still works and agrees.  Neighbourhood collectives on a periodic ring
+ * too: matching ones, then one process sending more than its neighbours
+ * take.  Persistent collectives are checked at their initialization.
  */
 #include "coll_test.h"
 
@@ -166,6 +168,68 @@ static void valid_calls(void)
     MPI_OK(MPI_Type_free(&four));
 }
 
+/* Neighbourhood collectives on a periodic ring (at np 1 and 2 both
+ * neighbours are one process: its two edges add up), then, from 2
+ * processes, process 1 sending two ints to each neighbour that expects
+ * one. */
+static void neighbours(void)
+{
+    int dims[1] = {n}, periods[1] = {1}, left = (me - 1 + n) % n, right = (me + 1) % n;
+    MPI_Comm ring;
+    MPI_OK(MPI_Cart_create(W, 1, dims, periods, 0, &ring));
+    MPI_OK(MPI_Comm_set_errhandler(ring, MPI_ERRORS_RETURN));
+    int x[4] = {10 * me, 10 * me + 1, 10 * me + 2, 10 * me + 3}, y[8];
+    MPI_OK(MPI_Neighbor_allgather(x, 1, MPI_INT, y, 1, MPI_INT, ring));
+    CHECK(y[0] == 10 * left && y[1] == 10 * right, "neighbor_allgather got %d %d", y[0], y[1]);
+    MPI_OK(MPI_Neighbor_alltoall(x, 2, MPI_INT, y, 2, MPI_INT, ring));
+    CHECK(y[0] == 10 * left + 2 && y[2] == 10 * right, "neighbor_alltoall got %d %d", y[0], y[2]);
+    int sc[2] = {1, 1}, sd[2] = {0, 1}, rc[2] = {1, 1}, rd[2] = {0, 1};
+    MPI_OK(MPI_Neighbor_alltoallv(x, sc, sd, MPI_INT, y, rc, rd, MPI_INT, ring));
+    CHECK(y[0] == 10 * left + 1 && y[1] == 10 * right, "neighbor_alltoallv got %d %d", y[0],
+          y[1]);
+    if (n >= 2) {
+        int odd = me == 1;
+        MPI_FAILS(MPI_Neighbor_alltoall(x, odd ? 2 : 1, MPI_INT, y, 1, MPI_INT, ring),
+                  MPI_ERR_TRUNCATE);
+        int one = 1, sum = 0;
+        MPI_OK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, ring));
+        CHECK(sum == n, "allreduce on the ring after a mismatch: %d", sum);
+    }
+    MPI_OK(MPI_Comm_free(&ring));
+}
+
+/* Persistent collectives are checked at their initialization (nonlocal):
+ * matching ones start many times; a mismatched one fails to initialize
+ * on every process; an initialization against a blocking call too. */
+static void persistent(void)
+{
+    static double a[300], b[300];
+    MPI_Request r = MPI_REQUEST_NULL;
+    for (int i = 0; i < 4; i++)
+        a[i] = me + i;
+    MPI_OK(MPI_Allreduce_init(a, b, 4, MPI_DOUBLE, MPI_SUM, W, MPI_INFO_NULL, &r));
+    for (int it = 0; it < 3; it++) {
+        MPI_OK(MPI_Start(&r));
+        MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        CHECK(b[3] == n * (n - 1) / 2.0 + 3.0 * n, "persistent allreduce [3] = %g", b[3]);
+    }
+    MPI_OK(MPI_Request_free(&r));
+    if (n < 2)
+        return;
+    int odd = me == 1;
+    r = MPI_REQUEST_NULL;
+    MPI_FAILS(MPI_Allreduce_init(a, b, odd ? 300 : 50, MPI_DOUBLE, MPI_SUM, W, MPI_INFO_NULL, &r),
+              MPI_ERR_TRUNCATE);
+    CHECK(r == MPI_REQUEST_NULL, "a failed initialization set the request");
+    after("persistent allreduce 300 against 50");
+    if (odd)
+        MPI_FAILS(MPI_Bcast_init(a, 1, MPI_DOUBLE, 0, W, MPI_INFO_NULL, &r), MPI_ERR_OTHER);
+    else
+        MPI_FAILS(MPI_Bcast(a, 1, MPI_DOUBLE, 0, W), MPI_ERR_OTHER);
+    CHECK(r == MPI_REQUEST_NULL, "a failed initialization set the request");
+    after("a bcast initialization against bcasts");
+}
+
 static void mismatches(void)
 {
     static double a[300], b[300];
@@ -242,6 +306,8 @@ int main(int argc, char **argv)
     n = t_size;
     for (int it = 0; it < 2; it++)
         valid_calls();
+    neighbours();
+    persistent();
     if (n >= 2)
         mismatches();
     /* process 1 alone: its local error is its own */
