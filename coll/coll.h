@@ -234,8 +234,8 @@ int coll_comm_select(mpi_comm_t *comm);
 void coll_comm_release(mpi_comm_t *comm);
 
 extern int coll_verbose;
-/* coll_check: blocking intracommunicator collectives and persistent
- * initializations agree on their arguments first (mpi/coll_api.h). */
+/* coll_check: blocking collectives and persistent initializations agree
+ * on their arguments first (mpi/coll_api.h). */
 extern bool coll_check;
 
 /* The next module below `module` on comm (selection order: priority, then

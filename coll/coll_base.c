@@ -63,8 +63,8 @@ int coll_register_params(void)
                             "each communicator; 2: the component of every operation)",
                             RAIL_PARAM_LEVEL_USER, &coll_verbose);
     rail_param_register_bool("coll_check", false,
-                             "Check every blocking collective of an intracommunicator before it "
-                             "moves data, and every persistent one at its initialization: all "
+                             "Check every blocking collective before it moves data, and every "
+                             "persistent one at its initialization: all "
                              "processes call the same operation with the same "
                              "root and reduction operation, and what each sends another "
                              "matches what that one receives; a mismatch is reported on every "

@@ -19,9 +19,10 @@ static void blocks_sigs(mpi_coll_chk_t *c, const void *sendbuf, MPI_Count sendco
 
 /* ------------------------------------------------------------ allgather */
 
-static int allgather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                         void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
-                         mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
+MPI_COLL_FRONT int allgather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                                 void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
+                                 mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+                                 MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
     if (!comm->is_inter && sendbuf != MPI_IN_PLACE) {
@@ -31,20 +32,18 @@ static int allgather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_
                                            (MPI_Count)comm->rank * recvcount * recvtype->extent,
                                            recvcount, recvtype);
     }
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_allgather, -1, NULL,
-                   blocks_sigs(&chk, sendbuf, sendcount, sendtype, recvcount, recvtype));
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_allgather, MPI_COLL_NO_ROOT, NULL,
+                   blocks_sigs(chk, sendbuf, sendcount, sendtype, recvcount, recvtype));
     if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, recvcount, recvtype))
         return rc;
     MPI_COLL_RUN(allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
                  flags, info, request);
 }
 
-int mpii_allgather(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                   void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, mpi_comm_t *comm)
-{
-    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0,
-                         NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_allgather, allgather_any,
+                  (const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                   void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, mpi_comm_t *comm),
+                  (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 
 int mpii_iallgather(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
                     void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
@@ -59,15 +58,16 @@ int mpii_allgather_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t
                         mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
 {
     return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                         COLL_F_PERSISTENT, info, request);
+                         MPI_COLL_PERSISTENT, info, request);
 }
 
 /* ------------------------------------------------------------ allgatherv */
 
-static int allgatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                          void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                          mpi_datatype_t *recvtype, mpi_comm_t *comm, unsigned flags,
-                          mpi_info_t *info, MPI_Request *request)
+MPI_COLL_FRONT int allgatherv_any(const void *sendbuf, MPI_Count sendcount,
+                                  mpi_datatype_t *sendtype, void *recvbuf,
+                                  const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                  mpi_datatype_t *recvtype, mpi_comm_t *comm, unsigned flags,
+                                  mpi_info_t *info, MPI_Request *request)
 {
     int rc = mpi_coll_check_displs(displs, comm->remote_size, "displs");
     if (rc == MPI_SUCCESS && !comm->is_inter && sendbuf != MPI_IN_PLACE)
@@ -76,13 +76,13 @@ static int allgatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype
         rc = mpi_coll_check_alias_self(sendbuf, 0, sendcount, sendtype, recvbuf,
                                        displs[comm->rank] * recvtype->extent,
                                        recvcounts[comm->rank], recvtype);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_allgatherv, -1, NULL, {
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_allgatherv, MPI_COLL_NO_ROOT, NULL, {
         if (sendbuf == MPI_IN_PLACE)
-            mpi_coll_chk_fill(chk.to, chk.n, recvcounts[comm->rank], recvtype);
+            mpi_coll_chk_fill(chk->to, chk->n, recvcounts[comm->rank], recvtype);
         else
-            mpi_coll_chk_fill(chk.to, chk.n, sendcount, sendtype);
-        for (int q = 0; q < chk.n; q++)
-            chk.from[q] = mpi_coll_sig(recvcounts[q], recvtype);
+            mpi_coll_chk_fill(chk->to, chk->n, sendcount, sendtype);
+        for (int q = 0; q < chk->n; q++)
+            chk->from[q] = mpi_coll_sig(recvcounts[q], recvtype);
     });
     if (rc != MPI_SUCCESS)
         return rc;
@@ -91,13 +91,11 @@ static int allgatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype
                  flags, info, request);
 }
 
-int mpii_allgatherv(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                    void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                    mpi_datatype_t *recvtype, mpi_comm_t *comm)
-{
-    return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                          comm, 0, NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_allgatherv, allgatherv_any,
+                  (const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                   void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                   mpi_datatype_t *recvtype, mpi_comm_t *comm),
+                  (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
 
 int mpii_iallgatherv(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
                      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
@@ -113,14 +111,15 @@ int mpii_allgatherv_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_
                          MPI_Request *request)
 {
     return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                          comm, COLL_F_PERSISTENT, info, request);
+                          comm, MPI_COLL_PERSISTENT, info, request);
 }
 
 /* ------------------------------------------------------------ alltoall */
 
-static int alltoall_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                        void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
-                        mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
+MPI_COLL_FRONT int alltoall_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                                void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
+                                mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+                                MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
     if (!comm->is_inter && sendbuf != MPI_IN_PLACE) {
@@ -131,20 +130,18 @@ static int alltoall_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t
                 sendtype, recvbuf, (MPI_Count)comm->rank * recvcount * recvtype->extent,
                 recvcount, recvtype);
     }
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_alltoall, -1, NULL,
-                   blocks_sigs(&chk, sendbuf, sendcount, sendtype, recvcount, recvtype));
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_alltoall, MPI_COLL_NO_ROOT, NULL,
+                   blocks_sigs(chk, sendbuf, sendcount, sendtype, recvcount, recvtype));
     if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, recvcount, recvtype))
         return rc;
     MPI_COLL_RUN(alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
                  flags, info, request);
 }
 
-int mpii_alltoall(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                  void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, mpi_comm_t *comm)
-{
-    return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, NULL,
-                        NULL);
-}
+MPI_COLL_BLOCKING(mpii_alltoall, alltoall_any,
+                  (const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                   void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, mpi_comm_t *comm),
+                  (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 
 int mpii_ialltoall(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
                    void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, mpi_comm_t *comm,
@@ -159,16 +156,16 @@ int mpii_alltoall_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t 
                        mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
 {
     return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                        COLL_F_PERSISTENT, info, request);
+                        MPI_COLL_PERSISTENT, info, request);
 }
 
 /* ------------------------------------------------------------ alltoallv */
 
-static int alltoallv_any(const void *sendbuf, const MPI_Count sendcounts[],
-                         const MPI_Aint sdispls[], mpi_datatype_t *sendtype, void *recvbuf,
-                         const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                         mpi_datatype_t *recvtype, mpi_comm_t *comm, unsigned flags,
-                         mpi_info_t *info, MPI_Request *request)
+MPI_COLL_FRONT int alltoallv_any(const void *sendbuf, const MPI_Count sendcounts[],
+                                 const MPI_Aint sdispls[], mpi_datatype_t *sendtype, void *recvbuf,
+                                 const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                 mpi_datatype_t *recvtype, mpi_comm_t *comm, unsigned flags,
+                                 mpi_info_t *info, MPI_Request *request)
 {
     int n = comm->remote_size, rc = mpi_coll_check_displs(rdispls, n, "rdispls");
     if (rc == MPI_SUCCESS && sendbuf != MPI_IN_PLACE)
@@ -181,11 +178,11 @@ static int alltoallv_any(const void *sendbuf, const MPI_Count sendcounts[],
                                        sendcounts[comm->rank], sendtype, recvbuf,
                                        rdispls[comm->rank] * recvtype->extent,
                                        recvcounts[comm->rank], recvtype);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_alltoallv, -1, NULL, {
-        for (int q = 0; q < chk.n; q++) {
-            chk.to[q] = sendbuf == MPI_IN_PLACE ? mpi_coll_sig(recvcounts[q], recvtype)
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_alltoallv, MPI_COLL_NO_ROOT, NULL, {
+        for (int q = 0; q < chk->n; q++) {
+            chk->to[q] = sendbuf == MPI_IN_PLACE ? mpi_coll_sig(recvcounts[q], recvtype)
                                                 : mpi_coll_sig(sendcounts[q], sendtype);
-            chk.from[q] = mpi_coll_sig(recvcounts[q], recvtype);
+            chk->from[q] = mpi_coll_sig(recvcounts[q], recvtype);
         }
     });
     if (rc != MPI_SUCCESS)
@@ -196,13 +193,12 @@ static int alltoallv_any(const void *sendbuf, const MPI_Count sendcounts[],
                  flags, info, request);
 }
 
-int mpii_alltoallv(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+MPI_COLL_BLOCKING(mpii_alltoallv, alltoallv_any,
+                  (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                    mpi_datatype_t *sendtype, void *recvbuf, const MPI_Count recvcounts[],
-                   const MPI_Aint rdispls[], mpi_datatype_t *recvtype, mpi_comm_t *comm)
-{
-    return alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                         recvtype, comm, 0, NULL, NULL);
-}
+                   const MPI_Aint rdispls[], mpi_datatype_t *recvtype, mpi_comm_t *comm),
+                  (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                   comm))
 
 int mpii_ialltoallv(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                     mpi_datatype_t *sendtype, void *recvbuf, const MPI_Count recvcounts[],
@@ -220,16 +216,17 @@ int mpii_alltoallv_init(const void *sendbuf, const MPI_Count sendcounts[],
                         MPI_Request *request)
 {
     return alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                         recvtype, comm, COLL_F_PERSISTENT, info, request);
+                         recvtype, comm, MPI_COLL_PERSISTENT, info, request);
 }
 
 /* ------------------------------------------------------------ alltoallw */
 
-static int alltoallw_any(const void *sendbuf, const MPI_Count sendcounts[],
-                         const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
-                         const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                         const MPI_Datatype recvtypes[], mpi_comm_t *comm, unsigned flags,
-                         mpi_info_t *info, MPI_Request *request)
+MPI_COLL_FRONT int alltoallw_any(const void *sendbuf, const MPI_Count sendcounts[],
+                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                 void *recvbuf, const MPI_Count recvcounts[],
+                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                 mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+                                 MPI_Request *request)
 {
     int n = comm->remote_size, me = comm->rank;
     bool inplace = sendbuf == MPI_IN_PLACE;
@@ -246,11 +243,11 @@ static int alltoallw_any(const void *sendbuf, const MPI_Count sendcounts[],
     if (rc == MPI_SUCCESS && !comm->is_inter && !inplace)
         rc = mpi_coll_check_alias_self(sendbuf, sdispls[me], sendcounts[me], st[me], recvbuf,
                                        rdispls[me], recvcounts[me], rt[me]);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_alltoallw, -1, NULL, {
-        for (int q = 0; q < chk.n; q++) {
-            chk.to[q] = inplace ? mpi_coll_sig(recvcounts[q], rt[q])
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_alltoallw, MPI_COLL_NO_ROOT, NULL, {
+        for (int q = 0; q < chk->n; q++) {
+            chk->to[q] = inplace ? mpi_coll_sig(recvcounts[q], rt[q])
                                 : mpi_coll_sig(sendcounts[q], st[q]);
-            chk.from[q] = mpi_coll_sig(recvcounts[q], rt[q]);
+            chk->from[q] = mpi_coll_sig(recvcounts[q], rt[q]);
         }
     });
     if (rc != MPI_SUCCESS)
@@ -261,7 +258,7 @@ static int alltoallw_any(const void *sendbuf, const MPI_Count sendcounts[],
     } else {
         mpi_request_t *req;
         rc = coll_ialltoallw(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt,
-                             comm, flags, info, &req);
+                             comm, flags & ~MPI_COLL_F_CHECK, info, &req);
         if (rc == MPI_SUCCESS)
             *request = (MPI_Request)req;
     }
@@ -271,13 +268,12 @@ out:
     return rc;
 }
 
-int mpii_alltoallw(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+MPI_COLL_BLOCKING(mpii_alltoallw, alltoallw_any,
+                  (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                    const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
-                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi_comm_t *comm)
-{
-    return alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                         recvtypes, comm, 0, NULL, NULL);
-}
+                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi_comm_t *comm),
+                  (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                   recvtypes, comm))
 
 int mpii_ialltoallw(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                     const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
@@ -295,5 +291,5 @@ int mpii_alltoallw_init(const void *sendbuf, const MPI_Count sendcounts[],
                         MPI_Request *request)
 {
     return alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                         recvtypes, comm, COLL_F_PERSISTENT, info, request);
+                         recvtypes, comm, MPI_COLL_PERSISTENT, info, request);
 }

@@ -71,14 +71,15 @@ static int displs_conv(const int *a, int n, const char *name, MPI_Aint **out)
 
 /* ------------------------------------------------------------ allgather, alltoall */
 
-static int allgather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                         void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
-                         mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
+MPI_COLL_FRONT int allgather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                                 void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
+                                 mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+                                 MPI_Request *request)
 {
     const mpi_topo_t *t;
     int rc = topo_of(comm, &t);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_allgather, -1, NULL,
-                   nbr_sigs(&chk, t, (nbr_args_t){.scount = sendcount, .stype = sendtype,
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_allgather, MPI_COLL_NO_ROOT, NULL,
+                   nbr_sigs(chk, t, (nbr_args_t){.scount = sendcount, .stype = sendtype,
                                                   .rcount = recvcount, .rtype = recvtype}));
     if (rc != MPI_SUCCESS)
         return rc;
@@ -87,13 +88,10 @@ static int allgather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_
                  request);
 }
 
-int mpii_neighbor_allgather(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                            void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
-                            mpi_comm_t *comm)
-{
-    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0,
-                         NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_neighbor_allgather, allgather_any,
+                  (const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                   void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, mpi_comm_t *comm),
+                  (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 
 int mpii_ineighbor_allgather(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
                              void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
@@ -109,17 +107,18 @@ int mpii_neighbor_allgather_init(const void *sendbuf, MPI_Count sendcount,
                                  MPI_Request *request)
 {
     return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                         COLL_F_PERSISTENT, info, request);
+                         MPI_COLL_PERSISTENT, info, request);
 }
 
-static int alltoall_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                        void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
-                        mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
+MPI_COLL_FRONT int alltoall_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                                void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
+                                mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+                                MPI_Request *request)
 {
     const mpi_topo_t *t;
     int rc = topo_of(comm, &t);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_alltoall, -1, NULL,
-                   nbr_sigs(&chk, t, (nbr_args_t){.scount = sendcount, .stype = sendtype,
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_alltoall, MPI_COLL_NO_ROOT, NULL,
+                   nbr_sigs(chk, t, (nbr_args_t){.scount = sendcount, .stype = sendtype,
                                                   .rcount = recvcount, .rtype = recvtype}));
     if (rc != MPI_SUCCESS)
         return rc;
@@ -128,13 +127,10 @@ static int alltoall_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t
                  request);
 }
 
-int mpii_neighbor_alltoall(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                           void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
-                           mpi_comm_t *comm)
-{
-    return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, NULL,
-                        NULL);
-}
+MPI_COLL_BLOCKING(mpii_neighbor_alltoall, alltoall_any,
+                  (const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                   void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, mpi_comm_t *comm),
+                  (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 
 int mpii_ineighbor_alltoall(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
                             void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
@@ -150,7 +146,7 @@ int mpii_neighbor_alltoall_init(const void *sendbuf, MPI_Count sendcount,
                                 MPI_Request *request)
 {
     return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                        COLL_F_PERSISTENT, info, request);
+                        MPI_COLL_PERSISTENT, info, request);
 }
 
 /* ------------------------------------------------------------ allgatherv */
@@ -166,8 +162,8 @@ static int allgatherv_c(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t
         rc = mpi_check_counts_count(recvcounts, t->indegree, "recvcounts");
     if (rc == MPI_SUCCESS)
         rc = mpi_coll_check_displs(displs, t->indegree, "displs");
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_allgatherv, -1, NULL,
-                   nbr_sigs(&chk, t, (nbr_args_t){.scount = sendcount, .stype = sendtype,
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_allgatherv, MPI_COLL_NO_ROOT, NULL,
+                   nbr_sigs(chk, t, (nbr_args_t){.scount = sendcount, .stype = sendtype,
                                                   .rcounts = recvcounts, .rtype = recvtype}));
     if (rc != MPI_SUCCESS)
         return rc;
@@ -195,22 +191,17 @@ static int allgatherv_int(const void *sendbuf, int sendcount, mpi_datatype_t *se
     return rc;
 }
 
-int mpii_neighbor_allgatherv(const void *sendbuf, int sendcount, mpi_datatype_t *sendtype,
-                             void *recvbuf, const int recvcounts[], const int displs[],
-                             mpi_datatype_t *recvtype, mpi_comm_t *comm)
-{
-    return allgatherv_int(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                          comm, 0, NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_neighbor_allgatherv, allgatherv_int,
+                  (const void *sendbuf, int sendcount, mpi_datatype_t *sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], mpi_datatype_t *recvtype,
+                   mpi_comm_t *comm),
+                  (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
 
-int mpii_neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                               void *recvbuf, const MPI_Count recvcounts[],
-                               const MPI_Aint displs[], mpi_datatype_t *recvtype,
-                               mpi_comm_t *comm)
-{
-    return allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                        0, NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_neighbor_allgatherv_c, allgatherv_c,
+                  (const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                   void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                   mpi_datatype_t *recvtype, mpi_comm_t *comm),
+                  (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
 
 int mpii_ineighbor_allgatherv(const void *sendbuf, int sendcount, mpi_datatype_t *sendtype,
                               void *recvbuf, const int recvcounts[], const int displs[],
@@ -235,7 +226,7 @@ int mpii_neighbor_allgatherv_init(const void *sendbuf, int sendcount, mpi_dataty
                                   MPI_Request *request)
 {
     return allgatherv_int(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                          comm, COLL_F_PERSISTENT, info, request);
+                          comm, MPI_COLL_PERSISTENT, info, request);
 }
 
 int mpii_neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
@@ -245,7 +236,7 @@ int mpii_neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
                                     MPI_Request *request)
 {
     return allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                        COLL_F_PERSISTENT, info, request);
+                        MPI_COLL_PERSISTENT, info, request);
 }
 
 /* ------------------------------------------------------------ alltoallv */
@@ -265,8 +256,8 @@ static int alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const 
         rc = mpi_check_counts_count(recvcounts, t->indegree, "recvcounts");
     if (rc == MPI_SUCCESS)
         rc = mpi_coll_check_displs(rdispls, t->indegree, "rdispls");
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_alltoallv, -1, NULL,
-                   nbr_sigs(&chk, t, (nbr_args_t){.scounts = sendcounts, .stype = sendtype,
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_alltoallv, MPI_COLL_NO_ROOT, NULL,
+                   nbr_sigs(chk, t, (nbr_args_t){.scounts = sendcounts, .stype = sendtype,
                                                   .rcounts = recvcounts, .rtype = recvtype}));
     if (rc != MPI_SUCCESS)
         return rc;
@@ -299,22 +290,19 @@ static int alltoallv_int(const void *sendbuf, const int sendcounts[], const int 
     return rc;
 }
 
-int mpii_neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                            mpi_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
-                            const int rdispls[], mpi_datatype_t *recvtype, mpi_comm_t *comm)
-{
-    return alltoallv_int(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                         recvtype, comm, 0, NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_neighbor_alltoallv, alltoallv_int,
+                  (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   mpi_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], mpi_datatype_t *recvtype, mpi_comm_t *comm),
+                  (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                   comm))
 
-int mpii_neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
-                              const MPI_Aint sdispls[], mpi_datatype_t *sendtype, void *recvbuf,
-                              const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                              mpi_datatype_t *recvtype, mpi_comm_t *comm)
-{
-    return alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                       recvtype, comm, 0, NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_neighbor_alltoallv_c, alltoallv_c,
+                  (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                   mpi_datatype_t *sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                   const MPI_Aint rdispls[], mpi_datatype_t *recvtype, mpi_comm_t *comm),
+                  (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                   comm))
 
 int mpii_ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                              mpi_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
@@ -340,7 +328,7 @@ int mpii_neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], co
                                  mpi_info_t *info, MPI_Request *request)
 {
     return alltoallv_int(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                         recvtype, comm, COLL_F_PERSISTENT, info, request);
+                         recvtype, comm, MPI_COLL_PERSISTENT, info, request);
 }
 
 int mpii_neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
@@ -350,7 +338,7 @@ int mpii_neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcoun
                                    mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
 {
     return alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                       recvtype, comm, COLL_F_PERSISTENT, info, request);
+                       recvtype, comm, MPI_COLL_PERSISTENT, info, request);
 }
 
 /* ------------------------------------------------------------ alltoallw */
@@ -375,8 +363,8 @@ static int alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const 
         rc = mpi_coll_types(sendtypes, t->outdegree, "sendtypes", &st);
     if (rc == MPI_SUCCESS)
         rc = mpi_coll_types(recvtypes, t->indegree, "recvtypes", &rt);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_alltoallw, -1, NULL,
-                   nbr_sigs(&chk, t, (nbr_args_t){.scounts = sendcounts, .stypes = st,
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_alltoallw, MPI_COLL_NO_ROOT, NULL,
+                   nbr_sigs(chk, t, (nbr_args_t){.scounts = sendcounts, .stypes = st,
                                                   .rcounts = recvcounts, .rtypes = rt}));
     if (rc == MPI_SUCCESS && !request) {
         rc = coll_neighbor_alltoallw(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts,
@@ -384,7 +372,8 @@ static int alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const 
     } else if (rc == MPI_SUCCESS) {
         mpi_request_t *req;
         rc = coll_ineighbor_alltoallw(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts,
-                                      rdispls, rt, comm, flags, info, &req);
+                                      rdispls, rt, comm, flags & ~MPI_COLL_F_CHECK, info,
+                                      &req);
         if (rc == MPI_SUCCESS)
             *request = (MPI_Request)req;
     }
@@ -412,24 +401,19 @@ static int alltoallw_int(const void *sendbuf, const int sendcounts[], const MPI_
     return rc;
 }
 
-int mpii_neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                            mpi_comm_t *comm)
-{
-    return alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                         recvtypes, comm, 0, NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_neighbor_alltoallw, alltoallw_int,
+                  (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi_comm_t *comm),
+                  (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                   recvtypes, comm))
 
-int mpii_neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
-                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                              void *recvbuf, const MPI_Count recvcounts[],
-                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                              mpi_comm_t *comm)
-{
-    return alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                       recvtypes, comm, 0, NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_neighbor_alltoallw_c, alltoallw_c,
+                  (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi_comm_t *comm),
+                  (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                   recvtypes, comm))
 
 int mpii_ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
@@ -458,7 +442,7 @@ int mpii_neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
                                  mpi_info_t *info, MPI_Request *request)
 {
     return alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                         recvtypes, comm, COLL_F_PERSISTENT, info, request);
+                         recvtypes, comm, MPI_COLL_PERSISTENT, info, request);
 }
 
 int mpii_neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
@@ -468,5 +452,5 @@ int mpii_neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcoun
                                    mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
 {
     return alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                       recvtypes, comm, COLL_F_PERSISTENT, info, request);
+                       recvtypes, comm, MPI_COLL_PERSISTENT, info, request);
 }

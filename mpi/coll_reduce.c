@@ -20,9 +20,9 @@ static void red_sigs(mpi_coll_chk_t *c, MPI_Count count, const mpi_datatype_t *d
 
 /* ------------------------------------------------------------ reduce */
 
-static int reduce_any(const void *sendbuf, void *recvbuf, MPI_Count count,
-                      mpi_datatype_t *datatype, mpi_op_t *op, int root, mpi_comm_t *comm,
-                      unsigned flags, mpi_info_t *info, MPI_Request *request)
+MPI_COLL_FRONT int reduce_any(const void *sendbuf, void *recvbuf, MPI_Count count,
+                              mpi_datatype_t *datatype, mpi_op_t *op, int root, mpi_comm_t *comm,
+                              unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
     if (!(comm->is_inter && root == MPI_PROC_NULL)) {
@@ -31,18 +31,28 @@ static int reduce_any(const void *sendbuf, void *recvbuf, MPI_Count count,
         if (rc == MPI_SUCCESS && is_root && !comm->is_inter)
             rc = mpi_coll_check_alias(sendbuf, recvbuf, count, datatype);
     }
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_reduce, root, op, red_sigs(&chk, count, datatype));
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_reduce, root, op, {
+        if (!comm->is_inter) {
+            red_sigs(chk, count, datatype);
+        } else {
+            /* the remote group's inputs go to the root */
+            int rp = mpi_coll_root_peer(comm, root);
+            if (mpi_coll_is_root(comm, root))
+                mpi_coll_chk_fill(chk->from, chk->n, count, datatype);
+            if (rp >= 0)
+                chk->to[rp] = mpi_coll_sig(count, datatype);
+        }
+    });
     if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, count, datatype))
         return rc;
     MPI_COLL_RUN(reduce, (sendbuf, recvbuf, count, datatype, op, root, comm), flags, info,
                  request);
 }
 
-int mpii_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
-                mpi_op_t *op, int root, mpi_comm_t *comm)
-{
-    return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, 0, NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_reduce, reduce_any,
+                  (const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
+                   mpi_op_t *op, int root, mpi_comm_t *comm),
+                  (sendbuf, recvbuf, count, datatype, op, root, comm))
 
 int mpii_ireduce(const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
                  mpi_op_t *op, int root, mpi_comm_t *comm, MPI_Request *request)
@@ -54,28 +64,28 @@ int mpii_reduce_init(const void *sendbuf, void *recvbuf, MPI_Count count,
                      mpi_datatype_t *datatype, mpi_op_t *op, int root, mpi_comm_t *comm,
                      mpi_info_t *info, MPI_Request *request)
 {
-    return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, COLL_F_PERSISTENT, info,
+    return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, MPI_COLL_PERSISTENT, info,
                       request);
 }
 
 /* ------------------------------------------------------------ allreduce */
 
-static int allreduce_any(const void *sendbuf, void *recvbuf, MPI_Count count,
-                         mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm, unsigned flags,
-                         mpi_info_t *info, MPI_Request *request)
+MPI_COLL_FRONT int allreduce_any(const void *sendbuf, void *recvbuf, MPI_Count count,
+                                 mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm,
+                                 unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
     int rc = check_red(sendbuf, recvbuf, count, datatype, op);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_allreduce, -1, op, red_sigs(&chk, count, datatype));
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_allreduce, MPI_COLL_NO_ROOT, op,
+                   red_sigs(chk, count, datatype));
     if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, count, datatype))
         return rc;
     MPI_COLL_RUN(allreduce, (sendbuf, recvbuf, count, datatype, op, comm), flags, info, request);
 }
 
-int mpii_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
-                   mpi_op_t *op, mpi_comm_t *comm)
-{
-    return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, 0, NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_allreduce, allreduce_any,
+                  (const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
+                   mpi_op_t *op, mpi_comm_t *comm),
+                  (sendbuf, recvbuf, count, datatype, op, comm))
 
 int mpii_iallreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
                     mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm,
@@ -88,24 +98,25 @@ int mpii_allreduce_init(const void *sendbuf, void *recvbuf, MPI_Count count,
                         mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm,
                         mpi_info_t *info, MPI_Request *request)
 {
-    return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, COLL_F_PERSISTENT, info,
+    return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, MPI_COLL_PERSISTENT, info,
                          request);
 }
 
 /* ------------------------------------------------------------ reduce_scatter */
 
-static int reduce_scatter_any(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
-                              mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm,
-                              unsigned flags, mpi_info_t *info, MPI_Request *request)
+MPI_COLL_FRONT int reduce_scatter_any(const void *sendbuf, void *recvbuf,
+                                      const MPI_Count recvcounts[], mpi_datatype_t *datatype,
+                                      mpi_op_t *op, mpi_comm_t *comm, unsigned flags,
+                                      mpi_info_t *info, MPI_Request *request)
 {
     MPI_Count total = 0;
     for (int i = 0; i < comm->size; i++)
         total += recvcounts[i];
     int rc = check_red(sendbuf, recvbuf, total, datatype, op);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_reduce_scatter, -1, op, {
-        for (int q = 0; q < chk.n; q++) {
-            chk.to[q] = mpi_coll_sig(recvcounts[q], datatype);
-            chk.from[q] = mpi_coll_sig(recvcounts[comm->rank], datatype);
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_reduce_scatter, MPI_COLL_NO_ROOT, op, {
+        for (int q = 0; !comm->is_inter && q < chk->n; q++) {
+            chk->to[q] = mpi_coll_sig(recvcounts[q], datatype);
+            chk->from[q] = mpi_coll_sig(recvcounts[comm->rank], datatype);
         }
     });
     if (rc != MPI_SUCCESS)
@@ -114,11 +125,10 @@ static int reduce_scatter_any(const void *sendbuf, void *recvbuf, const MPI_Coun
                  request);
 }
 
-int mpii_reduce_scatter(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
-                        mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm)
-{
-    return reduce_scatter_any(sendbuf, recvbuf, recvcounts, datatype, op, comm, 0, NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_reduce_scatter, reduce_scatter_any,
+                  (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                   mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm),
+                  (sendbuf, recvbuf, recvcounts, datatype, op, comm))
 
 int mpii_ireduce_scatter(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
                          mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm,
@@ -131,31 +141,32 @@ int mpii_reduce_scatter_init(const void *sendbuf, void *recvbuf, const MPI_Count
                              mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm,
                              mpi_info_t *info, MPI_Request *request)
 {
-    return reduce_scatter_any(sendbuf, recvbuf, recvcounts, datatype, op, comm, COLL_F_PERSISTENT,
+    return reduce_scatter_any(sendbuf, recvbuf, recvcounts, datatype, op, comm, MPI_COLL_PERSISTENT,
                               info, request);
 }
 
 /* ------------------------------------------------------------ reduce_scatter_block */
 
-static int reduce_scatter_block_any(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                                    mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm,
-                                    unsigned flags, mpi_info_t *info, MPI_Request *request)
+MPI_COLL_FRONT int reduce_scatter_block_any(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                            mpi_datatype_t *datatype, mpi_op_t *op,
+                                            mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+                                            MPI_Request *request)
 {
     int rc = check_red(sendbuf, recvbuf, recvcount * comm->size, datatype, op);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_reduce_scatter_block, -1, op,
-                   red_sigs(&chk, recvcount, datatype));
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_reduce_scatter_block, MPI_COLL_NO_ROOT, op, {
+        if (!comm->is_inter)
+            red_sigs(chk, recvcount, datatype);
+    });
     if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, recvcount, datatype))
         return rc;
     MPI_COLL_RUN(reduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm), flags,
                  info, request);
 }
 
-int mpii_reduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                              mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm)
-{
-    return reduce_scatter_block_any(sendbuf, recvbuf, recvcount, datatype, op, comm, 0, NULL,
-                                    NULL);
-}
+MPI_COLL_BLOCKING(mpii_reduce_scatter_block, reduce_scatter_block_any,
+                  (const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                   mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm),
+                  (sendbuf, recvbuf, recvcount, datatype, op, comm))
 
 int mpii_ireduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
                                mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm,
@@ -170,7 +181,7 @@ int mpii_reduce_scatter_block_init(const void *sendbuf, void *recvbuf, MPI_Count
                                    mpi_info_t *info, MPI_Request *request)
 {
     return reduce_scatter_block_any(sendbuf, recvbuf, recvcount, datatype, op, comm,
-                                    COLL_F_PERSISTENT, info, request);
+                                    MPI_COLL_PERSISTENT, info, request);
 }
 
 /* ------------------------------------------------------------ scan, exscan */
@@ -182,22 +193,22 @@ static int scan_check(const void *sendbuf, const void *recvbuf, MPI_Count count,
     return rc == MPI_SUCCESS ? check_red(sendbuf, recvbuf, count, datatype, op) : rc;
 }
 
-static int scan_any(const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
-                    mpi_op_t *op, mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
-                    MPI_Request *request)
+MPI_COLL_FRONT int scan_any(const void *sendbuf, void *recvbuf, MPI_Count count,
+                            mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm,
+                            unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
     int rc = scan_check(sendbuf, recvbuf, count, datatype, op, comm);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_scan, -1, op, red_sigs(&chk, count, datatype));
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_scan, MPI_COLL_NO_ROOT, op,
+                   red_sigs(chk, count, datatype));
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_COLL_RUN(scan, (sendbuf, recvbuf, count, datatype, op, comm), flags, info, request);
 }
 
-int mpii_scan(const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
-              mpi_op_t *op, mpi_comm_t *comm)
-{
-    return scan_any(sendbuf, recvbuf, count, datatype, op, comm, 0, NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_scan, scan_any,
+                  (const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
+                   mpi_op_t *op, mpi_comm_t *comm),
+                  (sendbuf, recvbuf, count, datatype, op, comm))
 
 int mpii_iscan(const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
                mpi_op_t *op, mpi_comm_t *comm, MPI_Request *request)
@@ -208,25 +219,26 @@ int mpii_iscan(const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype
 int mpii_scan_init(const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
                    mpi_op_t *op, mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
 {
-    return scan_any(sendbuf, recvbuf, count, datatype, op, comm, COLL_F_PERSISTENT, info, request);
+    return scan_any(sendbuf, recvbuf, count, datatype, op, comm, MPI_COLL_PERSISTENT, info,
+                    request);
 }
 
-static int exscan_any(const void *sendbuf, void *recvbuf, MPI_Count count,
-                      mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm, unsigned flags,
-                      mpi_info_t *info, MPI_Request *request)
+MPI_COLL_FRONT int exscan_any(const void *sendbuf, void *recvbuf, MPI_Count count,
+                              mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm,
+                              unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
     int rc = scan_check(sendbuf, recvbuf, count, datatype, op, comm);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_exscan, -1, op, red_sigs(&chk, count, datatype));
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_exscan, MPI_COLL_NO_ROOT, op,
+                   red_sigs(chk, count, datatype));
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_COLL_RUN(exscan, (sendbuf, recvbuf, count, datatype, op, comm), flags, info, request);
 }
 
-int mpii_exscan(const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
-                mpi_op_t *op, mpi_comm_t *comm)
-{
-    return exscan_any(sendbuf, recvbuf, count, datatype, op, comm, 0, NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_exscan, exscan_any,
+                  (const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
+                   mpi_op_t *op, mpi_comm_t *comm),
+                  (sendbuf, recvbuf, count, datatype, op, comm))
 
 int mpii_iexscan(const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
                  mpi_op_t *op, mpi_comm_t *comm, MPI_Request *request)
@@ -238,6 +250,6 @@ int mpii_exscan_init(const void *sendbuf, void *recvbuf, MPI_Count count,
                      mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm, mpi_info_t *info,
                      MPI_Request *request)
 {
-    return exscan_any(sendbuf, recvbuf, count, datatype, op, comm, COLL_F_PERSISTENT, info,
+    return exscan_any(sendbuf, recvbuf, count, datatype, op, comm, MPI_COLL_PERSISTENT, info,
                       request);
 }

@@ -11,19 +11,19 @@ static bool intra_root(const mpi_comm_t *comm, int root)
 
 /* ------------------------------------------------------------ barrier */
 
-static int barrier_any(mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
+MPI_COLL_FRONT int barrier_any(mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+                               MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_barrier, -1, NULL, (void)0);
+    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_barrier, MPI_COLL_NO_ROOT, NULL, (void)0);
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_COLL_RUN(barrier, (comm), flags, info, request);
 }
 
-int mpii_barrier(mpi_comm_t *comm)
-{
-    return barrier_any(comm, 0, NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_barrier, barrier_any,
+                  (mpi_comm_t *comm),
+                  (comm))
 
 int mpii_ibarrier(mpi_comm_t *comm, MPI_Request *request)
 {
@@ -32,30 +32,32 @@ int mpii_ibarrier(mpi_comm_t *comm, MPI_Request *request)
 
 int mpii_barrier_init(mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
 {
-    return barrier_any(comm, COLL_F_PERSISTENT, info, request);
+    return barrier_any(comm, MPI_COLL_PERSISTENT, info, request);
 }
 
 /* ------------------------------------------------------------ bcast */
 
-static int bcast_any(void *buffer, MPI_Count count, mpi_datatype_t *datatype, int root,
-                     mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
+MPI_COLL_FRONT int bcast_any(void *buffer, MPI_Count count, mpi_datatype_t *datatype, int root,
+                             mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+                             MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
     MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_bcast, root, NULL, {
-        if (comm->rank == root)
-            mpi_coll_chk_fill(chk.to, chk.n, count, datatype);
-        chk.from[root] = mpi_coll_sig(count, datatype);
+        int rp = mpi_coll_root_peer(comm, root);
+        if (mpi_coll_is_root(comm, root))
+            mpi_coll_chk_fill(chk->to, chk->n, count, datatype);
+        if (rp >= 0)
+            chk->from[rp] = mpi_coll_sig(count, datatype);
     });
     if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, count, datatype))
         return rc;
     MPI_COLL_RUN(bcast, (buffer, count, datatype, root, comm), flags, info, request);
 }
 
-int mpii_bcast(void *buffer, MPI_Count count, mpi_datatype_t *datatype, int root,
-               mpi_comm_t *comm)
-{
-    return bcast_any(buffer, count, datatype, root, comm, 0, NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_bcast, bcast_any,
+                  (void *buffer, MPI_Count count, mpi_datatype_t *datatype, int root,
+                   mpi_comm_t *comm),
+                  (buffer, count, datatype, root, comm))
 
 int mpii_ibcast(void *buffer, MPI_Count count, mpi_datatype_t *datatype, int root,
                 mpi_comm_t *comm, MPI_Request *request)
@@ -66,14 +68,15 @@ int mpii_ibcast(void *buffer, MPI_Count count, mpi_datatype_t *datatype, int roo
 int mpii_bcast_init(void *buffer, MPI_Count count, mpi_datatype_t *datatype, int root,
                     mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
 {
-    return bcast_any(buffer, count, datatype, root, comm, COLL_F_PERSISTENT, info, request);
+    return bcast_any(buffer, count, datatype, root, comm, MPI_COLL_PERSISTENT, info, request);
 }
 
 /* ------------------------------------------------------------ gather */
 
-static int gather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                      void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
-                      mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
+MPI_COLL_FRONT int gather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                              void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
+                              int root, mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+                              MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
     if (intra_root(comm, root) && sendbuf != MPI_IN_PLACE) {
@@ -84,11 +87,13 @@ static int gather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *
                                            recvcount, recvtype);
     }
     MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_gather, root, NULL, {
-        bool in_place = comm->rank == root && sendbuf == MPI_IN_PLACE;
-        chk.to[root] = in_place ? mpi_coll_sig(recvcount, recvtype)
-                                : mpi_coll_sig(sendcount, sendtype);
-        if (comm->rank == root)
-            mpi_coll_chk_fill(chk.from, chk.n, recvcount, recvtype);
+        int rp = mpi_coll_root_peer(comm, root);
+        bool is_root = mpi_coll_is_root(comm, root);
+        if (rp >= 0)
+            chk->to[rp] = is_root && sendbuf == MPI_IN_PLACE ? mpi_coll_sig(recvcount, recvtype)
+                                                            : mpi_coll_sig(sendcount, sendtype);
+        if (is_root)
+            mpi_coll_chk_fill(chk->from, chk->n, recvcount, recvtype);
     });
     if (rc != MPI_SUCCESS)
         return rc;
@@ -99,12 +104,11 @@ static int gather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *
                  flags, info, request);
 }
 
-int mpii_gather(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype, void *recvbuf,
-                MPI_Count recvcount, mpi_datatype_t *recvtype, int root, mpi_comm_t *comm)
-{
-    return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0,
-                      NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_gather, gather_any,
+                  (const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                   void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
+                   mpi_comm_t *comm),
+                  (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
 
 int mpii_igather(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
                  void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
@@ -119,15 +123,15 @@ int mpii_gather_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *s
                      mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
 {
     return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                      COLL_F_PERSISTENT, info, request);
+                      MPI_COLL_PERSISTENT, info, request);
 }
 
 /* ------------------------------------------------------------ gatherv */
 
-static int gatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                       mpi_datatype_t *recvtype, int root, mpi_comm_t *comm, unsigned flags,
-                       mpi_info_t *info, MPI_Request *request)
+MPI_COLL_FRONT int gatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                               void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                               mpi_datatype_t *recvtype, int root, mpi_comm_t *comm, unsigned flags,
+                               mpi_info_t *info, MPI_Request *request)
 {
     bool is_root = comm->is_inter ? root == MPI_ROOT : comm->rank == root;
     int rc = MPI_SUCCESS;
@@ -142,11 +146,13 @@ static int gatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t 
         }
     }
     MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_gatherv, root, NULL, {
-        chk.to[root] = is_root && sendbuf == MPI_IN_PLACE
-                           ? mpi_coll_sig(recvcounts[root], recvtype)
-                           : mpi_coll_sig(sendcount, sendtype);
-        for (int q = 0; is_root && q < chk.n; q++)
-            chk.from[q] = mpi_coll_sig(recvcounts[q], recvtype);
+        int rp = mpi_coll_root_peer(comm, root);
+        if (rp >= 0)
+            chk->to[rp] = is_root && sendbuf == MPI_IN_PLACE
+                             ? mpi_coll_sig(recvcounts[rp], recvtype)
+                             : mpi_coll_sig(sendcount, sendtype);
+        for (int q = 0; is_root && q < chk->n; q++)
+            chk->from[q] = mpi_coll_sig(recvcounts[q], recvtype);
     });
     if (rc != MPI_SUCCESS)
         return rc;
@@ -155,13 +161,11 @@ static int gatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t 
                  flags, info, request);
 }
 
-int mpii_gatherv(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                 void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                 mpi_datatype_t *recvtype, int root, mpi_comm_t *comm)
-{
-    return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                       comm, 0, NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_gatherv, gatherv_any,
+                  (const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                   void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                   mpi_datatype_t *recvtype, int root, mpi_comm_t *comm),
+                  (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm))
 
 int mpii_igatherv(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
                   void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
@@ -177,14 +181,15 @@ int mpii_gatherv_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *
                       MPI_Request *request)
 {
     return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                       comm, COLL_F_PERSISTENT, info, request);
+                       comm, MPI_COLL_PERSISTENT, info, request);
 }
 
 /* ------------------------------------------------------------ scatter */
 
-static int scatter_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                       void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
-                       mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
+MPI_COLL_FRONT int scatter_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                               void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
+                               int root, mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+                               MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
     if (intra_root(comm, root) && recvbuf != MPI_IN_PLACE) {
@@ -195,11 +200,14 @@ static int scatter_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t 
                                            sendcount, sendtype, recvbuf, 0, recvcount, recvtype);
     }
     MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_scatter, root, NULL, {
-        bool in_place = comm->rank == root && recvbuf == MPI_IN_PLACE;
-        if (comm->rank == root)
-            mpi_coll_chk_fill(chk.to, chk.n, sendcount, sendtype);
-        chk.from[root] = in_place ? mpi_coll_sig(sendcount, sendtype)
-                                  : mpi_coll_sig(recvcount, recvtype);
+        int rp = mpi_coll_root_peer(comm, root);
+        bool is_root = mpi_coll_is_root(comm, root);
+        if (is_root)
+            mpi_coll_chk_fill(chk->to, chk->n, sendcount, sendtype);
+        if (rp >= 0)
+            chk->from[rp] = is_root && recvbuf == MPI_IN_PLACE
+                               ? mpi_coll_sig(sendcount, sendtype)
+                               : mpi_coll_sig(recvcount, recvtype);
     });
     if (rc != MPI_SUCCESS)
         return rc;
@@ -210,13 +218,11 @@ static int scatter_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t 
                  flags, info, request);
 }
 
-int mpii_scatter(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                 void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
-                 mpi_comm_t *comm)
-{
-    return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0,
-                       NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_scatter, scatter_any,
+                  (const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                   void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
+                   mpi_comm_t *comm),
+                  (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
 
 int mpii_iscatter(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
                   void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
@@ -231,15 +237,16 @@ int mpii_scatter_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *
                       mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
 {
     return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                       COLL_F_PERSISTENT, info, request);
+                       MPI_COLL_PERSISTENT, info, request);
 }
 
 /* ------------------------------------------------------------ scatterv */
 
-static int scatterv_any(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                        mpi_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
-                        mpi_datatype_t *recvtype, int root, mpi_comm_t *comm, unsigned flags,
-                        mpi_info_t *info, MPI_Request *request)
+MPI_COLL_FRONT int scatterv_any(const void *sendbuf, const MPI_Count sendcounts[],
+                                const MPI_Aint displs[], mpi_datatype_t *sendtype, void *recvbuf,
+                                MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
+                                mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+                                MPI_Request *request)
 {
     bool is_root = comm->is_inter ? root == MPI_ROOT : comm->rank == root;
     int rc = MPI_SUCCESS;
@@ -254,11 +261,13 @@ static int scatterv_any(const void *sendbuf, const MPI_Count sendcounts[], const
         }
     }
     MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_scatterv, root, NULL, {
-        for (int q = 0; is_root && q < chk.n; q++)
-            chk.to[q] = mpi_coll_sig(sendcounts[q], sendtype);
-        chk.from[root] = is_root && recvbuf == MPI_IN_PLACE
-                             ? mpi_coll_sig(sendcounts[root], sendtype)
-                             : mpi_coll_sig(recvcount, recvtype);
+        int rp = mpi_coll_root_peer(comm, root);
+        for (int q = 0; is_root && q < chk->n; q++)
+            chk->to[q] = mpi_coll_sig(sendcounts[q], sendtype);
+        if (rp >= 0)
+            chk->from[rp] = is_root && recvbuf == MPI_IN_PLACE
+                               ? mpi_coll_sig(sendcounts[rp], sendtype)
+                               : mpi_coll_sig(recvcount, recvtype);
     });
     if (rc != MPI_SUCCESS)
         return rc;
@@ -267,13 +276,11 @@ static int scatterv_any(const void *sendbuf, const MPI_Count sendcounts[], const
                  flags, info, request);
 }
 
-int mpii_scatterv(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                  mpi_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
-                  mpi_datatype_t *recvtype, int root, mpi_comm_t *comm)
-{
-    return scatterv_any(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                        comm, 0, NULL, NULL);
-}
+MPI_COLL_BLOCKING(mpii_scatterv, scatterv_any,
+                  (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                   mpi_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
+                   mpi_datatype_t *recvtype, int root, mpi_comm_t *comm),
+                  (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm))
 
 int mpii_iscatterv(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
                    mpi_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
@@ -289,5 +296,5 @@ int mpii_scatterv_init(const void *sendbuf, const MPI_Count sendcounts[], const 
                        MPI_Request *request)
 {
     return scatterv_any(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                        comm, COLL_F_PERSISTENT, info, request);
+                        comm, MPI_COLL_PERSISTENT, info, request);
 }

@@ -1,15 +1,15 @@
 /*
  * Checked collectives (parameter coll_check; see coll_api.h).
  *
- * Before a blocking collective of an intracommunicator (or in the
- * initialization of a persistent one, nonlocal), every process
- * tells every other, in one message each, which operation it is calling,
- * its root and reduction operation, and the type signature it will send
- * to and expects from that process.  Each process compares what it
- * expects from every process (and from itself) with what that process
- * says it sends; then all agree on the first disagreement found (a
- * dissemination exchange of verdicts, ceil(log2 n) rounds).  Every process
- * then returns the same error, before any data moves, or all go on.
+ * Before a blocking collective (or in the initialization of a persistent
+ * one, nonlocal), every process tells every peer (every other process, or
+ * the remote group of an intercommunicator), in one message each, which
+ * operation it is calling, its root and reduction operation, and the type
+ * signature it will send to and expects from that peer.  Each process
+ * compares what it expects from every peer (and from itself) with what
+ * that peer says it sends; then all agree on the first disagreement found
+ * (verdict_agree).  Every process then returns the same error, before any
+ * data moves, or all go on.
  *
  * A type signature is summarised as its size in bytes and a hash of its
  * runs of predefined kinds (adjacent runs of one kind merged, so a
@@ -23,6 +23,7 @@
 #include "base/dt.h"
 #include "base/typekind.h"
 #include "base/op.h"
+#include "mpi/mpi_group.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -37,10 +38,14 @@ typedef struct chk_rec {
     mpi_coll_sig_t to, from;
 } chk_rec_t;
 
-/* The first disagreement a process found (cls MPI_SUCCESS: none). */
+/* The first disagreement a process found (cls MPI_SUCCESS: none): the
+ * reporter's rank in its group, which group that is (the job rank of its
+ * first member), the peer's rank (in the reporter's remote group on an
+ * intercommunicator). */
 typedef struct chk_verdict {
     int32_t cls, reporter, peer, what;
     int64_t mine, theirs;
+    int32_t group, pad;
 } chk_verdict_t;
 
 enum { WHAT_KIND = 1, WHAT_ROOT, WHAT_OP, WHAT_SIG, WHAT_LOCAL };
@@ -97,16 +102,21 @@ static bool sig_match(mpi_coll_sig_t a, mpi_coll_sig_t b)
     return a.bytes == b.bytes && (a.bytes == 0 || !a.hash || !b.hash || a.hash == b.hash);
 }
 
-int mpi_coll_chk_init(mpi_coll_chk_t *c, const mpi_comm_t *comm, int kind, int root,
-                      const mpi_op_t *op)
+mpi_coll_chk_t *mpi_coll_chk_new(const mpi_comm_t *comm, int kind, int root, const mpi_op_t *op)
 {
-    c->n = comm->size;
+    size_t n = (size_t)comm->remote_size;
+    mpi_coll_chk_t *c = calloc(1, sizeof(*c) + 2 * n * sizeof(mpi_coll_sig_t));
+    if (!c) {
+        mpi_errf(MPI_ERR_NO_MEM, "no memory for the collective check");
+        return NULL;
+    }
+    c->n = (int)n;
     c->kind = kind;
     c->root = root;
     c->op = !op ? -1 : op->op == RAIL_OP_NONE ? INT_MAX : (int)op->op;
-    c->to = calloc(2 * (size_t)c->n, sizeof(*c->to));
-    c->from = c->to ? c->to + c->n : NULL;
-    return c->to ? MPI_SUCCESS : mpi_errf(MPI_ERR_NO_MEM, "no memory for the collective check");
+    c->to = (mpi_coll_sig_t *)(c + 1);
+    c->from = c->to + n;
+    return c;
 }
 
 void mpi_coll_chk_fill(mpi_coll_sig_t *s, int n, MPI_Count count, const mpi_datatype_t *dt)
@@ -150,12 +160,29 @@ static int verdict_key(const chk_verdict_t *v)
 static void verdict_fold(chk_verdict_t *acc, const chk_verdict_t *v)
 {
     int kv = verdict_key(v), ka = verdict_key(acc);
-    if (kv < ka || (kv == ka && v->reporter < acc->reporter))
+    if (kv < ka || (kv == ka && (v->group < acc->group ||
+                                 (v->group == acc->group && v->reporter < acc->reporter))))
         *acc = *v;
 }
 
-static void verdict_local(chk_verdict_t *v, const mpi_coll_chk_t *c, const chk_rec_t *in, int me)
+/* Whether peer q's root argument fits this process's.  On an
+ * intercommunicator the root's group gives MPI_ROOT (the root) and
+ * MPI_PROC_NULL (the others), the other group the root's rank. */
+static bool root_fits(const mpi_coll_chk_t *c, const mpi_comm_t *comm, int q, int theirs)
 {
+    if (!comm->is_inter || c->root == MPI_COLL_NO_ROOT)
+        return theirs == c->root;
+    if (c->root == MPI_ROOT)
+        return theirs == comm->rank;
+    if (c->root == MPI_PROC_NULL)
+        return theirs >= 0 && theirs != comm->rank;
+    return theirs == (q == c->root ? MPI_ROOT : MPI_PROC_NULL);
+}
+
+static void verdict_local(chk_verdict_t *v, const mpi_coll_chk_t *c, const chk_rec_t *in,
+                          const mpi_comm_t *comm)
+{
+    int me = comm->rank;
     for (int q = 0; q < c->n; q++) {
         const chk_rec_t *r = &in[q];
         int what = 0;
@@ -164,11 +191,14 @@ static void verdict_local(chk_verdict_t *v, const mpi_coll_chk_t *c, const chk_r
             what = WHAT_KIND;
             mine = c->kind;
             theirs = r->kind;
-        } else if (r->root != c->root) {
+        } else if (!root_fits(c, comm, q, r->root)) {
             what = WHAT_ROOT;
             mine = c->root;
             theirs = r->root;
-        } else if (r->op != c->op) {
+        } else if (r->op != c->op && !(comm->is_inter && (c->root == MPI_PROC_NULL ||
+                                                          r->root == MPI_PROC_NULL))) {
+            /* (an intercommunicator's MPI_PROC_NULL processes give no
+             * significant operation) */
             what = WHAT_OP;
             mine = c->op;
             theirs = r->op;
@@ -185,7 +215,7 @@ static void verdict_local(chk_verdict_t *v, const mpi_coll_chk_t *c, const chk_r
                   : theirs > mine     ? MPI_ERR_TRUNCATE
                   : theirs < mine     ? MPI_ERR_COUNT
                                       : MPI_ERR_TYPE;
-        *v = (chk_verdict_t){cls, me, q, what, mine, theirs};
+        *v = (chk_verdict_t){cls, me, q, what, mine, theirs, v->group, 0};
         return;
     }
 }
@@ -203,87 +233,147 @@ static const char *op_desc(int64_t op)
     };
     if (op == INT_MAX)
         return "a user-defined operation";
-    return op > 0 && op < RAIL_OP_COUNT && names[op] ? names[op] : "another operation";
+    if (op < 0)
+        return "no operation";
+    return op < RAIL_OP_COUNT && names[op] ? names[op] : "another operation";
+}
+
+static const char *root_desc(int64_t root, char *buf, size_t len)
+{
+    if (root == MPI_ROOT)
+        return "MPI_ROOT";
+    if (root == MPI_PROC_NULL)
+        return "MPI_PROC_NULL";
+    snprintf(buf, len, "%lld", (long long)root);
+    return buf;
+}
+
+/* "process 3", or on an intercommunicator "process 3 of this group" / "of
+ * the remote group", said by this process of group `mine`. */
+static const char *who(char *buf, size_t len, int rank, bool inter, bool local)
+{
+    snprintf(buf, len, "process %d%s", rank,
+             !inter ? "" : local ? " of this group" : " of the remote group");
+    return buf;
 }
 
 /* The agreed verdict as this process's error (the entry point names the
  * operation this process called). */
-static int verdict_report(const chk_verdict_t *v)
+static int verdict_report(const chk_verdict_t *v, const mpi_comm_t *comm, int32_t group)
 {
-    char a[48], b[48];
+    char a[48], b[48], pr[48], rr[48];
+    bool inter = comm->is_inter, here = v->group == group;
+    const char *peer = who(pr, sizeof(pr), v->peer, inter, !here);
+    const char *rep = who(rr, sizeof(rr), v->reporter, inter, here);
     switch (v->what) {
     case WHAT_KIND:
-        return mpi_errf(v->cls, "collective check: process %d called %s where process %d called %s",
-                        v->peer, api_name((int)v->theirs, a, sizeof(a)), v->reporter,
+        return mpi_errf(v->cls, "collective check: %s called %s where %s called %s", peer,
+                        api_name((int)v->theirs, a, sizeof(a)), rep,
                         api_name((int)v->mine, b, sizeof(b)));
     case WHAT_ROOT:
-        return mpi_errf(v->cls, "collective check: process %d gave root %lld where process %d gave "
-                        "root %lld", v->peer, (long long)v->theirs, v->reporter,
-                        (long long)v->mine);
+        return mpi_errf(v->cls, "collective check: %s gave root %s where %s gave root %s", peer,
+                        root_desc(v->theirs, a, sizeof(a)), rep,
+                        root_desc(v->mine, b, sizeof(b)));
     case WHAT_OP:
-        return mpi_errf(v->cls, "collective check: process %d gave %s where process %d gave %s",
-                        v->peer, op_desc(v->theirs), v->reporter, op_desc(v->mine));
+        return mpi_errf(v->cls, "collective check: %s gave %s where %s gave %s", peer,
+                        op_desc(v->theirs), rep, op_desc(v->mine));
     case WHAT_SIG:
         if (v->mine == v->theirs)
-            return mpi_errf(v->cls, "collective check: process %d sends process %d %lld bytes of "
-                            "other types than that one receives (type signatures differ)",
-                            v->peer, v->reporter, (long long)v->theirs);
-        return mpi_errf(v->cls, "collective check: process %d sends process %d %lld bytes where "
-                        "that one receives %lld (type signatures differ)",
-                        v->peer, v->reporter, (long long)v->theirs, (long long)v->mine);
+            return mpi_errf(v->cls, "collective check: %s sends %s %lld bytes of other types than "
+                            "that one receives (type signatures differ)",
+                            peer, rep, (long long)v->theirs);
+        return mpi_errf(v->cls, "collective check: %s sends %s %lld bytes where that one "
+                        "receives %lld (type signatures differ)",
+                        peer, rep, (long long)v->theirs, (long long)v->mine);
     default:
-        return mpi_errf(v->cls, "collective check: the arguments of process %d are wrong (error "
-                        "class %d there)", v->reporter, v->cls);
+        return mpi_errf(v->cls, "collective check: the arguments of %s are wrong (error class %d "
+                        "there)", rep, v->cls);
     }
+}
+
+/* Every process sends v to every other of the communicator (intra) or of
+ * the remote group (inter) and folds what it gets: on an
+ * intracommunicator a dissemination (ceil(log2 n) rounds), on an
+ * intercommunicator two rounds with the whole remote group (the second
+ * brings each process its own group's verdicts). */
+static int verdict_agree(chk_verdict_t *v, mpi_comm_t *comm, int tag)
+{
+    mpi_datatype_t *byte = mpi_datatype_predef(MPI_BYTE);
+    int n = comm->remote_size, me = comm->rank, rc = MPI_SUCCESS;
+    coll_reqs_t reqs;
+    coll_reqs_init(&reqs);
+    if (!comm->is_inter) {
+        for (int k = 1; k < n && rc == MPI_SUCCESS; k <<= 1) {
+            chk_verdict_t got;
+            rc = coll_reqs_irecv_all(&reqs, &got, sizeof(got), byte, (me - k + n) % n, tag, comm);
+            if (rc == MPI_SUCCESS)
+                rc = coll_reqs_isend(&reqs, v, sizeof(*v), byte, (me + k) % n, tag, comm);
+            rc = coll_reqs_wait(&reqs, rc);
+            if (rc == MPI_SUCCESS)
+                verdict_fold(v, &got);
+        }
+        return rc;
+    }
+    chk_verdict_t *got = malloc((size_t)n * sizeof(*got));
+    if (!got)
+        return mpi_errf(MPI_ERR_NO_MEM, "no memory for the collective check");
+    for (int round = 0; round < 2 && rc == MPI_SUCCESS; round++) {
+        chk_verdict_t mine = *v;
+        for (int q = 0; q < n && rc == MPI_SUCCESS; q++) {
+            rc = coll_reqs_irecv_all(&reqs, &got[q], sizeof(*got), byte, q, tag, comm);
+            if (rc == MPI_SUCCESS)
+                rc = coll_reqs_isend(&reqs, &mine, sizeof(mine), byte, q, tag, comm);
+        }
+        rc = coll_reqs_wait(&reqs, rc);
+        for (int q = 0; q < n && rc == MPI_SUCCESS; q++)
+            verdict_fold(v, &got[q]);
+    }
+    free(got);
+    return rc;
 }
 
 int mpi_coll_chk_run(mpi_coll_chk_t *c, mpi_comm_t *comm, int rc)
 {
-    int n = comm->size, me = comm->rank, tag = coll_tag_next(comm);
+    int n = c->n, me = comm->rank, tag = coll_tag_next(comm);
+    int32_t group = mpi_group_world_rank(comm->group, 0);
     mpi_datatype_t *byte = mpi_datatype_predef(MPI_BYTE);
     chk_rec_t *out = calloc(2 * (size_t)n, sizeof(*out)), *in;
     if (!out) {
-        free(c->to);
-        c->to = NULL;
+        free(c);
         return rc != MPI_SUCCESS ? rc
                                  : mpi_errf(MPI_ERR_NO_MEM, "no memory for the collective check");
     }
     in = out + n;
     for (int q = 0; q < n; q++)
         out[q] = (chk_rec_t){c->kind, c->root, c->op, 0, c->to[q], c->from[q]};
-    in[me] = out[me];
 
+    /* every peer: the others of an intracommunicator (this process's own
+     * record is its own), the remote group of an intercommunicator */
     coll_reqs_t reqs;
     coll_reqs_init(&reqs);
     int xrc = MPI_SUCCESS;
-    for (int k = 1; k < n && xrc == MPI_SUCCESS; k++) {
-        int src = (me - k + n) % n, dst = (me + k) % n;
+    if (!comm->is_inter)
+        in[me] = out[me];
+    for (int k = comm->is_inter ? 0 : 1; k < n && xrc == MPI_SUCCESS; k++) {
+        int src = comm->is_inter ? k : (me - k + n) % n, dst = comm->is_inter ? k : (me + k) % n;
         xrc = coll_reqs_irecv_all(&reqs, &in[src], sizeof(*in), byte, src, tag, comm);
         if (xrc == MPI_SUCCESS)
             xrc = coll_reqs_isend(&reqs, &out[dst], sizeof(*out), byte, dst, tag, comm);
     }
     xrc = coll_reqs_wait(&reqs, xrc);
 
-    chk_verdict_t v = {MPI_SUCCESS, INT_MAX, 0, 0, 0, 0};
+    chk_verdict_t v = {MPI_SUCCESS, INT_MAX, 0, 0, 0, 0, group, 0};
     if (rc != MPI_SUCCESS)
-        v = (chk_verdict_t){rc, me, me, WHAT_LOCAL, 0, 0};
+        v = (chk_verdict_t){rc, me, me, WHAT_LOCAL, 0, 0, group, 0};
     else if (xrc == MPI_SUCCESS)
-        verdict_local(&v, c, in, me);
-    for (int k = 1; k < n && xrc == MPI_SUCCESS; k <<= 1) {
-        chk_verdict_t got;
-        xrc = coll_reqs_irecv_all(&reqs, &got, sizeof(got), byte, (me - k + n) % n, tag, comm);
-        if (xrc == MPI_SUCCESS)
-            xrc = coll_reqs_isend(&reqs, &v, sizeof(v), byte, (me + k) % n, tag, comm);
-        xrc = coll_reqs_wait(&reqs, xrc);
-        if (xrc == MPI_SUCCESS)
-            verdict_fold(&v, &got);
-    }
+        verdict_local(&v, c, in, comm);
+    if (xrc == MPI_SUCCESS)
+        xrc = verdict_agree(&v, comm, tag);
     free(out);
-    free(c->to);
-    c->to = c->from = NULL;
+    free(c);
     if (rc != MPI_SUCCESS)
         return rc;   /* its own message stands */
     if (xrc != MPI_SUCCESS)
         return xrc;
-    return v.cls == MPI_SUCCESS ? MPI_SUCCESS : verdict_report(&v);
+    return v.cls == MPI_SUCCESS ? MPI_SUCCESS : verdict_report(&v, comm, group);
 }

@@ -15,6 +15,7 @@
  * still works and agrees.  Neighbourhood collectives on a periodic ring
  * too: matching ones, then one process sending more than its neighbours
  * take.  Persistent collectives are checked at their initialization.
+ * Intercommunicator collectives too (evens against odds).
  */
 #include "coll_test.h"
 
@@ -230,6 +231,46 @@ static void persistent(void)
     after("a bcast initialization against bcasts");
 }
 
+/* An intercommunicator between the even and the odd processes: matching
+ * bcast, allreduce and gather, then an allreduce where one process's count
+ * differs and a bcast where one process of the receiving group gives
+ * MPI_PROC_NULL as if it were in the root's group. */
+static void inter(void)
+{
+    if (n < 2)
+        return;
+    int color = me % 2, lr, rn;
+    MPI_Comm local, ic;
+    MPI_OK(MPI_Comm_split(W, color, me, &local));
+    MPI_OK(MPI_Intercomm_create(local, 0, W, 1 - color, 7, &ic));
+    MPI_OK(MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Comm_rank(ic, &lr));
+    MPI_OK(MPI_Comm_remote_size(ic, &rn));
+    int x = 100 + me, y = -1, *all = calloc((size_t)rn, sizeof(int));
+    /* the evens' process 0 broadcasts to the odds */
+    int root = color ? 0 : lr == 0 ? MPI_ROOT : MPI_PROC_NULL;
+    MPI_OK(MPI_Bcast(&x, 1, MPI_INT, root, ic));
+    CHECK(!color || x == 100, "intercommunicator bcast got %d", x);
+    x = 1;
+    MPI_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, ic));
+    CHECK(y == rn, "intercommunicator allreduce got %d, want %d", y, rn);
+    /* the odds gather at the evens' process 0 */
+    x = me;
+    root = color ? 0 : lr == 0 ? MPI_ROOT : MPI_PROC_NULL;
+    MPI_OK(MPI_Gather(&x, 1, MPI_INT, all, 1, MPI_INT, root, ic));
+    for (int i = 0; !color && lr == 0 && i < rn; i++)
+        CHECK(all[i] == 2 * i + 1, "intercommunicator gather [%d] = %d", i, all[i]);
+    int two[2] = {1, 1}, out[2];
+    MPI_FAILS(MPI_Allreduce(two, out, me == 1 ? 2 : 1, MPI_INT, MPI_SUM, ic), MPI_ERR_TRUNCATE);
+    after("an intercommunicator allreduce of 2 against 1");
+    root = color ? (me == 1 ? MPI_PROC_NULL : 0) : lr == 0 ? MPI_ROOT : MPI_PROC_NULL;
+    MPI_FAILS(MPI_Bcast(&x, 1, MPI_INT, root, ic), MPI_ERR_ROOT);
+    after("an intercommunicator bcast with MPI_PROC_NULL in the receiving group");
+    free(all);
+    MPI_OK(MPI_Comm_free(&ic));
+    MPI_OK(MPI_Comm_free(&local));
+}
+
 static void mismatches(void)
 {
     static double a[300], b[300];
@@ -308,6 +349,7 @@ int main(int argc, char **argv)
         valid_calls();
     neighbours();
     persistent();
+    inter();
     if (n >= 2)
         mismatches();
     /* process 1 alone: its local error is its own */
