@@ -64,14 +64,14 @@ int coll_register_params(void)
                             RAIL_PARAM_LEVEL_USER, &coll_verbose);
     rail_param_register_bool("coll_check", false,
                              "Check every blocking collective before it moves data, and every "
-                             "persistent one at its initialization: all "
-                             "processes call the same operation with the same "
-                             "root and reduction operation, and what each sends another "
-                             "matches what that one receives; a mismatch is reported on every "
-                             "process (MPI_ERR_OTHER, MPI_ERR_ROOT, MPI_ERR_OP, "
-                             "MPI_ERR_TRUNCATE, MPI_ERR_COUNT, MPI_ERR_TYPE) instead of a "
-                             "hang or wrong data. Costs two exchanges per call; set it the same "
-                             "on every process",
+                             "persistent one at its initialization: all processes call the "
+                             "same operation with the same root and reduction operation, and "
+                             "what each sends another matches what that one receives; a "
+                             "mismatch is reported on every process (MPI_ERR_OTHER, "
+                             "MPI_ERR_ROOT, MPI_ERR_OP, MPI_ERR_TRUNCATE, MPI_ERR_COUNT, "
+                             "MPI_ERR_TYPE) instead of a hang or wrong data. Costs 2 log2(n) "
+                             "rounds of small messages per call (more for the v forms); set it "
+                             "the same on every process",
                              RAIL_PARAM_LEVEL_USER, &coll_check);
     for (int i = 0; coll_components[i]; i++) {
         if (coll_components[i]->register_params) {

@@ -86,8 +86,10 @@ int mpi_coll_types(const MPI_Datatype types[], int n, const char *name, mpi_data
  * takes, MPI_ERR_COUNT less, MPI_ERR_TYPE the same size of other types)
  * before any data moves.  A process whose own arguments fail the front
  * end's checks takes part with its error, so the others report it too.
- * Costs a message out and in per peer (every other process, or the
- * remote group of an intercommunicator), then the verdicts' rounds.
+ * Costs 2 ceil(log2 n) rounds of one small message on an
+ * intracommunicator, plus one message per pair where the counts differ
+ * per pair (v forms, neighbourhoods), and a message per remote process on
+ * an intercommunicator (mpi/coll_verify.c).
  *
  * In each operation: mpi_coll_chk_new, then the signatures this process
  * sends to (to[q]) and expects from (from[q]) every peer q, itself

@@ -2,14 +2,23 @@
  * Checked collectives (parameter coll_check; see coll_api.h).
  *
  * Before a blocking collective (or in the initialization of a persistent
- * one, nonlocal), every process tells every peer (every other process, or
- * the remote group of an intercommunicator), in one message each, which
- * operation it is calling, its root and reduction operation, and the type
- * signature it will send to and expects from that peer.  Each process
- * compares what it expects from every peer (and from itself) with what
- * that peer says it sends; then all agree on the first disagreement found
- * (verdict_agree).  Every process then returns the same error, before any
- * data moves, or all go on.
+ * one, nonlocal), each process describes what it sends to and expects
+ * from every peer (mpi_coll_chk_t: the front end fills it).
+ *
+ * On an intracommunicator most operations reduce that to one descriptor
+ * every process must give alike (chk_plan): the operation, root and
+ * reduction operation, and the one signature of the operation (a bcast's
+ * data, an allgather's block) or its counts (allgatherv's and
+ * reduce_scatter's recvcounts).  Process 0's goes down a binomial tree,
+ * each process compares its own and what it sends itself, and a
+ * dissemination exchange agrees on the first disagreement found: 2
+ * ceil(log2 n) rounds of one small message.  Operations whose counts differ
+ * per pair (gatherv and scatterv: the root with each; alltoallv and
+ * alltoallw: all pairs; neighbourhood collectives: neighbours) then
+ * exchange one record per pair and agree again, once all agree on the
+ * operation.  On an intercommunicator each process exchanges records with
+ * the whole remote group, then two verdict rounds with it.  Every process
+ * then returns the same error, before any data moves, or all go on.
  *
  * A type signature is summarised as its size in bytes and a hash of its
  * runs of predefined kinds (adjacent runs of one kind merged, so a
@@ -24,6 +33,7 @@
 #include "base/typekind.h"
 #include "base/op.h"
 #include "mpi/mpi_group.h"
+#include "mpi/mpi_topo.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -48,7 +58,28 @@ typedef struct chk_verdict {
     int32_t group, pad;
 } chk_verdict_t;
 
-enum { WHAT_KIND = 1, WHAT_ROOT, WHAT_OP, WHAT_SIG, WHAT_LOCAL };
+enum { WHAT_KIND = 1, WHAT_ROOT, WHAT_OP, WHAT_SIG, WHAT_LOCAL, WHAT_USIG, WHAT_VEC };
+
+/* On an intracommunicator, what every process compares with process 0's
+ * (broadcast down a binomial tree): the operation, root and reduction
+ * operation, the one signature every process gives alike where the
+ * operation has one (u), and counts that must be alike everywhere
+ * (allgatherv's and reduce_scatter's: their bytes in all, a hash of their
+ * sizes in order, and one of their signatures in order, 0 where some are
+ * raw bytes). */
+typedef struct chk_desc {
+    int32_t kind, root, op, pad;
+    mpi_coll_sig_t u;
+    uint64_t vec_bytes, vec_sizes, vec_sigs;
+} chk_desc_t;
+
+/* Which way a uniform operation's data go, for the error class: every
+ * process to every other, from the root, to the root. */
+enum { DIR_ALL, DIR_FROM_ROOT, DIR_TO_ROOT };
+/* Which peers exchange records after the agreement on the descriptors:
+ * none (the descriptors say it all), every other process, the root and
+ * every other, the neighbours of a topology. */
+enum { PEERS_NONE, PEERS_ALL, PEERS_ROOT, PEERS_TOPO };
 
 static uint64_t fnv(uint64_t h, uint64_t v)
 {
@@ -179,11 +210,14 @@ static bool root_fits(const mpi_coll_chk_t *c, const mpi_comm_t *comm, int q, in
     return theirs == (q == c->root ? MPI_ROOT : MPI_PROC_NULL);
 }
 
+/* This process's records against those its peers sent (in[q] for each q
+ * of peers[0..np-1]). */
 static void verdict_local(chk_verdict_t *v, const mpi_coll_chk_t *c, const chk_rec_t *in,
-                          const mpi_comm_t *comm)
+                          const mpi_comm_t *comm, const int *peers, int np)
 {
     int me = comm->rank;
-    for (int q = 0; q < c->n; q++) {
+    for (int i = 0; i < np; i++) {
+        int q = peers[i];
         const chk_rec_t *r = &in[q];
         int what = 0;
         int64_t mine = 0, theirs = 0;
@@ -285,6 +319,15 @@ static int verdict_report(const chk_verdict_t *v, const mpi_comm_t *comm, int32_
         return mpi_errf(v->cls, "collective check: %s sends %s %lld bytes where that one "
                         "receives %lld (type signatures differ)",
                         peer, rep, (long long)v->theirs, (long long)v->mine);
+    case WHAT_USIG:
+        if (v->mine == v->theirs)
+            return mpi_errf(v->cls, "collective check: %s gives %lld bytes of other types than "
+                            "%s (type signatures differ)", rep, (long long)v->mine, peer);
+        return mpi_errf(v->cls, "collective check: %s gives %lld bytes where %s gives %lld (type "
+                        "signatures differ)", rep, (long long)v->mine, peer, (long long)v->theirs);
+    case WHAT_VEC:
+        return mpi_errf(v->cls, "collective check: %s gives other counts than %s (%lld bytes in "
+                        "all against %lld)", rep, peer, (long long)v->mine, (long long)v->theirs);
     default:
         return mpi_errf(v->cls, "collective check: the arguments of %s are wrong (error class %d "
                         "there)", rep, v->cls);
@@ -332,44 +375,258 @@ static int verdict_agree(chk_verdict_t *v, mpi_comm_t *comm, int tag)
     return rc;
 }
 
-int mpi_coll_chk_run(mpi_coll_chk_t *c, mpi_comm_t *comm, int rc)
+/* How an intracommunicator checks operation c: its descriptor (u and the
+ * counts; the rest is filled by the caller), the direction, the peers. */
+static void chk_plan(const mpi_coll_chk_t *c, const mpi_comm_t *comm, chk_desc_t *d, int *dir,
+                     int *peers)
 {
-    int n = c->n, me = comm->rank, tag = coll_tag_next(comm);
-    int32_t group = mpi_group_world_rank(comm->group, 0);
-    mpi_datatype_t *byte = mpi_datatype_predef(MPI_BYTE);
-    chk_rec_t *out = calloc(2 * (size_t)n, sizeof(*out)), *in;
-    if (!out) {
-        free(c);
-        return rc != MPI_SUCCESS ? rc
-                                 : mpi_errf(MPI_ERR_NO_MEM, "no memory for the collective check");
+    int me = comm->rank, root = c->root;
+    bool counts = false;
+    const mpi_coll_sig_t *vec = NULL;
+    *dir = DIR_ALL;
+    *peers = PEERS_NONE;
+    switch (c->kind & ~MPI_COLL_CHK_INIT) {
+    case COLL_OP_bcast:
+        *dir = DIR_FROM_ROOT;
+        d->u = c->from[root];
+        break;
+    case COLL_OP_scatter:
+        *dir = DIR_FROM_ROOT;
+        d->u = me == root ? c->to[root] : c->from[root];
+        break;
+    case COLL_OP_gather:
+        *dir = DIR_TO_ROOT;
+        d->u = me == root ? c->from[root] : c->to[root];
+        break;
+    case COLL_OP_reduce:
+        *dir = DIR_TO_ROOT;
+        d->u = c->to[me];
+        break;
+    case COLL_OP_allgatherv:
+        vec = c->from;   /* the recvcounts */
+        counts = true;
+        break;
+    case COLL_OP_reduce_scatter:
+        vec = c->to;     /* the recvcounts */
+        counts = true;
+        break;
+    case COLL_OP_gatherv:
+    case COLL_OP_scatterv:
+        *peers = PEERS_ROOT;
+        break;
+    case COLL_OP_alltoallv:
+    case COLL_OP_alltoallw:
+        *peers = PEERS_ALL;
+        break;
+    case COLL_OP_neighbor_allgather:
+    case COLL_OP_neighbor_allgatherv:
+    case COLL_OP_neighbor_alltoall:
+    case COLL_OP_neighbor_alltoallv:
+    case COLL_OP_neighbor_alltoallw:
+        *peers = PEERS_TOPO;
+        break;
+    default:   /* the same block to and from everyone (or nothing: barrier) */
+        d->u = c->to[me];
+        break;
     }
-    in = out + n;
-    for (int q = 0; q < n; q++)
-        out[q] = (chk_rec_t){c->kind, c->root, c->op, 0, c->to[q], c->from[q]};
+    if (counts) {
+        uint64_t hs = 0xcbf29ce484222325ull, hg = hs;
+        bool typed = true;
+        for (int q = 0; q < c->n; q++) {
+            d->vec_bytes += vec[q].bytes;
+            hs = fnv(hs, vec[q].bytes);
+            hg = fnv(hg, vec[q].hash);
+            typed = typed && (vec[q].bytes == 0 || vec[q].hash);
+        }
+        d->vec_sizes = hs;
+        d->vec_sigs = typed ? hg | 1 : 0;
+    }
+}
 
-    /* every peer: the others of an intracommunicator (this process's own
-     * record is its own), the remote group of an intercommunicator */
+/* The peers of the record exchange (every process lists those that list
+ * it); *np their number. */
+static int *chk_peers(int kind, const mpi_coll_chk_t *c, const mpi_comm_t *comm, int *np)
+{
+    int n = c->n, me = comm->rank, *p = malloc((size_t)n * sizeof(int) + 1);
+    *np = 0;
+    if (!p)
+        return NULL;
+    if (kind == PEERS_ROOT && me != c->root) {
+        p[(*np)++] = c->root;
+    } else if (kind == PEERS_ROOT || kind == PEERS_ALL) {
+        for (int q = 0; q < n; q++)
+            if (q != me)
+                p[(*np)++] = q;
+    } else if (kind == PEERS_TOPO && comm->topo) {
+        const mpi_topo_t *t = comm->topo;
+        bool *seen = calloc((size_t)n, sizeof(bool));
+        if (!seen) {
+            free(p);
+            return NULL;
+        }
+        for (int pass = 0; pass < 2; pass++) {
+            const int *l = pass ? t->out : t->in;
+            for (int k = 0, deg = pass ? t->outdegree : t->indegree; k < deg; k++)
+                if (l[k] != MPI_PROC_NULL && l[k] != me && !seen[l[k]]) {
+                    seen[l[k]] = true;
+                    p[(*np)++] = l[k];
+                }
+        }
+        free(seen);
+    }
+    return p;
+}
+
+/* Process 0's descriptor to everyone, down a binomial tree. */
+static int desc_bcast(chk_desc_t *d, mpi_comm_t *comm, int tag)
+{
+    mpi_datatype_t *byte = mpi_datatype_predef(MPI_BYTE);
+    int n = comm->size, me = comm->rank, mask = 1, rc = MPI_SUCCESS;
+    for (; mask < n; mask <<= 1)
+        if (me & mask) {
+            rc = coll_recv_all(d, sizeof(*d), byte, me - mask, tag, comm);
+            break;
+        }
     coll_reqs_t reqs;
     coll_reqs_init(&reqs);
-    int xrc = MPI_SUCCESS;
-    if (!comm->is_inter)
-        in[me] = out[me];
-    for (int k = comm->is_inter ? 0 : 1; k < n && xrc == MPI_SUCCESS; k++) {
-        int src = comm->is_inter ? k : (me - k + n) % n, dst = comm->is_inter ? k : (me + k) % n;
-        xrc = coll_reqs_irecv_all(&reqs, &in[src], sizeof(*in), byte, src, tag, comm);
-        if (xrc == MPI_SUCCESS)
-            xrc = coll_reqs_isend(&reqs, &out[dst], sizeof(*out), byte, dst, tag, comm);
-    }
-    xrc = coll_reqs_wait(&reqs, xrc);
+    for (mask >>= 1; mask > 0 && rc == MPI_SUCCESS; mask >>= 1)
+        if (me + mask < n)
+            rc = coll_reqs_isend(&reqs, d, sizeof(*d), byte, me + mask, tag, comm);
+    return coll_reqs_wait(&reqs, rc);
+}
 
-    chk_verdict_t v = {MPI_SUCCESS, INT_MAX, 0, 0, 0, 0, group, 0};
-    if (rc != MPI_SUCCESS)
-        v = (chk_verdict_t){rc, me, me, WHAT_LOCAL, 0, 0, group, 0};
-    else if (xrc == MPI_SUCCESS)
-        verdict_local(&v, c, in, comm);
-    if (xrc == MPI_SUCCESS)
-        xrc = verdict_agree(&v, comm, tag);
+/* This process's descriptor against process 0's. */
+static void verdict_desc(chk_verdict_t *v, const mpi_coll_chk_t *c, const chk_desc_t *d,
+                         const chk_desc_t *ref, int dir, const mpi_comm_t *comm)
+{
+    int me = comm->rank, what = 0, cls;
+    int64_t mine = 0, theirs = 0;
+    if (d->kind != ref->kind) {
+        what = WHAT_KIND;
+        mine = d->kind;
+        theirs = ref->kind;
+    } else if (d->root != ref->root) {
+        what = WHAT_ROOT;
+        mine = d->root;
+        theirs = ref->root;
+    } else if (d->op != ref->op) {
+        what = WHAT_OP;
+        mine = d->op;
+        theirs = ref->op;
+    } else if (!sig_match(d->u, ref->u)) {
+        what = WHAT_USIG;
+        mine = (int64_t)d->u.bytes;
+        theirs = (int64_t)ref->u.bytes;
+    } else if (d->vec_sizes != ref->vec_sizes ||
+               (d->vec_sigs && ref->vec_sigs && d->vec_sigs != ref->vec_sigs)) {
+        what = WHAT_VEC;
+        mine = (int64_t)d->vec_bytes;
+        theirs = (int64_t)ref->vec_bytes;
+    } else if (!sig_match(c->from[me], c->to[me])) {
+        /* what this process sends itself against what it receives */
+        what = WHAT_SIG;
+        mine = (int64_t)c->from[me].bytes;
+        theirs = (int64_t)c->to[me].bytes;
+    }
+    if (!what)
+        return;
+    if (what == WHAT_USIG || what == WHAT_VEC) {
+        /* sender's size against receiver's, this process standing for
+         * the sender unless the data come from a root that it is not */
+        bool sends = dir == DIR_ALL || (dir == DIR_FROM_ROOT) == (me == c->root);
+        int64_t snd = sends ? mine : theirs, rcv = sends ? theirs : mine;
+        cls = snd > rcv ? MPI_ERR_TRUNCATE : snd < rcv || what == WHAT_VEC ? MPI_ERR_COUNT
+                                                                           : MPI_ERR_TYPE;
+    } else {
+        cls = what == WHAT_KIND   ? MPI_ERR_OTHER
+              : what == WHAT_ROOT ? MPI_ERR_ROOT
+              : what == WHAT_OP   ? MPI_ERR_OP
+              : theirs > mine     ? MPI_ERR_TRUNCATE
+              : theirs < mine     ? MPI_ERR_COUNT
+                                  : MPI_ERR_TYPE;
+    }
+    *v = (chk_verdict_t){cls, me, what == WHAT_SIG ? me : 0, what, mine, theirs, v->group, 0};
+}
+
+/* Records with the peers of the exchange; the verdict on them. */
+static int chk_pairs(chk_verdict_t *v, const mpi_coll_chk_t *c, mpi_comm_t *comm, const int *peers,
+                     int np, int tag)
+{
+    mpi_datatype_t *byte = mpi_datatype_predef(MPI_BYTE);
+    chk_rec_t *out = calloc(2 * (size_t)c->n, sizeof(*out)), *in;
+    if (!out)
+        return mpi_errf(MPI_ERR_NO_MEM, "no memory for the collective check");
+    in = out + c->n;
+    coll_reqs_t reqs;
+    coll_reqs_init(&reqs);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < np && rc == MPI_SUCCESS; i++) {
+        int q = peers[i];
+        out[q] = (chk_rec_t){c->kind, c->root, c->op, 0, c->to[q], c->from[q]};
+        rc = coll_reqs_irecv_all(&reqs, &in[q], sizeof(*in), byte, q, tag, comm);
+        if (rc == MPI_SUCCESS)
+            rc = coll_reqs_isend(&reqs, &out[q], sizeof(*out), byte, q, tag, comm);
+    }
+    rc = coll_reqs_wait(&reqs, rc);
+    if (rc == MPI_SUCCESS && v->cls == MPI_SUCCESS)
+        verdict_local(v, c, in, comm, peers, np);
     free(out);
+    return rc;
+}
+
+/* The intracommunicator's check: descriptors against process 0's, the
+ * verdict agreed; then, where the operation needs it and all agree so
+ * far (same operation, so same peers), records with the peers and the
+ * verdict agreed again.  Rounds: 2 ceil(log2 n), plus one exchange with
+ * the peers and ceil(log2 n) for the v forms and neighbourhoods. */
+static int chk_intra(chk_verdict_t *v, const mpi_coll_chk_t *c, mpi_comm_t *comm, int rc, int tag)
+{
+    chk_desc_t d = {c->kind, c->root, c->op, 0, {0, 0}, 0, 0, 0}, ref;
+    int dir = DIR_ALL, peers = PEERS_NONE;
+    if (rc == MPI_SUCCESS)
+        chk_plan(c, comm, &d, &dir, &peers);
+    ref = d;
+    int xrc = desc_bcast(&ref, comm, tag);
+    if (xrc != MPI_SUCCESS)
+        return xrc;
+    if (rc != MPI_SUCCESS)
+        *v = (chk_verdict_t){rc, comm->rank, comm->rank, WHAT_LOCAL, 0, 0, v->group, 0};
+    else
+        verdict_desc(v, c, &d, &ref, dir, comm);
+    xrc = verdict_agree(v, comm, tag);
+    if (xrc != MPI_SUCCESS || v->cls != MPI_SUCCESS || peers == PEERS_NONE)
+        return xrc;
+    int np, *list = chk_peers(peers, c, comm, &np);
+    if (!list)
+        return mpi_errf(MPI_ERR_NO_MEM, "no memory for the collective check");
+    xrc = chk_pairs(v, c, comm, list, np, tag);
+    free(list);
+    return xrc == MPI_SUCCESS ? verdict_agree(v, comm, tag) : xrc;
+}
+
+int mpi_coll_chk_run(mpi_coll_chk_t *c, mpi_comm_t *comm, int rc)
+{
+    int n = c->n, me = comm->rank, tag = coll_tag_next(comm), xrc;
+    int32_t group = mpi_group_world_rank(comm->group, 0);
+    chk_verdict_t v = {MPI_SUCCESS, INT_MAX, 0, 0, 0, 0, group, 0};
+    if (!comm->is_inter) {
+        xrc = chk_intra(&v, c, comm, rc, tag);
+    } else {
+        /* every process of the remote group; then two verdict rounds */
+        int *all = malloc((size_t)n * sizeof(int) + 1);
+        if (all) {
+            for (int q = 0; q < n; q++)
+                all[q] = q;
+            if (rc != MPI_SUCCESS)
+                v = (chk_verdict_t){rc, me, me, WHAT_LOCAL, 0, 0, group, 0};
+            xrc = chk_pairs(&v, c, comm, all, n, tag);
+            if (xrc == MPI_SUCCESS)
+                xrc = verdict_agree(&v, comm, tag);
+            free(all);
+        } else {
+            xrc = mpi_errf(MPI_ERR_NO_MEM, "no memory for the collective check");
+        }
+    }
     free(c);
     if (rc != MPI_SUCCESS)
         return rc;   /* its own message stands */

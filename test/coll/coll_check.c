@@ -304,6 +304,27 @@ static void mismatches(void)
     else
         ALL_FAIL(MPI_Allreduce(x, y, 1, MPI_INT, MPI_SUM, W), MPI_ERR_OTHER,
                  "allreduces against a barrier");
+    /* a gather's sender giving more than the root takes, a scatter's root
+     * sending more than process 1 takes, an allgatherv whose recvcounts
+     * differ at process 1, an allgather where everyone receives more than
+     * it sends */
+    ALL_FAIL(MPI_Gather(x, odd ? 2 : 1, MPI_INT, y, 1, MPI_INT, 0, W), MPI_ERR_TRUNCATE,
+             "gather sending 2 where the root takes 1");
+    ALL_FAIL(MPI_Scatter(x, 2, MPI_INT, y, odd ? 1 : 2, MPI_INT, 0, W), MPI_ERR_TRUNCATE,
+             "scatter of 2 where process 1 takes 1");
+    {
+        int *rc = calloc((size_t)n, sizeof(int)), *rd = calloc((size_t)n, sizeof(int));
+        for (int i = 0; i < n; i++) {
+            rc[i] = odd && i == 0 ? 2 : 1;
+            rd[i] = 2 * i;
+        }
+        ALL_FAIL(MPI_Allgatherv(x, 1, MPI_INT, y, rc, rd, MPI_INT, W), MPI_ERR_TRUNCATE,
+                 "allgatherv whose recvcounts differ");
+        free(rc);
+        free(rd);
+    }
+    ALL_FAIL(MPI_Allgather(x, 1, MPI_INT, y, 2, MPI_INT, W), MPI_ERR_COUNT,
+             "allgather receiving 2 of 1");
     /* per-process counts: the gatherv's root expects 3 ints from process
      * 1, which sends 2; process 1 sends 2 ints to process 0 in an
      * alltoallv where 0 expects 1 */
