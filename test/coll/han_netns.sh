@@ -7,7 +7,8 @@
 # from the root namespace.  test/coll/han_ops checks every han operation
 # (HANTEST_EXPECT=1: han must serve MPI_COMM_WORLD), and coll_han_verbose
 # must report the two nodes.  Runs: 2+2 ranks, 3+2 ranks
-# mapped round-robin (a node's ranks are not consecutive), 1+3 ranks.
+# mapped round-robin (a node's ranks are not consecutive), 1+3 ranks, 2+2
+# ranks with every collective checked first (coll_check).
 # The namespaces go away even on failure (trap).  Skipped (77) when not root
 # or without `ip netns`.  Helpers: test/runtime/common.sh.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
@@ -60,4 +61,7 @@ han_run() {
 han_run "2+2 ranks" "2,2" --host "$A:2,$B:2"
 han_run "3+2 ranks by node" "3,2" --host "$A:3,$B:2" --map-by node -n 5
 han_run "1+3 ranks" "1,3" --host "$A:1,$B:3"
+# every collective checked first (coll_check): its exchanges cross the
+# hosts too, and matching calls must pass it
+han_run "2+2 ranks, checked" "2,2" --host "$A:2,$B:2" --param coll_check=1
 finish
