@@ -85,7 +85,9 @@ int mpi_coll_types(const MPI_Datatype types[], int n, const char *name, mpi_data
  * signatures: MPI_ERR_TRUNCATE where a sender sends more than its receiver
  * takes, MPI_ERR_COUNT less, MPI_ERR_TYPE the same size of other types)
  * before any data moves.  A process whose own arguments fail the front
- * end's checks takes part with its error, so the others report it too.
+ * end's checks, or its entry point's (mpi_coll_check_abandon, called by
+ * the generated code), takes part with its error, so the others report it
+ * too.
  * Costs 2 ceil(log2 n) rounds of one small message on an
  * intracommunicator, plus one message per pair where the counts differ
  * per pair (v forms, neighbourhoods), and a message per remote process on

@@ -604,6 +604,24 @@ static int chk_intra(chk_verdict_t *v, const mpi_coll_chk_t *c, mpi_comm_t *comm
     return xrc == MPI_SUCCESS ? verdict_agree(v, comm, tag) : xrc;
 }
 
+void mpi_coll_check_abandon(mpi_comm_t *comm, const char *name, int rc)
+{
+    if (!coll_check || !comm || rc == MPI_SUCCESS || !comm->coll)
+        return;
+    size_t len = strlen(name);
+    bool init = len > 5 && strcmp(name + len - 5, "_init") == 0;
+    for (int k = 0; k < COLL_OP_COUNT; k += 2) {
+        const char *op = coll_op_name(k);
+        if (strncmp(op, name, init ? len - 5 : len) != 0 || op[init ? len - 5 : len] != '\0')
+            continue;
+        mpi_coll_chk_t *c =
+            mpi_coll_chk_new(comm, k | (init ? MPI_COLL_CHK_INIT : 0), MPI_COLL_NO_ROOT, NULL);
+        if (c)
+            (void)mpi_coll_chk_run(c, comm, rc);   /* rc and its message stand */
+        return;
+    }
+}
+
 int mpi_coll_chk_run(mpi_coll_chk_t *c, mpi_comm_t *comm, int rc)
 {
     int n = c->n, me = comm->rank, tag = coll_tag_next(comm), xrc;

@@ -26,6 +26,13 @@ mpi_comm_t *mpi_message_comm_of(const MPI_Message *message);
 
 /* ------------------------------------------------------------ pointers and counts */
 
+/* A blocking collective (or a persistent initialization) `name` ("bcast",
+ * "bcast_init") whose arguments failed the entry point's checks with rc on
+ * comm (NULL: the communicator itself was bad): with coll_check it still
+ * takes part in the check with its error (mpi/coll_verify.c), so that the
+ * others report it; otherwise nothing. */
+void mpi_coll_check_abandon(mpi_comm_t *comm, const char *name, int rc);
+
 static inline int mpi_check_ptr(const void *p, const char *name)
 {
     if (RAIL_LIKELY(p != NULL))

@@ -641,7 +641,18 @@ class EntryGen:
             return out
         else:
             out.append("    rc = %s(%s);" % (self.impl, self.call_args()))
-        if b.gotos:
+        errh = proc.flags.get("errh", "default")
+        on_comm = errh not in ("default", "file_null") and not errh.startswith(("*", "@")) \
+            and proc.param(errh) is not None and proc.param(errh).std_type == "MPI_Comm"
+        if b.gotos and self.implemented and on_comm and proc.chapter in ("coll", "coll_persist"):
+            # a blocking or persistent collective whose arguments fail here
+            # still takes part in the collective check (coll_check), so that
+            # the other processes report it instead of waiting
+            out = [l.replace("goto fail;", "goto fail_args;") for l in out]
+            out += ["    if (0) {", "fail_args:",
+                    '        mpi_coll_check_abandon(%s, "%s", rc);'
+                    % (self.comm_obj(), proc.name[4:].lower()), "    }"]
+        if b.gotos and any("goto fail;" in l for l in out):
             out.append("fail:")
         out += frees
         out += ["    if (RAIL_UNLIKELY(rc != MPI_SUCCESS))", "        return %s;" % self.raise_expr(errh_obj)]

@@ -348,9 +348,21 @@ static void mismatches(void)
         rcnt[i] = odd && i == 0 ? 2 : 1;
     ALL_FAIL(MPI_Reduce_scatter(sb, y, rcnt, MPI_INT, MPI_SUM, W), MPI_ERR_TRUNCATE,
              "reduce_scatter with other recvcounts");
-    /* process 1's own arguments are wrong: everyone reports its class */
+    /* process 1's own arguments are wrong: everyone reports its class,
+     * whether the front end finds it or the entry point (a root out of
+     * range, a negative count) */
     ALL_FAIL(MPI_Allreduce(x, y, 1, MPI_INT, odd ? MPI_MAXLOC : MPI_SUM, W), MPI_ERR_OP,
              "MAXLOC on MPI_INT at one process");
+    ALL_FAIL(MPI_Bcast(x, 1, MPI_INT, odd ? n : 0, W), MPI_ERR_ROOT, "a root out of range at one "
+             "process");
+    ALL_FAIL(MPI_Allreduce(x, y, odd ? -1 : 1, MPI_INT, MPI_SUM, W), MPI_ERR_COUNT,
+             "a negative count at one process");
+    {
+        MPI_Request r = MPI_REQUEST_NULL;
+        ALL_FAIL(MPI_Reduce_init(x, y, odd ? -1 : 1, MPI_INT, MPI_SUM, 0, W, MPI_INFO_NULL, &r),
+                 MPI_ERR_COUNT, "a negative count at one process's persistent initialization");
+        CHECK(r == MPI_REQUEST_NULL, "a failed initialization set the request");
+    }
     free(cnt);
     free(dsp);
     free(scnt);
