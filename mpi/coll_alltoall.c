@@ -32,7 +32,7 @@ MPI_COLL_FRONT int allgather_any(const void *sendbuf, MPI_Count sendcount, mpi_d
                                            (MPI_Count)comm->rank * recvcount * recvtype->extent,
                                            recvcount, recvtype);
     }
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_allgather, MPI_COLL_NO_ROOT, NULL,
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_allgather, MPI_COLL_NO_ROOT, NULL,
                    blocks_sigs(chk, sendbuf, sendcount, sendtype, recvcount, recvtype));
     if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, recvcount, recvtype))
         return rc;
@@ -76,7 +76,7 @@ MPI_COLL_FRONT int allgatherv_any(const void *sendbuf, MPI_Count sendcount,
         rc = mpi_coll_check_alias_self(sendbuf, 0, sendcount, sendtype, recvbuf,
                                        displs[comm->rank] * recvtype->extent,
                                        recvcounts[comm->rank], recvtype);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_allgatherv, MPI_COLL_NO_ROOT, NULL, {
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_allgatherv, MPI_COLL_NO_ROOT, NULL, {
         if (sendbuf == MPI_IN_PLACE)
             mpi_coll_chk_fill(chk->to, chk->n, recvcounts[comm->rank], recvtype);
         else
@@ -130,7 +130,7 @@ MPI_COLL_FRONT int alltoall_any(const void *sendbuf, MPI_Count sendcount, mpi_da
                 sendtype, recvbuf, (MPI_Count)comm->rank * recvcount * recvtype->extent,
                 recvcount, recvtype);
     }
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_alltoall, MPI_COLL_NO_ROOT, NULL,
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_alltoall, MPI_COLL_NO_ROOT, NULL,
                    blocks_sigs(chk, sendbuf, sendcount, sendtype, recvcount, recvtype));
     if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, recvcount, recvtype))
         return rc;
@@ -178,7 +178,7 @@ MPI_COLL_FRONT int alltoallv_any(const void *sendbuf, const MPI_Count sendcounts
                                        sendcounts[comm->rank], sendtype, recvbuf,
                                        rdispls[comm->rank] * recvtype->extent,
                                        recvcounts[comm->rank], recvtype);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_alltoallv, MPI_COLL_NO_ROOT, NULL, {
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_alltoallv, MPI_COLL_NO_ROOT, NULL, {
         for (int q = 0; q < chk->n; q++) {
             chk->to[q] = sendbuf == MPI_IN_PLACE ? mpi_coll_sig(recvcounts[q], recvtype)
                                                 : mpi_coll_sig(sendcounts[q], sendtype);
@@ -243,7 +243,7 @@ MPI_COLL_FRONT int alltoallw_any(const void *sendbuf, const MPI_Count sendcounts
     if (rc == MPI_SUCCESS && !comm->is_inter && !inplace)
         rc = mpi_coll_check_alias_self(sendbuf, sdispls[me], sendcounts[me], st[me], recvbuf,
                                        rdispls[me], recvcounts[me], rt[me]);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_alltoallw, MPI_COLL_NO_ROOT, NULL, {
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_alltoallw, MPI_COLL_NO_ROOT, NULL, {
         for (int q = 0; q < chk->n; q++) {
             chk->to[q] = inplace ? mpi_coll_sig(recvcounts[q], rt[q])
                                 : mpi_coll_sig(sendcounts[q], st[q]);

@@ -18,10 +18,11 @@
 #include <limits.h>
 #include <stdint.h>
 
-/* The one function of each operation, inlined into its three procedures so
- * that the blocking one keeps only its own path: a test of coll_check and
- * a tail call of coll_<name> (np 2 bcast of 8 B: 0.05 us, against
- * 0.07-0.09 through a shared function with a stack frame). */
+/* The one function of each operation, inlined into its three procedures
+ * (and the checked blocking one) so that, its flags being constant there,
+ * the unchecked blocking path folds to the local checks and a tail call of
+ * coll_<name> (np 2 bcast of 8 B: 0.05 us, against 0.07-0.09 through a
+ * shared function with a stack frame). */
 #define MPI_COLL_FRONT static inline __attribute__((always_inline))
 
 /* Run operation `name` with the parenthesised arguments `args`: blocking
@@ -77,27 +78,26 @@ int mpi_coll_types(const MPI_Datatype types[], int n, const char *name, mpi_data
 
 /*
  * With the parameter coll_check (coll/coll_base.c), every blocking
- * collective, and every initialization of a persistent one, first agrees with the other processes
- * that all call the same operation with the same root and reduction
- * operation, and that what each sends every other matches what that one
- * receives (mpi/coll_verify.c): mismatches are reported on every process
- * (MPI_ERR_OTHER: another operation; MPI_ERR_ROOT, MPI_ERR_OP; type
- * signatures: MPI_ERR_TRUNCATE where a sender sends more than its receiver
- * takes, MPI_ERR_COUNT less, MPI_ERR_TYPE the same size of other types)
- * before any data moves.  A process whose own arguments fail the front
- * end's checks, or its entry point's (mpi_coll_check_abandon, called by
- * the generated code), takes part with its error, so the others report it
- * too.
- * Costs 2 ceil(log2 n) rounds of one small message on an
- * intracommunicator, plus one message per pair where the counts differ
- * per pair (v forms, neighbourhoods), and a message per remote process on
- * an intercommunicator (mpi/coll_verify.c).
+ * collective, and every initialization of a persistent one, first agrees
+ * with the other processes that all call the same operation with the same
+ * root and reduction operation, and that what each sends every other
+ * matches what that one receives (mpi/coll_verify.c): mismatches are
+ * reported on every process (MPI_ERR_OTHER: another operation;
+ * MPI_ERR_ROOT, MPI_ERR_OP; type signatures: MPI_ERR_TRUNCATE where a
+ * sender sends more than its receiver takes, MPI_ERR_COUNT less,
+ * MPI_ERR_TYPE the same size of other types) before any data moves.  A
+ * process whose own arguments fail the front end's checks, or its entry
+ * point's (mpi_coll_check_abandon, called by the generated code), takes
+ * part with its error, so the others report it too.  Costs 2 ceil(log2 n)
+ * rounds of one small message on an intracommunicator, plus one message
+ * per pair where the counts differ per pair (v forms, neighbourhoods), and
+ * a message per remote process on an intercommunicator.
  *
- * In each operation: mpi_coll_chk_new, then the signatures this process
- * sends to (to[q]) and expects from (from[q]) every peer q, itself
- * included on an intracommunicator (an operation's zero-size pairs stay
- * zero), then
- * mpi_coll_chk_run with the local checks' result.
+ * In each operation (MPI_COLL_CHECK): mpi_coll_chk_new, then the
+ * signatures this process sends to (to[q]) and expects from (from[q])
+ * every peer q, itself included on an intracommunicator (an operation's
+ * zero-size pairs stay zero), then mpi_coll_chk_run with the local checks'
+ * result.
  */
 typedef struct mpi_coll_sig {
     uint64_t bytes;   /* count x size */
@@ -133,7 +133,6 @@ typedef struct mpi_coll_chk {
  * through MPI_COLL_PERSISTENT; it never reaches coll. */
 #define MPI_COLL_F_CHECK (1u << 30)
 #define MPI_COLL_PERSISTENT (COLL_F_PERSISTENT | (coll_check ? MPI_COLL_F_CHECK : 0u))
-#define MPI_COLL_CHECKED(comm, flags, request) (((flags) & MPI_COLL_F_CHECK) != 0)
 
 /* The root argument of an operation that has none. */
 #define MPI_COLL_NO_ROOT INT_MIN
@@ -157,9 +156,9 @@ static inline int mpi_coll_root_peer(const mpi_comm_t *comm, int root)
  * fill `chk->to` / `chk->from` (run only when rc is MPI_SUCCESS).  The
  * check lives on the heap, so that the caller has no addressable local
  * and keeps its tail call. */
-#define MPI_COLL_CHECK(comm, flags, request, rc, kind, root, op, ...)                              \
+#define MPI_COLL_CHECK(comm, flags, rc, kind, root, op, ...)                                       \
     do {                                                                                           \
-        if (!MPI_COLL_CHECKED(comm, flags, request))                                               \
+        if (!((flags) & MPI_COLL_F_CHECK))                                                         \
             break;                                                                                 \
         int chk_kind_ = (kind) | ((flags) & COLL_F_PERSISTENT ? MPI_COLL_CHK_INIT : 0);            \
         mpi_coll_chk_t *chk = mpi_coll_chk_new((comm), chk_kind_, (root), (op));                  \
@@ -182,6 +181,15 @@ mpi_coll_chk_t *mpi_coll_chk_new(const mpi_comm_t *comm, int kind, int root, con
 mpi_coll_sig_t mpi_coll_sig(MPI_Count count, const mpi_datatype_t *dt);
 /* s[0..n-1] = the signature of count x dt. */
 void mpi_coll_chk_fill(mpi_coll_sig_t *s, int n, MPI_Count count, const mpi_datatype_t *dt);
+/* A rooted operation's signatures: data going to the root (gather,
+ * reduce) or from it (bcast, scatter).  The root's side of every pair is
+ * rcount x rdt (read at the root only), the other side, of a non-root or
+ * of the root's block to itself, ocount x odt (read only where this
+ * process sends to or receives from the root: insignificant arguments are
+ * never touched). */
+void mpi_coll_chk_rooted(mpi_coll_chk_t *c, const mpi_comm_t *comm, int root, bool to_root,
+                         MPI_Count rcount, const mpi_datatype_t *rdt, MPI_Count ocount,
+                         const mpi_datatype_t *odt);
 /* *s += the signature of count x dt, in no particular order (several
  * edges between two processes of a neighbourhood collective). */
 void mpi_coll_sig_add(mpi_coll_sig_t *s, MPI_Count count, const mpi_datatype_t *dt);

@@ -78,7 +78,7 @@ MPI_COLL_FRONT int allgather_any(const void *sendbuf, MPI_Count sendcount, mpi_d
 {
     const mpi_topo_t *t;
     int rc = topo_of(comm, &t);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_allgather, MPI_COLL_NO_ROOT, NULL,
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_neighbor_allgather, MPI_COLL_NO_ROOT, NULL,
                    nbr_sigs(chk, t, (nbr_args_t){.scount = sendcount, .stype = sendtype,
                                                   .rcount = recvcount, .rtype = recvtype}));
     if (rc != MPI_SUCCESS)
@@ -117,7 +117,7 @@ MPI_COLL_FRONT int alltoall_any(const void *sendbuf, MPI_Count sendcount, mpi_da
 {
     const mpi_topo_t *t;
     int rc = topo_of(comm, &t);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_alltoall, MPI_COLL_NO_ROOT, NULL,
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_neighbor_alltoall, MPI_COLL_NO_ROOT, NULL,
                    nbr_sigs(chk, t, (nbr_args_t){.scount = sendcount, .stype = sendtype,
                                                   .rcount = recvcount, .rtype = recvtype}));
     if (rc != MPI_SUCCESS)
@@ -162,7 +162,7 @@ static int allgatherv_c(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t
         rc = mpi_check_counts_count(recvcounts, t->indegree, "recvcounts");
     if (rc == MPI_SUCCESS)
         rc = mpi_coll_check_displs(displs, t->indegree, "displs");
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_allgatherv, MPI_COLL_NO_ROOT, NULL,
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_neighbor_allgatherv, MPI_COLL_NO_ROOT, NULL,
                    nbr_sigs(chk, t, (nbr_args_t){.scount = sendcount, .stype = sendtype,
                                                   .rcounts = recvcounts, .rtype = recvtype}));
     if (rc != MPI_SUCCESS)
@@ -256,7 +256,7 @@ static int alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const 
         rc = mpi_check_counts_count(recvcounts, t->indegree, "recvcounts");
     if (rc == MPI_SUCCESS)
         rc = mpi_coll_check_displs(rdispls, t->indegree, "rdispls");
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_alltoallv, MPI_COLL_NO_ROOT, NULL,
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_neighbor_alltoallv, MPI_COLL_NO_ROOT, NULL,
                    nbr_sigs(chk, t, (nbr_args_t){.scounts = sendcounts, .stype = sendtype,
                                                   .rcounts = recvcounts, .rtype = recvtype}));
     if (rc != MPI_SUCCESS)
@@ -363,7 +363,7 @@ static int alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const 
         rc = mpi_coll_types(sendtypes, t->outdegree, "sendtypes", &st);
     if (rc == MPI_SUCCESS)
         rc = mpi_coll_types(recvtypes, t->indegree, "recvtypes", &rt);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_neighbor_alltoallw, MPI_COLL_NO_ROOT, NULL,
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_neighbor_alltoallw, MPI_COLL_NO_ROOT, NULL,
                    nbr_sigs(chk, t, (nbr_args_t){.scounts = sendcounts, .stypes = st,
                                                   .rcounts = recvcounts, .rtypes = rt}));
     if (rc == MPI_SUCCESS && !request) {

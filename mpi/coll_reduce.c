@@ -31,16 +31,12 @@ MPI_COLL_FRONT int reduce_any(const void *sendbuf, void *recvbuf, MPI_Count coun
         if (rc == MPI_SUCCESS && is_root && !comm->is_inter)
             rc = mpi_coll_check_alias(sendbuf, recvbuf, count, datatype);
     }
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_reduce, root, op, {
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_reduce, root, op, {
         if (!comm->is_inter) {
             red_sigs(chk, count, datatype);
         } else {
             /* the remote group's inputs go to the root */
-            int rp = mpi_coll_root_peer(comm, root);
-            if (mpi_coll_is_root(comm, root))
-                mpi_coll_chk_fill(chk->from, chk->n, count, datatype);
-            if (rp >= 0)
-                chk->to[rp] = mpi_coll_sig(count, datatype);
+            mpi_coll_chk_rooted(chk, comm, root, true, count, datatype, count, datatype);
         }
     });
     if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, count, datatype))
@@ -75,7 +71,7 @@ MPI_COLL_FRONT int allreduce_any(const void *sendbuf, void *recvbuf, MPI_Count c
                                  unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
     int rc = check_red(sendbuf, recvbuf, count, datatype, op);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_allreduce, MPI_COLL_NO_ROOT, op,
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_allreduce, MPI_COLL_NO_ROOT, op,
                    red_sigs(chk, count, datatype));
     if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, count, datatype))
         return rc;
@@ -113,7 +109,7 @@ MPI_COLL_FRONT int reduce_scatter_any(const void *sendbuf, void *recvbuf,
     for (int i = 0; i < comm->size; i++)
         total += recvcounts[i];
     int rc = check_red(sendbuf, recvbuf, total, datatype, op);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_reduce_scatter, MPI_COLL_NO_ROOT, op, {
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_reduce_scatter, MPI_COLL_NO_ROOT, op, {
         for (int q = 0; !comm->is_inter && q < chk->n; q++) {
             chk->to[q] = mpi_coll_sig(recvcounts[q], datatype);
             chk->from[q] = mpi_coll_sig(recvcounts[comm->rank], datatype);
@@ -153,7 +149,7 @@ MPI_COLL_FRONT int reduce_scatter_block_any(const void *sendbuf, void *recvbuf, 
                                             MPI_Request *request)
 {
     int rc = check_red(sendbuf, recvbuf, recvcount * comm->size, datatype, op);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_reduce_scatter_block, MPI_COLL_NO_ROOT, op, {
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_reduce_scatter_block, MPI_COLL_NO_ROOT, op, {
         if (!comm->is_inter)
             red_sigs(chk, recvcount, datatype);
     });
@@ -198,7 +194,7 @@ MPI_COLL_FRONT int scan_any(const void *sendbuf, void *recvbuf, MPI_Count count,
                             unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
     int rc = scan_check(sendbuf, recvbuf, count, datatype, op, comm);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_scan, MPI_COLL_NO_ROOT, op,
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_scan, MPI_COLL_NO_ROOT, op,
                    red_sigs(chk, count, datatype));
     if (rc != MPI_SUCCESS)
         return rc;
@@ -228,7 +224,7 @@ MPI_COLL_FRONT int exscan_any(const void *sendbuf, void *recvbuf, MPI_Count coun
                               unsigned flags, mpi_info_t *info, MPI_Request *request)
 {
     int rc = scan_check(sendbuf, recvbuf, count, datatype, op, comm);
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_exscan, MPI_COLL_NO_ROOT, op,
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_exscan, MPI_COLL_NO_ROOT, op,
                    red_sigs(chk, count, datatype));
     if (rc != MPI_SUCCESS)
         return rc;

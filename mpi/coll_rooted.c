@@ -15,7 +15,7 @@ MPI_COLL_FRONT int barrier_any(mpi_comm_t *comm, unsigned flags, mpi_info_t *inf
                                MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_barrier, MPI_COLL_NO_ROOT, NULL, (void)0);
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_barrier, MPI_COLL_NO_ROOT, NULL, (void)0);
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_COLL_RUN(barrier, (comm), flags, info, request);
@@ -42,13 +42,8 @@ MPI_COLL_FRONT int bcast_any(void *buffer, MPI_Count count, mpi_datatype_t *data
                              MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_bcast, root, NULL, {
-        int rp = mpi_coll_root_peer(comm, root);
-        if (mpi_coll_is_root(comm, root))
-            mpi_coll_chk_fill(chk->to, chk->n, count, datatype);
-        if (rp >= 0)
-            chk->from[rp] = mpi_coll_sig(count, datatype);
-    });
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_bcast, root, NULL,
+                   mpi_coll_chk_rooted(chk, comm, root, false, count, datatype, count, datatype));
     if (rc != MPI_SUCCESS || MPI_COLL_NOTHING(comm, request, count, datatype))
         return rc;
     MPI_COLL_RUN(bcast, (buffer, count, datatype, root, comm), flags, info, request);
@@ -86,14 +81,10 @@ MPI_COLL_FRONT int gather_any(const void *sendbuf, MPI_Count sendcount, mpi_data
                                            (MPI_Count)root * recvcount * recvtype->extent,
                                            recvcount, recvtype);
     }
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_gather, root, NULL, {
-        int rp = mpi_coll_root_peer(comm, root);
-        bool is_root = mpi_coll_is_root(comm, root);
-        if (rp >= 0)
-            chk->to[rp] = is_root && sendbuf == MPI_IN_PLACE ? mpi_coll_sig(recvcount, recvtype)
-                                                            : mpi_coll_sig(sendcount, sendtype);
-        if (is_root)
-            mpi_coll_chk_fill(chk->from, chk->n, recvcount, recvtype);
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_gather, root, NULL, {
+        bool in_place = mpi_coll_is_root(comm, root) && sendbuf == MPI_IN_PLACE;
+        mpi_coll_chk_rooted(chk, comm, root, true, recvcount, recvtype,
+                            in_place ? recvcount : sendcount, in_place ? recvtype : sendtype);
     });
     if (rc != MPI_SUCCESS)
         return rc;
@@ -145,7 +136,7 @@ MPI_COLL_FRONT int gatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_dat
                                                recvcounts[root], recvtype);
         }
     }
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_gatherv, root, NULL, {
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_gatherv, root, NULL, {
         int rp = mpi_coll_root_peer(comm, root);
         if (rp >= 0)
             chk->to[rp] = is_root && sendbuf == MPI_IN_PLACE
@@ -199,15 +190,10 @@ MPI_COLL_FRONT int scatter_any(const void *sendbuf, MPI_Count sendcount, mpi_dat
                                            (MPI_Count)root * sendcount * sendtype->extent,
                                            sendcount, sendtype, recvbuf, 0, recvcount, recvtype);
     }
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_scatter, root, NULL, {
-        int rp = mpi_coll_root_peer(comm, root);
-        bool is_root = mpi_coll_is_root(comm, root);
-        if (is_root)
-            mpi_coll_chk_fill(chk->to, chk->n, sendcount, sendtype);
-        if (rp >= 0)
-            chk->from[rp] = is_root && recvbuf == MPI_IN_PLACE
-                               ? mpi_coll_sig(sendcount, sendtype)
-                               : mpi_coll_sig(recvcount, recvtype);
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_scatter, root, NULL, {
+        bool in_place = mpi_coll_is_root(comm, root) && recvbuf == MPI_IN_PLACE;
+        mpi_coll_chk_rooted(chk, comm, root, false, sendcount, sendtype,
+                            in_place ? sendcount : recvcount, in_place ? sendtype : recvtype);
     });
     if (rc != MPI_SUCCESS)
         return rc;
@@ -260,7 +246,7 @@ MPI_COLL_FRONT int scatterv_any(const void *sendbuf, const MPI_Count sendcounts[
                                                recvtype);
         }
     }
-    MPI_COLL_CHECK(comm, flags, request, rc, COLL_OP_scatterv, root, NULL, {
+    MPI_COLL_CHECK(comm, flags, rc, COLL_OP_scatterv, root, NULL, {
         int rp = mpi_coll_root_peer(comm, root);
         for (int q = 0; is_root && q < chk->n; q++)
             chk->to[q] = mpi_coll_sig(sendcounts[q], sendtype);

@@ -157,6 +157,17 @@ void mpi_coll_chk_fill(mpi_coll_sig_t *s, int n, MPI_Count count, const mpi_data
         s[q] = v;
 }
 
+void mpi_coll_chk_rooted(mpi_coll_chk_t *c, const mpi_comm_t *comm, int root, bool to_root,
+                         MPI_Count rcount, const mpi_datatype_t *rdt, MPI_Count ocount,
+                         const mpi_datatype_t *odt)
+{
+    int rp = mpi_coll_root_peer(comm, root);
+    if (mpi_coll_is_root(comm, root))
+        mpi_coll_chk_fill(to_root ? c->from : c->to, c->n, rcount, rdt);
+    if (rp >= 0)
+        (to_root ? c->to : c->from)[rp] = mpi_coll_sig(ocount, odt);
+}
+
 void mpi_coll_sig_add(mpi_coll_sig_t *s, MPI_Count count, const mpi_datatype_t *dt)
 {
     mpi_coll_sig_t v = mpi_coll_sig(count, dt);
@@ -210,6 +221,24 @@ static bool root_fits(const mpi_coll_chk_t *c, const mpi_comm_t *comm, int q, in
     return theirs == (q == c->root ? MPI_ROOT : MPI_PROC_NULL);
 }
 
+/* The class of a disagreement; sizes: what the sender sends against what
+ * the receiver takes (counts that differ and add up alike: MPI_ERR_COUNT). */
+static int what_class(int what, int64_t snd, int64_t rcv)
+{
+    switch (what) {
+    case WHAT_KIND:
+        return MPI_ERR_OTHER;
+    case WHAT_ROOT:
+        return MPI_ERR_ROOT;
+    case WHAT_OP:
+        return MPI_ERR_OP;
+    default:
+        return snd > rcv ? MPI_ERR_TRUNCATE
+               : snd < rcv || what == WHAT_VEC ? MPI_ERR_COUNT
+                                               : MPI_ERR_TYPE;
+    }
+}
+
 /* This process's records against those its peers sent (in[q] for each q
  * of peers[0..np-1]). */
 static void verdict_local(chk_verdict_t *v, const mpi_coll_chk_t *c, const chk_rec_t *in,
@@ -243,13 +272,8 @@ static void verdict_local(chk_verdict_t *v, const mpi_coll_chk_t *c, const chk_r
         }
         if (!what)
             continue;
-        int cls = what == WHAT_KIND  ? MPI_ERR_OTHER
-                  : what == WHAT_ROOT ? MPI_ERR_ROOT
-                  : what == WHAT_OP   ? MPI_ERR_OP
-                  : theirs > mine     ? MPI_ERR_TRUNCATE
-                  : theirs < mine     ? MPI_ERR_COUNT
-                                      : MPI_ERR_TYPE;
-        *v = (chk_verdict_t){cls, me, q, what, mine, theirs, v->group, 0};
+        *v = (chk_verdict_t){what_class(what, theirs, mine), me, q, what, mine, theirs,
+                             v->group, 0};
         return;
     }
 }
@@ -535,15 +559,9 @@ static void verdict_desc(chk_verdict_t *v, const mpi_coll_chk_t *c, const chk_de
          * the sender unless the data come from a root that it is not */
         bool sends = dir == DIR_ALL || (dir == DIR_FROM_ROOT) == (me == c->root);
         int64_t snd = sends ? mine : theirs, rcv = sends ? theirs : mine;
-        cls = snd > rcv ? MPI_ERR_TRUNCATE : snd < rcv || what == WHAT_VEC ? MPI_ERR_COUNT
-                                                                           : MPI_ERR_TYPE;
+        cls = what_class(what, snd, rcv);
     } else {
-        cls = what == WHAT_KIND   ? MPI_ERR_OTHER
-              : what == WHAT_ROOT ? MPI_ERR_ROOT
-              : what == WHAT_OP   ? MPI_ERR_OP
-              : theirs > mine     ? MPI_ERR_TRUNCATE
-              : theirs < mine     ? MPI_ERR_COUNT
-                                  : MPI_ERR_TYPE;
+        cls = what_class(what, theirs, mine);
     }
     *v = (chk_verdict_t){cls, me, what == WHAT_SIG ? me : 0, what, mine, theirs, v->group, 0};
 }
