@@ -48,6 +48,7 @@ for variant in $envs; do
         # (other tests run at the same time).
         RAILRT_JOBID=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
         export RAILRT_JOBID
+        t0=$(date +%s%N)
         if [ "$variant" = "-" ]; then
             timeout -k 5 "$limit" "$mpirun" -n "$np" "$prog" "$@"
         else
@@ -55,6 +56,9 @@ for variant in $envs; do
             env $variant timeout -k 5 "$limit" "$mpirun" -n "$np" "$prog" "$@"
         fi
         rc=$?
+        t1=$(date +%s%N)
+        # wall time of this run, for finding slow variants in CI's logs
+        echo "--- np=$np: $(( (t1 - t0) / 1000000000 )).$(( (t1 - t0) / 100000000 % 10 )) s"
         left=$(ls /dev/shm 2>/dev/null | grep "^rail-$RAILRT_JOBID-")
         if [ "$rc" -eq 77 ]; then
             skipped=$((skipped + 1))

@@ -381,6 +381,7 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Comm_free(&topos[i].comm));
     if (t_rank == 0)
         printf("coll_neighbor: passed at np %d%s\n", t_size, t_device ? " (device buffers)" : "");
+    tb_pool_drain();
     MPI_OK(MPI_Finalize());
     return 0;
 }

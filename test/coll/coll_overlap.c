@@ -384,6 +384,7 @@ int main(int argc, char **argv)
     }
     if (t_rank == 0)
         printf("coll_overlap: passed at np %d%s\n", t_size, t_device ? " (device buffers)" : "");
+    tb_pool_drain();
     MPI_OK(MPI_Finalize());
     return 0;
 }

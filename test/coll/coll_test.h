@@ -143,6 +143,72 @@ typedef struct tbuf {
     size_t len;
 } tbuf_t;
 
+/*
+ * Device buffers freed by tb_free are kept, up to TB_POOL of them, and a
+ * later tb_alloc of exactly the same length takes one back (still exact, so
+ * the device's bounds check sees any overrun by the library), except every
+ * TB_FRESH-th allocation, which is always new (a fresh allocation, often at a
+ * recycled address, with a new identity for the library's caches).  A
+ * device allocation and free cost system calls and a TLB shootdown each,
+ * and the tests make one or two per case: on a VM where an interprocessor
+ * interrupt is slow, sm_ops' fake-device variant took 106 s at 8 ranks (20 s
+ * with the buffers kept).
+ * COLLTEST_DEVICE_FRESH=1: every allocation new.  Single-threaded use only.
+ */
+#define TB_POOL 32
+#define TB_FRESH 32
+
+static struct {
+    void *d[TB_POOL];
+    size_t len[TB_POOL];
+    int n;
+    unsigned long allocs;
+    int fresh;      /* -1 unknown, 0 reuse, 1 always new */
+} tb_pool = { .fresh = -1 };
+
+static inline void *tb_pool_take(size_t len)
+{
+    if (tb_pool.fresh < 0) {
+        const char *f = getenv("COLLTEST_DEVICE_FRESH");
+        tb_pool.fresh = f != NULL && atoi(f) != 0;
+    }
+    if (tb_pool.fresh || ++tb_pool.allocs % TB_FRESH == 0)
+        return NULL;
+    for (int i = tb_pool.n - 1; i >= 0; i--) {
+        if (tb_pool.len[i] == len) {
+            void *d = tb_pool.d[i];
+            tb_pool.n--;
+            tb_pool.d[i] = tb_pool.d[tb_pool.n];
+            tb_pool.len[i] = tb_pool.len[tb_pool.n];
+            return d;
+        }
+    }
+    return NULL;
+}
+
+static inline void tb_pool_give(void *d, size_t len)
+{
+    if (tb_pool.fresh == 1) {
+        devmem_free(d);
+        return;
+    }
+    if (tb_pool.n == TB_POOL) {     /* full: the oldest goes */
+        devmem_free(tb_pool.d[0]);
+        memmove(&tb_pool.d[0], &tb_pool.d[1], sizeof(void *) * (TB_POOL - 1));
+        memmove(&tb_pool.len[0], &tb_pool.len[1], sizeof(size_t) * (TB_POOL - 1));
+        tb_pool.n--;
+    }
+    tb_pool.d[tb_pool.n] = d;
+    tb_pool.len[tb_pool.n++] = len;
+}
+
+/* Frees the kept device buffers (before MPI_Finalize). */
+static inline void tb_pool_drain(void)
+{
+    while (tb_pool.n > 0)
+        devmem_free(tb_pool.d[--tb_pool.n]);
+}
+
 static inline void tb_alloc(tbuf_t *b, size_t len)
 {
     b->len = len;
@@ -150,8 +216,10 @@ static inline void tb_alloc(tbuf_t *b, size_t len)
     CHECK(b->h, "out of memory (%zu bytes)", len);
     memset(b->h, 0, len);
     if (t_device) {
-        void *d = NULL;
-        MPI_OK(devmem_malloc(len ? len : 1, &d));
+        size_t dlen = len ? len : 1;
+        void *d = tb_pool_take(dlen);
+        if (d == NULL)
+            MPI_OK(devmem_malloc(dlen, &d));
         b->d = d;
         MPI_OK(devmem_memcpy(b->d, b->h, len));
     } else {
@@ -162,7 +230,7 @@ static inline void tb_alloc(tbuf_t *b, size_t len)
 static inline void tb_free(tbuf_t *b)
 {
     if (t_device)
-        devmem_free(b->d);
+        tb_pool_give(b->d, b->len ? b->len : 1);
     free(b->h);
     b->h = b->d = NULL;
 }
@@ -246,6 +314,7 @@ static inline void t_types_init(void)
 
 static inline void t_types_fini(void)
 {
+    tb_pool_drain();
     MPI_OK(MPI_Type_free(&t_types[T_VEC].dt));
     MPI_OK(MPI_Type_free(&t_types[T_MAT].dt));
     MPI_OK(MPI_Op_free(&t_op_matmul));
