@@ -260,6 +260,7 @@ typedef struct coll_sm_params {
     size_t share_min;              /* single-copy gathers from here: the sender writes part */
     size_t share_bcast_min;        /* single-copy bcasts from here: the root writes part */
     size_t reduce_flat_max;        /* reductions up to this many bytes: one step */
+    bool reduce_pair_flat;         /* ... and those of 2 processes at any size */
     size_t small_max;              /* slot data bytes: small operations (sm_small.c) */
     int small_slots;               /* slots per process */
     size_t cma_min;                /* bcast/reduce single copy from this size (0: never) */

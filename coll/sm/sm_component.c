@@ -106,6 +106,14 @@ static int sm_register_params(void)
                              "Reductions up to this many bytes: every process combines all "
                              "inputs (one step); larger ones: each process reduces a slice",
                              RAIL_PARAM_LEVEL_TUNER, &p->reduce_flat_max);
+    rail_param_register_bool("coll_sm_reduce_pair_flat", true,
+                             "Reductions of two processes larger than coll_sm_reduce_flat_max "
+                             "also combine in one step: in an allreduce each process reads the "
+                             "other's whole input, as many bytes between the cores as with "
+                             "slices, one wait per round fewer and no result copied through the "
+                             "segment (np 2 allreduce and reduce of 8 KiB-16 MiB 30-45% faster; "
+                             "false: slices)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->reduce_pair_flat);
     rail_param_register_size("coll_sm_small_max", 1024,
                              "Reductions, broadcasts, gathers (a block), scatters and "
                              "alltoalls (the blocks for the others), allgathers (all blocks) of "

@@ -10,12 +10,19 @@
  * coll_sm_round_buf(k) of every area (the same place everywhere; a
  * single round packed tight).
  *
- * FLAT (up to coll_sm_reduce_flat_max bytes), one step per round:
+ * FLAT (up to coll_sm_reduce_flat_max bytes; on two processes at any
+ * size, coll_sm_reduce_pair_flat), one step per round:
  *   everyone: copy my input into my buffer, post step k + 1
  *   allreduce, everyone / reduce, the root: wait for everyone's step
- *   k + 1, combine all inputs into a private scratch buffer, store.
+ *   k + 1, combine all inputs into my result (a private scratch buffer
+ *   first where the result is not a dense host array apart from my input).
  *   A reduce sender writes round k >= nbuf after the root's step
  *   k - nbuf + 2 (the root posts j + 1 only once round j - 1 is done).
+ *   Steps count from 2 instead when step 1 was the announcement.
+ *   Two processes: an allreduce's each reads the other's whole input, the
+ *   same bytes that cross between the cores with slices (half the input,
+ *   then half the result), with one wait per round instead of two and no
+ *   result copied through the segment; a reduce's sender only copies.
  * SLICE (larger), two steps per round, each process reducing 1/n:
  *   copy my input into my buffer (but for slice `me` when the input is a
  *   dense host array: only I read it, from where it is), post 2k + 1;
@@ -73,6 +80,7 @@ typedef struct sm_red {
     const void *mine;              /* my input */
     const char *src;               /* ... as a dense host array of the reduction's type, or NULL */
     void *rbuf;                    /* NULL where the result is not wanted */
+    char *rdst;                    /* rbuf as such an array apart from src (flat), or NULL */
 } sm_red_t;
 
 
@@ -107,7 +115,8 @@ static bool sm_red_plan(coll_sm_module_t *m, sm_red_t *c, MPI_Count count)
     c->ue = (size_t)(c->r.factor * c->r.rdt->extent);
     if (c->ue == 0)
         return false;
-    c->flat = (size_t)count * c->ue <= coll_sm_params.reduce_flat_max;
+    c->flat = (size_t)count * c->ue <= coll_sm_params.reduce_flat_max ||
+              (n == 2 && coll_sm_params.reduce_pair_flat);
     c->span = 0;
     if (c->flat) {
         c->E = (MPI_Count)(C / c->ue);
@@ -217,18 +226,21 @@ static int sm_flat_round(coll_sm_module_t *m, sm_red_t *c, uint64_t s, MPI_Count
 {
     bool want = c->rbuf != NULL;
     if (k >= m->nbuf && !want)
-        coll_sm_wait(m, c->root, COLL_SM_V(s, k - m->nbuf + 2));
-    int rc = sm_put_input(m, c, s, k, m_u, m_u, m_u, (uint32_t)(k + 1), want, handoff);
+        coll_sm_wait(m, c->root, COLL_SM_V(s, k - m->nbuf + 2 + c->step0));
+    int rc = sm_put_input(m, c, s, k, m_u, m_u, m_u, (uint32_t)(k + 1) + c->step0, want, handoff);
     if (*handoff || !want)
         return rc;
     /* its own input from c->src when it can (see sm_small.c: reading back
      * its own buffer after the others read it costs a transfer per line) */
     size_t eb = (size_t)(c->r.factor * c->r.rdt->extent);
+    char *out = c->rdst ? c->rdst + (size_t)(k * c->E) * eb : m->scratch;
     rc = SM_KEEP(rc, coll_sm_fold_own(c->r.rop, c->kind, m->n,
                                       sm_red_buf(m, c, 0, coll_sm_set(m, s), s, k),
-                                      coll_sm_rank_stride(m), (size_t)(m_u * c->r.factor),
-                                      m->scratch, c->src ? m->me : -1,
+                                      coll_sm_rank_stride(m), (size_t)(m_u * c->r.factor), out,
+                                      c->src ? m->me : -1,
                                       c->src ? c->src + (size_t)(k * c->E) * eb : NULL));
+    if (c->rdst)
+        return rc;
     return SM_KEEP(rc, coll_red_store(&c->r, coll_elem(c->rbuf, c->r.udt, k * c->E), m->scratch,
                                       m_u));
 }
@@ -488,8 +500,16 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     c.dev = coll_is_device(c.mine, count, dt) || (c.rbuf && coll_is_device(c.rbuf, count, dt));
     if (!c.dev && c.r.rdt->size == c.r.rdt->extent)
         c.src = rail_dt_contig_ptr(dt->layout, count, c.mine);
-    /* the same on every process: datatype, count and parameters are */
-    bool cma_ok = m->cma && !c.flat && rail_dt_is_contig(dt->layout, count) &&
+    if (c.flat && c.src && c.rbuf && rail_dt_is_contig(dt->layout, count)) {
+        char *d = rail_dt_contig_ptr(dt->layout, count, c.rbuf);
+        size_t len = (size_t)count * c.ue;
+        if (d + len <= c.src || c.src + len <= d)   /* (in place: the scratch buffer) */
+            c.rdst = d;
+    }
+    /* the same on every process: datatype, count and parameters are (a
+     * flat reduction of two processes takes the adaptive choice too) */
+    bool pair = c.flat && m->n == 2 && coll_sm_params.reduce_pair_flat;
+    bool cma_ok = m->cma && (!c.flat || pair) && rail_dt_is_contig(dt->layout, count) &&
                   c.r.rdt->size == c.r.rdt->extent;
     c.cma = cma_ok && coll_sm_params.cma_min > 0 && bytes >= coll_sm_params.cma_min;
     bool timed = cma_ok && !c.cma && coll_sm_agreed(m, bytes);
