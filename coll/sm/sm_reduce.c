@@ -64,6 +64,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Bytes of a flat round's result folded into the scratch buffer and
+ * copied back at a time when in place. */
+#define SM_RED_INPLACE_PIECE 4096
+
 typedef struct sm_red {
     coll_red_t r;
     rail_typekind_t kind;
@@ -81,6 +85,7 @@ typedef struct sm_red {
     const char *src;               /* ... as a dense host array of the reduction's type, or NULL */
     void *rbuf;                    /* NULL where the result is not wanted */
     char *rdst;                    /* rbuf as such an array apart from src (flat), or NULL */
+    bool rsame;                    /* ... or at src exactly (in place) */
 } sm_red_t;
 
 
@@ -233,10 +238,24 @@ static int sm_flat_round(coll_sm_module_t *m, sm_red_t *c, uint64_t s, MPI_Count
     /* its own input from c->src when it can (see sm_small.c: reading back
      * its own buffer after the others read it costs a transfer per line) */
     size_t eb = (size_t)(c->r.factor * c->r.rdt->extent);
+    const char *x = sm_red_buf(m, c, 0, coll_sm_set(m, s), s, k);
+    size_t rs = coll_sm_rank_stride(m), N = (size_t)(m_u * c->r.factor);
+    if (c->rsame) {
+        /* in place: piece by piece through the scratch buffer, so that the
+         * copy back finds both sides still in the first-level cache (a
+         * round's whole result copied back cost np 2 a third more time) */
+        size_t esz = (size_t)c->r.rdt->size, P = RAIL_MAX(SM_RED_INPLACE_PIECE / esz, (size_t)1);
+        char *res = (char *)c->src + (size_t)(k * c->E) * eb;
+        for (size_t a = 0; a < N && rc == MPI_SUCCESS; a += P) {
+            size_t len = RAIL_MIN(P, N - a);
+            rc = coll_sm_fold_own(c->r.rop, c->kind, m->n, x + a * esz, rs, len, m->scratch,
+                                  m->me, res + a * esz);
+            memcpy(res + a * esz, m->scratch, len * esz);
+        }
+        return rc;
+    }
     char *out = c->rdst ? c->rdst + (size_t)(k * c->E) * eb : m->scratch;
-    rc = SM_KEEP(rc, coll_sm_fold_own(c->r.rop, c->kind, m->n,
-                                      sm_red_buf(m, c, 0, coll_sm_set(m, s), s, k),
-                                      coll_sm_rank_stride(m), (size_t)(m_u * c->r.factor), out,
+    rc = SM_KEEP(rc, coll_sm_fold_own(c->r.rop, c->kind, m->n, x, rs, N, out,
                                       c->src ? m->me : -1,
                                       c->src ? c->src + (size_t)(k * c->E) * eb : NULL));
     if (c->rdst)
@@ -503,8 +522,9 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     if (c.flat && c.src && c.rbuf && rail_dt_is_contig(dt->layout, count)) {
         char *d = rail_dt_contig_ptr(dt->layout, count, c.rbuf);
         size_t len = (size_t)count * c.ue;
-        if (d + len <= c.src || c.src + len <= d)   /* (in place: the scratch buffer) */
+        if (d + len <= c.src || c.src + len <= d)
             c.rdst = d;
+        c.rsame = d == c.src;   /* (other overlaps, erroneous: the scratch buffer) */
     }
     /* the same on every process: datatype, count and parameters are (a
      * flat reduction of two processes takes the adaptive choice too) */
