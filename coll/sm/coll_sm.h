@@ -257,6 +257,7 @@ typedef struct coll_sm_params {
     size_t allreduce_pair_max;     /* 2 processes: MPI_Allreduce up to this size: next */
     size_t alltoall_max;           /* oversubscribed: MPI_Alltoall blocks from this size: next */
     size_t alltoall_cma_min;       /* oversubscribed: ... in all from this size: single copy */
+    const char *oversub_alltoall_path;   /* ... where: auto (a probe) | cma | segment */
     size_t share_min;              /* single-copy gathers from here: the sender writes part */
     size_t share_bcast_min;        /* single-copy bcasts from here: the root writes part */
     size_t reduce_flat_max;        /* reductions up to this many bytes: one step */
@@ -395,6 +396,11 @@ int coll_sm_share_read(coll_sm_module_t *m, uint64_t s, int helper, uint64_t rem
  * readers that have not published yet). */
 void coll_sm_share_help(coll_sm_module_t *m, uint64_t s, int reader);
 
+/* Whether single copy is the path of an oversubscribed alltoall of
+ * `total` bytes in all (coll_sm_oversub_alltoall_path; auto: by a probe
+ * made once per process, and from 8 times coll_sm_oversub_alltoall_cma_min). */
+bool coll_sm_oversub_alltoall_wants_cma(size_t total);
+
 /* Copy len bytes at address `remote` in process pid into local memory
  * (process_vm_readv); MPI_SUCCESS or MPI_ERR_OTHER with a message. */
 int coll_sm_cma_read(int32_t pid, uint64_t remote, void *local, size_t len);
@@ -463,8 +469,9 @@ static inline bool coll_sm_forced_cma(const coll_sm_module_t *m, size_t bytes)
 }
 
 /* Whether an alltoall of `bytes` in all (blocks below coll_sm_alltoall_max)
- * takes single copy because the node is oversubscribed, where nothing is
- * timed (coll_sm_oversub_alltoall_cma_min; not while testing alternates). */
+ * on an oversubscribed node, where nothing is timed, takes its path from
+ * coll_sm_oversub_alltoall_path instead of the segment
+ * (coll_sm_oversub_alltoall_cma_min; not while testing alternates). */
 static inline bool coll_sm_oversub_alltoall_cma(const coll_sm_module_t *m, size_t bytes)
 {
     return m->cma && m->oversub && !coll_sm_params.adapt_alternate &&

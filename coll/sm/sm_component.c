@@ -73,6 +73,14 @@ static int sm_register_params(void)
                              "of through the segment (np 4 on 2 cores, 64 KiB blocks: 31 "
                              "against 54 us; 0: never)",
                              RAIL_PARAM_LEVEL_TUNER, &p->alltoall_cma_min);
+    rail_param_register_string("coll_sm_oversub_alltoall_path", "auto", "auto|cma|segment",
+                               "Where coll_sm_oversub_alltoall_cma_min applies: single copy "
+                               "(cma), the segment, or (auto) single copy from 8 times that "
+                               "minimum and where a probe at the first such call finds one 64 "
+                               "KiB kernel copy faster than two memcpys (np 4, 32 KiB blocks: "
+                               "single copy 19 against the segment's 25 us with memcpy at 13.7 "
+                               "GB/s, 52-76 against 25-28 with memcpy at 46 GB/s)",
+                               RAIL_PARAM_LEVEL_TUNER, &p->oversub_alltoall_path);
     rail_param_register_size("coll_sm_share_min", 128u << 10,
                              "Single-copy gathers (CMA) of at least this many bytes per block "
                              "into contiguous host buffers, where the node is not "

@@ -37,19 +37,25 @@
  * between the blocks of the send buffer (raddr >> 3); a process reads block
  * `me` of every other's send buffer.  Not in place (the owner overwrites
  * its blocks as others read them) and not from device memory.  On an
- * oversubscribed node, where nothing is timed, alltoalls of
- * coll_sm_oversub_alltoall_cma_min bytes in all take single copy without a
- * choice (np 4 on 2 cores, 64 KiB blocks: 31 us against the segment's
- * 54), and blocks of coll_sm_alltoall_max go to the next component
+ * oversubscribed node, where nothing is timed (rank 0's timings there chose
+ * the slower path: np 4, 32-64 KiB blocks 34-67 us against the segment's
+ * 25-41), alltoalls of coll_sm_oversub_alltoall_cma_min bytes in all take
+ * single copy where a probe finds the kernel's copy faster than two
+ * memcpys (np 4 on 2 cores, 64 KiB blocks: 31 us against the segment's 54
+ * with memcpy at 13.7 GB/s; the segment 38-41 against 58-63 with memcpy at
+ * 46 GB/s), and blocks of coll_sm_alltoall_max go to the next component
  * (tuned's linear exchange by single copy: at np 8 it beat ours from 1
  * MiB blocks).
  * Own blocks are copied locally, not through the segment (in place an
  * alltoall leaves its own block where it is).
  */
 #include "coll/sm/coll_sm.h"
+#include "base/log.h"
 #include "mpi/mpi_err.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static size_t rounds_of(size_t bytes, size_t per)
 {
@@ -568,7 +574,8 @@ static int direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
 
 /* Whether an allgather or alltoall of `total` bytes takes step 1
  * (direct_announce): single copy forced (or oversubscribed, for an
- * alltoall: coll_sm_oversub_alltoall_cma), rank 0 timing the paths, or a
+ * alltoall: coll_sm_oversub_alltoall_cma, rank 0 asking for the path of
+ * coll_sm_oversub_alltoall_path), rank 0 timing the paths, or a
  * device component somewhere (the step tells who has device buffers);
  * *want: the path rank 0 asks for there (*a: this call is timed);
  * *check_only: the step would only tell who has device buffers (a process
@@ -576,18 +583,65 @@ static int direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
 static bool step1_want(coll_sm_module_t *m, uint64_t s, int kind, size_t total, int *want,
                        rail_adapt_t **a, bool *check_only)
 {
-    bool forced = coll_sm_forced_cma(m, total) ||
-                  (kind == COLL_SM_ADAPT_ALLTOALL && coll_sm_oversub_alltoall_cma(m, total));
+    bool over = kind == COLL_SM_ADAPT_ALLTOALL && coll_sm_oversub_alltoall_cma(m, total);
+    bool forced = coll_sm_forced_cma(m, total) || over;
     bool agreed = coll_sm_agreed_blocks(m, total);
     *a = NULL;
     *check_only = false;
     if (!forced && !agreed && !coll_sm_device_check_blocks(m, total))
         return false;
     *check_only = !forced && !agreed;   /* the device check alone: it may ride on round 0 */
-    *want = forced   ? COLL_SM_PATH_CMA
+    /* (only rank 0's want counts: announced_want) */
+    bool cma = forced && (!over || coll_sm_forced_cma(m, total) ||
+                          (m->me == 0 && coll_sm_oversub_alltoall_wants_cma(total)));
+    *want = cma      ? COLL_SM_PATH_CMA
             : agreed ? coll_sm_agreed_want(m, s, kind, total, a)
                      : COLL_SM_PATH_SEGMENT;
     return true;
+}
+
+/* The probe: one process's 64 KiB copied by memcpy and by the kernel
+ * (process_vm_readv of its own memory, the same page pinning as a peer's),
+ * the best of 8 each.  The segment costs two memcpys (the writer's and the
+ * reader's), single copy one kernel copy.  Where the kernel's is slower,
+ * the segment up to 8 times coll_sm_oversub_alltoall_cma_min (1 MiB) in
+ * all: beyond, single copy won anyway (np 8, 128 KiB blocks 497-537 us
+ * against 681-733, where np 4 of 32 KiB blocks took 25-28 against 52-76) */
+static int sm_oversub_cma = -1;
+
+bool coll_sm_oversub_alltoall_wants_cma(size_t total)
+{
+    const char *path = coll_sm_params.oversub_alltoall_path;
+    if (path != NULL && strcmp(path, "auto") != 0)
+        return strcmp(path, "cma") == 0;
+    if (total / 8 >= coll_sm_params.alltoall_cma_min)
+        return true;
+    if (sm_oversub_cma >= 0)
+        return sm_oversub_cma == 1;
+    const size_t len = 64 << 10;
+    char *a = malloc(2 * len);
+    uint64_t copy = UINT64_MAX, cma = UINT64_MAX;
+    bool ok = a != NULL;
+    if (ok)
+        memset(a, 1, 2 * len);
+    for (int i = 0; i < 8 && ok; i++) {
+        uint64_t t0 = rail_now_ns();
+        memcpy(a + len, a, len);
+        __asm__ volatile("" ::: "memory");
+        uint64_t t1 = rail_now_ns();
+        ok = coll_sm_cma_read((int32_t)getpid(), (uint64_t)(uintptr_t)a, a + len, len) ==
+             MPI_SUCCESS;
+        uint64_t t2 = rail_now_ns();
+        copy = RAIL_MIN(copy, t1 - t0);
+        cma = RAIL_MIN(cma, t2 - t1);
+    }
+    free(a);
+    sm_oversub_cma = ok && cma < 2 * copy;
+    RAIL_VERBOSE(coll_sm_verbosity(), 1,
+                 "coll sm: oversubscribed alltoalls: 64 KiB by memcpy %.2f us, by the kernel "
+                 "%.2f us: %s", (double)copy / 1e3, (double)cma / 1e3,
+                 sm_oversub_cma ? "single copy" : "the segment");
+    return sm_oversub_cma == 1;
 }
 
 /* ANNOUNCE_HANDOFF (or large alltoall blocks): this operation (allgather

@@ -24,8 +24,10 @@
  * COLLTEST_DEVICE=2, that a small reduce or gather with device buffers on
  * some processes and host buffers on some non-root is gathered at the root.
  * On an oversubscribed node (more processes than CPUs), checks that an
- * alltoall of 128 KiB in all goes by single copy, and with
- * RAIL_COLL_SM_OVERSUB_ALLTOALL_CMA_MIN=0 that it does not.  With single
+ * alltoall of 1 MiB in all goes by single copy, one of 128 KiB by the
+ * probe's verdict (always by single copy with
+ * RAIL_COLL_SM_OVERSUB_ALLTOALL_PATH=cma), and with
+ * RAIL_COLL_SM_OVERSUB_ALLTOALL_CMA_MIN=0 neither.  With single
  * copy forced, that a bcast root writes part of a receiver's 1 MiB, and
  * gather senders part of their blocks at the root, where the node is not
  * oversubscribed (coll_sm_share_min), and not where it is; that bcasts of
@@ -766,44 +768,54 @@ static void check_gathered(tbuf_t *rb, size_t blk, int n, const char *what)
                   i);
 }
 
-/* On an oversubscribed node, an alltoall of contiguous int blocks of 128 KiB
- * in all (below coll_sm_alltoall_max) reads the others' send buffers
- * directly (coll_sm_oversub_alltoall_cma_min), counted by
- * coll_sm_alltoall_single_copy; with that parameter 0, through the segment.
- * Every element checked. */
+/* On an oversubscribed node, alltoalls of contiguous int blocks of 128 KiB
+ * and 1 MiB in all (below coll_sm_alltoall_max) read the others' send
+ * buffers directly (counted by coll_sm_alltoall_single_copy) or go through
+ * the segment, as coll_sm_oversub_alltoall_path says: cma, both directly;
+ * segment (or coll_sm_oversub_alltoall_cma_min 0), neither; auto, 1 MiB
+ * directly (8 times the minimum) and 128 KiB by the probe's verdict, the
+ * same in both calls.  Every element checked. */
 static void test_oversub_alltoall(void)
 {
     const char *min = getenv("RAIL_COLL_SM_OVERSUB_ALLTOALL_CMA_MIN");
     const char *forced = getenv("RAIL_COLL_SM_SINGLE_COPY_MIN");
+    const char *path = getenv("RAIL_COLL_SM_OVERSUB_ALLTOALL_PATH");
     if (n < 2 || !node_oversubscribed(n) || getenv("COLLTEST_DEVICE") ||
         getenv("RAIL_COLL_SM_ADAPT_ALTERNATE") || (forced && atol(forced) > 0) ||
         getenv("RAIL_COLL") || (min && atol(min) != 0))
         return;
-    bool off = min != NULL;   /* set, and 0 */
+    bool off = min != NULL || (path && strcmp(path, "segment") == 0);
+    bool cma = !off && path && strcmp(path, "cma") == 0;
     int provided;
     MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
-    int per = (int)(((128 << 10) / (int)sizeof(int) + n - 1) / n);
-    int *s = malloc((size_t)per * n * sizeof(int)), *r = malloc((size_t)per * n * sizeof(int));
-    CHECK(s && r, "out of memory");
-    for (int it = 0; it < 2; it++) {
-        for (int j = 0; j < n; j++)
-            for (int i = 0; i < per; i++)
-                s[(size_t)j * per + i] = (me * 1000 + j) * 7 + i + it;
-        unsigned long long before = pvar_count("coll_sm_alltoall_single_copy");
-        MPI_OK(MPI_Alltoall(s, per, MPI_INT, r, per, MPI_INT, C));
-        unsigned long long got = pvar_count("coll_sm_alltoall_single_copy") - before;
-        for (int j = 0; j < n; j++)
-            for (int i = 0; i < per; i++)
-                CHECK(r[(size_t)j * per + i] == (j * 1000 + me) * 7 + i + it,
-                      "oversubscribed alltoall of %d-int blocks: block %d [%d] = %d", per, j, i,
-                      r[(size_t)j * per + i]);
-        CHECK(off ? got == 0 : got == 1,
-              "oversubscribed alltoall of %d-int blocks: coll_sm_alltoall_single_copy counted "
-              "%llu (coll_sm_oversub_alltoall_cma_min %s)",
-              per, got, off ? "0" : "default");
+    for (int big = 0; big < 2; big++) {
+        int per = (int)(((big ? 1 << 20 : 128 << 10) / (int)sizeof(int) + n - 1) / n);
+        int *s = malloc((size_t)per * n * sizeof(int)), *r = malloc((size_t)per * n * sizeof(int));
+        CHECK(s && r, "out of memory");
+        unsigned long long first = 0;
+        for (int it = 0; it < 2; it++) {
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < per; i++)
+                    s[(size_t)j * per + i] = (me * 1000 + j) * 7 + i + it;
+            unsigned long long before = pvar_count("coll_sm_alltoall_single_copy");
+            MPI_OK(MPI_Alltoall(s, per, MPI_INT, r, per, MPI_INT, C));
+            unsigned long long got = pvar_count("coll_sm_alltoall_single_copy") - before;
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < per; i++)
+                    CHECK(r[(size_t)j * per + i] == (j * 1000 + me) * 7 + i + it,
+                          "oversubscribed alltoall of %d-int blocks: block %d [%d] = %d", per, j,
+                          i, r[(size_t)j * per + i]);
+            bool auto_small = !off && !cma && !big;
+            CHECK(auto_small ? got <= 1 && (it == 0 || got == first)
+                             : got == (off ? 0u : 1u),
+                  "oversubscribed alltoall of %d-int blocks, call %d: "
+                  "coll_sm_alltoall_single_copy counted %llu (path %s, minimum %s)",
+                  per, it, got, path ? path : "auto", min ? min : "default");
+            first = got;
+        }
+        free(s);
+        free(r);
     }
-    free(s);
-    free(r);
     MPI_T_finalize();
 }
 
