@@ -246,13 +246,15 @@ static int sm_flat_round(coll_sm_module_t *m, sm_red_t *c, uint64_t s, MPI_Count
          * round's whole result copied back cost np 2 a third more time) */
         size_t esz = (size_t)c->r.rdt->size, P = RAIL_MAX(SM_RED_INPLACE_PIECE / esz, (size_t)1);
         char *res = (char *)c->src + (size_t)(k * c->E) * eb;
-        for (size_t a = 0; a < N && rc == MPI_SUCCESS; a += P) {
+        int r2 = MPI_SUCCESS;
+        for (size_t a = 0; a < N && r2 == MPI_SUCCESS; a += P) {
             size_t len = RAIL_MIN(P, N - a);
-            rc = coll_sm_fold_own(c->r.rop, c->kind, m->n, x + a * esz, rs, len, m->scratch,
+            r2 = coll_sm_fold_own(c->r.rop, c->kind, m->n, x + a * esz, rs, len, m->scratch,
                                   m->me, res + a * esz);
-            memcpy(res + a * esz, m->scratch, len * esz);
+            if (r2 == MPI_SUCCESS)
+                memcpy(res + a * esz, m->scratch, len * esz);
         }
-        return rc;
+        return SM_KEEP(rc, r2);
     }
     char *out = c->rdst ? c->rdst + (size_t)(k * c->E) * eb : m->scratch;
     rc = SM_KEEP(rc, coll_sm_fold_own(c->r.rop, c->kind, m->n, x, rs, N, out,
