@@ -592,8 +592,8 @@ static bool step1_want(coll_sm_module_t *m, uint64_t s, int kind, size_t total, 
         return false;
     *check_only = !forced && !agreed;   /* the device check alone: it may ride on round 0 */
     /* (only rank 0's want counts: announced_want) */
-    bool cma = forced && (!over || coll_sm_forced_cma(m, total) ||
-                          (m->me == 0 && coll_sm_oversub_alltoall_wants_cma(total)));
+    bool cma = coll_sm_forced_cma(m, total) ||
+               (over && m->me == 0 && coll_sm_oversub_alltoall_wants_cma(total));
     *want = cma      ? COLL_SM_PATH_CMA
             : agreed ? coll_sm_agreed_want(m, s, kind, total, a)
                      : COLL_SM_PATH_SEGMENT;

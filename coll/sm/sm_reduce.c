@@ -521,7 +521,7 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     c.dev = coll_is_device(c.mine, count, dt) || (c.rbuf && coll_is_device(c.rbuf, count, dt));
     if (!c.dev && c.r.rdt->size == c.r.rdt->extent)
         c.src = rail_dt_contig_ptr(dt->layout, count, c.mine);
-    if (c.flat && c.src && c.rbuf && rail_dt_is_contig(dt->layout, count)) {
+    if (c.flat && c.src && c.rbuf) {   /* (c.src: the datatype is contiguous) */
         char *d = rail_dt_contig_ptr(dt->layout, count, c.rbuf);
         size_t len = (size_t)count * c.ue;
         if (d + len <= c.src || c.src + len <= d)
