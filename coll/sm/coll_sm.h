@@ -153,7 +153,7 @@ typedef struct coll_sm_ctl {
     /* shared single copy (sm_share.c): the owner reads len bytes at src in
      * another process into dst, which may write chunks of it */
     uint64_t share_claim;          /* generation << 32 | its chunks << 16 | the owner's */
-    uint64_t share_done;           /* chunks the other finished (SM_SHARE_FAILED: one failed) */
+    uint64_t share_done;           /* chunks the other finished (+ SM_SHARE_FAILED per failure) */
     uint64_t share_dst, share_src, share_len;
 } coll_sm_ctl_t;
 _Static_assert(sizeof(coll_sm_ctl_t) <= COLL_SM_CTL_STRIDE, "coll_sm_ctl_t outgrew its stride");

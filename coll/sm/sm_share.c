@@ -12,7 +12,7 @@
  * claimed.  It claims chunks from the front (one atomic add each) and
  * reads them; the helper claims chunks from the back (compare and swap)
  * and writes them with process_vm_writev, counting each one finished in
- * the reader's done word (SM_SHARE_FAILED with it where the kernel refused
+ * the reader's done word (SM_SHARE_FAILED added too where the kernel refused
  * the write: the reader copies that chunk itself, and this helper stops
  * helping on this communicator).  Before it returns the reader waits for
  * the chunks the helper claimed: each is being written.  The generation
@@ -27,6 +27,8 @@
 #include <sched.h>
 
 #define SM_SHARE_CHUNK_MIN ((size_t)32 << 10)
+/* a chunk the helper failed to write: the done word counts these in its
+ * upper half (a bit of its own would carry away when two fail) */
 #define SM_SHARE_FAILED ((uint64_t)1 << 32)
 #define SM_SHARE_MINE(w) ((uint32_t)((w) & 0xffff))
 #define SM_SHARE_HELPERS(w) ((uint32_t)(((w) >> 16) & 0xffff))
@@ -91,7 +93,7 @@ int coll_sm_share_read(coll_sm_module_t *m, uint64_t s, int helper, uint64_t rem
     rail_atomic_store_relaxed(&me->share_claim, 0);
     if (nch > mine)
         rail_atomic_add_fetch(chunks_in, nch - mine);
-    for (uint32_t i = 0; (done & SM_SHARE_FAILED) && i < nch && rc == MPI_SUCCESS; i++)
+    for (uint32_t i = 0; done >= SM_SHARE_FAILED && i < nch && rc == MPI_SUCCESS; i++)
         if (!(my_chunks & ((uint64_t)1 << i))) {
             size_t off = (size_t)i * chunk;
             rc = coll_sm_cma_read(pid, remote + off, dst + off, RAIL_MIN(chunk, len - off));
@@ -121,7 +123,7 @@ static bool share_one(coll_sm_module_t *m, coll_sm_ctl_t *cj, uint32_t gen, bool
               coll_sm_cma_write(cj->pid, cj->share_dst + off,
                                 (const char *)(uintptr_t)cj->share_src + off,
                                 RAIL_MIN(chunk, len - off)) == MPI_SUCCESS;
-    rail_atomic_fetch_add(&cj->share_done, ok ? 1 : 1 | SM_SHARE_FAILED);
+    rail_atomic_fetch_add(&cj->share_done, ok ? 1 : 1 + SM_SHARE_FAILED);
     if (!ok && !coll_sm_params.share_refuse)
         m->share_off = true;
     return true;
