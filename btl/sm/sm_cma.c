@@ -233,7 +233,7 @@ void btl_sm_share_help(btl_module_t *base, btl_endpoint_t *ep, const void *hdr, 
             continue;
         uint32_t idx = h.nch - 1 - (uint32_t)((w >> 16) & 0xffff);
         int rc = btl_sm_share_chunk(ep->pid, &h, idx, true);
-        rail_atomic_fetch_add(done, rc == MPI_SUCCESS ? 1 : 1 | BTL_SM_SHARE_FAILED);
+        rail_atomic_fetch_add(done, rc == MPI_SUCCESS ? 1 : 1 + BTL_SM_SHARE_FAILED);
         btl_sm_count_share_chunks_out++;
         w = rail_atomic_load_acquire(claim);
     }
