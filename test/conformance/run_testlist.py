@@ -24,6 +24,7 @@ is expected to fail, 1 otherwise.  The last line reads
 "N passed, N failed, N expected failures, N skipped".
 """
 import argparse
+import fcntl
 import os
 import re
 import shlex
@@ -82,6 +83,23 @@ def run_one(exe, np, opts, mpirun, cwd, default_limit):
     # As MPICH's runtests: the launcher is told the limit too (tests such
     # as init/timeout check that it ends the job).
     env["MPIEXEC_TIMEOUT"] = str(limit)
+    # one MPI job at a time under `make -j check` (test/run-test.sh);
+    # taken before the clock and the time limit start
+    lock = None
+    if os.environ.get("RAILTEST_MPI_LOCK", "0") not in ("", "0"):
+        try:
+            lock = open(os.environ["RAILTEST_MPI_LOCK"], "a")
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        except OSError:
+            lock = None
+    try:
+        return run_locked(exe, np, args, opts, mpirun, cwd, env, limit)
+    finally:
+        if lock is not None:
+            lock.close()
+
+
+def run_locked(exe, np, args, opts, mpirun, cwd, env, limit):
     t0 = time.time()
     p = subprocess.Popen([mpirun, "-np", str(np), exe] + args, cwd=cwd, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
