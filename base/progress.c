@@ -6,8 +6,11 @@
 #include "base/param.h"
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <sched.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef HAVE_SYS_EPOLL_H
@@ -206,27 +209,31 @@ static void nap_us(int us)
     nanosleep(&ts, NULL);
 }
 
-/* Block in the kernel once, unless work is pending or done() came true. */
-static void sleep_once(rail_progress_cond_t done, void *arg)
+static bool polling(void)
 {
-    int timeout = sleep_timeout_ms;
-    if (n_poll_cbs > 0 || rail_atomic_load_relaxed(&n_poll_holds) > 0)
-        timeout = 1;
-    if (rail_progress_mt) {
-        int expect = 0;
-        if (!rail_atomic_cas(&sleep_token, &expect, 1)) {
-            nap_us(mt_nap_us);
-            return;
-        }
-        pthread_mutex_lock(&rail_progress_cs);
-    }
-    /* Announce the sleep to the sleepers (the btls) and to rail_progress_wake. */
-    int prepared = 0;
+    return n_poll_cbs > 0 || rail_atomic_load_relaxed(&n_poll_holds) > 0;
+}
+
+/* Take the sleep token (MPI_THREAD_MULTIPLE: one sleeper in the btls). */
+static bool token_take(void)
+{
+    int expect = 0;
+    return !rail_progress_mt || rail_atomic_cas(&sleep_token, &expect, 1);
+}
+
+/* Announce the sleep to the sleepers (the btls) and to rail_progress_wake;
+ * true when one has work pending.  *prepared: how many to finish. */
+static bool sleepers_prepare(int *prepared)
+{
     bool pending = false;
-    for (; prepared < n_sleepers; prepared++) {
-        rail_progress_sleeper_t *s = &sleepers[prepared];
+    int n = 0;
+    if (rail_progress_mt)
+        pthread_mutex_lock(&rail_progress_cs);
+    for (; n < n_sleepers; n++) {
+        rail_progress_sleeper_t *s = &sleepers[n];
         if (s->prepare && !s->prepare(s->ctx)) {
             pending = true;
+            n++;   /* finish() follows every prepare(), whatever it returned */
             break;
         }
     }
@@ -234,6 +241,36 @@ static void sleep_once(rail_progress_cond_t done, void *arg)
     rail_atomic_fence();
     if (rail_progress_mt)
         pthread_mutex_unlock(&rail_progress_cs);
+    *prepared = n;
+    return pending;
+}
+
+static void sleepers_finish(int prepared)
+{
+    rail_atomic_sub_fetch(&n_sleeping, 1);
+    if (rail_progress_mt)
+        pthread_mutex_lock(&rail_progress_cs);
+    for (int i = 0; i < prepared && i < n_sleepers; i++)
+        if (sleepers[i].finish)
+            sleepers[i].finish(sleepers[i].ctx);
+    if (rail_progress_mt) {
+        pthread_mutex_unlock(&rail_progress_cs);
+        rail_atomic_store_release(&sleep_token, 0);
+    }
+}
+
+/* Block in the kernel once, unless work is pending or done() came true. */
+static void sleep_once(rail_progress_cond_t done, void *arg)
+{
+    int timeout = sleep_timeout_ms;
+    if (polling())
+        timeout = 1;
+    if (!token_take()) {
+        nap_us(mt_nap_us);
+        return;
+    }
+    int prepared;
+    bool pending = sleepers_prepare(&prepared);
     if (!pending && !done(arg)) {
         if (n_block_sleepers == 0) {
             epoll_block(timeout);
@@ -251,17 +288,88 @@ static void sleep_once(rail_progress_cond_t done, void *arg)
                 epoll_block(0);
         }
     }
-    rail_atomic_sub_fetch(&n_sleeping, 1);
-    if (rail_progress_mt)
-        pthread_mutex_lock(&rail_progress_cs);
-    /* finish() follows every prepare(), whatever it returned. */
-    for (int i = 0; i < prepared + (pending ? 1 : 0) && i < n_sleepers; i++)
-        if (sleepers[i].finish)
-            sleepers[i].finish(sleepers[i].ctx);
-    if (rail_progress_mt) {
-        pthread_mutex_unlock(&rail_progress_cs);
-        rail_atomic_store_release(&sleep_token, 0);
+    sleepers_finish(prepared);
+}
+
+/* ------------------------------------------------------------ sleep_on */
+
+static long sys_futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
+}
+
+static int waitv_missing;       /* futex_waitv returned ENOSYS */
+
+/* Wait on two shared futex words at once: 0 woken or a word differs, -1
+ * with errno (ENOSYS: no futex_waitv; ETIMEDOUT). */
+static long futex_wait2(uint32_t *a, uint32_t av, uint32_t *b, uint32_t bv, long timeout_ns)
+{
+#if defined(SYS_futex_waitv) && defined(FUTEX_32)
+    struct futex_waitv w[2];
+    memset(w, 0, sizeof(w));
+    w[0].val = av;
+    w[0].uaddr = (uintptr_t)a;
+    w[0].flags = FUTEX_32;
+    w[1].val = bv;
+    w[1].uaddr = (uintptr_t)b;
+    w[1].flags = FUTEX_32;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += timeout_ns / 1000000000L;
+    ts.tv_nsec += timeout_ns % 1000000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
     }
+    return syscall(SYS_futex_waitv, w, 2u, 0u, &ts, CLOCK_MONOTONIC);
+#else
+    (void)a, (void)av, (void)b, (void)bv, (void)timeout_ns;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+static int wait_word(uint32_t *word, uint32_t val, long timeout_ns)
+{
+    struct timespec ts = {timeout_ns / 1000000000L, timeout_ns % 1000000000L};
+    if (sys_futex(word, FUTEX_WAIT, val, &ts) != 0 && errno == ETIMEDOUT)
+        return RAIL_SLEEP_TIMEOUT;
+    return RAIL_SLEEP_WOKEN;
+}
+
+int rail_progress_sleep_on(uint32_t *word, uint32_t val, long timeout_ns)
+{
+    if (polling())
+        timeout_ns = RAIL_MIN(timeout_ns, 1000000L);
+    /* the one btl that sleeps on a futex word, and nothing else to watch */
+    rail_progress_sleeper_t *b = NULL;
+    if (n_block_sleepers == 1 && n_fd_sleepers == 0 &&
+        !rail_atomic_load_relaxed(&waitv_missing))
+        for (int i = 0; i < n_sleepers && !b; i++)
+            if (sleepers[i].block)
+                b = &sleepers[i];
+    if (!b || !b->futex || !token_take())
+        return wait_word(word, val, timeout_ns);
+    int prepared, how = RAIL_SLEEP_P2P;
+    if (!sleepers_prepare(&prepared)) {
+        uint32_t bval;
+        uint32_t *bword = b->futex(b->ctx, &bval);
+        long r = bword ? futex_wait2(word, val, bword, bval, timeout_ns) : -1;
+        if (!bword || (r < 0 && errno == ENOSYS)) {
+            if (bword)
+                rail_atomic_store_relaxed(&waitv_missing, 1);
+            how = wait_word(word, val, timeout_ns);
+        } else if (r < 0) {
+            /* EAGAIN: a word differed already */
+            how = errno == ETIMEDOUT ? RAIL_SLEEP_TIMEOUT
+                  : rail_atomic_load_relaxed(word) != val ? RAIL_SLEEP_WOKEN
+                                                          : RAIL_SLEEP_P2P;
+        } else {
+            how = r == 1 ? RAIL_SLEEP_P2P : RAIL_SLEEP_WOKEN;   /* the index woken */
+        }
+    }
+    sleepers_finish(prepared);
+    return how;
 }
 
 static uint64_t now_ms(void)

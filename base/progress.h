@@ -100,6 +100,9 @@ typedef struct rail_progress_sleeper {
     void (*finish)(void *ctx);
     void (*wake)(void *ctx);
     void *ctx;
+    /* Optional: the shared futex word block() waits on and the value it
+     * waits while the word holds (rail_progress_sleep_on). */
+    uint32_t *(*futex)(void *ctx, uint32_t *val);
 } rail_progress_sleeper_t;
 
 int rail_progress_add_sleeper(const rail_progress_sleeper_t *s);
@@ -111,6 +114,22 @@ typedef bool (*rail_progress_cond_t)(void *arg);
 
 /* Progress until done(arg) is true (checked before the first poll). */
 void rail_progress_wait(rail_progress_cond_t done, void *arg);
+
+/* Sleep outside rail_progress_wait, on a shared futex word of the caller's
+ * (coll sm's flags): until *word != val or a FUTEX_WAKE on it, timeout_ns,
+ * or, as in rail_progress_wait's sleep, work arriving for this process
+ * through a btl (its futex word and *word together, futex_waitv).  Without
+ * that (no such btl, a file descriptor to watch as well, another thread
+ * of this process sleeping in the btls, a kernel before 5.16) it waits on
+ * *word alone.  Returns at once when a btl has work pending.  While poll
+ * callbacks or holds are in effect the timeout is at most 1 ms.  Returns
+ * how the sleep ended (RAIL_SLEEP_*). */
+enum {
+    RAIL_SLEEP_WOKEN,      /* *word changed or was woken */
+    RAIL_SLEEP_TIMEOUT,    /* timeout_ns passed */
+    RAIL_SLEEP_P2P,        /* a btl had work pending, or its traffic woke us */
+};
+int rail_progress_sleep_on(uint32_t *word, uint32_t val, long timeout_ns);
 
 /* Wake threads of this process sleeping in rail_progress_wait because a
  * completion they may wait for happened outside progress. */

@@ -139,6 +139,10 @@ struct btl_module {
      * process return early (MPI_THREAD_MULTIPLE: a request completed by one
      * thread for another). */
     void (*sleep_wake)(btl_module_t *m);
+    /* Optional (NULL: none): the shared futex word sleep_block() waits on
+     * and the value it waits while the word holds, for a sleep that waits
+     * on another word as well (rail_progress_sleep_on). */
+    uint32_t *(*sleep_word)(btl_module_t *m, uint32_t *val);
 
     /* --- additions (tcp engineer) --- */
     /* Optional (NULL: send never leaves data behind): bytes send() accepted

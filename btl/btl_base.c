@@ -208,6 +208,12 @@ static void sl_wake(void *ctx)
     m->sleep_wake(m);
 }
 
+static uint32_t *sl_futex(void *ctx, uint32_t *val)
+{
+    btl_module_t *m = ctx;
+    return m->sleep_word(m, val);
+}
+
 static void register_sleeper(btl_module_t *m)
 {
     if (m->wait_fd < 0 && !m->sleep_block)
@@ -219,6 +225,7 @@ static void register_sleeper(btl_module_t *m)
         .finish = m->sleep_finish ? sl_finish : NULL,
         .wake = m->sleep_wake ? sl_wake : NULL,
         .ctx = m,
+        .futex = m->sleep_word ? sl_futex : NULL,
     };
     rail_progress_add_sleeper(&s);
 }

@@ -184,6 +184,14 @@ static const pvar_def_t pvars[] = {
             "by membarrier, as segments whose flags are published without a fence need "
             "(coll_sm_membarrier)",
             &coll_sm_count_sleep_fences),
+    COUNTER("coll_sm_sleep_timeouts",
+            "Sleeps of coll sm waits that ended by their timeout (5 ms), not by a wakeup: neither "
+            "the flag awaited nor point-to-point traffic for this process came meanwhile",
+            &coll_sm_count_sleep_timeouts),
+    COUNTER("coll_sm_sleep_p2p_wakes",
+            "Sleeps of coll sm waits that point-to-point traffic for this process ended or cut "
+            "short (the sleep waits on btl sm's futex as well, with futex_waitv)",
+            &coll_sm_count_sleep_p2p_wakes),
     COUNTER("coll_sm_small_mixed",
             "Small MPI_Reduce and MPI_Gather calls (coll sm) at whose root some processes had "
             "device buffers and some non-roots host buffers: the root took the device data by "

@@ -284,6 +284,7 @@ bool btl_sm_sleep_prepare(btl_module_t *m);
 void btl_sm_sleep_block(btl_module_t *m, int timeout_ms);
 void btl_sm_sleep_finish(btl_module_t *m);
 void btl_sm_sleep_wake(btl_module_t *m);
+uint32_t *btl_sm_sleep_word(btl_module_t *m, uint32_t *val);
 void btl_sm_wake_slow(btl_sm_seg_hdr_t *h);
 bool btl_sm_work_pending(btl_sm_module_t *m);
 

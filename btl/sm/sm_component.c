@@ -177,6 +177,7 @@ static const btl_module_t btl_sm_template = {
     .sleep_finish = btl_sm_sleep_finish,
     .finalize = btl_sm_finalize,
     .sleep_wake = btl_sm_sleep_wake,
+    .sleep_word = btl_sm_sleep_word,
 };
 
 static int btl_sm_my_index(void)

@@ -94,6 +94,15 @@ void btl_sm_sleep_wake(btl_module_t *base)
         btl_sm_futex(&h->sleeping, FUTEX_WAKE, INT_MAX, NULL);
 }
 
+/* The word sleep_block() waits on: 1 while we sleep, 0 once a sender has
+ * woken us (or sleep_prepare declined). */
+uint32_t *btl_sm_sleep_word(btl_module_t *base, uint32_t *val)
+{
+    btl_sm_seg_hdr_t *h = btl_sm_module.hdr;
+    *val = 1;
+    return h ? &h->sleeping : NULL;
+}
+
 void btl_sm_sleep_finish(btl_module_t *base)
 {
     if (btl_sm_module.hdr)

@@ -780,6 +780,8 @@ void coll_sm_data_init(coll_sm_data_t *d, const void *buf, MPI_Count count,
 extern uint64_t coll_sm_count_device_ipc;
 extern uint64_t coll_sm_count_sleeps;         /* futex waits (sm_wait.c) */
 extern uint64_t coll_sm_count_sleep_fences;   /* ... that first fenced everyone by membarrier */
+extern uint64_t coll_sm_count_sleep_timeouts; /* ... that ended by their timeout */
+extern uint64_t coll_sm_count_sleep_p2p_wakes; /* ... that p2p traffic ended */
 extern uint64_t coll_sm_count_small_mixed;    /* small reduces and gathers, mixed (sm_small.c) */
 extern uint64_t coll_sm_count_small_v;        /* v forms through the slots (sm_small.c) */
 bool coll_sm_dev_eligible(const coll_sm_module_t *m, size_t bytes);
