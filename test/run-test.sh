@@ -22,7 +22,8 @@ if [ "$is_mpi" = no ]; then
 fi
 
 # Entry of this test in test/tests.conf:
-#   <name> | np=1 2 4 | env=A=1 B=2;C=3 | timeout=60
+#   <name> | np=1 2 4 | env=A=1 B=2;np=2,4 C=3 | timeout=60
+# (the variant C=3 at np 2 and 4 only).
 conf=$(grep -E "^$name[[:space:]]*(\||$)" "$top_srcdir/test/tests.conf" 2>/dev/null | head -n 1)
 field() { echo "$conf" | tr '|' '\n' | sed -n "s/^[[:space:]]*$1=\(.*[^[:space:]]\)[[:space:]]*\$/\1/p"; }
 nps=$(field np)
@@ -51,7 +52,18 @@ IFS=';'
 set -f
 for variant in $envs; do
     IFS=$IFS_SAVE
-    for np in $nps; do
+    # A variant may name its own rank counts first: "np=1,2,3,4 A=1 B=2".
+    vnps=$nps
+    case "$variant" in
+    np=*)
+        vnps=$(echo "${variant%% *}" | sed 's/^np=//; s/,/ /g')
+        case "$variant" in
+        *" "*) variant=${variant#* } ;;
+        *) variant="-" ;;
+        esac
+        ;;
+    esac
+    for np in $vnps; do
         envdesc=""
         [ "$variant" = "-" ] || envdesc=" [$variant]"
         echo "=== $name np=$np$envdesc"

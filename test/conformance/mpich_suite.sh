@@ -7,13 +7,13 @@
 # reason); programs that cannot build against an MPI-4.1 mpi.h are listed
 # in not-built.txt.
 #
-# RAIL_MPICH_TARBALL=FILE uses a tarball already here; RAIL_MPICH_SUITE_DIR
+# RAILTEST_MPICH_TARBALL=FILE uses a tarball already here; RAILTEST_MPICH_SUITE_DIR
 # is where it is unpacked and built (default: conformance/ in the build
-# tree, kept between runs); RAIL_MPICH_SUITE_DIRS chooses the directories
-# of test/mpi to run (default below); RAIL_MPICH_SUITE=0 skips the whole.
+# tree, kept between runs); RAILTEST_MPICH_SUITE_DIRS chooses the directories
+# of test/mpi to run (default below); RAILTEST_MPICH_SUITE=0 skips the whole.
 # Skipped (77) when the tarball can be neither found nor downloaded.
 . "${top_srcdir:-.}/test/env/lib.sh"
-[ "${RAIL_MPICH_SUITE:-1}" = 0 ] && skip "RAIL_MPICH_SUITE=0"
+[ "${RAILTEST_MPICH_SUITE:-1}" = 0 ] && skip "RAILTEST_MPICH_SUITE=0"
 command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
 
 ver=4.0.2
@@ -22,11 +22,11 @@ sha256=b27039f964afeb6b8a3e009c56b441cbe368c26d6d6476ad3bb7190996875860
 url=http://deb.debian.org/debian/pool/main/m/mpich/$tarball
 here=$(cd "$top_srcdir/test/conformance" && pwd)
 bld=$(cd "$top_builddir" && pwd)
-work=${RAIL_MPICH_SUITE_DIR:-$bld/conformance/mpich}
-dirs=${RAIL_MPICH_SUITE_DIRS:-attr coll comm datatype errhan group info init mpi_t pt2pt part topo errors threads}
+work=${RAILTEST_MPICH_SUITE_DIR:-$bld/conformance/mpich}
+dirs=${RAILTEST_MPICH_SUITE_DIRS:-attr coll comm datatype errhan group info init mpi_t pt2pt part topo errors threads}
 mkdir -p "$work" || fail "cannot create $work"
 
-tb=${RAIL_MPICH_TARBALL:-$work/$tarball}
+tb=${RAILTEST_MPICH_TARBALL:-$work/$tarball}
 if [ ! -f "$tb" ]; then
     python3 - "$url" "$tb.part" <<'EOF' || { rm -f "$tb.part"; skip "cannot download $url"; }
 import sys, urllib.request
