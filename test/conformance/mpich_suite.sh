@@ -58,9 +58,6 @@ ln -sf "$bld/tools/mpicc" "$pfx/bin/mpicc"
 ln -sf "$bld/runtime/mpirun" "$pfx/bin/mpiexec"
 ln -sf "$bld/runtime/mpirun" "$pfx/bin/mpirun"
 
-# Configured again when mpi.h changes.  MPI_Type_hvector and
-# MPI_Type_hindexed (removed in MPI-3) are mapped to their successors for
-# the suite's datatype library; everything else is the suite's own code.
 # Configured and built holding the MPI job lock of `make -j check`
 # ($RAILTEST_MPI_LOCK, as test/run-test.sh): beside a compiler, even at
 # nice 19, the other tests' oversubscribed jobs ran 2-3x slower (CI:
@@ -71,6 +68,10 @@ lock=${RAILTEST_MPI_LOCK:-}
 if [ -n "$lock" ] && command -v flock >/dev/null 2>&1 && (: >>"$lock") 2>/dev/null; then
     exec 9>>"$lock" && flock 9
 fi
+
+# Configured again when mpi.h changes.  MPI_Type_hvector and
+# MPI_Type_hindexed (removed in MPI-3) are mapped to their successors for
+# the suite's datatype library; everything else is the suite's own code.
 key=$(cat "$bld/include/mpi.h" "$0" | cksum | cut -d' ' -f1)
 if [ "$(cat "$work/configured" 2>/dev/null)" != "$key" ]; then
     rm -f "$work/configured"
