@@ -2,6 +2,7 @@
 #include "base/rail.h"
 #include "base/progress.h"
 #include "base/atomic.h"
+#include "base/futex.h"
 #include "base/log.h"
 #include "base/param.h"
 
@@ -293,11 +294,6 @@ static void sleep_once(rail_progress_cond_t done, void *arg)
 
 /* ------------------------------------------------------------ sleep_on */
 
-static long sys_futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
-{
-    return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
-}
-
 static int waitv_missing;       /* futex_waitv returned ENOSYS */
 
 /* Wait on two shared futex words at once: 0 woken or a word differs, -1
@@ -332,7 +328,7 @@ static long futex_wait2(uint32_t *a, uint32_t av, uint32_t *b, uint32_t bv, long
 static int wait_word(uint32_t *word, uint32_t val, long timeout_ns)
 {
     struct timespec ts = {timeout_ns / 1000000000L, timeout_ns % 1000000000L};
-    if (sys_futex(word, FUTEX_WAIT, val, &ts) != 0 && errno == ETIMEDOUT)
+    if (rail_futex(word, FUTEX_WAIT, val, &ts) != 0 && errno == ETIMEDOUT)
         return RAIL_SLEEP_TIMEOUT;
     return RAIL_SLEEP_WOKEN;
 }

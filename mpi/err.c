@@ -106,7 +106,8 @@ int mpi_err_raise_default(int code, const char *fname)
     if (mpi_api_ready && mpi_env.comm_self)
         return mpi_err_raise_comm(mpi_env.comm_self, code, fname);
     bool user;
-    return raise_common(&mpi_errhandler_fatal, code, fname, "error", &user);
+    return raise_common(&mpi_errhandler_fatal, code, fname, "error with MPI not initialized",
+                        &user);
 }
 
 int mpi_err_raise_session(mpi_session_t *session, int code, const char *fname)

@@ -28,23 +28,18 @@
 #include "btl/sm/sm.h"
 #include "btl/sm/sm_fastbox.h"
 #include "btl/sm/sm_fifo.h"
+#include "base/futex.h"
 
 #include <limits.h>
 #include <linux/futex.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-static long btl_sm_futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
-{
-    return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
-}
 
 void btl_sm_wake_slow(btl_sm_seg_hdr_t *h)
 {
     rail_atomic_fence();
     if (rail_atomic_load_relaxed(&h->sleeping) && rail_atomic_exchange(&h->sleeping, 0))
-        btl_sm_futex(&h->sleeping, FUTEX_WAKE, INT_MAX, NULL);
+        rail_futex(&h->sleeping, FUTEX_WAKE, INT_MAX, NULL);
 }
 
 /* Anything to deliver (or a producer half way through a FIFO push)? */
@@ -83,7 +78,7 @@ void btl_sm_sleep_block(btl_module_t *base, int timeout_ms)
     struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
 
     if (h && rail_atomic_load_acquire(&h->sleeping))
-        btl_sm_futex(&h->sleeping, FUTEX_WAIT, 1, timeout_ms < 0 ? NULL : &ts);
+        rail_futex(&h->sleeping, FUTEX_WAIT, 1, timeout_ms < 0 ? NULL : &ts);
 }
 
 /* Another thread of this process ends our sleep_block() early. */
@@ -91,7 +86,7 @@ void btl_sm_sleep_wake(btl_module_t *base)
 {
     btl_sm_seg_hdr_t *h = btl_sm_module.hdr;
     if (h && rail_atomic_exchange(&h->sleeping, 0))
-        btl_sm_futex(&h->sleeping, FUTEX_WAKE, INT_MAX, NULL);
+        rail_futex(&h->sleeping, FUTEX_WAKE, INT_MAX, NULL);
 }
 
 /* The word sleep_block() waits on: 1 while we sleep, 0 once a sender has

@@ -38,6 +38,7 @@
  * whether to fence.
  */
 #include "coll/sm/coll_sm.h"
+#include "base/futex.h"
 #include "base/progress.h"
 
 #include <limits.h>
@@ -53,11 +54,6 @@
 
 uint64_t coll_sm_count_sleeps, coll_sm_count_sleep_fences, coll_sm_count_sleep_timeouts,
     coll_sm_count_sleep_p2p_wakes;
-
-static long sm_futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
-{
-    return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
-}
 
 static long sm_membarrier(int cmd)
 {
@@ -91,7 +87,7 @@ static void sm_publish(coll_sm_module_t *m, uint64_t *word, uint64_t v)
     }
     if (RAIL_UNLIKELY(sleeping != 0)) {
         __atomic_add_fetch(&h->gen, 1, __ATOMIC_SEQ_CST);
-        sm_futex(&h->gen, FUTEX_WAKE, INT_MAX, NULL);
+        rail_futex(&h->gen, FUTEX_WAKE, INT_MAX, NULL);
     }
 }
 
