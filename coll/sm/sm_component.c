@@ -77,9 +77,10 @@ static int sm_register_params(void)
                                "Where coll_sm_oversub_alltoall_cma_min applies: single copy "
                                "(cma), the segment, or (auto) single copy from 8 times that "
                                "minimum and where a probe at the first such call finds one 64 "
-                               "KiB kernel copy faster than two memcpys (np 4, 32 KiB blocks: "
-                               "single copy 19 against the segment's 25 us with memcpy at 13.7 "
-                               "GB/s, 52-76 against 25-28 with memcpy at 46 GB/s)",
+                               "KiB kernel copy less than 4 times as slow as memcpy (np 4, 64 "
+                               "KiB blocks: single copy 27-30 against the segment's 45-47 us "
+                               "where it took 2.2 times; 32 KiB blocks: 52-76 against 25-28 "
+                               "where it took 7.6 times)",
                                RAIL_PARAM_LEVEL_TUNER, &p->oversub_alltoall_path);
     rail_param_register_size("coll_sm_share_min", 128u << 10,
                              "Single-copy gathers (CMA) of at least this many bytes per block "

@@ -40,10 +40,11 @@
  * oversubscribed node, where nothing is timed (rank 0's timings there chose
  * the slower path: np 4, 32-64 KiB blocks 34-67 us against the segment's
  * 25-41), alltoalls of coll_sm_oversub_alltoall_cma_min bytes in all take
- * single copy where a probe finds the kernel's copy faster than two
- * memcpys (np 4 on 2 cores, 64 KiB blocks: 31 us against the segment's 54
- * with memcpy at 13.7 GB/s; the segment 38-41 against 58-63 with memcpy at
- * 46 GB/s), and blocks of coll_sm_alltoall_max go to the next component
+ * single copy where a probe finds the kernel's copy less than 4 times as
+ * slow as memcpy (np 4 on 2 cores, 64 KiB blocks: 31 us against the
+ * segment's 54 with memcpy at 13.7 GB/s; 27-30 against 45-47 where the
+ * kernel's copy took 2.2 times memcpy's; the segment 38-41 against 58-63
+ * where it took 7.6 times), and blocks of coll_sm_alltoall_max go to the next component
  * (tuned's linear exchange by single copy: at np 8 it beat ours from 1
  * MiB blocks).
  * Own blocks are copied locally, not through the segment (in place an
@@ -603,10 +604,17 @@ static bool step1_want(coll_sm_module_t *m, uint64_t s, int kind, size_t total, 
 /* The probe: one process's 64 KiB copied by memcpy and by the kernel
  * (process_vm_readv of its own memory, the same page pinning as a peer's),
  * the best of 8 each.  The segment costs two memcpys (the writer's and the
- * reader's), single copy one kernel copy.  Where the kernel's is slower,
- * the segment up to 8 times coll_sm_oversub_alltoall_cma_min (1 MiB) in
- * all: beyond, single copy won anyway (np 8, 128 KiB blocks 497-537 us
- * against 681-733, where np 4 of 32 KiB blocks took 25-28 against 52-76) */
+ * reader's) and, oversubscribed, a process switch at each of its rounds'
+ * waits; single copy one kernel copy and two waits.  So single copy is
+ * taken while the kernel's copy is less than SM_OVERSUB_CMA_RATIO times as
+ * slow as memcpy, not twice: where it took 2.2 times (1.23 against 2.68
+ * us), single copy won from 64 KiB blocks at np 3, 4 and 8 (np 4: 27-30
+ * against 45-47 us; np 8, 32 KiB blocks 96 against 153-156), where it took
+ * 7.6 times (0.70 against 5.31) the segment won (np 4, 32 KiB blocks 25-28
+ * against 52-76).  Where the kernel's is slower, the segment up to 8 times
+ * coll_sm_oversub_alltoall_cma_min (1 MiB) in all: beyond, single copy won
+ * anyway (np 8, 128 KiB blocks 497-537 us against 681-733). */
+#define SM_OVERSUB_CMA_RATIO 4
 static int sm_oversub_cma = -1;
 
 bool coll_sm_oversub_alltoall_wants_cma(size_t total)
@@ -636,7 +644,7 @@ bool coll_sm_oversub_alltoall_wants_cma(size_t total)
         cma = RAIL_MIN(cma, t2 - t1);
     }
     free(a);
-    sm_oversub_cma = ok && cma < 2 * copy;
+    sm_oversub_cma = ok && cma < SM_OVERSUB_CMA_RATIO * copy;
     RAIL_VERBOSE(coll_sm_verbosity(), 1,
                  "coll sm: oversubscribed alltoalls: 64 KiB by memcpy %.2f us, by the kernel "
                  "%.2f us: %s", (double)copy / 1e3, (double)cma / 1e3,
