@@ -129,6 +129,34 @@ def run_locked(exe, np, args, opts, mpirun, cwd, env, limit):
     return ok, rc, out, time.time() - t0
 
 
+def skipped_why(label, np, opts, expected):
+    """Why the test is skipped whatever the build holds, or None."""
+    listed = expected.get((label, str(np))) or expected.get((label, "*")) or ""
+    if "xfail" in opts:
+        return "xfail in MPICH's testlist (" + ",".join(opts["xfail"]) + ")"
+    if listed.startswith("not run:"):
+        return listed
+    return None
+
+
+def print_programs(a, expected, not_built):
+    """The programs to build, one line per directory: 'subdir name...'
+    (a test's program is a make target of its directory)."""
+    progs = {}
+    for top in a.subdirs:
+        for sub, name, np, opts in parse_testlist(a.suite, top):
+            label = f"{sub}/{name}"
+            if (a.only and a.only not in label) or label in not_built or \
+                    skipped_why(label, np, opts, expected):
+                continue
+            names = progs.setdefault(sub, [])
+            if name not in names:
+                names.append(name)
+    for sub, names in progs.items():
+        print(sub, " ".join(names))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--suite", required=True, help="MPICH's test/mpi, configured and built")
@@ -141,11 +169,17 @@ def main():
     # messages in and out at np 8), 4 s alone, took 28 s beside another 8
     # ranks on 2 cores and once over 120 s under make -j2 check
     ap.add_argument("--time-limit", default="180", help="seconds per test without timeLimit=")
+    ap.add_argument("--programs", action="store_true",
+                    help="print, per directory, the programs the run would need: "
+                    "'subdir name...' (not those skipped by xfail=, 'not run:' or the "
+                    "not-built list); run nothing")
     ap.add_argument("subdirs", nargs="+")
     a = ap.parse_args()
 
     expected = read_expected(a.expected)
     not_built = {k[0]: v for k, v in read_expected(a.not_built).items()}
+    if a.programs:
+        return print_programs(a, expected, not_built)
     seen = set()
     log = open(a.log, "w") if a.log else None
     npass = nfail = nxfail = nskip = 0
@@ -157,14 +191,10 @@ def main():
             if a.only and a.only not in label:
                 continue
             exe = os.path.join(path, name)
-            why = None
-            listed = expected.get((label, str(np))) or expected.get((label, "*")) or ""
-            if "xfail" in opts:
-                why = "xfail in MPICH's testlist (" + ",".join(opts["xfail"]) + ")"
-            elif listed.startswith("not run:"):
-                why = listed
+            why = skipped_why(label, np, opts, expected)
+            if why and "xfail" not in opts:   # 'not run:' in the expected failures
                 seen.add((label, str(np)) if (label, str(np)) in expected else (label, "*"))
-            elif not os.access(exe, os.X_OK):
+            elif why is None and not os.access(exe, os.X_OK):
                 why = not_built.get(label)
                 if not why:
                     nfail += 1
