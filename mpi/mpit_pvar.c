@@ -120,6 +120,10 @@ static const pvar_def_t pvars[] = {
             "Rendezvous (large) messages this process received by the pipeline (fragments copied "
             "through the transport's sends)",
             &pml_count_rndv_pipelined),
+    COUNTER("pml_rndv_recv_both_ways",
+            "Rendezvous messages this process received by the get without timing the paths, "
+            "because it was sending such messages to the same process at the same time",
+            &pml_count_rndv_both_ways),
     COUNTER("pml_rndv_recv_ipc",
             "Rendezvous messages from device memory this process copied straight from the "
             "sender's buffer, opened by the device's IPC (pml_rndv_device_ipc)",

@@ -20,6 +20,7 @@ size_t pml_rndv_get_min;        /* the parameter; 0: auto */
 size_t pml_rndv_get_min_host;   /* in effect, for host send buffers */
 size_t pml_rndv_adapt_min;
 bool pml_rndv_adapt_alternate;
+const char *pml_rndv_both_ways;
 bool pml_rndv_device_ipc = true;
 size_t pml_device_eager_max;
 size_t pml_frag_inline;
@@ -67,6 +68,14 @@ int pml_register_params(void)
                              "flight or a VM whose cross-core transfers slowed down favour the "
                              "get; 0: never)",
                              RAIL_PARAM_LEVEL_TUNER, &pml_rndv_adapt_min);
+    rail_param_register_string("pml_rndv_both_ways", "auto", "auto|get|time",
+                               "Messages chosen by time (pml_rndv_adapt_min) from a process we are "
+                               "sending such messages to at the same time: get (single copy, "
+                               "untimed: the pipeline's copies on the sender's CPU then slow its "
+                               "own receives), time (chosen by time as the others), or auto (get "
+                               "where the kernel's copy takes less than 4 times memcpy's, a probe "
+                               "at the first such message)",
+                               RAIL_PARAM_LEVEL_TUNER, &pml_rndv_both_ways);
     rail_param_register_bool("pml_rndv_adapt_alternate", false,
                              "Testing: every message chosen by time (pml_rndv_adapt_min) takes "
                              "the get and the pipeline in turn",
@@ -245,6 +254,7 @@ static void peers_init(void)
         p->consumed = 0;
         p->active = false;
         p->adapt = NULL;
+        p->sends_choosing = 0;
         p->adapt_done_ns = 0;
         p->adapt_flip = 0;
         rail_list_init(&p->pending);

@@ -174,6 +174,8 @@ typedef struct pml_peer {
                                * streaming stores (2) by time, per size class; NULL until
                                * the first such choice (pml_rndv.c) */
     uint64_t adapt_done_ns;   /* when the last timed message from it completed */
+    int sends_choosing;       /* our rendezvous sends to it whose path it chooses
+                               * (PML_HF_CHOOSE), not complete (pml_rndv.c) */
     uint8_t adapt_flip;       /* pml_rndv_adapt_alternate: paths taken so far */
     bool ipc_failed;          /* opening its device buffers by IPC failed: pipeline them */
     bool ipc_small_off;       /* it answered a small device message offered by IPC with a
@@ -279,7 +281,7 @@ enum pml_req_state {
 /* PML_RF_STREAM: rendezvous pipelined with BTL_PAYLOAD_STREAM fragments
  * (the receiver chose it; on a recv, the choice to time). */
 enum { PML_RF_STATIC = 1, PML_RF_REGISTERED = 2, PML_RF_COMMREF = 4, PML_RF_SINGLE_COPY = 8,
-       PML_RF_STREAM = 16, PML_RF_EAGER_DEVICE = 32 };
+       PML_RF_STREAM = 16, PML_RF_EAGER_DEVICE = 32, PML_RF_CHOOSING = 64 };
 
 typedef struct pml_request {
     mpi_request_t req;           /* first: the handle points here */
@@ -398,6 +400,7 @@ extern bool pml_rndv_get;
 extern size_t pml_rndv_get_min_host;
 extern size_t pml_rndv_adapt_min;   /* pipeline or get by time from this size (0: never) */
 extern bool pml_rndv_adapt_alternate; /* testing: every such choice alternates */
+extern const char *pml_rndv_both_ways; /* auto|get|time: messages while sending to the peer */
 extern bool pml_rndv_device_ipc;      /* device to device by IPC inside a node */
 extern size_t pml_device_eager_max;   /* device messages above this go by IPC, eager or not */
 extern size_t pml_frag_inline;

@@ -51,12 +51,12 @@
  * alltoall leaves its own block where it is).
  */
 #include "coll/sm/coll_sm.h"
+#include "base/copy.h"
 #include "base/log.h"
 #include "mpi/mpi_err.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static size_t rounds_of(size_t bytes, size_t per)
 {
@@ -601,20 +601,19 @@ static bool step1_want(coll_sm_module_t *m, uint64_t s, int kind, size_t total, 
     return true;
 }
 
-/* The probe: one process's 64 KiB copied by memcpy and by the kernel
- * (process_vm_readv of its own memory, the same page pinning as a peer's),
- * the best of 8 each.  The segment costs two memcpys (the writer's and the
- * reader's) and, oversubscribed, a process switch at each of its rounds'
- * waits; single copy one kernel copy and two waits.  So single copy is
- * taken while the kernel's copy is less than SM_OVERSUB_CMA_RATIO times as
- * slow as memcpy, not twice: where it took 2.2 times (1.23 against 2.68
- * us), single copy won from 64 KiB blocks at np 3, 4 and 8 (np 4: 27-30
- * against 45-47 us; np 8, 32 KiB blocks 96 against 153-156), where it took
- * 7.6 times (0.70 against 5.31) the segment won (np 4, 32 KiB blocks 25-28
- * against 52-76).  Where the kernel's is slower, the segment up to 8 times
+/* The probe (rail_copy_kernel_ratio): one process's 64 KiB copied by
+ * memcpy and by the kernel.  The segment costs two memcpys (the writer's
+ * and the reader's) and, oversubscribed, a process switch at each of its
+ * rounds' waits; single copy one kernel copy and two waits.  So single
+ * copy is taken while the kernel's copy is less than
+ * RAIL_COPY_KERNEL_RATIO_MAX (4) times as slow as memcpy, not twice: where
+ * it took 2.2 times (1.23 against 2.68 us), single copy won from 64 KiB
+ * blocks at np 3, 4 and 8 (np 4: 27-30 against 45-47 us; np 8, 32 KiB
+ * blocks 96 against 153-156), where it took 7.6 times (0.70 against 5.31)
+ * the segment won (np 4, 32 KiB blocks 25-28 against 52-76).  Where the
+ * kernel's is slower, the segment up to 8 times
  * coll_sm_oversub_alltoall_cma_min (1 MiB) in all: beyond, single copy won
  * anyway (np 8, 128 KiB blocks 497-537 us against 681-733). */
-#define SM_OVERSUB_CMA_RATIO 4
 static int sm_oversub_cma = -1;
 
 bool coll_sm_oversub_alltoall_wants_cma(size_t total)
@@ -626,29 +625,11 @@ bool coll_sm_oversub_alltoall_wants_cma(size_t total)
         return true;
     if (sm_oversub_cma >= 0)
         return sm_oversub_cma == 1;
-    const size_t len = 64 << 10;
-    char *a = malloc(2 * len);
-    uint64_t copy = UINT64_MAX, cma = UINT64_MAX;
-    bool ok = a != NULL;
-    if (ok)
-        memset(a, 1, 2 * len);
-    for (int i = 0; i < 8 && ok; i++) {
-        uint64_t t0 = rail_now_ns();
-        memcpy(a + len, a, len);
-        __asm__ volatile("" ::: "memory");
-        uint64_t t1 = rail_now_ns();
-        ok = coll_sm_cma_read((int32_t)getpid(), (uint64_t)(uintptr_t)a, a + len, len) ==
-             MPI_SUCCESS;
-        uint64_t t2 = rail_now_ns();
-        copy = RAIL_MIN(copy, t1 - t0);
-        cma = RAIL_MIN(cma, t2 - t1);
-    }
-    free(a);
-    sm_oversub_cma = ok && cma < SM_OVERSUB_CMA_RATIO * copy;
+    double ratio = rail_copy_kernel_ratio();
+    sm_oversub_cma = ratio < RAIL_COPY_KERNEL_RATIO_MAX;
     RAIL_VERBOSE(coll_sm_verbosity(), 1,
-                 "coll sm: oversubscribed alltoalls: 64 KiB by memcpy %.2f us, by the kernel "
-                 "%.2f us: %s", (double)copy / 1e3, (double)cma / 1e3,
-                 sm_oversub_cma ? "single copy" : "the segment");
+                 "coll sm: oversubscribed alltoalls: the kernel's 64 KiB copy takes %.1f times "
+                 "memcpy's: %s", ratio, sm_oversub_cma ? "single copy" : "the segment");
     return sm_oversub_cma == 1;
 }
 
