@@ -160,8 +160,9 @@ static const pvar_def_t pvars[] = {
             "segment with streaming (non-temporal) stores, the path rank 0 chose by time",
             &coll_sm_count_alltoall_streamed),
     COUNTER("coll_sm_bcast_chunks_in",
-            "Chunks of single-copy MPI_Bcast calls (coll sm, from coll_sm_share_min bytes) that "
-            "the root wrote into this process's buffer while this process read the rest",
+            "Chunks of single-copy MPI_Bcast and MPI_Scatter calls (coll sm, from "
+            "coll_sm_share_bcast_min bytes) that the root wrote into this process's buffer while "
+            "this process read the rest",
             &coll_sm_count_bcast_chunks_in),
     COUNTER("coll_sm_gather_chunks_in",
             "Chunks of single-copy MPI_Gather calls (coll sm, from coll_sm_share_min bytes per "
@@ -175,6 +176,10 @@ static const pvar_def_t pvars[] = {
             "MPI_Gather calls (coll sm) at whose root this process read the others' blocks from "
             "their send buffers directly (CMA) instead of through the shared segment",
             &coll_sm_count_gather_cma),
+    COUNTER("coll_sm_scatter_single_copy",
+            "MPI_Scatter calls (coll sm) in which this process read its block from the root's "
+            "send buffer directly (CMA) instead of through the shared segment",
+            &coll_sm_count_scatter_cma),
     COUNTER("coll_sm_device_ipc",
             "Collectives (coll sm) in which this process moved device data device to device "
             "itself, from or to the others' buffers opened by IPC",

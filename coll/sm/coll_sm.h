@@ -259,6 +259,7 @@ typedef struct coll_sm_params {
     size_t alltoall_cma_min;       /* oversubscribed: ... in all from this size: single copy */
     const char *oversub_alltoall_path;   /* ... where: auto (a probe) | cma | segment */
     size_t share_min;              /* single-copy gathers from here: the sender writes part */
+    size_t scatter_cma_min;        /* scatter blocks from here: receivers read the root's */
     size_t share_bcast_min;        /* single-copy bcasts from here: the root writes part */
     size_t reduce_flat_max;        /* reductions up to this many bytes: one step */
     bool reduce_pair_flat;         /* ... and those of 2 processes at any size */
@@ -376,6 +377,7 @@ extern uint64_t coll_sm_count_alltoall_cma;
 extern uint64_t coll_sm_count_alltoall_streamed;
 extern uint64_t coll_sm_count_allgather_streamed;   /* the same for allgathers */
 extern uint64_t coll_sm_count_gather_cma;   /* gathers whose root read by single copy */
+extern uint64_t coll_sm_count_scatter_cma;  /* scatter blocks this process read from its root */
 /* chunks of single-copy bcasts that the root wrote into this receiver's
  * buffer, and of gathers that senders wrote into this root's (MPI_T) */
 extern uint64_t coll_sm_count_bcast_chunks_in, coll_sm_count_gather_chunks_in;

@@ -77,6 +77,7 @@ uint64_t coll_sm_count_created, coll_sm_count_reused, coll_sm_count_alltoall_cma
 uint64_t coll_sm_count_alltoall_streamed, coll_sm_count_allgather_streamed;
 uint64_t coll_sm_count_bcast_chunks_in, coll_sm_count_gather_chunks_in;
 uint64_t coll_sm_count_gather_cma;
+uint64_t coll_sm_count_scatter_cma;
 
 /* Read by the others through CMA at setup: can they read our memory? */
 static const uint64_t sm_probe_word = COLL_SM_MAGIC;

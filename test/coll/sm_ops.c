@@ -894,6 +894,59 @@ static unsigned long long cvar_size(const char *name)
     return v;
 }
 
+/* Scatters of 64 KiB-int blocks from contiguous host buffers (roots 0 and
+ * n - 1, the root's own block in place every other call): with single copy
+ * forced (RAIL_COLL_SM_SINGLE_COPY_MIN up to 256 KiB), every receiver reads
+ * its block from the root's buffer (coll_sm_scatter_single_copy counts one
+ * per call); with RAIL_COLL_SM_SCATTER_SINGLE_COPY_MIN=0 and nothing
+ * forced, none does; otherwise (the probe decides) every call the same way
+ * on a process.  Every element checked. */
+static void test_scatter_single_copy(void)
+{
+    const char *forced = getenv("RAIL_COLL_SM_SINGLE_COPY_MIN"),
+               *min = getenv("RAIL_COLL_SM_SCATTER_SINGLE_COPY_MIN");
+    if (n < 2 || getenv("COLLTEST_DEVICE") || getenv("RAIL_COLL"))
+        return;
+    bool on = forced && atol(forced) > 0 && atol(forced) <= (256 << 10);
+    bool off = !on && min && atol(min) == 0 && !(forced && atol(forced) > 0);
+    const int per = (64 << 10) / (int)sizeof(int), calls = 6;
+    int provided;
+    MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    int *all = malloc((size_t)per * n * sizeof(int)), *mine = malloc((size_t)per * sizeof(int));
+    CHECK(all && mine, "out of memory");
+    unsigned long long got = 0, received = 0;
+    for (int i = 0; i < calls; i++) {
+        int root = i % 2 ? n - 1 : 0, inplace = (i / 2) % 2 && me == root;
+        for (size_t k = 0; me == root && k < (size_t)per * n; k++)
+            all[k] = (int)(k * 5 + (size_t)i * 11 + (size_t)root);
+        for (int k = 0; k < per; k++)
+            mine[k] = -1;
+        unsigned long long c0 = pvar_count("coll_sm_scatter_single_copy");
+        MPI_OK(MPI_Scatter(all, per, MPI_INT, inplace ? MPI_IN_PLACE : mine, per, MPI_INT, root,
+                           C));
+        got += pvar_count("coll_sm_scatter_single_copy") - c0;
+        received += me != root;
+        const int *blk = inplace ? all + (size_t)me * per : mine;
+        for (int k = 0; k < per; k++)
+            if (blk[k] != (int)(((size_t)me * per + (size_t)k) * 5 + (size_t)i * 11 +
+                                (size_t)root))
+                CHECK(0, "scatter %d of %d-int blocks from %d: [%d] = %d", i, per, root, k,
+                      blk[k]);
+    }
+    if (on)
+        CHECK(got == received, "single copy forced: %llu of %llu scattered blocks read from the "
+              "root's buffer (coll_sm_scatter_single_copy)", got, received);
+    else if (off)
+        CHECK(got == 0, "coll_sm_scatter_single_copy_min=0: %llu scattered blocks read from the "
+              "root's buffer", got);
+    else
+        CHECK(got == 0 || got == received, "%llu of %llu scattered blocks by single copy: the "
+              "probe's choice changed between calls", got, received);
+    free(all);
+    free(mine);
+    MPI_T_finalize();
+}
+
 /* Single copy forced, host buffers, not oversubscribed: bcasts of exactly
  * coll_sm_share_bcast_min bytes (the root alternating between 0 and n - 1)
  * are shared, every receiver counting chunks the root wrote within 200
@@ -1001,6 +1054,7 @@ int main(int argc, char **argv)
     n = t_size;
     all_ops();
     test_oversub_alltoall();
+    test_scatter_single_copy();
     test_shared_bcast();
     test_shared_bcast_min();
     test_blocks_threshold();
