@@ -1,5 +1,6 @@
 /* rail_copy's vector loop (see copy.h). */
 #include "base/copy.h"
+#include "base/adapt.h"
 #include "base/rail.h"
 #include "base/param.h"
 
@@ -272,13 +273,6 @@ int rail_copy_register_params(void)
 
 static double kernel_ratio = -1;
 
-static uint64_t ratio_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 double rail_copy_kernel_ratio(void)
 {
     if (kernel_ratio >= 0)
@@ -290,13 +284,13 @@ double rail_copy_kernel_ratio(void)
     if (ok)
         memset(a, 1, 2 * len);
     for (int i = 0; i < 8 && ok; i++) {
-        uint64_t t0 = ratio_now_ns();
+        uint64_t t0 = rail_now_ns();
         memcpy(a + len, a, len);
         __asm__ volatile("" ::: "memory");
-        uint64_t t1 = ratio_now_ns();
+        uint64_t t1 = rail_now_ns();
         struct iovec l = { a + len, len }, r = { a, len };
         ok = process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len;
-        uint64_t t2 = ratio_now_ns();
+        uint64_t t2 = rail_now_ns();
         copy = RAIL_MIN(copy, t1 - t0);
         cma = RAIL_MIN(cma, t2 - t1);
     }

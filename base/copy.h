@@ -144,6 +144,10 @@ static inline void rail_copy2(void *dst, void *dst2, const void *src, size_t len
  * AVX2), "libc" (memcpy, no streaming stores) or, for tests,
  * "libc+stream" (what auto picks on a sound memcpy).  Until it is called,
  * rail_copy is memcpy. */
+void rail_copy_select(const char *isa);
+/* Registers the copy_isa parameter and applies it (mpi/params.c). */
+int rail_copy_register_params(void);
+
 /* How many times as long the kernel's copy between processes (CMA,
  * process_vm_readv; measured on this process's own memory, the same page
  * pinning as a peer's) takes as memcpy for 64 KiB, the best of 8 each;
@@ -151,12 +155,9 @@ static inline void rail_copy2(void *dst, void *dst2, const void *src, size_t len
  * A copy through shared memory costs two memcpys and a synchronisation
  * per piece, single copy one kernel copy: coll sm's oversubscribed
  * alltoalls and the pml's messages both ways at once take single copy
- * where this is below RAIL_COPY_KERNEL_RATIO_MAX. */
+ * where this is below RAIL_COPY_KERNEL_RATIO_MAX (coll sm's scatters of
+ * large blocks too). */
 double rail_copy_kernel_ratio(void);
 #define RAIL_COPY_KERNEL_RATIO_MAX 4.0
-
-void rail_copy_select(const char *isa);
-/* Registers the copy_isa parameter and applies it (mpi/params.c). */
-int rail_copy_register_params(void);
 
 #endif

@@ -77,18 +77,14 @@ static int sm_receive(coll_sm_module_t *m, uint64_t s, int root, int owner,
     uint64_t meta = coll_sm_ctl(m, root)->meta[set];
     size_t total = (size_t)(meta & ~COLL_SM_META_CMA), C = m->chunk;
     size_t K = meta & COLL_SM_META_CMA ? 0 : rounds_of(total, C);
-    if ((meta & COLL_SM_META_CMA) && coll_sm_share_on(m, total, coll_sm_params.share_bcast_min) &&
-        d->contig && !d->device &&
-        d->bytes == total && owner == root)
-        rc = coll_sm_share_read(m, s, root, coll_sm_ctl(m, root)->addr[set], d->contig, total,
-                                &coll_sm_count_bcast_chunks_in);
-    else if ((meta & COLL_SM_META_CMA) && owner == root)
-        rc = coll_sm_cma_read_data(m, root, coll_sm_ctl(m, root)->addr[set], total, d);
-    else if (meta & COLL_SM_META_CMA) {
-        /* a scatter's block: owner's of the root's contiguous blocks, the
-         * root writing part of it as for a bcast (SHARED SINGLE COPY) */
-        uint64_t at = coll_sm_ctl(m, root)->addr[set] + (uint64_t)owner * total;
-        rail_atomic_add_fetch(&coll_sm_count_scatter_cma, 1);
+    if (meta & COLL_SM_META_CMA) {
+        /* the root's buffer (a bcast), or block `owner` of its contiguous
+         * blocks (a scatter); the root writes part of it where it would
+         * only wait (SHARED SINGLE COPY) */
+        uint64_t at = coll_sm_ctl(m, root)->addr[set] +
+                      (owner == root ? 0 : (uint64_t)owner * total);
+        if (owner != root)
+            rail_atomic_add_fetch(&coll_sm_count_scatter_cma, 1);
         if (coll_sm_share_on(m, total, coll_sm_params.share_bcast_min) && d->contig &&
             !d->device && d->bytes == total)
             rc = coll_sm_share_read(m, s, root, at, d->contig, total,
@@ -185,16 +181,17 @@ static int bcast_path(coll_sm_module_t *m, const coll_sm_data_t *d, rail_adapt_t
     return path;
 }
 
-/* Root of a single-copy bcast: publish the buffer, wait until everyone has
- * read it. */
-static void bcast_root_cma(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d)
+/* Root of a single-copy bcast or scatter: publish the buffer (a scatter's
+ * contiguous blocks of `bytes` each), help the readers, wait until
+ * everyone has read it. */
+static void root_cma(coll_sm_module_t *m, uint64_t s, const void *buf, size_t bytes)
 {
     int set = coll_sm_set(m, s);
     coll_sm_claim_set(m, s);
-    coll_sm_ctl(m, m->me)->addr[set] = (uint64_t)(uintptr_t)d->contig;
-    coll_sm_ctl(m, m->me)->meta[set] = d->bytes | COLL_SM_META_CMA;
+    coll_sm_ctl(m, m->me)->addr[set] = (uint64_t)(uintptr_t)buf;
+    coll_sm_ctl(m, m->me)->meta[set] = bytes | COLL_SM_META_CMA;
     coll_sm_post(m, COLL_SM_V(s, 1));
-    if (coll_sm_share_on(m, d->bytes, coll_sm_params.share_bcast_min))
+    if (coll_sm_share_on(m, bytes, coll_sm_params.share_bcast_min))
         coll_sm_share_help(m, s, -1);
     coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
 }
@@ -304,7 +301,7 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
     uint64_t t0 = a ? rail_now_ns() : 0;
     d.stream = path == COLL_SM_PATH_STREAM;
     if (path == COLL_SM_PATH_CMA)
-        bcast_root_cma(m, s, &d);
+        root_cma(m, s, d.contig, d.bytes);
     else
         rc = sm_send_rounds(m, s, &d, &m->me, 1, d.bytes);
     if (a && !whole)   /* (COLL_SM_ADAPT_BCAST_OVERSUB: 1 is streamed) */
@@ -324,6 +321,18 @@ static int scatter_root(coll_sm_module_t *m, uint64_t s, const void *sbuf, MPI_C
                         mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt)
 {
     int n = m->n, me = m->me, rc = MPI_SUCCESS;
+    if (rbuf != MPI_IN_PLACE)
+        rc = coll_copy(coll_elem(sbuf, sdt, me * scount), scount, sdt, rbuf, rcount, rdt);
+    size_t bytes = (size_t)(scount * sdt->size);
+    /* single copy: every receiver reads its block from here */
+    const void *all = m->cma ? rail_dt_contig_ptr(sdt->layout, scount * n, sbuf) : NULL;
+    if (all && !coll_is_device(sbuf, scount * n, sdt) &&
+        (coll_sm_forced_cma(m, bytes) ||
+         (coll_sm_params.scatter_cma_min > 0 && bytes >= coll_sm_params.scatter_cma_min &&
+          rail_copy_kernel_ratio() < RAIL_COPY_KERNEL_RATIO_MAX))) {
+        root_cma(m, s, all, bytes);
+        return rc;
+    }
     coll_sm_data_t *src = malloc((size_t)n * sizeof(*src));
     int *owner = malloc((size_t)n * sizeof(int));
     if (!src || !owner) {
@@ -337,28 +346,6 @@ static int scatter_root(coll_sm_module_t *m, uint64_t s, const void *sbuf, MPI_C
             continue;
         coll_sm_data_init(&src[k], coll_elem(sbuf, sdt, j * scount), scount, sdt);
         owner[k++] = j;
-    }
-    if (rbuf != MPI_IN_PLACE)
-        rc = coll_copy(coll_elem(sbuf, sdt, me * scount), scount, sdt, rbuf, rcount, rdt);
-    size_t bytes = (size_t)(scount * sdt->size);
-    const void *all = m->cma ? rail_dt_contig_ptr(sdt->layout, scount * n, sbuf) : NULL;
-    if (all && !coll_is_device(sbuf, scount * n, sdt) &&
-        (coll_sm_forced_cma(m, bytes) ||
-         (coll_sm_params.scatter_cma_min > 0 && bytes >= coll_sm_params.scatter_cma_min &&
-          rail_copy_kernel_ratio() < RAIL_COPY_KERNEL_RATIO_MAX))) {
-        /* single copy: every receiver reads its block (contiguous blocks
-         * of `bytes`) from here; the buffer is read until everyone's FINAL */
-        int set = coll_sm_set(m, s);
-        coll_sm_claim_set(m, s);
-        coll_sm_ctl(m, me)->addr[set] = (uint64_t)(uintptr_t)all;
-        coll_sm_ctl(m, me)->meta[set] = bytes | COLL_SM_META_CMA;
-        coll_sm_post(m, COLL_SM_V(s, 1));
-        if (coll_sm_share_on(m, bytes, coll_sm_params.share_bcast_min))
-            coll_sm_share_help(m, s, -1);
-        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
-        free(src);
-        free(owner);
-        return rc;
     }
     int r = sm_send_rounds(m, s, src, owner, k, bytes);
     free(src);
