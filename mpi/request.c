@@ -180,20 +180,30 @@ typedef struct reqs_arg {
     int n;
     mpi_request_t **objs;   /* NULL: null or inactive (ignored) */
     bool all;               /* wait for all (else: any) */
+    int first;              /* all: the requests before this one are complete */
 } reqs_arg_t;
 
+/* A request stays complete until it is reported, so a wait for all
+ * resumes at the first one it found incomplete: a Waitall on requests
+ * that complete in order (a window of receives) reads each once, not the
+ * whole completed prefix at every poll (np 2 bw, 64 receives of 8-32 B
+ * in flight: 11% of the receiver's time went to this scan). */
 static bool reqs_done(void *arg)
 {
     reqs_arg_t *a = arg;
-    for (int i = 0; i < a->n; i++) {
+    for (int i = a->all ? a->first : 0; i < a->n; i++) {
         if (!a->objs[i])
             continue;
         bool c = mpi_request_is_complete(a->objs[i]);
-        if (a->all && !c)
+        if (a->all && !c) {
+            a->first = i;
             return false;
+        }
         if (!a->all && c)
             return true;
     }
+    if (a->all)
+        a->first = a->n;
     return a->all;
 }
 

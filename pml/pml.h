@@ -44,7 +44,7 @@
  * record is a small header and whose data stay in the sender's buffer.  So
  * memory held for unexpected messages is at most about
  *     peers x max(pml_eager_credit_bytes, 2 x eager_limit)
- * (sm: 128 x 4 KiB = 512 KiB per peer; tcp: 16 x 64 KiB = 1 MiB per peer)
+ * (sm: 64 x 16 KiB = 1 MiB per peer; tcp: 16 x 64 KiB = 1 MiB per peer)
  * plus one record of ~200 bytes (up to ~4 KiB for a noncontiguous send's
  * descriptor) per pending rendezvous send, which the sender's own
  * outstanding requests bound.

@@ -59,7 +59,11 @@ int pml_register_params(void)
                              "always beyond; below it, from pml_rndv_adapt_min bytes, the "
                              "receiver chooses by time (docs/performance.md)",
                              RAIL_PARAM_LEVEL_TUNER, &pml_rndv_get_min);
-    rail_param_register_size("pml_rndv_adapt_min", 65536,
+    /* 16 KiB: every rendezvous with btl sm's default eager limit.  At 64
+     * KiB, 32 KiB messages both ways were pipelined, each process paying
+     * two copies per byte: np 2 bibw 32 KiB 13-15 GB/s, 24-29 by the get
+     * (MPICH 23); one way and ping-pong unchanged. */
+    rail_param_register_size("pml_rndv_adapt_min", 16384,
                              "Host messages of at least this many bytes (below the get "
                              "threshold in effect) to a peer whose btl offers get: the receiver "
                              "chooses, message by message, between the pipeline and the get by "

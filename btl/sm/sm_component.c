@@ -13,11 +13,33 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
-/* Rings of one process when btl_sm_fbox_size is left at its default. */
-#define BTL_SM_FBOX_AUTO_TOTAL ((size_t)1 << 20)
+/* The default ring: 256 KiB per sender, until a process's rings would
+ * take more than BTL_SM_FBOX_AUTO_TOTAL (more than 17 local processes), or
+ * more than an eighth of /dev/shm's free space shared by the node's
+ * processes (containers often give it 64 MiB); then the largest power of
+ * two that fits (not below BTL_SM_FBOX_MIN).  Each process sizes the rings
+ * in its own segment, which its senders read from its header.
+ * A sender that rewrites lines its receiver read a short while ago pays
+ * much more for them than for lines read longer ago: np 2 streams of 1 KiB
+ * messages (bw, 64 in flight) moved 2.6 GB/s through 16-128 KiB rings and
+ * 7.6 GB/s through 256 KiB (512 B 2.5 -> 5.6-6.0, 4 KiB 8.0 -> 12.6; a
+ * bare two-process ring outside MPI: 0.26 -> 0.06 us per 1 KiB entry
+ * between 128 and 256 KiB, whether the sender ran 16 KiB or 256 KiB ahead
+ * of its receiver, so the ring's size, not the distance, decides).
+ * Traffic one message at a time stays in the ring's first 4 KiB
+ * (BTL_SM_FBOX_HOT): ping-pong latency is the same either way. */
+#define BTL_SM_FBOX_DEFAULT ((size_t)256 << 10)
+/* Eager up to 16 KiB: with the default ring, such a message is one ring
+ * entry, copied in and out, against a rendezvous's request, kernel copy
+ * and reply (np 2 ping-pong 8 KiB 2.55 -> 1.57 us, 16 KiB 3.56 -> 2.74; bw
+ * 8 KiB 10.3 -> 16.3 GB/s; np 4 on 2 cores, 8 KiB 6.6 -> 1.5 us).  The pml
+ * then gives each peer 1 MiB / 16 KiB = 64 eager credits. */
+#define BTL_SM_EAGER_DEFAULT ((size_t)16 << 10)
+#define BTL_SM_FBOX_AUTO_TOTAL ((size_t)4 << 20)
 
 btl_sm_params_t btl_sm_params;
 btl_sm_module_t btl_sm_module;
@@ -30,7 +52,7 @@ static int btl_sm_register_params(void)
 
     RAIL_CHECK(rail_param_register_int("btl_sm_priority", 50,
         "Priority of btl sm among the btls that reach a peer (higher wins)", T, &p->priority));
-    RAIL_CHECK(rail_param_register_size("btl_sm_eager_limit", 4096,
+    RAIL_CHECK(rail_param_register_size("btl_sm_eager_limit", BTL_SM_EAGER_DEFAULT,
         "Largest message (payload bytes) the pml sends eagerly through btl sm", T,
         &p->eager_limit));
     RAIL_CHECK(rail_param_register_size("btl_sm_max_send_size", 131072 - BTL_SM_FRAG_HDR,
@@ -38,10 +60,10 @@ static int btl_sm_register_params(void)
         "128-byte header (the pml's pipeline fragment: 128 KiB moved 1 MiB messages "
         "1.8x and 4 MiB 1.6x faster than 32 KiB on 2 cores; frag_count of them per "
         "process in its segment)", T, &p->max_send_size));
-    RAIL_CHECK(rail_param_register_size("btl_sm_fbox_size", 16384,
+    RAIL_CHECK(rail_param_register_size("btl_sm_fbox_size", BTL_SM_FBOX_DEFAULT,
         "Bytes of the fast-box ring for each local sender (a power of two >= 1024; "
-        "0 turns fast boxes off).  Left at its default, it shrinks past 64 local "
-        "processes so that a process's rings take at most 1 MiB", T, &p->fbox_size));
+        "0 turns fast boxes off).  Left at its default, it shrinks past 17 local "
+        "processes so that a process's rings take at most 4 MiB", T, &p->fbox_size));
     RAIL_CHECK(rail_param_register_size("btl_sm_fbox_max", 0,
         "Largest header + payload sent through a fast box (0: eager_limit + 64; at most "
         "half a ring)", T, &p->fbox_max));
@@ -120,9 +142,16 @@ static void btl_sm_check_fbox(btl_sm_module_t *m)
                   p->fbox_size, v);
         p->fbox_size = v;
     }
-    if (fp && fp->source == RAIL_PARAM_SRC_DEFAULT && m->n_local > 65)
-        p->fbox_size = RAIL_MAX(btl_sm_pow2_down(BTL_SM_FBOX_AUTO_TOTAL / (size_t)(m->n_local - 1)),
-                                (size_t)BTL_SM_FBOX_MIN);
+    if (fp && fp->source == RAIL_PARAM_SRC_DEFAULT && m->n_local > 1) {
+        size_t total = BTL_SM_FBOX_AUTO_TOTAL;
+        struct statvfs sv;
+        if (statvfs("/dev/shm", &sv) == 0 && sv.f_frsize > 0)
+            total = RAIL_MIN(total, (size_t)sv.f_bavail * (size_t)sv.f_frsize / 8 /
+                                        (size_t)m->n_local);
+        if ((size_t)(m->n_local - 1) * p->fbox_size > total)
+            p->fbox_size = RAIL_MAX(btl_sm_pow2_down(total / (size_t)(m->n_local - 1)),
+                                    (size_t)BTL_SM_FBOX_MIN);
+    }
     size_t fmax = p->fbox_max ? p->fbox_max : p->eager_limit + BTL_SM_HDR_MAX;
     m->fbox_entry_max = p->fbox_size ? RAIL_MIN(btl_sm_fbox_entry_size(0, fmax), p->fbox_size / 2)
                                      : 0;

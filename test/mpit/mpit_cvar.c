@@ -194,7 +194,7 @@ static void write_before_init(void)
 {
     const char *env = getenv("RAIL_BTL_SM_EAGER_LIMIT");
     unsigned long long before = read_ull("btl_sm_eager_limit");
-    CHECK(before == (env ? strtoull(env, NULL, 0) : 4096), "btl_sm_eager_limit = %llu", before);
+    CHECK(before == (env ? strtoull(env, NULL, 0) : 16384), "btl_sm_eager_limit = %llu", before);
     T_OK(write_ull("btl_sm_eager_limit", 2048));
     CHECK(read_ull("btl_sm_eager_limit") == 2048, "write not seen");
 

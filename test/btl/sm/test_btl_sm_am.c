@@ -4,6 +4,7 @@
  * contiguous and packed payloads; per-pair order and contents checked on
  * the receiver.  Run with 2, 3 and 8 processes and with fast boxes on, off,
  * and tiny (constant switching between ring and FIFO, frequent RAIL_AGAIN).
+ * The default ring's size against the number of processes.
  */
 #include "test/btl/sm/sm_test.h"
 #include "btl/sm/sm.h"
@@ -11,6 +12,7 @@
 
 #include <sched.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #define ROUNDS 20
 
@@ -87,6 +89,33 @@ static int am_main(int rank, int size, void *arg)
     return 0;
 }
 
+/* The default ring: 256 KiB per sender while a process's rings fit in 4 MiB,
+ * past 17 processes the largest power of two that fits; the same in every
+ * segment (where /dev/shm has room to spare; less than that, any power of
+ * two up to it).  A message from every peer still goes through the ring. */
+static int ring_main(int rank, int size, void *arg)
+{
+    btl_endpoint_t **eps;
+    btl_module_t *m = sm_test_init(&eps);
+    size_t want = (size_t)256 << 10;
+    while ((size_t)(size - 1) * want > ((size_t)4 << 20))
+        want /= 2;
+    struct statvfs sv;
+    bool roomy = statvfs("/dev/shm", &sv) == 0 &&
+                 (size_t)sv.f_bavail * sv.f_frsize / 8 / (size_t)size >= ((size_t)8 << 20);
+    for (int r = 0; r < size; r++) {
+        size_t got = r == rank ? btl_sm_module.hdr->fbox_size : eps[r]->hdr->fbox_size;
+        T_CHECK(roomy ? got == want : got <= want && (got & (got - 1)) == 0,
+                "%d processes: rank %d's ring %zu, expected %zu", size, r, got, want);
+    }
+    sm_test_msg_init(m);
+    for (int k = 1; k < size; k++)
+        sm_test_msg_send(m, eps[(rank + k) % size], (rank + k) % size, 1000);
+    sm_test_progress_until(m, &sm_test_received, size - 1);
+    sm_test_fini(m, eps);
+    return 0;
+}
+
 int main(void)
 {
     static const struct { const char *name, *env; } configs[] = {
@@ -106,5 +135,17 @@ int main(void)
             snprintf(name, sizeof(name), "%s", configs[c].name);
             sm_test_run(name, nprocs[i], am_main, NULL, &o);
         }
+    static const int ring_nprocs[] = {2, 17, 18, 40};
+    for (size_t i = 0; i < RAIL_ARRAY_SIZE(ring_nprocs); i++) {
+        sm_test_opts_t o = {.kill_rank = -1, .timeout_s = 120};
+        struct statvfs sv;
+        size_t need = (size_t)ring_nprocs[i] * ((size_t)8 << 20);   /* FIFO buffers, rings */
+        if (statvfs("/dev/shm", &sv) == 0 && (size_t)sv.f_bavail * sv.f_frsize < need) {
+            printf("skip am default ring size (%d procs): /dev/shm has less than %zu MiB free\n",
+                   ring_nprocs[i], need >> 20);
+            continue;
+        }
+        sm_test_run("am default ring size", ring_nprocs[i], ring_main, NULL, &o);
+    }
     return sm_test_summary();
 }
