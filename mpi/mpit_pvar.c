@@ -211,6 +211,11 @@ static const pvar_def_t pvars[] = {
             "the slots of small operations (a gatherv's blocks that did not fit came to the root by "
             "messages)",
             &coll_sm_count_small_v),
+    COUNTER("coll_sm_small_bulk",
+            "MPI_Bcast calls (coll sm) this process did through the slots of small operations "
+            "with the data in a bulk slot: more bytes than a slot holds, at most "
+            "coll_sm_small_bcast_max",
+            &coll_sm_count_small_bulk),
     COUNTER("accel_device_allocs",
             "Device memory allocations this process made for the library's own temporaries "
             "(reductions and collectives on device buffers)",

@@ -140,6 +140,14 @@ static int sm_register_params(void)
                              "pair for 48 bytes or less, no other synchronisation (at most 1 MiB; "
                              "0: off)",
                              RAIL_PARAM_LEVEL_TUNER, &p->small_max);
+    rail_param_register_size("coll_sm_small_bcast_max", 8192,
+                             "Broadcasts larger than a slot and of at most this many bytes go "
+                             "through the slots too, their data in a bulk slot of this size per "
+                             "slot (a separate area: larger slots cost the smallest operations "
+                             "their TLB entries; np 2, 2-8 KiB 0.40-0.77 -> 0.20-0.45 us); less "
+                             "where a communicator's bulk slots would take more than an eighth "
+                             "of its segment (0: off)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->small_bcast_max);
     rail_param_register_int("coll_sm_small_slots", 128,
                             "Slots per process for small operations (2 to 1024): how many a "
                             "fast process (a bcast root) may run ahead of the slowest",

@@ -163,18 +163,43 @@ static void sm_slot_plan(int n, size_t budget, int *slots, size_t *slot_size)
 #undef SM_SLOT_AREA
 }
 
-/* Slots (sm_slot_plan), chunk (bytes of one buffer, *chunk asked) and
- * total size for n processes: fewer buffers per set (*nbuf, down to 2),
- * then smaller ones, when the full layout would exceed the budget. */
+/* Data bytes of a bulk slot (sm_small.c, BULK) for n processes of `slots`
+ * slots each: coll_sm_small_bcast_max, halved while the bulk slots would
+ * take more than an eighth of the budget; 0 (none) where that leaves no
+ * more than a slot holds. */
+static size_t sm_bulk_stride(size_t bulk_size)
+{
+    return RAIL_ALIGN_UP(bulk_size, (size_t)128) + SM_SLOT_GUARD;
+}
+static size_t sm_bulk_plan(int n, size_t budget, int slots, size_t slot_size)
+{
+    size_t b = RAIL_MIN(coll_sm_params.small_bcast_max, (size_t)1 << 20);
+    while (b > slot_size && (size_t)n * (size_t)slots * sm_bulk_stride(b) > budget / 8)
+        b /= 2;
+    return b > slot_size ? b : 0;
+}
+
+/* Slots (sm_slot_plan), bulk slots (sm_bulk_plan), chunk (bytes of one
+ * buffer, *chunk asked) and total size for n processes: fewer buffers per
+ * set (*nbuf, down to 2), then smaller ones, when the full layout would
+ * exceed the budget.  The bulk slots lie between the slots and the data
+ * (*bulk_off), not populated at setup (only bcasts of their sizes touch
+ * them). */
 static void sm_layout(int n, int sets, int *nbuf, size_t *chunk, size_t *size, size_t *ctl_off,
-                      size_t *slot_off, size_t *data_off, int *slots, size_t *slot_size)
+                      size_t *slot_off, size_t *data_off, int *slots, size_t *slot_size,
+                      size_t *bulk_off, size_t *bulk_size)
 {
     size_t budget = sm_budget();
     sm_slot_plan(n, budget, slots, slot_size);
+    *bulk_size = sm_bulk_plan(n, budget, *slots, *slot_size);
     *ctl_off = COLL_SM_PAGE;
     *slot_off = RAIL_ALIGN_UP(*ctl_off + (size_t)n * COLL_SM_CTL_STRIDE, (size_t)COLL_SM_PAGE);
-    *data_off = RAIL_ALIGN_UP(*slot_off + (size_t)n * (size_t)*slots *
+    *bulk_off = RAIL_ALIGN_UP(*slot_off + (size_t)n * (size_t)*slots *
                                               sm_slot_stride(*slot_size),
+                              (size_t)COLL_SM_PAGE);
+    *data_off = RAIL_ALIGN_UP(*bulk_off + (*bulk_size ? (size_t)n * (size_t)*slots *
+                                                            sm_bulk_stride(*bulk_size)
+                                                      : 0),
                               (size_t)COLL_SM_PAGE);
     size_t c = *chunk;
     while (*nbuf > 2 && *data_off + (size_t)n * (size_t)sets * (size_t)*nbuf * c > budget)
@@ -212,7 +237,7 @@ static void sm_flag_init(coll_sm_module_t *m)
 static void sm_create(coll_sm_module_t *m, char *name)
 {
     static uint32_t counter;
-    size_t chunk, size, ctl_off, slot_off, data_off, slot_size;
+    size_t chunk, size, ctl_off, slot_off, data_off, slot_size, bulk_off, bulk_size;
     int slots;
     char suffix[64];
     int sets = RAIL_MIN(RAIL_MAX(coll_sm_params.sets, 2), COLL_SM_MAX_SETS);
@@ -229,7 +254,7 @@ static void sm_create(coll_sm_module_t *m, char *name)
     nbuf /= group;
     chunk *= (size_t)group;
     sm_layout(m->n, sets, &nbuf, &chunk, &size, &ctl_off, &slot_off, &data_off, &slots,
-              &slot_size);
+              &slot_size, &bulk_off, &bulk_size);
     uint32_t serial = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
     snprintf(suffix, sizeof(suffix), "csm-%d-%u", rte_info.rank, serial);
     if (rte_shm_name(name, SM_NAME_MAX, suffix) != MPI_SUCCESS) {
@@ -266,10 +291,12 @@ static void sm_create(coll_sm_module_t *m, char *name)
     m->hdr->slot_off = slot_off;
     m->hdr->slot_size = (uint32_t)slot_size;
     m->hdr->slots = (uint32_t)slots;
+    m->hdr->bulk_off = bulk_off;
+    m->hdr->bulk_size = (uint32_t)bulk_size;
     m->hdr->nofence = (coll_sm_params.membarrier >= 2 ||
                        (coll_sm_params.membarrier == 1 && !rte_info.oversubscribed)) &&
                       coll_sm_membarrier_registered();
-    sm_populate(seg, data_off);
+    sm_populate(seg, bulk_off);
     coll_sm_ctl(m, 0)->pid = (int32_t)getpid();
     coll_sm_ctl(m, 0)->accel = accel_any_device_active ? 1 : 0;
     sm_flag_init(m);
@@ -311,6 +338,8 @@ static void sm_take_layout(coll_sm_module_t *m, uint8_t verdict)
     m->nbuf = (int)m->hdr->nbuf;
     m->slot_size = m->hdr->slot_size;
     m->slot_stride = sm_slot_stride(m->slot_size);
+    m->bulk_size = m->hdr->bulk_size;
+    m->bulk_stride = m->bulk_size ? sm_bulk_stride(m->bulk_size) : 0;
     m->slots = (int)m->hdr->slots;
     m->nofence = m->hdr->nofence && coll_sm_membarrier_registered();
     m->small_seq = 0;

@@ -91,6 +91,14 @@
  * a contiguous device send buffer of an alltoall is copied to the host at
  * once, so each costs two copies, not one per block (an H100 under MPS
  * took ~10 us per copy: np 8 alltoall of 8 bytes 205 us with 15 copies).
+ *
+ * BULK.  A bcast larger than a slot and of at most coll_sm_small_bcast_max
+ * bytes (and the segment's bulk_size) goes through the slots as well: the
+ * root puts the data in its bulk slot of the slot's number, in an area of
+ * their own (coll_sm_bulk), and the length in the slot; readers take the
+ * data from where the length says.  The slot's reuse rule covers its bulk
+ * slot.  Larger slots would do the same but cost the smallest operations
+ * in TLB misses (coll/sm/README.md).
  */
 #include "coll/sm/coll_sm.h"
 #include "accel/accel.h"
@@ -100,6 +108,7 @@
 
 uint64_t coll_sm_count_small_mixed;
 uint64_t coll_sm_count_small_v;
+uint64_t coll_sm_count_small_bulk;
 
 /* Every other process published operation t or later. */
 static void small_seen_all(coll_sm_module_t *m, uint64_t t)
@@ -620,22 +629,44 @@ static void small_rooted_done(coll_sm_module_t *m, int set, uint64_t t)
     coll_sm_slot_post(m, set, t);
 }
 
+/* Where a bcast's root puts len bytes: its slot `set`, or the bulk slot
+ * of the same number where they do not fit (BULK). */
+static uint8_t *small_bcast_data(coll_sm_module_t *m, int root, int set, size_t len)
+{
+    return len <= m->slot_size ? coll_sm_slot(m, root, set)->data : coll_sm_bulk(m, root, set);
+}
+
 /* A bcast's receiver: the data from the root's slot. */
-static int small_bcast_take(coll_sm_module_t *m, const coll_sm_slot_t *rs, int set, uint64_t t,
-                            const coll_sm_data_t *d)
+static int small_bcast_take(coll_sm_module_t *m, const coll_sm_slot_t *rs, int root, int set,
+                            uint64_t t, const coll_sm_data_t *d)
 {
     size_t len = rs->len;
     int rc = coll_check_length(-1, len, d->bytes);
-    rc = SM_KEEP(rc, coll_sm_unpack(d, 0, rs->data, RAIL_MIN(len, d->bytes)));
+    rc = SM_KEEP(rc, coll_sm_unpack(d, 0, small_bcast_data(m, root, set, len),
+                                    RAIL_MIN(len, d->bytes)));
     small_rooted_done(m, set, t);
     return rc;
 }
 
+/* The most bytes a bcast may have to go through the slots, whatever the
+ * segment (before it is set up). */
+static size_t small_bcast_max(void)
+{
+    return coll_sm_params.small_max == 0
+               ? 0
+               : RAIL_MAX(coll_sm_params.small_max, coll_sm_params.small_bcast_max);
+}
+
 /* Whether a bcast of this many bytes goes through the slots (the segment
- * set up). */
+ * set up): a slot's data, or a bulk slot's (the same answer everywhere:
+ * the sizes are the segment's). */
 static bool small_bcast_fits(coll_sm_module_t *m, size_t bytes)
 {
-    return bytes > 0 && bytes <= coll_sm_params.small_max && bytes <= m->slot_size;
+    if (bytes == 0 || coll_sm_params.small_max == 0)
+        return false;
+    if (bytes <= coll_sm_params.small_max && bytes <= m->slot_size)
+        return true;
+    return bytes <= coll_sm_params.small_bcast_max && bytes <= m->bulk_size;
 }
 
 bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_Count count,
@@ -644,7 +675,7 @@ bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_C
     coll_sm_data_t d;
     *rc = MPI_SUCCESS;
     coll_sm_data_init(&d, buf, count, dt);
-    if (d.bytes == 0 || d.bytes > coll_sm_params.small_max)
+    if (d.bytes == 0 || d.bytes > small_bcast_max())
         return false;
     if (!small_ready(m, comm, rc))
         return *rc != MPI_SUCCESS;
@@ -656,14 +687,18 @@ bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_C
         coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
         my->flags = COLL_SM_SLOT_ROOTED_AT(m->seq);
         my->len = (uint32_t)d.bytes;
-        *rc = coll_sm_pack(&d, 0, my->data, d.bytes);
+        *rc = coll_sm_pack(&d, 0, small_bcast_data(m, m->me, set, d.bytes), d.bytes);
+        if (d.bytes > m->slot_size)
+            rail_atomic_add_fetch(&coll_sm_count_small_bulk, 1);
         coll_sm_slot_post(m, set, t);
         return true;
     }
     const coll_sm_slot_t *rs = small_wait_rooted(m, root, set, t);
     if (rs == NULL)
         return false;   /* the root's size did not fit: its flag rounds */
-    *rc = small_bcast_take(m, rs, set, t, &d);
+    if (rs->len > m->slot_size)
+        rail_atomic_add_fetch(&coll_sm_count_small_bulk, 1);
+    *rc = small_bcast_take(m, rs, root, set, t, &d);
     return true;
 }
 
@@ -677,7 +712,7 @@ bool coll_sm_small_bcast_late(coll_sm_module_t *m, uint64_t s, int root,
     const coll_sm_slot_t *rs = small_root_took_slots(m, s, root, &set, &t);
     if (rs == NULL)
         return false;
-    *rc = small_bcast_take(m, rs, set, t, d);
+    *rc = small_bcast_take(m, rs, root, set, t, d);
     return true;
 }
 

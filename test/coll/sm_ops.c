@@ -44,6 +44,7 @@
 
 #include <dlfcn.h>
 #include <stdbool.h>
+#include <sys/statvfs.h>
 #include <time.h>
 
 static MPI_Comm C;
@@ -991,6 +992,38 @@ static void test_shared_bcast_min(void)
     MPI_T_finalize();
 }
 
+/* Bcasts of 1028 B-4 KiB, above a slot's 1 KiB, from roots 0 and n - 1,
+ * every element checked: with coll sm's default parameters each goes
+ * through a bulk slot (coll_sm_small_bulk counts one per call on every
+ * process); with RAIL_COLL_SM_SMALL_BCAST_MAX=0 none does. */
+static void test_small_bulk(void)
+{
+    const char *bulk = getenv("RAIL_COLL_SM_SMALL_BCAST_MAX");
+    bool defaults = true, off = bulk && atol(bulk) == 0;
+    extern char **environ;
+    for (char **e = environ; *e; e++)
+        if (strncmp(*e, "RAIL_COLL_SM_", 13) == 0 || strncmp(*e, "RAIL_COLL=", 10) == 0)
+            defaults = false;
+    if (n < 2 || getenv("COLLTEST_DEVICE") || (!defaults && !off))
+        return;
+    static const int counts[] = { 257, 512, 777, 1024 };
+    int *buf = malloc(1024 * sizeof(int)), provided, calls = 0;
+    CHECK(buf, "out of memory");
+    MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    unsigned long long before = pvar_count("coll_sm_small_bulk");
+    for (int i = 0; i < 40; i++, calls++)
+        bcast_checked(buf, counts[i % 4], i % 2 ? n - 1 : 0, i);
+    unsigned long long got = pvar_count("coll_sm_small_bulk") - before;
+    struct statvfs sv;   /* (a segment sized down for a small /dev/shm may hold less) */
+    bool roomy = statvfs("/dev/shm", &sv) == 0 &&
+                 (unsigned long long)sv.f_bavail * sv.f_frsize >= (1ull << 30);
+    CHECK(got == (off ? 0u : (unsigned long long)calls) || (!off && !roomy),
+          "%d bcasts of 1028-4096 bytes: coll_sm_small_bulk counted %llu, expected %d", calls,
+          got, off ? 0 : calls);
+    free(buf);
+    MPI_T_finalize();
+}
+
 /* Paths alternating (RAIL_COLL_SM_ADAPT_ALTERNATE), host buffers: alltoalls
  * of exactly coll_sm_adapt_blocks_min bytes in all take single copy every
  * other call, alltoalls just below it never (whatever
@@ -1058,6 +1091,7 @@ int main(int argc, char **argv)
     test_shared_bcast();
     test_shared_bcast_min();
     test_blocks_threshold();
+    test_small_bulk();
     /* alternating paths (or single copy forced), host buffers everywhere:
      * (half) the alltoalls of dense blocks from coll_sm_adapt_agree_min
      * (coll_sm_single_copy_min) bytes read the others' send buffers
