@@ -212,9 +212,9 @@ static const pvar_def_t pvars[] = {
             "messages)",
             &coll_sm_count_small_v),
     COUNTER("coll_sm_small_bulk",
-            "MPI_Bcast calls (coll sm) this process did through the slots of small operations "
-            "with the data in a bulk slot: more bytes than a slot holds, at most "
-            "coll_sm_small_bcast_max",
+            "MPI_Bcast and MPI_Allgather calls (coll sm) this process did through the slots of "
+            "small operations beyond coll_sm_small_max: a bcast's data in a bulk slot, an "
+            "allgather's blocks in slots or bulk slots, at most coll_sm_small_bulk_max bytes",
             &coll_sm_count_small_bulk),
     COUNTER("accel_device_allocs",
             "Device memory allocations this process made for the library's own temporaries "

@@ -231,7 +231,7 @@ typedef struct coll_sm_module {
     uint64_t small_min;            /* the least of them (others than me) */
     size_t slot_size, slot_stride;
     int slots;
-    size_t bulk_size, bulk_stride; /* bcasts above the slots' size (sm_small.c, BULK) */
+    size_t bulk_size, bulk_stride; /* blocks above the slots' size (sm_small.c, BULK) */
     rail_adapt_t adapt[COLL_SM_ADAPT_KINDS][RAIL_ADAPT_CLASSES];
     uint32_t bcast_turn;           /* coll_sm_adapt_alternate: bcasts so far */
     bool share_off;                /* a shared copy's write into a reader failed: help no more */
@@ -267,7 +267,7 @@ typedef struct coll_sm_params {
     size_t reduce_flat_max;        /* reductions up to this many bytes: one step */
     bool reduce_pair_flat;         /* ... and those of 2 processes at any size */
     size_t small_max;              /* slot data bytes: small operations (sm_small.c) */
-    size_t small_bcast_max;        /* bcasts up to this many bytes through the slots (BULK) */
+    size_t small_bulk_max;         /* bcasts, allgathers up to this through the slots (BULK) */
     int small_slots;               /* slots per process */
     size_t cma_min;                /* bcast/reduce single copy from this size (0: never) */
     size_t adapt_min;              /* ... chosen by measured time from this size (0: never) */
@@ -654,8 +654,8 @@ static inline coll_sm_slot_t *coll_sm_slot(coll_sm_module_t *m, int r, int k)
     return (coll_sm_slot_t *)(m->seg + m->hdr->slot_off +
                               ((size_t)r * (size_t)m->slots + (size_t)k) * m->slot_stride);
 }
-/* The bulk slot k of rank r: the data of a bcast larger than a slot
- * (sm_small.c, BULK). */
+/* The bulk slot k of rank r: a bcast's data or an allgather's block
+ * larger than a slot (sm_small.c, BULK). */
 static inline uint8_t *coll_sm_bulk(coll_sm_module_t *m, int r, int k)
 {
     return (uint8_t *)m->seg + m->hdr->bulk_off +
@@ -797,7 +797,7 @@ extern uint64_t coll_sm_count_sleep_timeouts; /* ... that ended by their timeout
 extern uint64_t coll_sm_count_sleep_p2p_wakes; /* ... that p2p traffic ended */
 extern uint64_t coll_sm_count_small_mixed;    /* small reduces and gathers, mixed (sm_small.c) */
 extern uint64_t coll_sm_count_small_v;        /* v forms through the slots (sm_small.c) */
-extern uint64_t coll_sm_count_small_bulk;     /* bcasts through the bulk slots (sm_small.c) */
+extern uint64_t coll_sm_count_small_bulk;     /* bcasts, allgathers by BULK (sm_small.c) */
 bool coll_sm_dev_eligible(const coll_sm_module_t *m, size_t bytes);
 /* ... of a gather, allgather or alltoall of `total` bytes (coll_sm_device_blocks_min) */
 bool coll_sm_dev_blocks_eligible(const coll_sm_module_t *m, size_t total);

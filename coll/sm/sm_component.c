@@ -140,14 +140,16 @@ static int sm_register_params(void)
                              "pair for 48 bytes or less, no other synchronisation (at most 1 MiB; "
                              "0: off)",
                              RAIL_PARAM_LEVEL_TUNER, &p->small_max);
-    rail_param_register_size("coll_sm_small_bcast_max", 8192,
-                             "Broadcasts larger than a slot and of at most this many bytes go "
-                             "through the slots too, their data in a bulk slot of this size per "
-                             "slot (a separate area: larger slots cost the smallest operations "
-                             "their TLB entries; np 2, 2-8 KiB 0.40-0.77 -> 0.20-0.45 us); less "
-                             "where a communicator's bulk slots would take more than an eighth "
-                             "of its segment (0: off)",
-                             RAIL_PARAM_LEVEL_TUNER, &p->small_bcast_max);
+    rail_param_register_size("coll_sm_small_bulk_max", 8192,
+                             "Broadcasts larger than a slot, and allgathers larger in all than "
+                             "coll_sm_small_max, of at most this many bytes go through the slots "
+                             "too, data that do not fit a slot in a bulk slot per slot (a "
+                             "separate area: larger slots cost the smallest operations their "
+                             "TLB entries; np 2 bcast of 2-8 KiB 0.40-0.74 -> 0.20-0.44 us, "
+                             "allgather of 1-4 KiB blocks 0.67-1.22 -> 0.59-0.94); less where a "
+                             "communicator's bulk slots would take more than an eighth of its "
+                             "segment (0: off)",
+                             RAIL_PARAM_LEVEL_TUNER, &p->small_bulk_max);
     rail_param_register_int("coll_sm_small_slots", 128,
                             "Slots per process for small operations (2 to 1024): how many a "
                             "fast process (a bcast root) may run ahead of the slowest",

@@ -164,7 +164,7 @@ static void sm_slot_plan(int n, size_t budget, int *slots, size_t *slot_size)
 }
 
 /* Data bytes of a bulk slot (sm_small.c, BULK) for n processes of `slots`
- * slots each: coll_sm_small_bcast_max, halved while the bulk slots would
+ * slots each: coll_sm_small_bulk_max, halved while the bulk slots would
  * take more than an eighth of the budget; 0 (none) where that leaves no
  * more than a slot holds. */
 static size_t sm_bulk_stride(size_t bulk_size)
@@ -173,7 +173,7 @@ static size_t sm_bulk_stride(size_t bulk_size)
 }
 static size_t sm_bulk_plan(int n, size_t budget, int slots, size_t slot_size)
 {
-    size_t b = RAIL_MIN(coll_sm_params.small_bcast_max, (size_t)1 << 20);
+    size_t b = RAIL_MIN(coll_sm_params.small_bulk_max, (size_t)1 << 20);
     while (b > slot_size && (size_t)n * (size_t)slots * sm_bulk_stride(b) > budget / 8)
         b /= 2;
     return b > slot_size ? b : 0;

@@ -92,13 +92,16 @@
  * once, so each costs two copies, not one per block (an H100 under MPS
  * took ~10 us per copy: np 8 alltoall of 8 bytes 205 us with 15 copies).
  *
- * BULK.  A bcast larger than a slot and of at most coll_sm_small_bcast_max
+ * BULK.  A bcast larger than a slot and of at most coll_sm_small_bulk_max
  * bytes (and the segment's bulk_size) goes through the slots as well: the
  * root puts the data in its bulk slot of the slot's number, in an area of
  * their own (coll_sm_bulk), and the length in the slot; readers take the
- * data from where the length says.  The slot's reuse rule covers its bulk
- * slot.  Larger slots would do the same but cost the smallest operations
- * in TLB misses (coll/sm/README.md).
+ * data from where the length says.  So does an allgather of at most
+ * coll_sm_small_bulk_max bytes in all, each block in its process's slot
+ * or, larger than that, its bulk slot (where is decided by the receive
+ * block's size, the same everywhere).  The slot's reuse rule covers its
+ * bulk slot.  Larger slots would do the same but cost the smallest
+ * operations in TLB misses (coll/sm/README.md).
  */
 #include "coll/sm/coll_sm.h"
 #include "accel/accel.h"
@@ -629,11 +632,38 @@ static void small_rooted_done(coll_sm_module_t *m, int set, uint64_t t)
     coll_sm_slot_post(m, set, t);
 }
 
-/* Where a bcast's root puts len bytes: its slot `set`, or the bulk slot
- * of the same number where they do not fit (BULK). */
-static uint8_t *small_bcast_data(coll_sm_module_t *m, int root, int set, size_t len)
+/* Where rank r puts blocks of len bytes: its slot `set`, or the bulk slot
+ * of the same number where they do not fit (BULK); and how many bytes
+ * that place holds. */
+static uint8_t *small_data(coll_sm_module_t *m, int r, int set, size_t len)
 {
-    return len <= m->slot_size ? coll_sm_slot(m, root, set)->data : coll_sm_bulk(m, root, set);
+    return len <= m->slot_size ? coll_sm_slot(m, r, set)->data : coll_sm_bulk(m, r, set);
+}
+static size_t small_cap(const coll_sm_module_t *m, size_t len)
+{
+    return len <= m->slot_size ? m->slot_size : len <= m->bulk_size ? m->bulk_size : 0;
+}
+
+/* The most bytes in all a bcast or an allgather may have to go through
+ * the slots, whatever the segment (before it is set up). */
+static size_t small_limit(void)
+{
+    return coll_sm_params.small_max == 0
+               ? 0
+               : RAIL_MAX(coll_sm_params.small_max, coll_sm_params.small_bulk_max);
+}
+
+/* Whether blocks of b bytes, total in all, go through the slots (the
+ * segment set up; the same answer everywhere where b is): up to
+ * coll_sm_small_max in all in slots, or up to coll_sm_small_bulk_max in
+ * all with each block in a slot or a bulk slot. */
+static bool small_fits_total(const coll_sm_module_t *m, size_t b, size_t total)
+{
+    if (b == 0 || coll_sm_params.small_max == 0)
+        return false;
+    if (total <= coll_sm_params.small_max && b <= m->slot_size)
+        return true;
+    return total <= coll_sm_params.small_bulk_max && small_cap(m, b) > 0;
 }
 
 /* A bcast's receiver: the data from the root's slot. */
@@ -642,19 +672,10 @@ static int small_bcast_take(coll_sm_module_t *m, const coll_sm_slot_t *rs, int r
 {
     size_t len = rs->len;
     int rc = coll_check_length(-1, len, d->bytes);
-    rc = SM_KEEP(rc, coll_sm_unpack(d, 0, small_bcast_data(m, root, set, len),
+    rc = SM_KEEP(rc, coll_sm_unpack(d, 0, small_data(m, root, set, len),
                                     RAIL_MIN(len, d->bytes)));
     small_rooted_done(m, set, t);
     return rc;
-}
-
-/* The most bytes a bcast may have to go through the slots, whatever the
- * segment (before it is set up). */
-static size_t small_bcast_max(void)
-{
-    return coll_sm_params.small_max == 0
-               ? 0
-               : RAIL_MAX(coll_sm_params.small_max, coll_sm_params.small_bcast_max);
 }
 
 /* Whether a bcast of this many bytes goes through the slots (the segment
@@ -662,11 +683,7 @@ static size_t small_bcast_max(void)
  * the sizes are the segment's). */
 static bool small_bcast_fits(coll_sm_module_t *m, size_t bytes)
 {
-    if (bytes == 0 || coll_sm_params.small_max == 0)
-        return false;
-    if (bytes <= coll_sm_params.small_max && bytes <= m->slot_size)
-        return true;
-    return bytes <= coll_sm_params.small_bcast_max && bytes <= m->bulk_size;
+    return small_fits_total(m, bytes, bytes);
 }
 
 bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_Count count,
@@ -675,7 +692,7 @@ bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_C
     coll_sm_data_t d;
     *rc = MPI_SUCCESS;
     coll_sm_data_init(&d, buf, count, dt);
-    if (d.bytes == 0 || d.bytes > small_bcast_max())
+    if (d.bytes == 0 || d.bytes > small_limit())
         return false;
     if (!small_ready(m, comm, rc))
         return *rc != MPI_SUCCESS;
@@ -687,7 +704,7 @@ bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_C
         coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
         my->flags = COLL_SM_SLOT_ROOTED_AT(m->seq);
         my->len = (uint32_t)d.bytes;
-        *rc = coll_sm_pack(&d, 0, small_bcast_data(m, m->me, set, d.bytes), d.bytes);
+        *rc = coll_sm_pack(&d, 0, small_data(m, m->me, set, d.bytes), d.bytes);
         if (d.bytes > m->slot_size)
             rail_atomic_add_fetch(&coll_sm_count_small_bulk, 1);
         coll_sm_slot_post(m, set, t);
@@ -1001,15 +1018,20 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *
     *rc = MPI_SUCCESS;
     coll_sm_data_init(&r0, rbuf, rcount, rdt);
     /* the same verdict everywhere: the receive signature is.  All blocks
-     * together at most small_max bytes (beyond, the flag rounds: with
-     * small_max 4 KiB, np 2 1 KiB blocks took 0.20 against their 0.25 us,
-     * but the small operations paid in TLB misses; coll/sm/README.md) */
-    if (r0.bytes == 0 || r0.bytes * (size_t)m->n > coll_sm_params.small_max)
+     * together at most small_max bytes, or small_bulk_max with blocks in
+     * bulk slots where they do not fit a slot (BULK; larger slots cost the
+     * small operations TLB misses, coll/sm/README.md): np 2, 1 / 2 / 4 KiB
+     * blocks 0.67 / 0.88 / 1.23 -> 0.54 / 0.76 / 0.94 us */
+    size_t total = r0.bytes * (size_t)m->n;
+    if (r0.bytes == 0 || total > small_limit())
         return false;
     if (!small_ready(m, comm, rc))
         return *rc != MPI_SUCCESS;
-    if (r0.bytes > m->slot_size)
+    if (!small_fits_total(m, r0.bytes, total))
         return false;
+    size_t cap = small_cap(m, r0.bytes);
+    if (total > coll_sm_params.small_max)
+        rail_atomic_add_fetch(&coll_sm_count_small_bulk, 1);
     bool inplace = sbuf == MPI_IN_PLACE;
     if (inplace)
         mine = coll_sm_data_at(&r0, m->me * rcount);
@@ -1027,7 +1049,8 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *
     my->flags = dev ? COLL_SM_SLOT_DEVICE : 0;   /* (never COLL_SM_SLOT_ROOTED) */
     my->len = (uint32_t)RAIL_MIN(mine.bytes, (size_t)UINT32_MAX);
     if (!dev)
-        *rc = coll_sm_pack(&mine, 0, my->data, RAIL_MIN(mine.bytes, m->slot_size));
+        *rc = coll_sm_pack(&mine, 0, small_data(m, m->me, set, r0.bytes),
+                           RAIL_MIN(mine.bytes, cap));
     coll_sm_slot_post(m, set, t);
     /* its own block while the others' are on their way (a result copied
      * over at once takes it from my slot) */
@@ -1044,7 +1067,7 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *
     }
     if (all != NULL && small_lens(m, set, -1, r0.bytes)) {
         for (int j = 0; j < m->n; j++)
-            memcpy((char *)m->scratch + (size_t)j * r0.bytes, coll_sm_slot(m, j, set)->data,
+            memcpy((char *)m->scratch + (size_t)j * r0.bytes, small_data(m, j, set, r0.bytes),
                    r0.bytes);
         *rc = SM_KEEP(*rc, accel_copy(all, m->scratch, r0.bytes * (size_t)m->n, NULL));
         return true;
@@ -1069,7 +1092,7 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *
             len = r0.bytes;
         }
         coll_sm_data_t dj = coll_sm_data_at(&r0, j * rcount);
-        int r2 = coll_sm_unpack(&dj, 0, sj->data, RAIL_MIN(len, m->slot_size));
+        int r2 = coll_sm_unpack(&dj, 0, small_data(m, j, set, r0.bytes), RAIL_MIN(len, cap));
         if (*rc == MPI_SUCCESS)
             *rc = r2;
     }

@@ -993,12 +993,14 @@ static void test_shared_bcast_min(void)
 }
 
 /* Bcasts of 1028 B-4 KiB, above a slot's 1 KiB, from roots 0 and n - 1,
- * every element checked: with coll sm's default parameters each goes
- * through a bulk slot (coll_sm_small_bulk counts one per call on every
- * process); with RAIL_COLL_SM_SMALL_BCAST_MAX=0 none does. */
+ * and allgathers of 1 KiB blocks (n KiB in all, above what the slots
+ * take), every element checked: with coll sm's default parameters each
+ * goes through the slots and bulk slots (coll_sm_small_bulk counts one
+ * per call on every process); with RAIL_COLL_SM_SMALL_BULK_MAX=0 none
+ * does. */
 static void test_small_bulk(void)
 {
-    const char *bulk = getenv("RAIL_COLL_SM_SMALL_BCAST_MAX");
+    const char *bulk = getenv("RAIL_COLL_SM_SMALL_BULK_MAX");
     bool defaults = true, off = bulk && atol(bulk) == 0;
     extern char **environ;
     for (char **e = environ; *e; e++)
@@ -1013,12 +1015,27 @@ static void test_small_bulk(void)
     unsigned long long before = pvar_count("coll_sm_small_bulk");
     for (int i = 0; i < 40; i++, calls++)
         bcast_checked(buf, counts[i % 4], i % 2 ? n - 1 : 0, i);
+    int *all = malloc((size_t)n * 256 * sizeof(int));
+    CHECK(all, "out of memory");
+    for (int i = 0; i < 20; i++, calls++) {
+        for (int k = 0; k < 256; k++)
+            buf[k] = me * 1000 + k * 3 + i;
+        for (int k = 0; k < n * 256; k++)
+            all[k] = -1;
+        MPI_OK(MPI_Allgather(buf, 256, MPI_INT, all, 256, MPI_INT, C));
+        for (int j = 0; j < n; j++)
+            for (int k = 0; k < 256; k++)
+                if (all[j * 256 + k] != j * 1000 + k * 3 + i)
+                    CHECK(0, "allgather %d of 256 ints: block %d [%d] = %d", i, j, k,
+                          all[j * 256 + k]);
+    }
+    free(all);
     unsigned long long got = pvar_count("coll_sm_small_bulk") - before;
     struct statvfs sv;   /* (a segment sized down for a small /dev/shm may hold less) */
     bool roomy = statvfs("/dev/shm", &sv) == 0 &&
                  (unsigned long long)sv.f_bavail * sv.f_frsize >= (1ull << 30);
     CHECK(got == (off ? 0u : (unsigned long long)calls) || (!off && !roomy),
-          "%d bcasts of 1028-4096 bytes: coll_sm_small_bulk counted %llu, expected %d", calls,
+          "%d bcasts and allgathers: coll_sm_small_bulk counted %llu, expected %d", calls,
           got, off ? 0 : calls);
     free(buf);
     MPI_T_finalize();
