@@ -1030,8 +1030,7 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *
     if (!small_fits_total(m, r0.bytes, total))
         return false;
     size_t cap = small_cap(m, r0.bytes);
-    if (total > coll_sm_params.small_max)
-        rail_atomic_add_fetch(&coll_sm_count_small_bulk, 1);
+    bool bulk = total > coll_sm_params.small_max;
     bool inplace = sbuf == MPI_IN_PLACE;
     if (inplace)
         mine = coll_sm_data_at(&r0, m->me * rcount);
@@ -1070,6 +1069,8 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *
             memcpy((char *)m->scratch + (size_t)j * r0.bytes, small_data(m, j, set, r0.bytes),
                    r0.bytes);
         *rc = SM_KEEP(*rc, accel_copy(all, m->scratch, r0.bytes * (size_t)m->n, NULL));
+        if (bulk)
+            rail_atomic_add_fetch(&coll_sm_count_small_bulk, 1);
         return true;
     }
     if (!inplace && all != NULL)   /* blocks of other lengths: one by one */
@@ -1096,6 +1097,8 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *
         if (*rc == MPI_SUCCESS)
             *rc = r2;
     }
+    if (bulk)
+        rail_atomic_add_fetch(&coll_sm_count_small_bulk, 1);
     return true;
 }
 
