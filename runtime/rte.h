@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <sys/statvfs.h>
 
 typedef struct rte_info {
     int rank;              /* rank in the job (MPI_COMM_WORLD) */
@@ -82,6 +83,16 @@ const char *rte_hostname_of(int rank);
 /* "/rail-<jobid>-<suffix>" for shm_open() (the file is /dev/shm/rail-<jobid>-<suffix>).
  * MPI_ERR_ARG when it does not fit in size bytes or suffix holds a '/'. */
 int rte_shm_name(char *buf, size_t size, const char *suffix);
+
+/* Bytes /dev/shm has free for us now (SIZE_MAX where statvfs cannot
+ * tell): btl sm sizes its rings and coll sm its segments by it. */
+static inline size_t rte_shm_free(void)
+{
+    struct statvfs v;
+    if (statvfs("/dev/shm", &v) != 0 || v.f_frsize == 0)
+        return SIZE_MAX;
+    return (size_t)v.f_bavail * (size_t)v.f_frsize;
+}
 
 /* End the whole job: tell the launcher, which kills every rank; print msg
  * first when not NULL.  Does not return.  The job's exit status is code & 255,

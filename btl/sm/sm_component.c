@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
-#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -143,11 +142,7 @@ static void btl_sm_check_fbox(btl_sm_module_t *m)
         p->fbox_size = v;
     }
     if (fp && fp->source == RAIL_PARAM_SRC_DEFAULT && m->n_local > 1) {
-        size_t total = BTL_SM_FBOX_AUTO_TOTAL;
-        struct statvfs sv;
-        if (statvfs("/dev/shm", &sv) == 0 && sv.f_frsize > 0)
-            total = RAIL_MIN(total, (size_t)sv.f_bavail * (size_t)sv.f_frsize / 8 /
-                                        (size_t)m->n_local);
+        size_t total = RAIL_MIN(BTL_SM_FBOX_AUTO_TOTAL, rte_shm_free() / 8 / (size_t)m->n_local);
         if ((size_t)(m->n_local - 1) * p->fbox_size > total)
             p->fbox_size = RAIL_MAX(btl_sm_pow2_down(total / (size_t)(m->n_local - 1)),
                                     (size_t)BTL_SM_FBOX_MIN);

@@ -41,7 +41,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -139,11 +138,7 @@ static int sm_slots(void)
  * sm segments share; cached segments count as used). */
 static size_t sm_budget(void)
 {
-    struct statvfs v;
-    size_t cap = coll_sm_params.segment_size;
-    if (statvfs("/dev/shm", &v) == 0 && v.f_frsize > 0)
-        cap = RAIL_MIN(cap, (size_t)v.f_bavail * (size_t)v.f_frsize / 4);
-    return cap;
+    return RAIL_MIN(coll_sm_params.segment_size, rte_shm_free() / 4);
 }
 
 /* Slots (*slots of *slot_size data bytes per process) taking at most a
