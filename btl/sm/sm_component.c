@@ -67,8 +67,9 @@ static int btl_sm_register_params(void)
         "Largest header + payload sent through a fast box (0: eager_limit + 64; at most "
         "half a ring)", T, &p->fbox_max));
     RAIL_CHECK(rail_param_register_int("btl_sm_frag_count", 32,
-        "FIFO buffers of max_send_size bytes each process owns for sending", T,
-        &p->frag_count));
+        "FIFO buffers of max_send_size bytes each process owns for sending.  Left at "
+        "its default, fewer (down to 1) where they would take more than half of "
+        "/dev/shm's free space shared among the local processes", T, &p->frag_count));
     RAIL_CHECK(rail_param_register_string("btl_sm_single_copy", "cma", "cma|none",
         "Single copy for get/put: cma (process_vm_readv/writev), or none (get/put "
         "off: the pml copies large messages in and out through sends)",
@@ -150,6 +151,26 @@ static void btl_sm_check_fbox(btl_sm_module_t *m)
     size_t fmax = p->fbox_max ? p->fbox_max : p->eager_limit + BTL_SM_HDR_MAX;
     m->fbox_entry_max = p->fbox_size ? RAIL_MIN(btl_sm_fbox_entry_size(0, fmax), p->fbox_size / 2)
                                      : 0;
+}
+
+/* FIFO buffers: left at its default, btl_sm_frag_count shrinks so that a
+ * process's frags take at most half of /dev/shm's free space over the local
+ * process count (a container's 64 MiB held 15 processes' 4 MiB of frags,
+ * not 16).  Each process sizes its own, in its segment's header. */
+static void btl_sm_check_frags(btl_sm_module_t *m)
+{
+    btl_sm_params_t *p = &btl_sm_params;
+    const rail_param_t *fp = rail_param_find("btl_sm_frag_count");
+
+    if (!fp || fp->source != RAIL_PARAM_SRC_DEFAULT)
+        return;
+    size_t frag = RAIL_ALIGN_UP(p->max_send_size + BTL_SM_FRAG_HDR, RAIL_CACHELINE);
+    size_t fit = rte_shm_free() / 2 / (size_t)m->n_local / frag;
+    if (fit < (size_t)p->frag_count) {
+        p->frag_count = fit < 1 ? 1 : (int)fit;
+        RAIL_VERBOSE(btl_sm_verbosity(), 1, "btl sm: %d FIFO buffers (a small /dev/shm)",
+                     p->frag_count);
+    }
 }
 
 static uint64_t btl_sm_new_cookie(void)
@@ -263,6 +284,7 @@ static int btl_sm_init(btl_module_t **mods, int *n)
     m->cookie = btl_sm_new_cookie();
     btl_sm_check_sizes();
     btl_sm_check_fbox(m);
+    btl_sm_check_frags(m);
     m->super.priority = btl_sm_params.priority;
     m->super.eager_limit = btl_sm_params.eager_limit;
     m->super.max_send_size = btl_sm_params.max_send_size;

@@ -131,8 +131,10 @@ int btl_sm_segment_create(btl_sm_module_t *m)
         return MPI_ERR_INTERN;
     fd = btl_sm_shm_create(m->name, h.size);
     if (fd < 0) {
-        rail_warn("btl sm: cannot create /dev/shm%s (%zu bytes): %s", m->name, (size_t)h.size,
-                  strerror(-fd));
+        rail_warn("btl sm: cannot create /dev/shm%s (%zu bytes): %s%s", m->name, (size_t)h.size,
+                  strerror(-fd), fd == -ENOSPC ? " (/dev/shm is full or too small: a container's "
+                                                 "can be enlarged, e.g. docker run --shm-size=1g)"
+                                               : "");
         return MPI_ERR_NO_MEM;
     }
     void *seg = mmap(NULL, h.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
