@@ -993,8 +993,8 @@ static void test_shared_bcast_min(void)
 }
 
 /* Bcasts of 1028 B-4 KiB, above a slot's 1 KiB, from roots 0 and n - 1,
- * and allgathers of 1 KiB blocks (n KiB in all, above what the slots
- * take), every element checked: with coll sm's default parameters each
+ * allgathers of 1 KiB blocks (n KiB in all, above what the slots take)
+ * and alltoalls of about 2 KiB for the others, every element checked: with coll sm's default parameters each
  * goes through the slots and bulk slots (coll_sm_small_bulk counts one
  * per call on every process); with RAIL_COLL_SM_SMALL_BULK_MAX=0 none
  * does. */
@@ -1030,12 +1030,33 @@ static void test_small_bulk(void)
                           all[j * 256 + k]);
     }
     free(all);
+    /* alltoalls whose blocks for the others take about 2 KiB: more than a
+     * slot, at most a bulk slot (4 KiB at np 8); every other one in place */
+    int cnt = 2048 / (n - 1) / (int)sizeof(int);
+    int *sa = malloc((size_t)n * cnt * sizeof(int)), *ra = malloc((size_t)n * cnt * sizeof(int));
+    CHECK(sa && ra, "out of memory");
+    for (int i = 0; i < 20; i++, calls++) {
+        int *dst = i % 2 ? sa : ra;
+        for (int j = 0; j < n; j++)
+            for (int k = 0; k < cnt; k++) {
+                sa[j * cnt + k] = me * 100003 + j * 1009 + k * 7 + i;
+                ra[j * cnt + k] = -1;
+            }
+        MPI_OK(MPI_Alltoall(i % 2 ? MPI_IN_PLACE : sa, cnt, MPI_INT, dst, cnt, MPI_INT, C));
+        for (int j = 0; j < n; j++)
+            for (int k = 0; k < cnt; k++)
+                if (dst[j * cnt + k] != j * 100003 + me * 1009 + k * 7 + i)
+                    CHECK(0, "alltoall %d of %d ints%s: block %d [%d] = %d", i, cnt,
+                          i % 2 ? " in place" : "", j, k, dst[j * cnt + k]);
+    }
+    free(sa);
+    free(ra);
     unsigned long long got = pvar_count("coll_sm_small_bulk") - before;
     struct statvfs sv;   /* (a segment sized down for a small /dev/shm may hold less) */
     bool roomy = statvfs("/dev/shm", &sv) == 0 &&
                  (unsigned long long)sv.f_bavail * sv.f_frsize >= (1ull << 30);
     CHECK(got == (off ? 0u : (unsigned long long)calls) || (!off && !roomy),
-          "%d bcasts and allgathers: coll_sm_small_bulk counted %llu, expected %d", calls,
+          "%d bcasts, allgathers and alltoalls: coll_sm_small_bulk counted %llu, expected %d", calls,
           got, off ? 0 : calls);
     free(buf);
     MPI_T_finalize();
@@ -1055,11 +1076,14 @@ static void test_blocks_threshold(void)
     MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
     unsigned long long thr = cvar_size("coll_sm_adapt_blocks_min");
     size_t small = (size_t)cvar_size("coll_sm_small_max");
+    size_t bulk = (size_t)cvar_size("coll_sm_small_bulk_max");
     /* blocks of ints, all of them together at the threshold and 64 bytes
-     * per block below it; above the slots */
+     * per block below it; above the slots and the bulk slots (at np 2 the
+     * default threshold's 8 KiB blocks go through a bulk slot: not here) */
     int per = (int)(thr / (unsigned long long)n / sizeof(int)), below = per - 16;
     if (thr == 0 || thr % ((unsigned long long)n * sizeof(int)) != 0 || below <= 0 ||
-        (size_t)below * sizeof(int) * (size_t)(n - 1) <= small) {
+        (size_t)below * sizeof(int) * (size_t)(n - 1) <= small ||
+        (size_t)per * sizeof(int) * (size_t)(n - 1) <= bulk) {
         MPI_T_finalize();
         return;
     }
@@ -1118,6 +1142,24 @@ int main(int argc, char **argv)
         !getenv("COLLTEST_DEVICE")) {
         int provided;
         MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+        /* two alltoalls of 16 KiB blocks, above the bulk slots whatever
+         * the rank count, so one of them takes single copy: the sweep's
+         * may all fall on the segment's turns (at np 3 they do since its
+         * alltoalls of 2 KiB blocks take a bulk slot, not a turn) */
+        int per16 = 4096, *s16 = malloc((size_t)n * per16 * sizeof(int));
+        int *r16 = malloc((size_t)n * per16 * sizeof(int));
+        CHECK(s16 && r16, "out of memory");
+        for (int it = 0; it < 2; it++) {
+            for (int i = 0; i < n * per16; i++)
+                s16[i] = me * 7919 + i + it;
+            MPI_OK(MPI_Alltoall(s16, per16, MPI_INT, r16, per16, MPI_INT, C));
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < per16; i += 1021)
+                    CHECK(r16[j * per16 + i] == j * 7919 + me * per16 + i + it,
+                          "alltoall of 16 KiB blocks: block %d [%d] wrong", j, i);
+        }
+        free(s16);
+        free(r16);
         CHECK(pvar_count("coll_sm_alltoall_single_copy") > 0,
               "no alltoall by single copy with RAIL_COLL_SM_ADAPT_ALTERNATE or _SINGLE_COPY_MIN");
         /* alternating: a third of them through the segment written with
