@@ -141,9 +141,11 @@ static int sm_register_params(void)
                              "0: off)",
                              RAIL_PARAM_LEVEL_TUNER, &p->small_max);
     rail_param_register_size("coll_sm_small_bulk_max", 8192,
-                             "Broadcasts larger than a slot, and allgathers larger in all than "
-                             "coll_sm_small_max, and alltoalls whose blocks for the others are, "
-                             "of at most this many bytes go through the slots too, data that do not fit a slot in a bulk slot per slot (a "
+                             "Broadcasts larger than a slot, allgathers larger in all than "
+                             "coll_sm_small_max and alltoalls whose blocks for the others exceed "
+                             "a slot, of at most this many bytes (an alltoall's blocks for the "
+                             "others) go through the slots too, data that do not fit a slot in "
+                             "a bulk slot per slot (a "
                              "separate area: larger slots cost the smallest operations their "
                              "TLB entries; np 2 bcast of 2-8 KiB 0.40-0.74 -> 0.20-0.44 us, "
                              "allgather of 1-4 KiB blocks 0.67-1.22 -> 0.59-0.94); less where a "

@@ -994,10 +994,10 @@ static void test_shared_bcast_min(void)
 
 /* Bcasts of 1028 B-4 KiB, above a slot's 1 KiB, from roots 0 and n - 1,
  * allgathers of 1 KiB blocks (n KiB in all, above what the slots take)
- * and alltoalls of about 2 KiB for the others, every element checked: with coll sm's default parameters each
- * goes through the slots and bulk slots (coll_sm_small_bulk counts one
- * per call on every process); with RAIL_COLL_SM_SMALL_BULK_MAX=0 none
- * does. */
+ * and alltoalls of about 2 KiB for the others, every element checked:
+ * with coll sm's default parameters each goes through the slots and bulk
+ * slots (coll_sm_small_bulk counts one per call on every process); with
+ * RAIL_COLL_SM_SMALL_BULK_MAX=0 none does. */
 static void test_small_bulk(void)
 {
     const char *bulk = getenv("RAIL_COLL_SM_SMALL_BULK_MAX");
@@ -1056,8 +1056,8 @@ static void test_small_bulk(void)
     bool roomy = statvfs("/dev/shm", &sv) == 0 &&
                  (unsigned long long)sv.f_bavail * sv.f_frsize >= (1ull << 30);
     CHECK(got == (off ? 0u : (unsigned long long)calls) || (!off && !roomy),
-          "%d bcasts, allgathers and alltoalls: coll_sm_small_bulk counted %llu, expected %d", calls,
-          got, off ? 0 : calls);
+          "%d bcasts, allgathers and alltoalls: coll_sm_small_bulk counted %llu, expected %d",
+          calls, got, off ? 0 : calls);
     free(buf);
     MPI_T_finalize();
 }
