@@ -653,8 +653,9 @@ static void small_count_bulk(const coll_sm_module_t *m, size_t len)
         rail_atomic_add_fetch(&coll_sm_count_small_bulk, 1);
 }
 
-/* The most bytes in all a bcast or an allgather may have to go through
- * the slots, whatever the segment (before it is set up). */
+/* The most bytes in all a bcast or an allgather (an alltoall: its blocks
+ * for the others) may have to go through the slots, whatever the segment
+ * (before it is set up). */
 static size_t small_limit(void)
 {
     return coll_sm_params.small_max == 0
