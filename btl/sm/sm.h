@@ -219,6 +219,12 @@ extern btl_sm_module_t btl_sm_module;
 extern btl_sm_params_t btl_sm_params;
 extern const btl_component_t btl_sm_component;
 
+/* Bytes of one FIFO buffer (frag): its header and max_send_size. */
+static inline size_t btl_sm_frag_size(void)
+{
+    return RAIL_ALIGN_UP(btl_sm_params.max_send_size + BTL_SM_FRAG_HDR, RAIL_CACHELINE);
+}
+
 static inline int btl_sm_verbosity(void)
 {
     return RAIL_MAX(btl_sm_params.verbose, btl_verbose);

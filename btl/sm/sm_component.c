@@ -128,7 +128,7 @@ static void btl_sm_check_sizes(void)
 }
 
 /* Ring size (a power of two, or 0) and the largest entry put in a ring. */
-static void btl_sm_check_fbox(btl_sm_module_t *m)
+static void btl_sm_check_fbox(btl_sm_module_t *m, size_t shm_free)
 {
     btl_sm_params_t *p = &btl_sm_params;
     const rail_param_t *fp = rail_param_find("btl_sm_fbox_size");
@@ -143,7 +143,7 @@ static void btl_sm_check_fbox(btl_sm_module_t *m)
         p->fbox_size = v;
     }
     if (fp && fp->source == RAIL_PARAM_SRC_DEFAULT && m->n_local > 1) {
-        size_t total = RAIL_MIN(BTL_SM_FBOX_AUTO_TOTAL, rte_shm_free() / 8 / (size_t)m->n_local);
+        size_t total = RAIL_MIN(BTL_SM_FBOX_AUTO_TOTAL, shm_free / 8 / (size_t)m->n_local);
         if ((size_t)(m->n_local - 1) * p->fbox_size > total)
             p->fbox_size = RAIL_MAX(btl_sm_pow2_down(total / (size_t)(m->n_local - 1)),
                                     (size_t)BTL_SM_FBOX_MIN);
@@ -157,15 +157,14 @@ static void btl_sm_check_fbox(btl_sm_module_t *m)
  * process's frags take at most half of /dev/shm's free space over the local
  * process count (a container's 64 MiB held 15 processes' 4 MiB of frags,
  * not 16).  Each process sizes its own, in its segment's header. */
-static void btl_sm_check_frags(btl_sm_module_t *m)
+static void btl_sm_check_frags(btl_sm_module_t *m, size_t shm_free)
 {
     btl_sm_params_t *p = &btl_sm_params;
     const rail_param_t *fp = rail_param_find("btl_sm_frag_count");
 
     if (!fp || fp->source != RAIL_PARAM_SRC_DEFAULT)
         return;
-    size_t frag = RAIL_ALIGN_UP(p->max_send_size + BTL_SM_FRAG_HDR, RAIL_CACHELINE);
-    size_t fit = rte_shm_free() / 2 / (size_t)m->n_local / frag;
+    size_t fit = shm_free / 2 / (size_t)m->n_local / btl_sm_frag_size();
     if (fit < (size_t)p->frag_count) {
         p->frag_count = fit < 1 ? 1 : (int)fit;
         RAIL_VERBOSE(btl_sm_verbosity(), 1, "btl sm: %d FIFO buffers (a small /dev/shm)",
@@ -283,8 +282,9 @@ static int btl_sm_init(btl_module_t **mods, int *n)
     m->n_local = rte_info.local_size;
     m->cookie = btl_sm_new_cookie();
     btl_sm_check_sizes();
-    btl_sm_check_fbox(m);
-    btl_sm_check_frags(m);
+    size_t shm_free = rte_shm_free();   /* (one statvfs for both) */
+    btl_sm_check_fbox(m, shm_free);
+    btl_sm_check_frags(m, shm_free);
     m->super.priority = btl_sm_params.priority;
     m->super.eager_limit = btl_sm_params.eager_limit;
     m->super.max_send_size = btl_sm_params.max_send_size;

@@ -120,8 +120,7 @@ int btl_sm_segment_create(btl_sm_module_t *m)
 {
     btl_sm_seg_hdr_t h = {.fbox_size = (uint32_t)btl_sm_params.fbox_size,
                           .frag_count = (uint32_t)btl_sm_params.frag_count,
-                          .frag_size = (uint32_t)RAIL_ALIGN_UP(btl_sm_params.max_send_size +
-                                                               BTL_SM_FRAG_HDR, RAIL_CACHELINE)};
+                          .frag_size = (uint32_t)btl_sm_frag_size()};
     char suffix[32];
     int fd;
 
