@@ -138,7 +138,8 @@ typedef struct coll_sm_hdr {
     uint32_t slots;                /* slots per process */
     uint32_t nofence;              /* flags published without a full fence (WAITING) */
     uint32_t bulk_size;            /* data bytes of one bulk slot (0: none; sm_small.c) */
-    uint64_t bulk_off;             /* bulk slots: slots per process of bulk_size bytes */
+    uint64_t bulk_off;             /* bulk slots: bulk_slots per process of bulk_size bytes */
+    uint32_t bulk_slots;           /* bulk slots per process (divides slots; BULK) */
     /* line 1: futex word, bumped by publishers when someone sleeps */
     uint32_t gen RAIL_ALIGNED(RAIL_CACHELINE);
     /* line 2: processes sleeping or about to */
@@ -232,6 +233,7 @@ typedef struct coll_sm_module {
     size_t slot_size, slot_stride;
     int slots;
     size_t bulk_size, bulk_stride; /* blocks above the slots' size (sm_small.c, BULK) */
+    int bulk_slots;                /* bulk slots per process: slot k's is k % bulk_slots */
     rail_adapt_t adapt[COLL_SM_ADAPT_KINDS][RAIL_ADAPT_CLASSES];
     uint32_t bcast_turn;           /* coll_sm_adapt_alternate: bcasts so far */
     bool share_off;                /* a shared copy's write into a reader failed: help no more */
@@ -269,6 +271,7 @@ typedef struct coll_sm_params {
     size_t small_max;              /* slot data bytes: small operations (sm_small.c) */
     size_t small_bulk_max;         /* bcasts, allgathers up to this through the slots (BULK) */
     int small_slots;               /* slots per process */
+    int oversub_small_slots;       /* ... on an oversubscribed node (0: small_slots) */
     size_t cma_min;                /* bcast/reduce single copy from this size (0: never) */
     size_t adapt_min;              /* ... chosen by measured time from this size (0: never) */
     size_t adapt_agree_min;        /* ... for reductions, gathers (rank 0 / the root chooses) */
@@ -654,12 +657,12 @@ static inline coll_sm_slot_t *coll_sm_slot(coll_sm_module_t *m, int r, int k)
     return (coll_sm_slot_t *)(m->seg + m->hdr->slot_off +
                               ((size_t)r * (size_t)m->slots + (size_t)k) * m->slot_stride);
 }
-/* The bulk slot k of rank r: a bcast's data or an allgather's block
- * larger than a slot (sm_small.c, BULK). */
+/* The bulk slot of rank r's slot k (k % bulk_slots): a bcast's data or an
+ * allgather's block larger than a slot (sm_small.c, BULK). */
 static inline uint8_t *coll_sm_bulk(coll_sm_module_t *m, int r, int k)
 {
     return (uint8_t *)m->seg + m->hdr->bulk_off +
-           ((size_t)r * (size_t)m->slots + (size_t)k) * m->bulk_stride;
+           ((size_t)r * (size_t)m->bulk_slots + (size_t)(k % m->bulk_slots)) * m->bulk_stride;
 }
 /* Publish slot `set` (k) of this process as holding small operation t. */
 void coll_sm_slot_post(coll_sm_module_t *m, int set, uint64_t t);

@@ -128,9 +128,19 @@ static size_t sm_slot_size(void)
 {
     return RAIL_MIN(coll_sm_params.small_max, (size_t)1 << 20);
 }
+static int sm_slots_of(int asked)
+{
+    return RAIL_MIN(RAIL_MAX(asked, 2), 1024);
+}
+/* On an oversubscribed node, coll_sm_oversub_small_slots: a bcast root
+ * that runs further ahead of its receivers leaves them more operations
+ * to take in one turn on their core, and rewrites lines that they read
+ * longer before (np 4 on 2 cores, 8 B: 0.41-0.45 us with 128 slots,
+ * 0.37-0.38 with 1024; np 8 1.23-1.34 against 0.93-0.99). */
 static int sm_slots(void)
 {
-    return RAIL_MIN(RAIL_MAX(coll_sm_params.small_slots, 2), 1024);
+    int over = coll_sm_params.oversub_small_slots;
+    return sm_slots_of(rte_info.oversubscribed && over > 0 ? over : coll_sm_params.small_slots);
 }
 
 /* Bytes a segment may take: coll_sm_segment_size, and at most a quarter of
@@ -158,18 +168,30 @@ static void sm_slot_plan(int n, size_t budget, int *slots, size_t *slot_size)
 #undef SM_SLOT_AREA
 }
 
-/* Data bytes of a bulk slot (sm_small.c, BULK) for n processes of `slots`
- * slots each: coll_sm_small_bulk_max, halved while the bulk slots would
- * take more than an eighth of the budget; 0 (none) where that leaves no
- * more than a slot holds. */
+/* Bulk slots per process (sm_small.c, BULK): as many as slots, halved
+ * down to coll_sm_small_slots where an oversubscribed node has more slots
+ * (the bulk slot k % bulk_slots serves slot k, so they divide slots): 1024
+ * bulk slots of 8 KiB would take 8 MiB per process. */
+static int sm_bulk_slots(int slots)
+{
+    int b = slots, base = sm_slots_of(coll_sm_params.small_slots);
+    while (b > base && b % 2 == 0)
+        b /= 2;
+    return b;
+}
+
+/* Data bytes of a bulk slot (sm_small.c, BULK) for n processes of
+ * `bulk_slots` bulk slots each: coll_sm_small_bulk_max, halved while the
+ * bulk slots would take more than an eighth of the budget; 0 (none) where
+ * that leaves no more than a slot holds. */
 static size_t sm_bulk_stride(size_t bulk_size)
 {
     return RAIL_ALIGN_UP(bulk_size, (size_t)128) + SM_SLOT_GUARD;
 }
-static size_t sm_bulk_plan(int n, size_t budget, int slots, size_t slot_size)
+static size_t sm_bulk_plan(int n, size_t budget, int bulk_slots, size_t slot_size)
 {
     size_t b = RAIL_MIN(coll_sm_params.small_bulk_max, (size_t)1 << 20);
-    while (b > slot_size && (size_t)n * (size_t)slots * sm_bulk_stride(b) > budget / 8)
+    while (b > slot_size && (size_t)n * (size_t)bulk_slots * sm_bulk_stride(b) > budget / 8)
         b /= 2;
     return b > slot_size ? b : 0;
 }
@@ -182,17 +204,18 @@ static size_t sm_bulk_plan(int n, size_t budget, int slots, size_t slot_size)
  * them). */
 static void sm_layout(int n, int sets, int *nbuf, size_t *chunk, size_t *size, size_t *ctl_off,
                       size_t *slot_off, size_t *data_off, int *slots, size_t *slot_size,
-                      size_t *bulk_off, size_t *bulk_size)
+                      size_t *bulk_off, size_t *bulk_size, int *bulk_slots)
 {
     size_t budget = sm_budget();
     sm_slot_plan(n, budget, slots, slot_size);
-    *bulk_size = sm_bulk_plan(n, budget, *slots, *slot_size);
+    *bulk_slots = sm_bulk_slots(*slots);
+    *bulk_size = sm_bulk_plan(n, budget, *bulk_slots, *slot_size);
     *ctl_off = COLL_SM_PAGE;
     *slot_off = RAIL_ALIGN_UP(*ctl_off + (size_t)n * COLL_SM_CTL_STRIDE, (size_t)COLL_SM_PAGE);
     *bulk_off = RAIL_ALIGN_UP(*slot_off + (size_t)n * (size_t)*slots *
                                               sm_slot_stride(*slot_size),
                               (size_t)COLL_SM_PAGE);
-    *data_off = RAIL_ALIGN_UP(*bulk_off + (*bulk_size ? (size_t)n * (size_t)*slots *
+    *data_off = RAIL_ALIGN_UP(*bulk_off + (*bulk_size ? (size_t)n * (size_t)*bulk_slots *
                                                             sm_bulk_stride(*bulk_size)
                                                       : 0),
                               (size_t)COLL_SM_PAGE);
@@ -233,7 +256,7 @@ static void sm_create(coll_sm_module_t *m, char *name)
 {
     static uint32_t counter;
     size_t chunk, size, ctl_off, slot_off, data_off, slot_size, bulk_off, bulk_size;
-    int slots;
+    int slots, bulk_slots;
     char suffix[64];
     int sets = RAIL_MIN(RAIL_MAX(coll_sm_params.sets, 2), COLL_SM_MAX_SETS);
     int nbuf = RAIL_MIN(RAIL_MAX(coll_sm_params.buffers, 2), COLL_SM_MAX_BUFFERS);
@@ -249,7 +272,7 @@ static void sm_create(coll_sm_module_t *m, char *name)
     nbuf /= group;
     chunk *= (size_t)group;
     sm_layout(m->n, sets, &nbuf, &chunk, &size, &ctl_off, &slot_off, &data_off, &slots,
-              &slot_size, &bulk_off, &bulk_size);
+              &slot_size, &bulk_off, &bulk_size, &bulk_slots);
     uint32_t serial = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
     snprintf(suffix, sizeof(suffix), "csm-%d-%u", rte_info.rank, serial);
     if (rte_shm_name(name, SM_NAME_MAX, suffix) != MPI_SUCCESS) {
@@ -288,6 +311,7 @@ static void sm_create(coll_sm_module_t *m, char *name)
     m->hdr->slots = (uint32_t)slots;
     m->hdr->bulk_off = bulk_off;
     m->hdr->bulk_size = (uint32_t)bulk_size;
+    m->hdr->bulk_slots = (uint32_t)bulk_slots;
     m->hdr->nofence = (coll_sm_params.membarrier >= 2 ||
                        (coll_sm_params.membarrier == 1 && !rte_info.oversubscribed)) &&
                       coll_sm_membarrier_registered();
@@ -335,6 +359,7 @@ static void sm_take_layout(coll_sm_module_t *m, uint8_t verdict)
     m->slot_stride = sm_slot_stride(m->slot_size);
     m->bulk_size = m->hdr->bulk_size;
     m->bulk_stride = m->bulk_size ? sm_bulk_stride(m->bulk_size) : 0;
+    m->bulk_slots = (int)m->hdr->bulk_slots;
     m->slots = (int)m->hdr->slots;
     m->nofence = m->hdr->nofence && coll_sm_membarrier_registered();
     m->small_seq = 0;
@@ -586,6 +611,12 @@ static int sm_setup_other(coll_sm_module_t *m, mpi_comm_t *comm, int tag)
         }
         if (offer.name[0] && sm_attach(m, offer.name) && sm_alloc_private(m)) {
             uint64_t word = 0;
+            /* the header, flags and slots mapped now, in one call, not
+             * page by page at first touch: on a VM each fault may trap
+             * (np 8 on 2 cores with 1024 slots, 13 MiB each process
+             * touches: alltoalls of 8 B at 200 us per call against 32
+             * until every page was touched) */
+            sm_populate(m->seg, m->hdr->bulk_off);
             coll_sm_ctl(m, m->me)->pid = (int32_t)getpid();
             coll_sm_ctl(m, m->me)->accel = accel_any_device_active ? 1 : 0;
             sm_flag_init(m);

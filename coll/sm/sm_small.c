@@ -123,15 +123,17 @@ static void small_seen_all(coll_sm_module_t *m, uint64_t t)
     m->small_min = RAIL_MAX(m->small_min, t);
 }
 
-/* Wait until every other process published operation `need`.  What we
+/* Wait until every other process published operation need = t - window
+ * + 1 (window: the slots, or the bulk slots, operation t reuses).  What we
  * learn is kept (small_seen), and a process not known to be there is first
- * asked about a later operation, half the slots back from t: when it is
- * there, the next slots / 2 operations need not ask it again.  So a bcast
+ * asked about a later operation, half the window back from t: when it is
+ * there, the next window / 2 operations need not ask it again.  So a bcast
  * root, which reads nobody's slot otherwise, pays one cache miss per
- * process every slots / 2 operations instead of one per operation. */
-static void small_claim(coll_sm_module_t *m, uint64_t t, uint64_t need)
+ * process every window / 2 operations instead of one per operation. */
+static void small_claim(coll_sm_module_t *m, uint64_t t, uint64_t window)
 {
-    uint64_t slots = (uint64_t)m->slots, probe = t - slots / 2, least = UINT64_MAX;
+    uint64_t slots = (uint64_t)m->slots, need = t - window + 1, probe = t - window / 2,
+             least = UINT64_MAX;
     for (int p = 0; p < m->n; p++) {
         if (p == m->me)
             continue;
@@ -165,7 +167,7 @@ static uint64_t small_begin(coll_sm_module_t *m, int *set)
     m->small_set = m->small_set + 1 == m->slots ? 0 : m->small_set + 1;
     *set = m->small_set;
     if (t >= slots && t - slots + 1 > m->small_min)
-        small_claim(m, t, t - slots + 1);
+        small_claim(m, t, slots);
     return t;
 }
 
@@ -641,6 +643,18 @@ static uint8_t *small_data(coll_sm_module_t *m, int r, int set, size_t len)
 {
     return len <= m->slot_size ? coll_sm_slot(m, r, set)->data : coll_sm_bulk(m, r, set);
 }
+/* ... where this process puts them for operation t: a bulk slot serves
+ * every bulk_slots-th operation, so where there are fewer bulk slots than
+ * slots (an oversubscribed node) it is free once every other process
+ * published operation t - bulk_slots + 1, as small_begin makes sure of
+ * t - slots + 1 before the slot. */
+static uint8_t *small_data_mine(coll_sm_module_t *m, int set, uint64_t t, size_t len)
+{
+    uint64_t bs = (uint64_t)m->bulk_slots;
+    if (len > m->slot_size && bs < (uint64_t)m->slots && t >= bs && t - bs + 1 > m->small_min)
+        small_claim(m, t, bs);
+    return small_data(m, m->me, set, len);
+}
 static size_t small_cap(const coll_sm_module_t *m, size_t len)
 {
     return len <= m->slot_size ? m->slot_size : len <= m->bulk_size ? m->bulk_size : 0;
@@ -714,7 +728,7 @@ bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_C
         coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
         my->flags = COLL_SM_SLOT_ROOTED_AT(m->seq);
         my->len = (uint32_t)d.bytes;
-        *rc = coll_sm_pack(&d, 0, small_data(m, m->me, set, d.bytes), d.bytes);
+        *rc = coll_sm_pack(&d, 0, small_data_mine(m, set, t, d.bytes), d.bytes);
         small_count_bulk(m, d.bytes);
         coll_sm_slot_post(m, set, t);
         return true;
@@ -1056,7 +1070,7 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *
     my->flags = dev ? COLL_SM_SLOT_DEVICE : 0;   /* (never COLL_SM_SLOT_ROOTED) */
     my->len = (uint32_t)RAIL_MIN(mine.bytes, (size_t)UINT32_MAX);
     if (!dev)
-        *rc = coll_sm_pack(&mine, 0, small_data(m, m->me, set, r0.bytes),
+        *rc = coll_sm_pack(&mine, 0, small_data_mine(m, set, t, r0.bytes),
                            RAIL_MIN(mine.bytes, cap));
     coll_sm_slot_post(m, set, t);
     /* its own block while the others' are on their way (a result copied
@@ -1159,7 +1173,7 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
     my->len = (uint32_t)RAIL_MIN(sb, (size_t)UINT32_MAX);
     /* position i holds the block for process me + 1 + i: at two processes
      * the other's block starts in the sequence word's line */
-    uint8_t *mine = small_data(m, m->me, set, others);
+    uint8_t *mine = small_data_mine(m, set, t, others);
     for (int i = 0; i < n - 1 && !dev; i++) {
         int j = (m->me + 1 + i) % n;
         size_t at = (size_t)i * sb;

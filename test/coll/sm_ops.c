@@ -1062,6 +1062,24 @@ static void test_small_bulk(void)
     MPI_T_finalize();
 }
 
+/* A bcast root far ahead of its receivers (they start 30 ms late), with
+ * data above a slot's (in bulk slots by default): 600 bcasts of 2 KiB
+ * from rank 0, every element checked.  On an oversubscribed node a
+ * process has more slots (coll_sm_oversub_small_slots) than bulk slots,
+ * and the root must not run further ahead than the bulk slots allow. */
+static void test_bulk_run_ahead(void)
+{
+    if (n < 2)
+        return;
+    int *buf = malloc(512 * sizeof(int));
+    CHECK(buf, "out of memory");
+    if (me != 0)
+        usleep(30000);
+    for (int i = 0; i < 600; i++)
+        bcast_checked(buf, 512, 0, i);
+    free(buf);
+}
+
 /* Paths alternating (RAIL_COLL_SM_ADAPT_ALTERNATE), host buffers: alltoalls
  * of exactly coll_sm_adapt_blocks_min bytes in all take single copy every
  * other call, alltoalls just below it never (whatever
@@ -1133,6 +1151,7 @@ int main(int argc, char **argv)
     test_shared_bcast_min();
     test_blocks_threshold();
     test_small_bulk();
+    test_bulk_run_ahead();
     /* alternating paths (or single copy forced), host buffers everywhere:
      * (half) the alltoalls of dense blocks from coll_sm_adapt_agree_min
      * (coll_sm_single_copy_min) bytes read the others' send buffers
