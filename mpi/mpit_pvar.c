@@ -147,6 +147,10 @@ static const pvar_def_t pvars[] = {
             "Shared-memory segments of node-local communicators this process set up fresh (at a "
             "communicator's first collective)",
             &coll_sm_count_created),
+    COUNTER("coll_sm_buffers_populated",
+            "Fresh shared-memory segments in which this process faulted its buffers in, at the "
+            "communicator's first collective that did not fit the slots",
+            &coll_sm_count_populated),
     COUNTER("coll_sm_segments_reused",
             "Shared-memory segments of freed communicators this process continued on for a new "
             "communicator of the same processes (coll_sm_segment_cache)",

@@ -248,6 +248,7 @@ typedef struct coll_sm_module {
     int dev_nheld;
     struct accel_stream *dev_stream;   /* ... and the stream of the copies and reductions */
     uint8_t verdict;               /* of the setup exchange (SM_OK_* in sm_segment.c) */
+    bool populated;                /* my buffers faulted in (coll_sm_begin) */
 } coll_sm_module_t;
 
 /* Bytes a single-copy reduction reads per process_vm_readv (fewer calls,
@@ -376,7 +377,7 @@ void coll_sm_segment_release(coll_sm_module_t *m);
 void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm);
 /* Segments this process set up fresh / continued from a freed
  * communicator (MPI_T counters). */
-extern uint64_t coll_sm_count_created, coll_sm_count_reused;
+extern uint64_t coll_sm_count_created, coll_sm_count_reused, coll_sm_count_populated;
 /* alltoalls this process completed by single copy (MPI_T) */
 extern uint64_t coll_sm_count_alltoall_cma;
 /* alltoalls this process wrote into the segment with streaming stores

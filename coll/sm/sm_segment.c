@@ -65,6 +65,7 @@ typedef struct sm_cached {
     size_t seg_size;
     uint64_t id, seq, small_seq;
     uint8_t verdict;
+    bool populated;                /* this process's buffers faulted in */
     int n;
     int *world;                    /* members' world ranks, in comm rank order */
 } sm_cached_t;
@@ -73,6 +74,7 @@ typedef struct sm_cached {
 static sm_cached_t sm_cache[SM_CACHE_MAX];   /* oldest first */
 static int sm_cache_n;
 uint64_t coll_sm_count_created, coll_sm_count_reused, coll_sm_count_alltoall_cma;
+uint64_t coll_sm_count_populated;
 uint64_t coll_sm_count_alltoall_streamed, coll_sm_count_allgather_streamed;
 uint64_t coll_sm_count_bcast_chunks_in, coll_sm_count_gather_chunks_in;
 uint64_t coll_sm_count_gather_cma;
@@ -383,14 +385,7 @@ static void sm_finish(coll_sm_module_t *m, uint8_t verdict)
         return;
     }
     sm_take_layout(m, verdict);
-    /* Our own areas: fault them in now, in parallel with the others.  This
-     * costs (~0.5 ms per MiB on the VMs we measure on; a dup, a collective
-     * and a free at np 2: 1.5 ms with 1 MiB per process, 4-5 ms with 4 MiB;
-     * hence REUSE), but buffers left to fault in at first use made the
-     * rarely taken path of every time-based choice look slow each time it
-     * was tried (a 64 KiB bcast stayed on CMA at 6 us where the segment
-     * took 1.6). */
-    sm_populate(coll_sm_buf(m, m->me, 0, 0), coll_sm_rank_stride(m));
+    m->populated = false;   /* at the first operation through the buffers */
     m->state = COLL_SM_READY;
     rail_atomic_add_fetch(&coll_sm_count_created, 1);
 }
@@ -478,6 +473,7 @@ static void sm_adopt(coll_sm_module_t *m, sm_cached_t *e)
     m->seq = m->seq0 = e->seq;     /* every flag already says e->seq is over */
     m->small_seq = e->small_seq;
     m->small_set = (int)(m->small_seq % (uint64_t)m->slots);
+    m->populated = e->populated;
     m->state = COLL_SM_READY;
     e->seg = NULL;
     sm_cached_free(e, false);
@@ -517,8 +513,9 @@ void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm)
     pthread_mutex_lock(&sm_cache_lock);
     while (sm_cache_n >= max)
         old[n_old++] = sm_cache_remove(0);
-    sm_cache[sm_cache_n++] = (sm_cached_t){ m->seg, m->seg_size, m->hdr->id, m->seq,
-                                            m->small_seq, m->verdict, comm->size, world };
+    sm_cache[sm_cache_n++] = (sm_cached_t){ m->seg,        m->seg_size, m->hdr->id,
+                                            m->seq,        m->small_seq, m->verdict,
+                                            m->populated, comm->size,   world };
     pthread_mutex_unlock(&sm_cache_lock);
     for (int i = 0; i < n_old; i++)
         sm_cached_free(&old[i], true);
@@ -681,6 +678,19 @@ int coll_sm_begin(coll_sm_module_t *m, mpi_comm_t *comm, uint64_t *seq)
         }
         if (m->state != COLL_SM_READY)
             return COLL_SM_HANDOFF;
+    }
+    /* Our own buffers: faulted in at the first operation through them, in
+     * parallel with the others, not page by page at first touch.  This
+     * costs (~0.5 ms per MiB on the VMs we measure on), but buffers left
+     * to fault in at first use made the rarely taken path of every
+     * time-based choice look slow each time it was tried (a 64 KiB bcast
+     * stayed on CMA at 6 us where the segment took 1.6).  Not at setup: a
+     * communicator whose operations all fit the slots never pays it
+     * (Rotation in coll/sm/README.md). */
+    if (RAIL_UNLIKELY(!m->populated)) {
+        sm_populate(coll_sm_buf(m, m->me, 0, 0), coll_sm_rank_stride(m));
+        m->populated = true;
+        rail_atomic_add_fetch(&coll_sm_count_populated, 1);
     }
     *seq = ++m->seq;
     return MPI_SUCCESS;

@@ -320,6 +320,47 @@ static void churn(void)
     }
 }
 
+/* A fresh segment's buffers are faulted in at the communicator's first
+ * collective that does not fit the slots, once (coll_sm_buffers_populated):
+ * a communicator of small operations alone never pays for them.  (A
+ * segment from the cache keeps what its last communicator did.) */
+static void populate_lazily(void)
+{
+    if (n < 2)
+        return;
+    const unsigned long long c0 = pvar_count("coll_sm_segments_created"),
+                             p0 = pvar_count("coll_sm_buffers_populated");
+    const bool small = getenv("RAIL_COLL_SM_SMALL_MAX") == NULL;
+    MPI_Comm d;
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, n - me, &d));
+    int x = me, y = 0;
+    for (int i = 0; i < 20; i++) {
+        MPI_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, d));
+        CHECK(y == n * (n - 1) / 2, "allreduce %d on a new communicator: %d", i, y);
+        MPI_OK(MPI_Bcast(&y, 1, MPI_INT, i % n, d));
+    }
+    const unsigned long long fresh = pvar_count("coll_sm_segments_created") - c0;
+    CHECK(!small || pvar_count("coll_sm_buffers_populated") == p0,
+          "small operations alone faulted the buffers in");
+    enum { BIG = 64 * 1024 };
+    int *a = malloc(BIG * sizeof(int)), *b = malloc(BIG * sizeof(int));
+    CHECK(a && b, "out of memory");
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < BIG; i++)
+            a[i] = me + i % 7 + k;
+        MPI_OK(MPI_Allreduce(a, b, BIG, MPI_INT, MPI_SUM, d));
+        for (int i = 0; i < BIG; i++)
+            if (b[i] != n * (n - 1) / 2 + n * (i % 7 + k))
+                CHECK(0, "allreduce of 256 KiB %d: [%d] = %d", k, i, b[i]);
+    }
+    unsigned long long got = pvar_count("coll_sm_buffers_populated") - p0;
+    CHECK(got <= 1 && (fresh == 0 || got == 1),
+          "%llu fresh segments, buffers faulted in %llu times", fresh, got);
+    free(a);
+    free(b);
+    MPI_OK(MPI_Comm_free(&d));
+}
+
 static void timing(void)
 {
     int x = 1, y;
@@ -348,6 +389,7 @@ int main(int argc, char **argv)
     mixed_sequence(t_quick ? 20000 : 100000, t_quick ? 300 : 1200);
     check_sleeps(sleeps0, fences0);
     churn();
+    populate_lazily();
     timing();
     if (me == 0)
         printf("sm_stress: passed at np %d\n", n);
