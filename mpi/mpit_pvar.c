@@ -151,6 +151,11 @@ static const pvar_def_t pvars[] = {
             "Fresh shared-memory segments in which this process faulted its buffers in, at the "
             "communicator's first collective that did not fit the slots",
             &coll_sm_count_populated),
+    COUNTER("coll_sm_segments_reserved",
+            "Fresh shared-memory segments this process made with every buffer allocated at once, "
+            "/dev/shm having less than 16 times their size free (else each process allocates its "
+            "buffers at their first use)",
+            &coll_sm_count_reserved),
     COUNTER("coll_sm_segments_reused",
             "Shared-memory segments of freed communicators this process continued on for a new "
             "communicator of the same processes (coll_sm_segment_cache)",

@@ -140,6 +140,7 @@ typedef struct coll_sm_hdr {
     uint32_t bulk_size;            /* data bytes of one bulk slot (0: none; sm_small.c) */
     uint64_t bulk_off;             /* bulk slots: bulk_slots per process of bulk_size bytes */
     uint32_t bulk_slots;           /* bulk slots per process (divides slots; BULK) */
+    uint32_t lazy;                 /* buffers allocated at their first use (ROOM, sm_segment.c) */
     /* line 1: futex word, bumped by publishers when someone sleeps */
     uint32_t gen RAIL_ALIGNED(RAIL_CACHELINE);
     /* line 2: processes sleeping or about to */
@@ -378,6 +379,8 @@ void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm);
 /* Segments this process set up fresh / continued from a freed
  * communicator (MPI_T counters). */
 extern uint64_t coll_sm_count_created, coll_sm_count_reused, coll_sm_count_populated;
+/* Segments this process made with every buffer allocated up front (ROOM). */
+extern uint64_t coll_sm_count_reserved;
 /* alltoalls this process completed by single copy (MPI_T) */
 extern uint64_t coll_sm_count_alltoall_cma;
 /* alltoalls this process wrote into the segment with streaming stores

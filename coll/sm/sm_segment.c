@@ -74,7 +74,7 @@ typedef struct sm_cached {
 static sm_cached_t sm_cache[SM_CACHE_MAX];   /* oldest first */
 static int sm_cache_n;
 uint64_t coll_sm_count_created, coll_sm_count_reused, coll_sm_count_alltoall_cma;
-uint64_t coll_sm_count_populated;
+uint64_t coll_sm_count_populated, coll_sm_count_reserved;
 uint64_t coll_sm_count_alltoall_streamed, coll_sm_count_allgather_streamed;
 uint64_t coll_sm_count_bcast_chunks_in, coll_sm_count_gather_chunks_in;
 uint64_t coll_sm_count_gather_cma;
@@ -232,13 +232,35 @@ static void sm_layout(int n, int sets, int *nbuf, size_t *chunk, size_t *size, s
     *size = *data_off + per * *chunk;
 }
 
-static void sm_populate(void *addr, size_t len)
+/* Map len bytes at addr in one call (allocating what is not yet); false
+ * with errno where the kernel would not.  `touch`: then page by page
+ * (only where the pages are allocated already: else a fault past the
+ * room left raises SIGBUS). */
+static bool sm_populate(void *addr, size_t len, bool touch)
 {
-    if (len && madvise(addr, len, MADV_POPULATE_WRITE) != 0) {
-        for (size_t off = 0; off < len; off += COLL_SM_PAGE)
-            __atomic_fetch_add((uint64_t *)((char *)addr + off), 0, __ATOMIC_RELAXED);
-    }
+    int rc;
+    while (len && (rc = madvise(addr, len, MADV_POPULATE_WRITE)) != 0 &&
+           (errno == EINTR || errno == EAGAIN))
+        ;
+    if (!len || rc == 0)
+        return true;
+    int err = errno;
+    for (size_t off = 0; touch && off < len; off += COLL_SM_PAGE)
+        __atomic_fetch_add((uint64_t *)((char *)addr + off), 0, __ATOMIC_RELAXED);
+    errno = err;
+    return false;
 }
+
+/* ROOM.  The creator allocates the segment in /dev/shm (posix_fallocate)
+ * before anyone maps it, so that no access can fault past the room left
+ * (SIGBUS); allocating takes time (np 4: 1.6 ms for 22 MiB, most of it
+ * the buffers).  Where /dev/shm has at least SM_LAZY_ROOM times the
+ * segment free, it allocates only the header, flags and slots, and each
+ * process its own buffers at their first use (coll_sm_begin, with
+ * MADV_POPULATE_WRITE, which fails instead of faulting): a communicator
+ * whose collectives all fit the slots never allocates them.  Should
+ * /dev/shm still fill up meanwhile, the job ends with a message. */
+#define SM_LAZY_ROOM 16
 
 static void *sm_map(int fd, size_t size)
 {
@@ -282,8 +304,22 @@ static void sm_create(coll_sm_module_t *m, char *name)
         return;
     }
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    int err = fd < 0 ? errno : posix_fallocate(fd, 0, (off_t)size);
+    size_t free_now = rte_shm_free();
+    bool lazy = free_now != SIZE_MAX && free_now / SM_LAZY_ROOM >= size;
+    off_t alloc = (off_t)(lazy ? data_off : size);
+    int err = fd < 0                            ? errno
+              : ftruncate(fd, (off_t)size) != 0 ? errno
+                                                : posix_fallocate(fd, 0, alloc);
     void *seg = err ? NULL : sm_map(fd, size);
+    /* the header, flags and slots mapped now, in one call; where the
+     * kernel cannot (before 5.14), the buffers allocated now too (ROOM) */
+    if (seg && !sm_populate(seg, bulk_off, true) && lazy) {
+        lazy = false;
+        if ((err = posix_fallocate(fd, (off_t)data_off, (off_t)(size - data_off))) != 0) {
+            munmap(seg, size);
+            seg = NULL;
+        }
+    }
     if (!seg) {
         rail_warn("coll sm: cannot create /dev/shm%s (%zu bytes): %s; collectives of this "
                   "communicator use the next component", name, size,
@@ -317,7 +353,9 @@ static void sm_create(coll_sm_module_t *m, char *name)
     m->hdr->nofence = (coll_sm_params.membarrier >= 2 ||
                        (coll_sm_params.membarrier == 1 && !rte_info.oversubscribed)) &&
                       coll_sm_membarrier_registered();
-    sm_populate(seg, bulk_off);
+    m->hdr->lazy = lazy;
+    if (!lazy)
+        rail_atomic_add_fetch(&coll_sm_count_reserved, 1);
     coll_sm_ctl(m, 0)->pid = (int32_t)getpid();
     coll_sm_ctl(m, 0)->accel = accel_any_device_active ? 1 : 0;
     sm_flag_init(m);
@@ -613,7 +651,7 @@ static int sm_setup_other(coll_sm_module_t *m, mpi_comm_t *comm, int tag)
              * (np 8 on 2 cores with 1024 slots, 13 MiB each process
              * touches: alltoalls of 8 B at 200 us per call against 32
              * until every page was touched) */
-            sm_populate(m->seg, m->hdr->bulk_off);
+            sm_populate(m->seg, m->hdr->bulk_off, true);
             coll_sm_ctl(m, m->me)->pid = (int32_t)getpid();
             coll_sm_ctl(m, m->me)->accel = accel_any_device_active ? 1 : 0;
             sm_flag_init(m);
@@ -688,7 +726,15 @@ int coll_sm_begin(coll_sm_module_t *m, mpi_comm_t *comm, uint64_t *seq)
      * communicator whose operations all fit the slots never pays it
      * (Rotation in coll/sm/README.md). */
     if (RAIL_UNLIKELY(!m->populated)) {
-        sm_populate(coll_sm_buf(m, m->me, 0, 0), coll_sm_rank_stride(m));
+        size_t len = coll_sm_rank_stride(m);
+        if (!sm_populate(coll_sm_buf(m, m->me, 0, 0), len, !m->hdr->lazy) && m->hdr->lazy) {
+            char msg[256];
+            snprintf(msg, sizeof(msg), "coll sm: /dev/shm has no room left for this process's "
+                     "collective buffers of a communicator (%zu bytes, allocated at their first "
+                     "use): %s; enlarge /dev/shm (docker run --shm-size) or set "
+                     "RAIL_COLL=^sm", len, errno == EFAULT ? "it is full" : strerror(errno));
+            rte_abort(1, msg);
+        }
         m->populated = true;
         rail_atomic_add_fetch(&coll_sm_count_populated, 1);
     }

@@ -16,6 +16,7 @@
 #include "sm_util.h"
 
 #include <linux/membarrier.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -329,7 +330,8 @@ static void populate_lazily(void)
     if (n < 2)
         return;
     const unsigned long long c0 = pvar_count("coll_sm_segments_created"),
-                             p0 = pvar_count("coll_sm_buffers_populated");
+                             p0 = pvar_count("coll_sm_buffers_populated"),
+                             r0 = pvar_count("coll_sm_segments_reserved");
     const bool small = getenv("RAIL_COLL_SM_SMALL_MAX") == NULL;
     MPI_Comm d;
     MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, n - me, &d));
@@ -342,6 +344,18 @@ static void populate_lazily(void)
     const unsigned long long fresh = pvar_count("coll_sm_segments_created") - c0;
     CHECK(!small || pvar_count("coll_sm_buffers_populated") == p0,
           "small operations alone faulted the buffers in");
+    /* its creator (d's rank 0) allocated the buffers up front only where
+     * /dev/shm is tight (SM_EXPECT_RESERVED=1: sm_small_shm.sh); with 2 GiB
+     * free, a segment of 8 processes is far from it */
+    const char *er = getenv("SM_EXPECT_RESERVED");
+    struct statvfs v;
+    bool roomy = statvfs("/dev/shm", &v) == 0 && (double)v.f_bavail * v.f_frsize > 2e9;
+    if (me == n - 1 && fresh == 1 && (er || roomy)) {
+        unsigned long long want = er ? strtoull(er, NULL, 10) : 0;
+        unsigned long long r = pvar_count("coll_sm_segments_reserved") - r0;
+        CHECK(r == want, "a fresh segment with its buffers allocated up front %llu times, "
+              "expected %llu", r, want);
+    }
     enum { BIG = 64 * 1024 };
     int *a = malloc(BIG * sizeof(int)), *b = malloc(BIG * sizeof(int));
     CHECK(a && b, "out of memory");
