@@ -156,6 +156,11 @@ static const pvar_def_t pvars[] = {
             "/dev/shm having less than 16 times their size free (else each process allocates its "
             "buffers at their first use)",
             &coll_sm_count_reserved),
+    COUNTER("coll_sm_slot_doublings",
+            "Times this process put twice as many slots per process in use for a communicator's "
+            "small collectives (from coll_sm_small_slots_start, at the 256th, 512th, ... small "
+            "operation)",
+            &coll_sm_count_slot_doublings),
     COUNTER("coll_sm_segments_reused",
             "Shared-memory segments of freed communicators this process continued on for a new "
             "communicator of the same processes (coll_sm_segment_cache)",

@@ -18,7 +18,8 @@
  *                     on its own line (adjacent-line prefetch never couples
  *                     two ranks' flags), then per-set words and the pid
  *   slot_off          coll_sm_slot_t k of rank r at slot_off +
- *                     (r * slots + k) * slot_stride: small operations (sm_small.c)
+ *                     (k * n + r) * slot_stride: small operations (sm_small.c;
+ *                     slot-major, so that the slots in use first lie together)
  *   data_off (page)   area (r, set) of rank r for set 0 .. sets-1: nbuf
  *                     buffers of chunk bytes at data_off + (r * sets + set)
  *                     * nbuf * chunk (coll_sm_buffers)
@@ -141,6 +142,7 @@ typedef struct coll_sm_hdr {
     uint64_t bulk_off;             /* bulk slots: bulk_slots per process of bulk_size bytes */
     uint32_t bulk_slots;           /* bulk slots per process (divides slots; BULK) */
     uint32_t lazy;                 /* buffers allocated at their first use (ROOM, sm_segment.c) */
+    uint32_t slots_start;          /* slots in use at first (GROWTH, sm_small.c) */
     /* line 1: futex word, bumped by publishers when someone sleeps */
     uint32_t gen RAIL_ALIGNED(RAIL_CACHELINE);
     /* line 2: processes sleeping or about to */
@@ -220,7 +222,7 @@ typedef struct coll_sm_module {
     bool cma;                      /* every process can read every other's memory */
     void *scratch;                 /* private, 2 * chunk bytes */
     uint64_t small_seq;            /* small operations started (sm_small.c) */
-    int small_set;                 /* small_seq % slots, kept without dividing */
+    int small_set;                 /* small_seq's slot (% slots_on), kept without dividing */
     bool host_only;                /* no process has a device component active */
     uint64_t *small_seen;          /* [n] latest small operation seen published by each */
     MPI_Count *small_starts;       /* [n] reduce_scatter: where each block starts */
@@ -232,7 +234,10 @@ typedef struct coll_sm_module {
     const char **small_x;          /* [n] inputs of a small fold */
     uint64_t small_min;            /* the least of them (others than me) */
     size_t slot_size, slot_stride;
-    int slots;
+    int slots;                     /* per process in the layout */
+    int slots_start;               /* in use at first (GROWTH, sm_small.c): a power of two ... */
+    int slots_on;                  /* ... in use for small_seq's phase, until small_seq reaches */
+    uint64_t slots_until;          /* ... this (UINT64_MAX: all in use) */
     size_t bulk_size, bulk_stride; /* blocks above the slots' size (sm_small.c, BULK) */
     int bulk_slots;                /* bulk slots per process: slot k's is k % bulk_slots */
     rail_adapt_t adapt[COLL_SM_ADAPT_KINDS][RAIL_ADAPT_CLASSES];
@@ -274,6 +279,7 @@ typedef struct coll_sm_params {
     size_t small_bulk_max;         /* bcasts, allgathers up to this through the slots (BULK) */
     int small_slots;               /* slots per process */
     int oversub_small_slots;       /* ... on an oversubscribed node (0: small_slots) */
+    int small_slots_start;         /* ... in use at first (GROWTH; 0: all) */
     size_t cma_min;                /* bcast/reduce single copy from this size (0: never) */
     size_t adapt_min;              /* ... chosen by measured time from this size (0: never) */
     size_t adapt_agree_min;        /* ... for reductions, gathers (rank 0 / the root chooses) */
@@ -381,6 +387,8 @@ void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm);
 extern uint64_t coll_sm_count_created, coll_sm_count_reused, coll_sm_count_populated;
 /* Segments this process made with every buffer allocated up front (ROOM). */
 extern uint64_t coll_sm_count_reserved;
+/* Times this process put twice the slots in use (GROWTH, MPI_T). */
+extern uint64_t coll_sm_count_slot_doublings;
 /* alltoalls this process completed by single copy (MPI_T) */
 extern uint64_t coll_sm_count_alltoall_cma;
 /* alltoalls this process wrote into the segment with streaming stores
@@ -656,10 +664,33 @@ typedef struct coll_sm_slot {
 #define COLL_SM_SLOT_UNIFORM 32u
 #define COLL_SM_SLOT_ROOTED_AT(seq) (COLL_SM_SLOT_ROOTED | (uint32_t)(seq) << 8)
 
+/* GROWTH (sm_small.c): the slots in use for small operation t, a power of
+ * two that doubles from slots_start at operation COLL_SM_GROW_OPS times
+ * its double, until all are; *until: where it doubles next. */
+#define COLL_SM_GROW_OPS 8
+static inline int coll_sm_slots_at(const coll_sm_module_t *m, uint64_t t, uint64_t *until)
+{
+    uint64_t a = (uint64_t)m->slots_start, all = (uint64_t)m->slots;
+    while (a < all && t >= COLL_SM_GROW_OPS * 2 * a)
+        a *= 2;
+    if (until)
+        *until = a < all ? COLL_SM_GROW_OPS * 2 * a : UINT64_MAX;
+    return (int)a;
+}
+/* The slot of small operation t. */
+static inline int coll_sm_slot_of(const coll_sm_module_t *m, uint64_t t)
+{
+    return (int)(t % (uint64_t)coll_sm_slots_at(m, t, NULL));
+}
+/* The phase of small operation t (slots_on, slots_until) made the module's,
+ * small_set its slot: where small_seq == t; the slots newly in use
+ * populated (sm_segment.c). */
+void coll_sm_slots_phase(coll_sm_module_t *m, uint64_t t);
+
 static inline coll_sm_slot_t *coll_sm_slot(coll_sm_module_t *m, int r, int k)
 {
     return (coll_sm_slot_t *)(m->seg + m->hdr->slot_off +
-                              ((size_t)r * (size_t)m->slots + (size_t)k) * m->slot_stride);
+                              ((size_t)k * (size_t)m->n + (size_t)r) * m->slot_stride);
 }
 /* The bulk slot of rank r's slot k (k % bulk_slots): a bcast's data or an
  * allgather's block larger than a slot (sm_small.c, BULK). */

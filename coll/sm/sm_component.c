@@ -166,6 +166,14 @@ static int sm_register_params(void)
                             "communicator's segment time: 512 made making one 7 ms slower at np "
                             "8)",
                             RAIL_PARAM_LEVEL_TUNER, &p->oversub_small_slots);
+    rail_param_register_int("coll_sm_small_slots_start", 16,
+                            "Slots per process in use on a new communicator (a power of two, at "
+                            "least 2; 0: all): twice as many from 8 times twice as many small "
+                            "operations on, until all are (16 slots up to the 256th, ... 128 from "
+                            "the 1024th, 256 from the 2048th): each slot's page costs a process "
+                            "its first touch (a fault on VMs with shadow page tables), so a "
+                            "short-lived communicator touches fewer",
+                            RAIL_PARAM_LEVEL_TUNER, &p->small_slots_start);
     rail_param_register_size("coll_sm_single_copy_min", 0,
                              "Broadcasts, reductions, gathers, allgathers and alltoalls of at "
                              "least this many bytes (gather, allgather, alltoall: all blocks "

@@ -74,7 +74,7 @@ typedef struct sm_cached {
 static sm_cached_t sm_cache[SM_CACHE_MAX];   /* oldest first */
 static int sm_cache_n;
 uint64_t coll_sm_count_created, coll_sm_count_reused, coll_sm_count_alltoall_cma;
-uint64_t coll_sm_count_populated, coll_sm_count_reserved;
+uint64_t coll_sm_count_populated, coll_sm_count_reserved, coll_sm_count_slot_doublings;
 uint64_t coll_sm_count_alltoall_streamed, coll_sm_count_allgather_streamed;
 uint64_t coll_sm_count_bcast_chunks_in, coll_sm_count_gather_chunks_in;
 uint64_t coll_sm_count_gather_cma;
@@ -143,6 +143,17 @@ static int sm_slots(void)
 {
     int over = coll_sm_params.oversub_small_slots;
     return sm_slots_of(rte_info.oversubscribed && over > 0 ? over : coll_sm_params.small_slots);
+}
+
+/* Slots in use at first (GROWTH in sm_small.c): coll_sm_small_slots_start,
+ * where it and the slots are powers of two and it is fewer; else all.  At
+ * least 2: with one, a writer would wait for everyone to have published
+ * the very operation it is about to write. */
+static int sm_slots_start(int slots)
+{
+    int s = RAIL_MAX(coll_sm_params.small_slots_start, 2);
+    bool pow2 = (s & (s - 1)) == 0 && (slots & (slots - 1)) == 0;
+    return coll_sm_params.small_slots_start > 0 && s < slots && pow2 ? s : slots;
 }
 
 /* Bytes a segment may take: coll_sm_segment_size, and at most a quarter of
@@ -311,9 +322,12 @@ static void sm_create(coll_sm_module_t *m, char *name)
               : ftruncate(fd, (off_t)size) != 0 ? errno
                                                 : posix_fallocate(fd, 0, alloc);
     void *seg = err ? NULL : sm_map(fd, size);
-    /* the header, flags and slots mapped now, in one call; where the
-     * kernel cannot (before 5.14), the buffers allocated now too (ROOM) */
-    if (seg && !sm_populate(seg, bulk_off, true) && lazy) {
+    /* the header, flags and the slots in use at first (GROWTH) mapped now,
+     * in one call; where the kernel cannot (before 5.14), the buffers
+     * allocated now too (ROOM) */
+    size_t head = slot_off + (size_t)sm_slots_start(slots) * (size_t)m->n *
+                                 sm_slot_stride(slot_size);
+    if (seg && !sm_populate(seg, head, true) && lazy) {
         lazy = false;
         if ((err = posix_fallocate(fd, (off_t)data_off, (off_t)(size - data_off))) != 0) {
             munmap(seg, size);
@@ -354,12 +368,34 @@ static void sm_create(coll_sm_module_t *m, char *name)
                        (coll_sm_params.membarrier == 1 && !rte_info.oversubscribed)) &&
                       coll_sm_membarrier_registered();
     m->hdr->lazy = lazy;
+    m->hdr->slots_start = (uint32_t)sm_slots_start(slots);
     if (!lazy)
         rail_atomic_add_fetch(&coll_sm_count_reserved, 1);
     coll_sm_ctl(m, 0)->pid = (int32_t)getpid();
     coll_sm_ctl(m, 0)->accel = accel_any_device_active ? 1 : 0;
     sm_flag_init(m);
     rail_atomic_store_release(&m->hdr->magic, COLL_SM_MAGIC);
+}
+
+/* The header, flags and slots up to the first `slots` of every process
+ * (slot-major: they lie together). */
+static size_t sm_head_len(const coll_sm_module_t *m, int slots)
+{
+    return (size_t)m->hdr->slot_off +
+           (size_t)slots * (size_t)m->n * sm_slot_stride(m->hdr->slot_size);
+}
+
+void coll_sm_slots_phase(coll_sm_module_t *m, uint64_t t)
+{
+    int before = m->slots_on;
+    m->slots_on = coll_sm_slots_at(m, t, &m->slots_until);
+    m->small_set = (int)(t % (uint64_t)m->slots_on);
+    /* the slots new in use mapped in one call, not page by page (GROWTH) */
+    if (m->slots_on > before && before > 0) {
+        size_t from = sm_head_len(m, before) / COLL_SM_PAGE * COLL_SM_PAGE;
+        sm_populate(m->seg + from, sm_head_len(m, m->slots_on) - from, true);
+        rail_atomic_add_fetch(&coll_sm_count_slot_doublings, 1);
+    }
 }
 
 /* Rank > 0: map the segment named `name` and check it. */
@@ -401,9 +437,11 @@ static void sm_take_layout(coll_sm_module_t *m, uint8_t verdict)
     m->bulk_stride = m->bulk_size ? sm_bulk_stride(m->bulk_size) : 0;
     m->bulk_slots = (int)m->hdr->bulk_slots;
     m->slots = (int)m->hdr->slots;
+    m->slots_start = (int)m->hdr->slots_start;
     m->nofence = m->hdr->nofence && coll_sm_membarrier_registered();
     m->small_seq = 0;
-    m->small_set = 0;
+    m->slots_on = 0;
+    coll_sm_slots_phase(m, 0);
     m->small_min = 0;
     m->verdict = verdict;
     /* every answer came before the verdict, so every ctl word is written */
@@ -510,7 +548,7 @@ static void sm_adopt(coll_sm_module_t *m, sm_cached_t *e)
     sm_take_layout(m, e->verdict);
     m->seq = m->seq0 = e->seq;     /* every flag already says e->seq is over */
     m->small_seq = e->small_seq;
-    m->small_set = (int)(m->small_seq % (uint64_t)m->slots);
+    coll_sm_slots_phase(m, m->small_seq);
     m->populated = e->populated;
     m->state = COLL_SM_READY;
     e->seg = NULL;
@@ -646,12 +684,13 @@ static int sm_setup_other(coll_sm_module_t *m, mpi_comm_t *comm, int tag)
         }
         if (offer.name[0] && sm_attach(m, offer.name) && sm_alloc_private(m)) {
             uint64_t word = 0;
-            /* the header, flags and slots mapped now, in one call, not
-             * page by page at first touch: on a VM each fault may trap
+            /* the header, flags and the slots in use at first (GROWTH)
+             * mapped now, in one call, not page by page at first touch: on
+             * a VM each fault may trap
              * (np 8 on 2 cores with 1024 slots, 13 MiB each process
              * touches: alltoalls of 8 B at 200 us per call against 32
              * until every page was touched) */
-            sm_populate(m->seg, m->hdr->bulk_off, true);
+            sm_populate(m->seg, sm_head_len(m, (int)m->hdr->slots_start), true);
             coll_sm_ctl(m, m->me)->pid = (int32_t)getpid();
             coll_sm_ctl(m, m->me)->accel = accel_any_device_active ? 1 : 0;
             sm_flag_init(m);

@@ -7,7 +7,8 @@
  * of them, the first 48 in the sequence word's cache line).  Small
  * operations are numbered apart from the flag-based ones (m->small_seq,
  * from 1, the same at every process because collectives are called in the
- * same order); operation t uses slot t % slots of every process.
+ * same order); operation t uses slot t % slots of every process (slots in
+ * use: GROWTH below).
  *
  *   allreduce, reduce: every process copies its input into its slot and
  *     publishes t, then waits until every slot of the set holds t (reduce:
@@ -71,6 +72,19 @@
  * ahead, which matters most when processes outnumber cores (every wait
  * there costs a context switch).
  *
+ * GROWTH: a new communicator uses only the first coll_sm_small_slots_start
+ * slots of each process (16; slot-major, so they lie together), and twice
+ * as many from operation COLL_SM_GROW_OPS times twice as many (256 from
+ * the 2048th): with VMs whose hypervisor shadows the page tables, a
+ * process's first touch of each slot page traps even after populating
+ * (np 8, 256 slots: the first 256 allreduces of 4 B took 150 us each,
+ * then 35), and a short-lived communicator now touches few of them.
+ * slots_on is the count for operation t (coll_sm_slots_at), slot t %
+ * slots_on.  The phases start at multiples of their count, so slot s of a
+ * phase's first half was last used by operation t - slots_on / 2 (the
+ * phase before), of its second half never: in a phase's first slots_on
+ * operations small_begin waits for t - slots_on / 2 + 1 instead.
+ *
  * Device buffers: reductions must run on the device, so a process with
  * device buffers sets COLL_SM_SLOT_DEVICE in its slot instead of copying
  * data.  Allreduce, reduce_scatter: every process sees every slot's flags,
@@ -132,17 +146,17 @@ static void small_seen_all(coll_sm_module_t *m, uint64_t t)
  * process every window / 2 operations instead of one per operation. */
 static void small_claim(coll_sm_module_t *m, uint64_t t, uint64_t window)
 {
-    uint64_t slots = (uint64_t)m->slots, need = t - window + 1, probe = t - window / 2,
-             least = UINT64_MAX;
+    uint64_t need = t - window + 1, probe = t - window / 2, least = UINT64_MAX;
     for (int p = 0; p < m->n; p++) {
         if (p == m->me)
             continue;
         if (m->small_seen[p] < need) {
-            uint64_t v = rail_atomic_load_acquire(&coll_sm_slot(m, p, (int)(probe % slots))->seq);
+            const coll_sm_slot_t *ps = coll_sm_slot(m, p, coll_sm_slot_of(m, probe));
+            uint64_t v = rail_atomic_load_acquire(&ps->seq);
             if (v >= probe) {
                 m->small_seen[p] = v;
             } else {
-                coll_sm_slot_wait(m, p, (int)(need % slots), need);
+                coll_sm_slot_wait(m, p, coll_sm_slot_of(m, need), need);
                 m->small_seen[p] = need;
             }
         }
@@ -162,12 +176,21 @@ static const coll_sm_slot_t *small_wait_root(coll_sm_module_t *m, int root, int 
 /* Number the operation, wait until its slot is free; *set is the slot. */
 static uint64_t small_begin(coll_sm_module_t *m, int *set)
 {
-    uint64_t t = ++m->small_seq, slots = (uint64_t)m->slots;
-    /* t % slots without a division (tens of cycles, on every operation) */
-    m->small_set = m->small_set + 1 == m->slots ? 0 : m->small_set + 1;
+    uint64_t t = ++m->small_seq, w = (uint64_t)m->slots_on;
+    if (RAIL_UNLIKELY(t >= m->slots_until)) {
+        coll_sm_slots_phase(m, t);   /* twice the slots from here (GROWTH) */
+        w = (uint64_t)m->slots_on;
+    } else {
+        /* t % slots_on without a division (tens of cycles, on every operation) */
+        m->small_set = m->small_set + 1 == m->slots_on ? 0 : m->small_set + 1;
+    }
+    /* the slot's last operation: t - w, or in a phase's first w operations
+     * t - w / 2 (of the phase before: its slots are the first half) */
+    if (RAIL_UNLIKELY(m->slots_on != m->slots_start) && t < COLL_SM_GROW_OPS * w + w)
+        w /= 2;
     *set = m->small_set;
-    if (t >= slots && t - slots + 1 > m->small_min)
-        small_claim(m, t, slots);
+    if (t >= w && t - w + 1 > m->small_min)
+        small_claim(m, t, w);
     return t;
 }
 
@@ -588,8 +611,7 @@ bool coll_sm_small_barrier(coll_sm_module_t *m, mpi_comm_t *comm, int *rc)
 /* Undo small_begin: the operation's number was not this call's. */
 static void small_give_back(coll_sm_module_t *m)
 {
-    m->small_seq--;
-    m->small_set = (m->small_set == 0 ? m->slots : m->small_set) - 1;
+    coll_sm_slots_phase(m, --m->small_seq);
 }
 
 /* A receiver whose size fits the slots: the root's slot of operation t,
@@ -615,8 +637,8 @@ static const coll_sm_slot_t *small_wait_rooted(coll_sm_module_t *m, int root, in
 static const coll_sm_slot_t *small_root_took_slots(coll_sm_module_t *m, uint64_t s, int root,
                                                    int *set, uint64_t *t)
 {
-    int k = m->small_set + 1 == m->slots ? 0 : m->small_set + 1;
     uint64_t next = m->small_seq + 1;
+    int k = coll_sm_slot_of(m, next);
     coll_sm_slot_or_flag_wait(m, root, k, next, COLL_SM_V(s, 1));
     const coll_sm_slot_t *rs = coll_sm_slot(m, root, k);
     if (!COLL_SM_REACHED(rail_atomic_load_acquire(&rs->seq), next) ||
@@ -651,7 +673,7 @@ static uint8_t *small_data(coll_sm_module_t *m, int r, int set, size_t len)
 static uint8_t *small_data_mine(coll_sm_module_t *m, int set, uint64_t t, size_t len)
 {
     uint64_t bs = (uint64_t)m->bulk_slots;
-    if (len > m->slot_size && bs < (uint64_t)m->slots && t >= bs && t - bs + 1 > m->small_min)
+    if (len > m->slot_size && bs < (uint64_t)m->slots_on && t >= bs && t - bs + 1 > m->small_min)
         small_claim(m, t, bs);
     return small_data(m, m->me, set, len);
 }
@@ -949,8 +971,8 @@ bool coll_sm_small_gather_late(coll_sm_module_t *m, mpi_comm_t *comm, uint64_t s
         return false;
     /* every sender posts a step of s before it waits for the root, or
      * writes its slot of the next small operation and leaves */
-    int k = m->small_set + 1 == m->slots ? 0 : m->small_set + 1, sent = 0;
     uint64_t next = m->small_seq + 1;
+    int k = coll_sm_slot_of(m, next), sent = 0;
     for (int j = 0; j < m->n; j++) {
         if (j == m->me)
             continue;

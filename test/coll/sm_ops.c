@@ -1063,7 +1063,8 @@ static void test_small_bulk(void)
 }
 
 /* A bcast root far ahead of its receivers (they start 30 ms late), with
- * data above a slot's (in bulk slots by default): 600 bcasts of 2 KiB
+ * data above a slot's (in bulk slots by default), after 2100 bcasts of
+ * an int from each process in turn: 600 bcasts of 2 KiB
  * from rank 0, every element checked.  On an oversubscribed node a
  * process has more slots (coll_sm_oversub_small_slots) than bulk slots,
  * and the root must not run further ahead than the bulk slots allow. */
@@ -1073,6 +1074,10 @@ static void test_bulk_run_ahead(void)
         return;
     int *buf = malloc(512 * sizeof(int));
     CHECK(buf, "out of memory");
+    /* every slot in use first: a new communicator starts with fewer
+     * (coll_sm_small_slots_start; 256 from its 2048th small operation) */
+    for (int i = 0; i < 2100; i++)
+        bcast_checked(buf, 1, i % n, i);
     if (me != 0)
         usleep(30000);
     for (int i = 0; i < 600; i++)

@@ -321,6 +321,14 @@ static void churn(void)
     }
 }
 
+/* Whether /dev/shm has over 2 GB free: there a segment of 8 processes
+ * gets its full layout (not so in sm_small_shm.sh's 48 MiB). */
+static bool shm_roomy(void)
+{
+    struct statvfs v;
+    return statvfs("/dev/shm", &v) == 0 && (double)v.f_bavail * v.f_frsize > 2e9;
+}
+
 /* A fresh segment's buffers are faulted in at the communicator's first
  * collective that does not fit the slots, once (coll_sm_buffers_populated):
  * a communicator of small operations alone never pays for them.  (A
@@ -348,8 +356,7 @@ static void populate_lazily(void)
      * /dev/shm is tight (SM_EXPECT_RESERVED=1: sm_small_shm.sh); with 2 GiB
      * free, a segment of 8 processes is far from it */
     const char *er = getenv("SM_EXPECT_RESERVED");
-    struct statvfs v;
-    bool roomy = statvfs("/dev/shm", &v) == 0 && (double)v.f_bavail * v.f_frsize > 2e9;
+    bool roomy = shm_roomy();
     if (me == n - 1 && fresh == 1 && (er || roomy)) {
         unsigned long long want = er ? strtoull(er, NULL, 10) : 0;
         unsigned long long r = pvar_count("coll_sm_segments_reserved") - r0;
@@ -373,6 +380,48 @@ static void populate_lazily(void)
     free(a);
     free(b);
     MPI_OK(MPI_Comm_free(&d));
+}
+
+/* A new communicator starts with coll_sm_small_slots_start slots per
+ * process in use (16) and doubles them from its 256th small operation on
+ * (coll_sm_slot_doublings): none in 200 bcasts, at least one (at most
+ * six) by the 2100th where /dev/shm is roomy (a tight one may leave 16
+ * slots in all); every value checked. */
+static void slots_grow(void)
+{
+    if (n < 2 || getenv("RAIL_COLL_SM_SMALL_SLOTS") || getenv("RAIL_COLL_SM_OVERSUB_SMALL_SLOTS") ||
+        getenv("RAIL_COLL_SM_SMALL_SLOTS_START") || getenv("RAIL_COLL_SM_SMALL_MAX"))
+        return;
+    /* a fresh segment: communicators kept until one did not continue a
+     * cached one (the cache holds at most 4) */
+    MPI_Comm keep[6], d = MPI_COMM_NULL;
+    int nk = 0, x = 1, y;
+    while (nk < 6) {
+        const unsigned long long c0 = pvar_count("coll_sm_segments_created");
+        MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, me, &d));
+        MPI_OK(MPI_Bcast(&x, 1, MPI_INT, 0, d));
+        if (pvar_count("coll_sm_segments_created") == c0 + 1)
+            break;
+        keep[nk++] = d;
+        d = MPI_COMM_NULL;
+    }
+    CHECK(d != MPI_COMM_NULL, "no fresh segment in 6 new communicators");
+    const unsigned long long d0 = pvar_count("coll_sm_slot_doublings");
+    for (int i = 1; i < 2100; i++) {
+        int v = me == i % n ? i * 3 + 1 : -1;
+        MPI_OK(MPI_Bcast(&v, 1, MPI_INT, i % n, d));
+        CHECK(v == i * 3 + 1, "bcast %d on a new communicator: %d", i, v);
+        if (i == 199)
+            CHECK(pvar_count("coll_sm_slot_doublings") == d0,
+                  "slots doubled within a new communicator's first 200 operations");
+    }
+    MPI_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, d));
+    unsigned long long got = pvar_count("coll_sm_slot_doublings") - d0;
+    CHECK((got >= 1 || !shm_roomy()) && got <= 6, "slots doubled %llu times in 2100 operations",
+          got);
+    MPI_OK(MPI_Comm_free(&d));
+    while (nk > 0)
+        MPI_OK(MPI_Comm_free(&keep[--nk]));
 }
 
 static void timing(void)
@@ -404,6 +453,7 @@ int main(int argc, char **argv)
     check_sleeps(sleeps0, fences0);
     churn();
     populate_lazily();
+    slots_grow();
     timing();
     if (me == 0)
         printf("sm_stress: passed at np %d\n", n);
