@@ -683,9 +683,15 @@ static inline int coll_sm_slot_of(const coll_sm_module_t *m, uint64_t t)
     return (int)(t % (uint64_t)coll_sm_slots_at(m, t, NULL));
 }
 /* The phase of small operation t (slots_on, slots_until) made the module's,
- * small_set its slot: where small_seq == t; the slots newly in use
+ * small_set its slot: where small_seq == t. */
+static inline void coll_sm_slots_phase(coll_sm_module_t *m, uint64_t t)
+{
+    m->slots_on = coll_sm_slots_at(m, t, &m->slots_until);
+    m->small_set = (int)(t % (uint64_t)m->slots_on);
+}
+/* ... entering a phase with more slots than before: those newly in use
  * populated (sm_segment.c). */
-void coll_sm_slots_phase(coll_sm_module_t *m, uint64_t t);
+void coll_sm_slots_grow(coll_sm_module_t *m, uint64_t t);
 
 static inline coll_sm_slot_t *coll_sm_slot(coll_sm_module_t *m, int r, int k)
 {

@@ -145,6 +145,13 @@ static int sm_slots(void)
     return sm_slots_of(rte_info.oversubscribed && over > 0 ? over : coll_sm_params.small_slots);
 }
 
+/* Where the first `slots` slots of each of n processes end (slot-major:
+ * they lie together after slot_off). */
+static size_t sm_slots_end(size_t slot_off, int n, int slots, size_t slot_size)
+{
+    return slot_off + (size_t)slots * (size_t)n * sm_slot_stride(slot_size);
+}
+
 /* Slots in use at first (GROWTH in sm_small.c): coll_sm_small_slots_start,
  * where it and the slots are powers of two and it is fewer; else all.  At
  * least 2: with one, a writer would wait for everyone to have published
@@ -325,8 +332,7 @@ static void sm_create(coll_sm_module_t *m, char *name)
     /* the header, flags and the slots in use at first (GROWTH) mapped now,
      * in one call; where the kernel cannot (before 5.14), the buffers
      * allocated now too (ROOM) */
-    size_t head = slot_off + (size_t)sm_slots_start(slots) * (size_t)m->n *
-                                 sm_slot_stride(slot_size);
+    size_t head = sm_slots_end(slot_off, m->n, sm_slots_start(slots), slot_size);
     if (seg && !sm_populate(seg, head, true) && lazy) {
         lazy = false;
         if ((err = posix_fallocate(fd, (off_t)data_off, (off_t)(size - data_off))) != 0) {
@@ -381,21 +387,17 @@ static void sm_create(coll_sm_module_t *m, char *name)
  * (slot-major: they lie together). */
 static size_t sm_head_len(const coll_sm_module_t *m, int slots)
 {
-    return (size_t)m->hdr->slot_off +
-           (size_t)slots * (size_t)m->n * sm_slot_stride(m->hdr->slot_size);
+    return sm_slots_end(m->hdr->slot_off, m->n, slots, m->hdr->slot_size);
 }
 
-void coll_sm_slots_phase(coll_sm_module_t *m, uint64_t t)
+void coll_sm_slots_grow(coll_sm_module_t *m, uint64_t t)
 {
     int before = m->slots_on;
-    m->slots_on = coll_sm_slots_at(m, t, &m->slots_until);
-    m->small_set = (int)(t % (uint64_t)m->slots_on);
+    coll_sm_slots_phase(m, t);
     /* the slots new in use mapped in one call, not page by page (GROWTH) */
-    if (m->slots_on > before && before > 0) {
-        size_t from = sm_head_len(m, before) / COLL_SM_PAGE * COLL_SM_PAGE;
-        sm_populate(m->seg + from, sm_head_len(m, m->slots_on) - from, true);
-        rail_atomic_add_fetch(&coll_sm_count_slot_doublings, 1);
-    }
+    size_t from = sm_head_len(m, before) / COLL_SM_PAGE * COLL_SM_PAGE;
+    sm_populate(m->seg + from, sm_head_len(m, m->slots_on) - from, true);
+    rail_atomic_add_fetch(&coll_sm_count_slot_doublings, 1);
 }
 
 /* Rank > 0: map the segment named `name` and check it. */
@@ -440,7 +442,6 @@ static void sm_take_layout(coll_sm_module_t *m, uint8_t verdict)
     m->slots_start = (int)m->hdr->slots_start;
     m->nofence = m->hdr->nofence && coll_sm_membarrier_registered();
     m->small_seq = 0;
-    m->slots_on = 0;
     coll_sm_slots_phase(m, 0);
     m->small_min = 0;
     m->verdict = verdict;

@@ -178,7 +178,7 @@ static uint64_t small_begin(coll_sm_module_t *m, int *set)
 {
     uint64_t t = ++m->small_seq, w = (uint64_t)m->slots_on;
     if (RAIL_UNLIKELY(t >= m->slots_until)) {
-        coll_sm_slots_phase(m, t);   /* twice the slots from here (GROWTH) */
+        coll_sm_slots_grow(m, t);   /* twice the slots from here (GROWTH) */
         w = (uint64_t)m->slots_on;
     } else {
         /* t % slots_on without a division (tens of cycles, on every operation) */
