@@ -43,6 +43,10 @@ typedef struct btl_proc {
  * sm's own (a shared get's request for help, sm_cma.c). */
 #define BTL_TAG_MAX 32
 
+/* get flags.  BTL_GET_ALONE: the peer is busy with transfers of its own to
+ * us; copy without asking it to help (btl sm's shared get). */
+#define BTL_GET_ALONE 1u
+
 /* Receive callback: runs inside progress(), on the receiving process.  The
  * header and payload bytes are 8-byte aligned and valid only until it
  * returns; a progress() called from inside a callback returns 0. */
@@ -112,9 +116,9 @@ struct btl_module {
     /* Read remote memory described by reg into local memory; local and
      * remote iovecs cover the same number of bytes.  done(cbdata, status)
      * runs when the data have arrived (possibly before get returns); when
-     * get/put return an error, done is not called. */
+     * get/put return an error, done is not called.  flags: BTL_GET_*. */
     int (*get)(btl_module_t *m, btl_endpoint_t *ep, const struct iovec *local, int n_local,
-               const btl_reg_t *reg, const struct iovec *remote, int n_remote,
+               const btl_reg_t *reg, const struct iovec *remote, int n_remote, unsigned flags,
                btl_done_cb_t done, void *cbdata);
     int (*put)(btl_module_t *m, btl_endpoint_t *ep, const struct iovec *local, int n_local,
                const btl_reg_t *reg, const struct iovec *remote, int n_remote,

@@ -279,9 +279,11 @@ enum pml_req_state {
 };
 
 /* PML_RF_STREAM: rendezvous pipelined with BTL_PAYLOAD_STREAM fragments
- * (the receiver chose it; on a recv, the choice to time). */
+ * (the receiver chose it; on a recv, the choice to time).  PML_RF_GET_ALONE
+ * (recv): a get both ways at once, BTL_GET_ALONE (pml_rndv.c). */
 enum { PML_RF_STATIC = 1, PML_RF_REGISTERED = 2, PML_RF_COMMREF = 4, PML_RF_SINGLE_COPY = 8,
-       PML_RF_STREAM = 16, PML_RF_EAGER_DEVICE = 32, PML_RF_CHOOSING = 64 };
+       PML_RF_STREAM = 16, PML_RF_EAGER_DEVICE = 32, PML_RF_CHOOSING = 64,
+       PML_RF_GET_ALONE = 128 };
 
 typedef struct pml_request {
     mpi_request_t req;           /* first: the handle points here */

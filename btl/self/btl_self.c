@@ -161,7 +161,7 @@ static void iov_copy(const struct iovec *dst, int n_dst, const struct iovec *src
 
 static int self_get(btl_module_t *m, btl_endpoint_t *ep, const struct iovec *local, int n_local,
                     const btl_reg_t *reg, const struct iovec *remote, int n_remote,
-                    btl_done_cb_t done, void *cbdata)
+                    unsigned flags, btl_done_cb_t done, void *cbdata)
 {
     iov_copy(local, n_local, remote, n_remote);
     done(cbdata, MPI_SUCCESS);

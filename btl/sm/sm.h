@@ -35,7 +35,8 @@
  *     on an error nothing ran and done() is not called); a contiguous get
  *     from btl_sm_get_share_min bytes may have the peer write part of the
  *     data (sm_cma.c): it does so inside its own progress(), so a get never
- *     waits for a peer that is not already copying for it;
+ *     waits for a peer that is not already copying for it; a get marked
+ *     BTL_GET_ALONE does not ask;
  *   - BTL_PAYLOAD_STREAM: a FIFO payload of at least RAIL_COPY_STREAM_SHARED_MIN
  *     contiguous bytes is written with non-temporal stores;
  *   - flags: BTL_FLAG_GET | PUT | IOV are cleared at init when
@@ -268,7 +269,7 @@ void btl_sm_cma_disable(btl_sm_module_t *m, int rank, int err);
 int btl_sm_register_mem(btl_module_t *m, void *base, size_t len, btl_reg_t *reg);
 int btl_sm_deregister_mem(btl_module_t *m, btl_reg_t *reg);
 int btl_sm_get(btl_module_t *m, btl_endpoint_t *ep, const struct iovec *local, int n_local,
-               const btl_reg_t *reg, const struct iovec *remote, int n_remote,
+               const btl_reg_t *reg, const struct iovec *remote, int n_remote, unsigned flags,
                btl_done_cb_t done, void *cbdata);
 int btl_sm_put(btl_module_t *m, btl_endpoint_t *ep, const struct iovec *local, int n_local,
                const btl_reg_t *reg, const struct iovec *remote, int n_remote,

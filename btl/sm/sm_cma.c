@@ -194,7 +194,9 @@ static int btl_sm_cma_check(const btl_sm_module_t *m, const btl_endpoint_t *ep,
  * most for that chunk.  The generation in the claim word makes a request
  * that arrives after its get ended claim nothing.  Not on an oversubscribed
  * node: there the sender, asleep or waiting for a CPU, would seldom run
- * while we copy, and waking it costs both.
+ * while we copy, and waking it costs both; nor for a get the pml marks
+ * BTL_GET_ALONE (messages both ways at once: the sender is copying our
+ * messages to it).
  */
 typedef struct btl_sm_share_hdr {
     uint32_t gen, nch;
@@ -296,11 +298,11 @@ static int btl_sm_share_get(btl_sm_module_t *m, btl_endpoint_t *ep, const struct
 
 static int btl_sm_rdma(btl_endpoint_t *ep, const struct iovec *local, int n_local,
                        const btl_reg_t *reg, const struct iovec *remote, int n_remote,
-                       btl_done_cb_t done, void *cbdata, bool write)
+                       btl_done_cb_t done, void *cbdata, bool write, bool alone)
 {
     btl_sm_module_t *m = &btl_sm_module;
     int rc = btl_sm_cma_check(m, ep, reg, local, n_local, remote, n_remote);
-    if (rc == MPI_SUCCESS && !write && n_local == 1 && n_remote == 1 && !rte_info.oversubscribed &&
+    if (rc == MPI_SUCCESS && !alone && n_local == 1 && n_remote == 1 && !rte_info.oversubscribed &&
         !ep->no_share &&
         btl_sm_params.get_share_min && local->iov_len >= btl_sm_params.get_share_min &&
         local->iov_len >= 2 * BTL_SM_SHARE_CHUNK_MIN) {
@@ -318,15 +320,16 @@ out:
 }
 
 int btl_sm_get(btl_module_t *m, btl_endpoint_t *ep, const struct iovec *local, int n_local,
-               const btl_reg_t *reg, const struct iovec *remote, int n_remote,
+               const btl_reg_t *reg, const struct iovec *remote, int n_remote, unsigned flags,
                btl_done_cb_t done, void *cbdata)
 {
-    return btl_sm_rdma(ep, local, n_local, reg, remote, n_remote, done, cbdata, false);
+    return btl_sm_rdma(ep, local, n_local, reg, remote, n_remote, done, cbdata, false,
+                       (flags & BTL_GET_ALONE) != 0);
 }
 
 int btl_sm_put(btl_module_t *m, btl_endpoint_t *ep, const struct iovec *local, int n_local,
                const btl_reg_t *reg, const struct iovec *remote, int n_remote,
                btl_done_cb_t done, void *cbdata)
 {
-    return btl_sm_rdma(ep, local, n_local, reg, remote, n_remote, done, cbdata, true);
+    return btl_sm_rdma(ep, local, n_local, reg, remote, n_remote, done, cbdata, true, true);
 }

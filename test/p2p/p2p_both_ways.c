@@ -14,6 +14,9 @@
  *   get    A of every round both ways counted, nothing one way
  *   time   nothing
  *   unset  (auto, by the kernel copy's probe) nothing one way
+ * A get counted both ways copies alone: where btl sm would share a get of
+ * 256 KiB with its sender (btl_sm_get_shared), it shares at most the gets
+ * not counted both ways.
  * The counts hold where messages of 256 KiB are chosen between the get and
  * the pipeline: btl sm with every rank on a CPU of its own (with more
  * ranks the pml takes the get for them anyway); elsewhere only the data
@@ -62,9 +65,16 @@ int main(int argc, char **argv)
     t_barrier();
     if (peer < t_size) {
         unsigned long long before = pvar_count("pml_rndv_recv_both_ways");
+        const unsigned long long gets0 = pvar_count("pml_rndv_recv_get"),
+                                 shared0 = pvar_count("btl_sm_get_shared");
         for (int i = 0; i < ROUNDS; i++)
             both_ways(peer, i, sa, sb, r);
         unsigned long long n = pvar_count("pml_rndv_recv_both_ways") - before;
+        const unsigned long long gets = pvar_count("pml_rndv_recv_get") - gets0,
+                                 shared = pvar_count("btl_sm_get_shared") - shared0;
+        CHECK(n <= gets && shared <= gets - n,
+              "both ways: %llu of %llu gets shared with the sender, %llu of them both ways", shared,
+              gets, n);
         if (counted && want && strcmp(want, "get") == 0)
             CHECK(n >= ROUNDS && n <= 2 * ROUNDS,
                   "both ways: %llu messages counted by pml_rndv_recv_both_ways, want %d to %d", n,

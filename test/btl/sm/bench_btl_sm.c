@@ -189,7 +189,7 @@ static void bandwidth(btl_module_t *m, btl_endpoint_t *ep, int rank, size_t size
         struct iovec l = {dst, size}, rv = {(void *)(uintptr_t)peer_addr, size};
         double t0 = now();
         for (long i = 0; (m->flags & BTL_FLAG_GET) && i < n; i++)
-            m->get(m, ep, &l, 1, &peer_reg, &rv, 1, NULL, NULL);
+            m->get(m, ep, &l, 1, &peer_reg, &rv, 1, 0, NULL, NULL);
         double t1 = now();
         for (long i = 0; i < n; i++) {
             memcpy(dst, src, size);
@@ -259,7 +259,7 @@ static double one_way(btl_module_t *m, btl_endpoint_t *ep, int rank, size_t n, b
                 } else {
                     while (rts <= 2 * i + turn)
                         m->progress(m);
-                    m->get(m, ep, &l, 1, &peer_reg, &r, 1, NULL, NULL);
+                    m->get(m, ep, &l, 1, &peer_reg, &r, 1, 0, NULL, NULL);
                     send_spin(m, ep, RNDV_TAG, hdr, sizeof(hdr), NULL);
                 }
             }

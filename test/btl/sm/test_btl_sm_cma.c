@@ -113,7 +113,7 @@ static void get_pieces(btl_module_t *m, btl_endpoint_t *ep, int p, int n_l, int 
         for (size_t j = 0; j < r[i].iov_len; j++)
             exp[k++] = src_byte(p, (size_t)((uint8_t *)r[i].iov_base - rbase) + j);
     int before = done_calls;
-    int rc = m->get(m, ep, l, n_l, &cards[p].src, r, n_r, on_done, NULL);
+    int rc = m->get(m, ep, l, n_l, &cards[p].src, r, n_r, 0, on_done, NULL);
     T_CHECK(rc == MPI_SUCCESS && done_calls == before + 1, "get: %d", rc);
     k = 0;
     uint8_t *prev_end = dst;
@@ -174,12 +174,12 @@ static void bad_calls(btl_module_t *m, btl_endpoint_t *ep, int p, btl_endpoint_t
     int before = done_calls;
     btl_reg_t reg = cards[p].src;
     reg.bytes[8] ^= 1; /* the cookie */
-    T_CHECK(m->get(m, ep, &l, 1, &reg, &r, 1, on_done, NULL) == MPI_ERR_ARG, "foreign cookie");
-    T_CHECK(m->get(m, ep, &l, 1, &cards[p].src, &out, 1, on_done, NULL) == MPI_ERR_ARG, "range");
-    T_CHECK(m->get(m, ep, &shorter, 1, &cards[p].src, &r, 1, on_done, NULL) == MPI_ERR_ARG,
+    T_CHECK(m->get(m, ep, &l, 1, &reg, &r, 1, 0, on_done, NULL) == MPI_ERR_ARG, "foreign cookie");
+    T_CHECK(m->get(m, ep, &l, 1, &cards[p].src, &out, 1, 0, on_done, NULL) == MPI_ERR_ARG, "range");
+    T_CHECK(m->get(m, ep, &shorter, 1, &cards[p].src, &r, 1, 0, on_done, NULL) == MPI_ERR_ARG,
             "length mismatch");
     if (other)
-        T_CHECK(m->get(m, other, &l, 1, &cards[p].src, &r, 1, on_done, NULL) == MPI_ERR_ARG,
+        T_CHECK(m->get(m, other, &l, 1, &cards[p].src, &r, 1, 0, on_done, NULL) == MPI_ERR_ARG,
                 "registration of another process");
     T_CHECK(done_calls == before, "done called on error");
 }
@@ -232,7 +232,7 @@ static void get_refused(btl_module_t *m, btl_endpoint_t *ep, int p)
 {
     uint8_t b[8];
     struct iovec l = {b, 8}, r = {(void *)(uintptr_t)cards[p].src_addr, 8};
-    T_CHECK(m->get(m, ep, &l, 1, &cards[p].src, &r, 1, on_done, NULL) != MPI_SUCCESS,
+    T_CHECK(m->get(m, ep, &l, 1, &cards[p].src, &r, 1, 0, on_done, NULL) != MPI_SUCCESS,
             "get worked without single copy");
 }
 
@@ -251,16 +251,22 @@ static void share_stop_recv(btl_module_t *m, btl_endpoint_t *ep, const void *hdr
  * them; then progress, as an MPI process would between gets (our FIFO
  * buffers come back to us only then, and a request for help that finds
  * none left is not sent). */
-static void get_whole(btl_module_t *m, btl_endpoint_t *ep, int p, uint8_t *dst, const char *what,
-                      int i)
+static void get_flags(btl_module_t *m, btl_endpoint_t *ep, int p, uint8_t *dst, unsigned flags,
+                      const char *what, int i)
 {
     struct iovec l = {dst, SHARE_LEN}, r = {(void *)(uintptr_t)cards[p].src_addr, SHARE_LEN};
     memset(dst, SENTINEL, SHARE_LEN);
-    T_CHECK(m->get(m, ep, &l, 1, &cards[p].src, &r, 1, on_done, NULL) == MPI_SUCCESS, "%s %d",
-            what, i);
+    T_CHECK(m->get(m, ep, &l, 1, &cards[p].src, &r, 1, flags, on_done, NULL) == MPI_SUCCESS,
+            "%s %d", what, i);
     for (size_t k = 0; k < SHARE_LEN; k++)
         T_CHECK(dst[k] == src_byte(p, k), "%s %d: byte %zu", what, i, k);
     m->progress(m);
+}
+
+static void get_whole(btl_module_t *m, btl_endpoint_t *ep, int p, uint8_t *dst, const char *what,
+                      int i)
+{
+    get_flags(m, ep, p, dst, 0, what, i);
 }
 
 /* Rank 0 gets from rank 1: first with rank 1 progressing, then away. */
@@ -281,6 +287,15 @@ static void shared_gets(btl_module_t *m, btl_endpoint_t **eps, int rank)
         T_CHECK(btl_sm_count_share_gets - gets0 == (uint64_t)i &&
                 btl_sm_count_share_chunks_in > 0, "%d shared gets (counted %llu): rank 1 "
                 "wrote none", i, (unsigned long long)(btl_sm_count_share_gets - gets0));
+        /* Marked BTL_GET_ALONE (the pml's messages both ways): rank 1,
+         * though it would help, is not asked. */
+        const uint64_t asked = btl_sm_count_share_gets, in = btl_sm_count_share_chunks_in;
+        for (int k = 0; k < 4; k++)
+            get_flags(m, eps[1], 1, dst, BTL_GET_ALONE, "get alone", k);
+        T_CHECK(btl_sm_count_share_gets == asked && btl_sm_count_share_chunks_in == in,
+                "gets marked BTL_GET_ALONE asked for help (%llu) or got it (%llu chunks)",
+                (unsigned long long)(btl_sm_count_share_gets - asked),
+                (unsigned long long)(btl_sm_count_share_chunks_in - in));
         sm_test_send(m, eps[1], SHARE_TAG, NULL, 0, NULL, 0);
         free(dst);
     }
