@@ -151,6 +151,12 @@ static const pvar_def_t pvars[] = {
             "Fresh shared-memory segments in which this process faulted its buffers in, at the "
             "communicator's first collective that did not fit the slots",
             &coll_sm_count_populated),
+    COUNTER("coll_sm_bulk_populated",
+            "Times this process mapped more of its bulk slots of a shared-memory segment in one "
+            "call (and allocated them, where each process allocates its part at first use: "
+            "coll_sm_segments_reserved): before it first wrote one, and as the number in use "
+            "doubled",
+            &coll_sm_count_bulk_populated),
     COUNTER("coll_sm_segments_reserved",
             "Fresh shared-memory segments this process made with every buffer allocated at once, "
             "/dev/shm having less than 16 times their size free (else each process allocates its "

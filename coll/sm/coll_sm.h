@@ -239,7 +239,13 @@ typedef struct coll_sm_module {
     int slots_on;                  /* ... in use for small_seq's phase, until small_seq reaches */
     uint64_t slots_until;          /* ... this (UINT64_MAX: all in use) */
     size_t bulk_size, bulk_stride; /* blocks above the slots' size (sm_small.c, BULK) */
-    int bulk_slots;                /* bulk slots per process: slot k's is k % bulk_slots */
+    int bulk_slots;                /* bulk slots per process (BULK in sm_small.c) */
+    int bulk_on;                   /* ... of mine in use (their growth, BULK) */
+    int bulk_ready;                /* ... of mine allocated and mapped (coll_sm_bulk_populate) */
+    uint32_t bulk_next;            /* ... the one I use next */
+    uint64_t bulk_count;           /* operations whose data I put in a bulk slot */
+    uint64_t bulk_until;           /* ... the count at which bulk_on doubles next */
+    uint64_t *bulk_t;              /* [bulk_slots] the operation that last used each (0: none) */
     rail_adapt_t adapt[COLL_SM_ADAPT_KINDS][RAIL_ADAPT_CLASSES];
     uint32_t bcast_turn;           /* coll_sm_adapt_alternate: bcasts so far */
     bool share_off;                /* a shared copy's write into a reader failed: help no more */
@@ -384,7 +390,8 @@ void coll_sm_segment_release(coll_sm_module_t *m);
 void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm);
 /* Segments this process set up fresh / continued from a freed
  * communicator (MPI_T counters). */
-extern uint64_t coll_sm_count_created, coll_sm_count_reused, coll_sm_count_populated;
+extern uint64_t coll_sm_count_created, coll_sm_count_reused, coll_sm_count_populated,
+    coll_sm_count_bulk_populated;
 /* Segments this process made with every buffer allocated up front (ROOM). */
 extern uint64_t coll_sm_count_reserved;
 /* Times this process put twice the slots in use (GROWTH, MPI_T). */
@@ -692,18 +699,22 @@ static inline void coll_sm_slots_phase(coll_sm_module_t *m, uint64_t t)
 /* ... entering a phase with more slots than before: those newly in use
  * populated (sm_segment.c). */
 void coll_sm_slots_grow(coll_sm_module_t *m, uint64_t t);
+/* Before this process first writes its bulk slots below `upto`: those
+ * allocated and mapped in one call (ROOM in sm_segment.c). */
+void coll_sm_bulk_populate(coll_sm_module_t *m, int upto);
 
 static inline coll_sm_slot_t *coll_sm_slot(coll_sm_module_t *m, int r, int k)
 {
     return (coll_sm_slot_t *)(m->seg + m->hdr->slot_off +
                               ((size_t)k * (size_t)m->n + (size_t)r) * m->slot_stride);
 }
-/* The bulk slot of rank r's slot k (k % bulk_slots): a bcast's data or an
- * allgather's block larger than a slot (sm_small.c, BULK). */
+/* Rank r's bulk slot k: a bcast's data or an allgather's block larger than
+ * a slot (sm_small.c, BULK). */
 static inline uint8_t *coll_sm_bulk(coll_sm_module_t *m, int r, int k)
 {
     return (uint8_t *)m->seg + m->hdr->bulk_off +
-           ((size_t)r * (size_t)m->bulk_slots + (size_t)(k % m->bulk_slots)) * m->bulk_stride;
+           ((size_t)r * (size_t)m->bulk_slots + (size_t)k % (size_t)m->bulk_slots) *
+               m->bulk_stride;
 }
 /* Publish slot `set` (k) of this process as holding small operation t. */
 void coll_sm_slot_post(coll_sm_module_t *m, int set, uint64_t t);

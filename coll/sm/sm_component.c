@@ -336,6 +336,7 @@ static void sm_release(coll_module_t *module, mpi_comm_t *comm)
     free(m->small_seen);
     free(m->small_starts);
     free(m->small_x);
+    free(m->bulk_t);
     free(m);
 }
 

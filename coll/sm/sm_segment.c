@@ -66,6 +66,7 @@ typedef struct sm_cached {
     uint64_t id, seq, small_seq;
     uint8_t verdict;
     bool populated;                /* this process's buffers faulted in */
+    int bulk_ready;                /* ... and how many of its bulk slots */
     int n;
     int *world;                    /* members' world ranks, in comm rank order */
 } sm_cached_t;
@@ -74,7 +75,8 @@ typedef struct sm_cached {
 static sm_cached_t sm_cache[SM_CACHE_MAX];   /* oldest first */
 static int sm_cache_n;
 uint64_t coll_sm_count_created, coll_sm_count_reused, coll_sm_count_alltoall_cma;
-uint64_t coll_sm_count_populated, coll_sm_count_reserved, coll_sm_count_slot_doublings;
+uint64_t coll_sm_count_populated, coll_sm_count_reserved, coll_sm_count_slot_doublings,
+    coll_sm_count_bulk_populated;
 uint64_t coll_sm_count_alltoall_streamed, coll_sm_count_allgather_streamed;
 uint64_t coll_sm_count_bcast_chunks_in, coll_sm_count_gather_chunks_in;
 uint64_t coll_sm_count_gather_cma;
@@ -220,8 +222,8 @@ static size_t sm_bulk_plan(int n, size_t budget, int bulk_slots, size_t slot_siz
  * buffer, *chunk asked) and total size for n processes: fewer buffers per
  * set (*nbuf, down to 2), then smaller ones, when the full layout would
  * exceed the budget.  The bulk slots lie between the slots and the data
- * (*bulk_off), not populated at setup (only bcasts of their sizes touch
- * them). */
+ * (*bulk_off), populated by each process as it takes more of its own in
+ * use (coll_sm_bulk_populate). */
 static void sm_layout(int n, int sets, int *nbuf, size_t *chunk, size_t *size, size_t *ctl_off,
                       size_t *slot_off, size_t *data_off, int *slots, size_t *slot_size,
                       size_t *bulk_off, size_t *bulk_size, int *bulk_slots)
@@ -256,6 +258,14 @@ static void sm_layout(int n, int sets, int *nbuf, size_t *chunk, size_t *size, s
  * room left raises SIGBUS). */
 static bool sm_populate(void *addr, size_t len, bool touch)
 {
+    /* from the start of addr's page (madvise wants it; pages may be larger
+     * than COLL_SM_PAGE) */
+    static size_t page;
+    if (!page)
+        page = (size_t)RAIL_MAX(sysconf(_SC_PAGESIZE), 1L);
+    size_t skew = (uintptr_t)addr % page;
+    addr = (char *)addr - skew;
+    len = len ? len + skew : 0;
     int rc;
     while (len && (rc = madvise(addr, len, MADV_POPULATE_WRITE)) != 0 &&
            (errno == EINTR || errno == EAGAIN))
@@ -272,13 +282,28 @@ static bool sm_populate(void *addr, size_t len, bool touch)
 /* ROOM.  The creator allocates the segment in /dev/shm (posix_fallocate)
  * before anyone maps it, so that no access can fault past the room left
  * (SIGBUS); allocating takes time (np 4: 1.6 ms for 22 MiB, most of it
- * the buffers).  Where /dev/shm has at least SM_LAZY_ROOM times the
- * segment free, it allocates only the header, flags and slots, and each
- * process its own buffers at their first use (coll_sm_begin, with
- * MADV_POPULATE_WRITE, which fails instead of faulting): a communicator
- * whose collectives all fit the slots never allocates them.  Should
- * /dev/shm still fill up meanwhile, the job ends with a message. */
+ * the buffers), while the others wait.  Where /dev/shm has at least
+ * SM_LAZY_ROOM times the segment free, the segment is allocated piece by
+ * piece with MADV_POPULATE_WRITE (which fails instead of faulting) where
+ * it is first used: by the creator the header, flags and the slots in use
+ * at first (GROWTH in sm_small.c); by every process the slots newly in
+ * use at each doubling (coll_sm_slots_grow), and its own bulk slots
+ * (coll_sm_bulk_populate) and buffers (coll_sm_begin) before it first
+ * writes them.  A communicator whose collectives all fit 16 slots
+ * allocates 16 slots (np 4 on 2 cores: 0.1 MiB, against 6 MiB with all
+ * 256 slots and the bulk slots).  Should /dev/shm fill up meanwhile, the
+ * job ends with a message (sm_no_room). */
 #define SM_LAZY_ROOM 16
+
+static void sm_no_room(size_t len, const char *what)
+{
+    char msg[256];
+    snprintf(msg, sizeof(msg), "coll sm: /dev/shm has no room left for %s of a communicator "
+             "(%zu bytes, allocated at their first use): %s; enlarge /dev/shm (docker run "
+             "--shm-size) or set RAIL_COLL=^sm", what, len,
+             errno == EFAULT ? "it is full" : strerror(errno));
+    rte_abort(1, msg);
+}
 
 static void *sm_map(int fd, size_t size)
 {
@@ -324,22 +349,24 @@ static void sm_create(coll_sm_module_t *m, char *name)
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
     size_t free_now = rte_shm_free();
     bool lazy = free_now != SIZE_MAX && free_now / SM_LAZY_ROOM >= size;
-    off_t alloc = (off_t)(lazy ? data_off : size);
     int err = fd < 0                            ? errno
               : ftruncate(fd, (off_t)size) != 0 ? errno
-                                                : posix_fallocate(fd, 0, alloc);
+              : lazy                            ? 0
+                                                : posix_fallocate(fd, 0, (off_t)size);
     void *seg = err ? NULL : sm_map(fd, size);
     /* the header, flags and the slots in use at first (GROWTH) mapped now,
-     * in one call; where the kernel cannot (before 5.14), the buffers
-     * allocated now too (ROOM) */
+     * in one call (and, lazy, allocated: ROOM); where the kernel cannot
+     * (before 5.14) or /dev/shm filled up since, everything allocated now */
     size_t head = sm_slots_end(slot_off, m->n, sm_slots_start(slots), slot_size);
-    if (seg && !sm_populate(seg, head, true) && lazy) {
+    if (seg && lazy && !sm_populate(seg, head, false)) {
         lazy = false;
-        if ((err = posix_fallocate(fd, (off_t)data_off, (off_t)(size - data_off))) != 0) {
+        if ((err = posix_fallocate(fd, 0, (off_t)size)) != 0) {
             munmap(seg, size);
             seg = NULL;
         }
     }
+    if (seg && !lazy)
+        sm_populate(seg, head, true);
     if (!seg) {
         rail_warn("coll sm: cannot create /dev/shm%s (%zu bytes): %s; collectives of this "
                   "communicator use the next component", name, size,
@@ -396,8 +423,22 @@ void coll_sm_slots_grow(coll_sm_module_t *m, uint64_t t)
     coll_sm_slots_phase(m, t);
     /* the slots new in use mapped in one call, not page by page (GROWTH) */
     size_t from = sm_head_len(m, before) / COLL_SM_PAGE * COLL_SM_PAGE;
-    sm_populate(m->seg + from, sm_head_len(m, m->slots_on) - from, true);
+    size_t len = sm_head_len(m, m->slots_on) - from;
+    if (!sm_populate(m->seg + from, len, !m->hdr->lazy) && m->hdr->lazy)
+        sm_no_room(len, "the small-operation slots");
     rail_atomic_add_fetch(&coll_sm_count_slot_doublings, 1);
+}
+
+void coll_sm_bulk_populate(coll_sm_module_t *m, int upto)
+{
+    if (upto <= m->bulk_ready)
+        return;
+    size_t len = (size_t)(upto - m->bulk_ready) * m->bulk_stride;
+    if (!sm_populate(coll_sm_bulk(m, m->me, m->bulk_ready), len, !m->hdr->lazy) &&
+        m->hdr->lazy)
+        sm_no_room(len, "this process's bulk slots");
+    m->bulk_ready = upto;
+    rail_atomic_add_fetch(&coll_sm_count_bulk_populated, 1);
 }
 
 /* Rank > 0: map the segment named `name` and check it. */
@@ -440,6 +481,12 @@ static void sm_take_layout(coll_sm_module_t *m, uint8_t verdict)
     m->bulk_slots = (int)m->hdr->bulk_slots;
     m->slots = (int)m->hdr->slots;
     m->slots_start = (int)m->hdr->slots_start;
+    /* BULK in sm_small.c: bulk slots in use, growing as the slots do */
+    m->bulk_on = RAIL_MIN(m->slots_start, m->bulk_slots);
+    m->bulk_count = 0;
+    m->bulk_next = 0;
+    m->bulk_until = m->bulk_on < m->bulk_slots ? COLL_SM_GROW_OPS * 2 * (uint64_t)m->bulk_on
+                                               : UINT64_MAX;
     m->nofence = m->hdr->nofence && coll_sm_membarrier_registered();
     m->small_seq = 0;
     coll_sm_slots_phase(m, 0);
@@ -463,6 +510,7 @@ static void sm_finish(coll_sm_module_t *m, uint8_t verdict)
     }
     sm_take_layout(m, verdict);
     m->populated = false;   /* at the first operation through the buffers */
+    m->bulk_ready = 0;
     m->state = COLL_SM_READY;
     rail_atomic_add_fetch(&coll_sm_count_created, 1);
 }
@@ -475,7 +523,8 @@ static bool sm_alloc_private(coll_sm_module_t *m)
     m->small_seen = calloc((size_t)m->n, sizeof(uint64_t));
     m->small_starts = calloc((size_t)m->n, sizeof(MPI_Count));
     m->small_x = calloc((size_t)m->n, sizeof(char *));
-    return m->scratch && m->small_seen && m->small_starts && m->small_x;
+    m->bulk_t = calloc(RAIL_MAX((size_t)m->hdr->bulk_slots, (size_t)1), sizeof(uint64_t));
+    return m->scratch && m->small_seen && m->small_starts && m->small_x && m->bulk_t;
 }
 
 static void sm_free_private(coll_sm_module_t *m)
@@ -484,6 +533,8 @@ static void sm_free_private(coll_sm_module_t *m)
     free(m->small_seen);
     free(m->small_starts);
     free(m->small_x);
+    free(m->bulk_t);
+    m->bulk_t = NULL;
     m->scratch = NULL;
     m->small_seen = NULL;
     m->small_starts = NULL;
@@ -551,6 +602,7 @@ static void sm_adopt(coll_sm_module_t *m, sm_cached_t *e)
     m->small_seq = e->small_seq;
     coll_sm_slots_phase(m, m->small_seq);
     m->populated = e->populated;
+    m->bulk_ready = e->bulk_ready;
     m->state = COLL_SM_READY;
     e->seg = NULL;
     sm_cached_free(e, false);
@@ -590,9 +642,10 @@ void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm)
     pthread_mutex_lock(&sm_cache_lock);
     while (sm_cache_n >= max)
         old[n_old++] = sm_cache_remove(0);
-    sm_cache[sm_cache_n++] = (sm_cached_t){ m->seg,        m->seg_size, m->hdr->id,
-                                            m->seq,        m->small_seq, m->verdict,
-                                            m->populated, comm->size,   world };
+    sm_cache[sm_cache_n++] = (sm_cached_t){ m->seg,       m->seg_size,        m->hdr->id,
+                                            m->seq,       m->small_seq,       m->verdict,
+                                            m->populated, m->bulk_ready,      comm->size,
+                                            world };
     pthread_mutex_unlock(&sm_cache_lock);
     for (int i = 0; i < n_old; i++)
         sm_cached_free(&old[i], true);
@@ -767,14 +820,8 @@ int coll_sm_begin(coll_sm_module_t *m, mpi_comm_t *comm, uint64_t *seq)
      * (Rotation in coll/sm/README.md). */
     if (RAIL_UNLIKELY(!m->populated)) {
         size_t len = coll_sm_rank_stride(m);
-        if (!sm_populate(coll_sm_buf(m, m->me, 0, 0), len, !m->hdr->lazy) && m->hdr->lazy) {
-            char msg[256];
-            snprintf(msg, sizeof(msg), "coll sm: /dev/shm has no room left for this process's "
-                     "collective buffers of a communicator (%zu bytes, allocated at their first "
-                     "use): %s; enlarge /dev/shm (docker run --shm-size) or set "
-                     "RAIL_COLL=^sm", len, errno == EFAULT ? "it is full" : strerror(errno));
-            rte_abort(1, msg);
-        }
+        if (!sm_populate(coll_sm_buf(m, m->me, 0, 0), len, !m->hdr->lazy) && m->hdr->lazy)
+            sm_no_room(len, "this process's collective buffers");
         m->populated = true;
         rail_atomic_add_fetch(&coll_sm_count_populated, 1);
     }

@@ -108,16 +108,21 @@
  *
  * BULK.  A bcast larger than a slot and of at most coll_sm_small_bulk_max
  * bytes (and the segment's bulk_size) goes through the slots as well: the
- * root puts the data in its bulk slot of the slot's number, in an area of
- * their own (coll_sm_bulk), and the length in the slot; readers take the
- * data from where the length says.  So does an allgather of at most
+ * root puts the data in its next bulk slot, in an area of their own
+ * (coll_sm_bulk), and the length and that bulk slot's number in the slot;
+ * readers take the data from where the length says.  So does an allgather of at most
  * coll_sm_small_bulk_max bytes in all, each block in its process's slot
  * or, larger than that, its bulk slot (where is decided by the receive
  * block's size, the same everywhere); and an alltoall whose blocks for the
  * others take at most that, all of them in the bulk slot where they do not
- * fit the slot.  The slot's reuse rule covers its
- * bulk slot.  Larger slots would do the same but cost the smallest
- * operations in TLB misses (coll/sm/README.md).
+ * fit the slot.  A process takes its bulk slots in turn and reuses one once
+ * everyone published the operation after its last use (small_data_mine);
+ * like the slots (GROWTH), it has 16 in use at first, twice as many from
+ * its 256th operation through them, ..., populating the new ones then: a
+ * communicator that took all at once after thousands of small operations
+ * cost np 8 on 2 cores a trapped first touch per page (950 us per
+ * alltoall of 256 B for 128 calls, 40 after).  Larger slots would do the
+ * same but cost the smallest operations in TLB misses (coll/sm/README.md).
  */
 #include "coll/sm/coll_sm.h"
 #include "accel/accel.h"
@@ -137,16 +142,14 @@ static void small_seen_all(coll_sm_module_t *m, uint64_t t)
     m->small_min = RAIL_MAX(m->small_min, t);
 }
 
-/* Wait until every other process published operation need = t - window
- * + 1 (window: the slots, or the bulk slots, operation t reuses).  What we
- * learn is kept (small_seen), and a process not known to be there is first
- * asked about a later operation, half the window back from t: when it is
- * there, the next window / 2 operations need not ask it again.  So a bcast
- * root, which reads nobody's slot otherwise, pays one cache miss per
- * process every window / 2 operations instead of one per operation. */
-static void small_claim(coll_sm_module_t *m, uint64_t t, uint64_t window)
+/* Wait until every other process published operation `need` (so is done
+ * with every operation before it).  What we learn is kept (small_seen),
+ * and a process not known to be there is first asked about a later
+ * operation, `probe` (>= need): when it is there, the operations up to
+ * probe need not ask it again. */
+static void small_wait_published(coll_sm_module_t *m, uint64_t need, uint64_t probe)
 {
-    uint64_t need = t - window + 1, probe = t - window / 2, least = UINT64_MAX;
+    uint64_t least = UINT64_MAX;
     for (int p = 0; p < m->n; p++) {
         if (p == m->me)
             continue;
@@ -163,6 +166,16 @@ static void small_claim(coll_sm_module_t *m, uint64_t t, uint64_t window)
         least = RAIL_MIN(least, m->small_seen[p]);
     }
     m->small_min = least;
+}
+
+/* ... operation need = t - window + 1 (window: the slots operation t
+ * reuses), asking first about the operation half the window back from t:
+ * so a bcast root, which reads nobody's slot otherwise, pays one cache
+ * miss per process every window / 2 operations instead of one per
+ * operation. */
+static void small_claim(coll_sm_module_t *m, uint64_t t, uint64_t window)
+{
+    small_wait_published(m, t - window + 1, t - window / 2);
 }
 
 /* Wait until the root's slot `set` holds operation t; the slot. */
@@ -658,24 +671,43 @@ static void small_rooted_done(coll_sm_module_t *m, int set, uint64_t t)
     coll_sm_slot_post(m, set, t);
 }
 
-/* Where rank r puts blocks of len bytes: its slot `set`, or the bulk slot
- * of the same number where they do not fit (BULK); and how many bytes
- * that place holds. */
+/* Where rank r put blocks of len bytes (its slot `set` published): the
+ * slot, or where they do not fit, the bulk slot whose number it wrote at
+ * the start of the slot's data (BULK). */
 static uint8_t *small_data(coll_sm_module_t *m, int r, int set, size_t len)
 {
-    return len <= m->slot_size ? coll_sm_slot(m, r, set)->data : coll_sm_bulk(m, r, set);
+    coll_sm_slot_t *s = coll_sm_slot(m, r, set);
+    if (len <= m->slot_size)
+        return s->data;
+    uint32_t k;
+    memcpy(&k, s->data, sizeof(k));
+    return coll_sm_bulk(m, r, (int)k);
 }
-/* ... where this process puts them for operation t: a bulk slot serves
- * every bulk_slots-th operation, so where there are fewer bulk slots than
- * slots (an oversubscribed node) it is free once every other process
- * published operation t - bulk_slots + 1, as small_begin makes sure of
- * t - slots + 1 before the slot. */
+/* ... where this process puts them for operation t in its slot `set`: the
+ * slot, or its next bulk slot in turn (BULK), free once every other
+ * process published the operation after the one that last used it. */
 static uint8_t *small_data_mine(coll_sm_module_t *m, int set, uint64_t t, size_t len)
 {
-    uint64_t bs = (uint64_t)m->bulk_slots;
-    if (len > m->slot_size && bs < (uint64_t)m->slots_on && t >= bs && t - bs + 1 > m->small_min)
-        small_claim(m, t, bs);
-    return small_data(m, m->me, set, len);
+    coll_sm_slot_t *s = coll_sm_slot(m, m->me, set);
+    if (len <= m->slot_size)
+        return s->data;
+    if (RAIL_UNLIKELY(m->bulk_count >= m->bulk_until)) {
+        m->bulk_on = RAIL_MIN(2 * m->bulk_on, m->bulk_slots);
+        m->bulk_until = m->bulk_on < m->bulk_slots ? COLL_SM_GROW_OPS * 2 * (uint64_t)m->bulk_on
+                                                   : UINT64_MAX;
+    }
+    if (RAIL_UNLIKELY(m->bulk_ready < m->bulk_on))
+        coll_sm_bulk_populate(m, m->bulk_on);
+    /* in turn: never the one of this process's operation before (bulk_on >= 2) */
+    uint32_t k = m->bulk_next;
+    m->bulk_next = k + 1 >= (uint32_t)m->bulk_on ? 0 : k + 1;
+    m->bulk_count++;
+    uint64_t last = m->bulk_t[k];
+    if (last != 0 && last + 1 > m->small_min)
+        small_wait_published(m, last + 1, last + 1 + (t - last - 1) / 2);
+    m->bulk_t[k] = t;
+    memcpy(s->data, &k, sizeof(k));
+    return coll_sm_bulk(m, m->me, (int)k);
 }
 static size_t small_cap(const coll_sm_module_t *m, size_t len)
 {

@@ -329,18 +329,31 @@ static bool shm_roomy(void)
     return statvfs("/dev/shm", &v) == 0 && (double)v.f_bavail * v.f_frsize > 2e9;
 }
 
+/* Bytes /dev/shm has free. */
+static double shm_free(void)
+{
+    struct statvfs v;
+    return statvfs("/dev/shm", &v) == 0 ? (double)v.f_bavail * v.f_frsize : 0;
+}
+
 /* A fresh segment's buffers are faulted in at the communicator's first
  * collective that does not fit the slots, once (coll_sm_buffers_populated):
- * a communicator of small operations alone never pays for them.  (A
- * segment from the cache keeps what its last communicator did.) */
+ * a communicator of small operations alone never pays for them.  Where
+ * /dev/shm is roomy, its bulk slots too (coll_sm_bulk_populated, by each
+ * process before it first writes one), and a communicator of small
+ * operations takes less than a MiB of /dev/shm (its first 16 slots; all
+ * 256 slots and the bulk slots of 4 processes took 6 MiB).  (A segment
+ * from the cache keeps what its last communicator did.) */
 static void populate_lazily(void)
 {
     if (n < 2)
         return;
     const unsigned long long c0 = pvar_count("coll_sm_segments_created"),
                              p0 = pvar_count("coll_sm_buffers_populated"),
-                             r0 = pvar_count("coll_sm_segments_reserved");
+                             r0 = pvar_count("coll_sm_segments_reserved"),
+                             b0 = pvar_count("coll_sm_bulk_populated");
     const bool small = getenv("RAIL_COLL_SM_SMALL_MAX") == NULL;
+    const double free0 = shm_free();
     MPI_Comm d;
     MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, n - me, &d));
     int x = me, y = 0;
@@ -362,7 +375,25 @@ static void populate_lazily(void)
         unsigned long long r = pvar_count("coll_sm_segments_reserved") - r0;
         CHECK(r == want, "a fresh segment with its buffers allocated up front %llu times, "
               "expected %llu", r, want);
+        CHECK(er || !small || free0 - shm_free() < 1024.0 * 1024,
+              "a communicator of small operations took %.0f bytes of /dev/shm",
+              free0 - shm_free());
     }
+    const bool lazy = fresh == 1 && roomy && !er && small;
+    CHECK(!lazy || pvar_count("coll_sm_bulk_populated") == b0,
+          "operations of 4 bytes allocated the bulk slots");
+    char blk[2048];
+    int dme;
+    MPI_OK(MPI_Comm_rank(d, &dme));
+    for (int root = 0; root < n; root++) {
+        memset(blk, dme == root ? 'a' + root : 0, sizeof(blk));
+        MPI_OK(MPI_Bcast(blk, sizeof(blk), MPI_CHAR, root, d));
+        CHECK(blk[0] == 'a' + root && blk[sizeof(blk) - 1] == 'a' + root,
+              "bcast of 2 KiB from %d", root);
+    }
+    unsigned long long bulk = pvar_count("coll_sm_bulk_populated") - b0;
+    CHECK(!lazy || bulk == 1, "bulk slots allocated %llu times by %d bcasts of 2 KiB, one from "
+          "each process", bulk, n);
     enum { BIG = 64 * 1024 };
     int *a = malloc(BIG * sizeof(int)), *b = malloc(BIG * sizeof(int));
     CHECK(a && b, "out of memory");
