@@ -993,8 +993,10 @@ static void test_shared_bcast_min(void)
 }
 
 /* Bcasts of 1028 B-4 KiB, above a slot's 1 KiB, from roots 0 and n - 1,
- * allgathers of 1 KiB blocks (n KiB in all, above what the slots take)
- * and alltoalls of about 2 KiB for the others, every element checked:
+ * allgathers of 1 KiB blocks (n KiB in all, above what the slots take),
+ * allgathers whose blocks from the others take about 8 KiB (all of them,
+ * more than coll_sm_small_bulk_max) and alltoalls of about 2 KiB for the
+ * others, every element checked:
  * with coll sm's default parameters each goes through the slots and bulk
  * slots (coll_sm_small_bulk counts one per call on every process); with
  * RAIL_COLL_SM_SMALL_BULK_MAX=0 none does. */
@@ -1030,6 +1032,24 @@ static void test_small_bulk(void)
                           all[j * 256 + k]);
     }
     free(all);
+    /* the others' blocks about 8 KiB: np 2 8 KiB blocks, np 8 1168 B */
+    const int per = 8192 / (n - 1) / (int)sizeof(int);
+    int *mine = malloc((size_t)per * sizeof(int)), *got8 = malloc((size_t)n * per * sizeof(int));
+    CHECK(mine && got8, "out of memory");
+    for (int i = 0; i < 20; i++, calls++) {
+        for (int k = 0; k < per; k++)
+            mine[k] = me * 100003 + k * 5 + i;
+        for (int k = 0; k < n * per; k++)
+            got8[k] = -1;
+        MPI_OK(MPI_Allgather(mine, per, MPI_INT, got8, per, MPI_INT, C));
+        for (int j = 0; j < n; j++)
+            for (int k = 0; k < per; k++)
+                if (got8[j * per + k] != j * 100003 + k * 5 + i)
+                    CHECK(0, "allgather %d of %d ints: block %d [%d] = %d", i, per, j, k,
+                          got8[j * per + k]);
+    }
+    free(mine);
+    free(got8);
     /* alltoalls whose blocks for the others take about 2 KiB: more than a
      * slot, at most a bulk slot (4 KiB at np 8); every other one in place */
     int cnt = 2048 / (n - 1) / (int)sizeof(int);
