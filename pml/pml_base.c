@@ -77,7 +77,7 @@ int pml_register_params(void)
                                "sending such messages to at the same time: get (single copy, "
                                "untimed: the pipeline's copies on the sender's CPU then slow its "
                                "own receives), time (chosen by time as the others), or auto (get "
-                               "where the kernel's copy takes less than 4 times memcpy's, a probe "
+                               "where the kernel's copy takes less than 10 times memcpy's, a probe "
                                "at the first such message)",
                                RAIL_PARAM_LEVEL_TUNER, &pml_rndv_both_ways);
     rail_param_register_bool("pml_rndv_adapt_alternate", false,
