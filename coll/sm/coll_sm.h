@@ -673,16 +673,21 @@ typedef struct coll_sm_slot {
 
 /* GROWTH (sm_small.c): the slots in use for small operation t, a power of
  * two that doubles from slots_start at operation COLL_SM_GROW_OPS times
- * its double, until all are; *until: where it doubles next. */
+ * its double, until all are; *until: where it doubles next.  (The bulk
+ * slots grow the same way by their own count, BULK.) */
 #define COLL_SM_GROW_OPS 8
-static inline int coll_sm_slots_at(const coll_sm_module_t *m, uint64_t t, uint64_t *until)
+static inline int coll_sm_grown(uint64_t start, uint64_t all, uint64_t t, uint64_t *until)
 {
-    uint64_t a = (uint64_t)m->slots_start, all = (uint64_t)m->slots;
+    uint64_t a = start;
     while (a < all && t >= COLL_SM_GROW_OPS * 2 * a)
-        a *= 2;
+        a = RAIL_MIN(2 * a, all);
     if (until)
         *until = a < all ? COLL_SM_GROW_OPS * 2 * a : UINT64_MAX;
     return (int)a;
+}
+static inline int coll_sm_slots_at(const coll_sm_module_t *m, uint64_t t, uint64_t *until)
+{
+    return coll_sm_grown((uint64_t)m->slots_start, (uint64_t)m->slots, t, until);
 }
 /* The slot of small operation t. */
 static inline int coll_sm_slot_of(const coll_sm_module_t *m, uint64_t t)

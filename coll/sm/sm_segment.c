@@ -482,11 +482,10 @@ static void sm_take_layout(coll_sm_module_t *m, uint8_t verdict)
     m->slots = (int)m->hdr->slots;
     m->slots_start = (int)m->hdr->slots_start;
     /* BULK in sm_small.c: bulk slots in use, growing as the slots do */
-    m->bulk_on = RAIL_MIN(m->slots_start, m->bulk_slots);
     m->bulk_count = 0;
     m->bulk_next = 0;
-    m->bulk_until = m->bulk_on < m->bulk_slots ? COLL_SM_GROW_OPS * 2 * (uint64_t)m->bulk_on
-                                               : UINT64_MAX;
+    m->bulk_on = coll_sm_grown((uint64_t)RAIL_MIN(m->slots_start, m->bulk_slots),
+                               (uint64_t)m->bulk_slots, 0, &m->bulk_until);
     m->nofence = m->hdr->nofence && coll_sm_membarrier_registered();
     m->small_seq = 0;
     coll_sm_slots_phase(m, 0);

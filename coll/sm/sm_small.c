@@ -691,11 +691,9 @@ static uint8_t *small_data_mine(coll_sm_module_t *m, int set, uint64_t t, size_t
     coll_sm_slot_t *s = coll_sm_slot(m, m->me, set);
     if (len <= m->slot_size)
         return s->data;
-    if (RAIL_UNLIKELY(m->bulk_count >= m->bulk_until)) {
-        m->bulk_on = RAIL_MIN(2 * m->bulk_on, m->bulk_slots);
-        m->bulk_until = m->bulk_on < m->bulk_slots ? COLL_SM_GROW_OPS * 2 * (uint64_t)m->bulk_on
-                                                   : UINT64_MAX;
-    }
+    if (RAIL_UNLIKELY(m->bulk_count >= m->bulk_until))
+        m->bulk_on = coll_sm_grown((uint64_t)m->bulk_on, (uint64_t)m->bulk_slots, m->bulk_count,
+                                   &m->bulk_until);
     if (RAIL_UNLIKELY(m->bulk_ready < m->bulk_on))
         coll_sm_bulk_populate(m, m->bulk_on);
     /* in turn: never the one of this process's operation before (bulk_on >= 2) */
