@@ -114,8 +114,9 @@ static int sm_register_params(void)
                              "by tuned's exchange)",
                              RAIL_PARAM_LEVEL_TUNER, &p->allreduce_pair_max);
     rail_param_register_size("coll_sm_reduce_min", 8192,
-                             "MPI_Reduce of fewer bytes but more than the slots take "
-                             "(coll_sm_small_max) goes to the next component (tuned's trees of "
+                             "MPI_Reduce of fewer bytes but more than the slots and bulk "
+                             "slots take (coll_sm_small_max, coll_sm_small_bulk_max) goes to "
+                             "the next component (tuned's trees of "
                              "eager sends let the non-roots return at once; measured 2-10x "
                              "faster below 8 KiB on 2 cores)",
                              RAIL_PARAM_LEVEL_TUNER, &p->reduce_min);
@@ -142,10 +143,11 @@ static int sm_register_params(void)
                              RAIL_PARAM_LEVEL_TUNER, &p->small_max);
     rail_param_register_size("coll_sm_small_bulk_max", 8192,
                              "Broadcasts larger than a slot, allgathers larger in all than "
-                             "coll_sm_small_max and alltoalls whose blocks for the others exceed "
-                             "a slot, of at most this many bytes (an alltoall's blocks for the "
-                             "others) go through the slots too, data that do not fit a slot in "
-                             "a bulk slot per slot (a "
+                             "coll_sm_small_max, alltoalls whose blocks for the others exceed "
+                             "a slot and reductions whose input does (while each process folds "
+                             "at most 64 KiB), of at most this many bytes (an alltoall's blocks "
+                             "for the others) go through the slots too, data that do not fit a "
+                             "slot in a bulk slot per slot (a "
                              "separate area: larger slots cost the smallest operations their "
                              "TLB entries; np 2 bcast of 2-8 KiB 0.40-0.74 -> 0.20-0.44 us, "
                              "allgather of 1-4 KiB blocks 0.67-1.22 -> 0.59-0.94); less where a "

@@ -1071,12 +1071,46 @@ static void test_small_bulk(void)
     }
     free(sa);
     free(ra);
+    /* reductions above a slot: allreduces of 2 KiB, reduces of 4 KiB from
+     * every root in turn, scans of 1.5 KiB, reduce_scatter_blocks of 3 KiB
+     * in all (np 8: each process folds 32 KiB for a reduce) */
+    int rn = 1024, *ri = malloc((size_t)rn * sizeof(int)), *ro = malloc((size_t)rn * sizeof(int));
+    CHECK(ri && ro, "out of memory");
+    for (int i = 0; i < 24; i++, calls++) {
+        int kind = i % 4, root = (i / 4) % n;
+        int cnt_r = kind == 0 ? 512 : kind == 1 ? rn : kind == 2 ? 384 : 768 / n * n;
+        for (int k = 0; k < cnt_r; k++) {
+            ri[k] = (me + 1) * (k + 3) + i;
+            ro[k] = -1;
+        }
+        if (kind == 0)
+            MPI_OK(MPI_Allreduce(ri, ro, cnt_r, MPI_INT, MPI_SUM, C));
+        else if (kind == 1)
+            MPI_OK(MPI_Reduce(ri, ro, cnt_r, MPI_INT, MPI_SUM, root, C));
+        else if (kind == 2)
+            MPI_OK(MPI_Scan(ri, ro, cnt_r, MPI_INT, MPI_SUM, C));
+        else
+            MPI_OK(MPI_Reduce_scatter_block(ri, ro, cnt_r / n, MPI_INT, MPI_SUM, C));
+        int upto = kind == 2 ? me + 1 : n, from = kind == 3 ? me * (cnt_r / n) : 0;
+        int len = kind == 3 ? cnt_r / n : kind == 1 && me != root ? 0 : cnt_r;
+        for (int k = 0; k < len; k++) {
+            int e = from + k, want = 0;
+            for (int p = 0; p < upto; p++)
+                want += (p + 1) * (e + 3) + i;
+            if (ro[k] != want)
+                CHECK(0, "reduction %d (kind %d) of %d ints: [%d] = %d, expected %d", i, kind,
+                      cnt_r, e, ro[k], want);
+        }
+    }
+    free(ri);
+    free(ro);
     unsigned long long got = pvar_count("coll_sm_small_bulk") - before;
     struct statvfs sv;   /* (a segment sized down for a small /dev/shm may hold less) */
     bool roomy = statvfs("/dev/shm", &sv) == 0 &&
                  (unsigned long long)sv.f_bavail * sv.f_frsize >= (1ull << 30);
     CHECK(got == (off ? 0u : (unsigned long long)calls) || (!off && !roomy),
-          "%d bcasts, allgathers and alltoalls: coll_sm_small_bulk counted %llu, expected %d",
+          "%d bcasts, allgathers, alltoalls and reductions: coll_sm_small_bulk counted %llu, "
+          "expected %d",
           calls, got, off ? 0 : calls);
     free(buf);
     MPI_T_finalize();
