@@ -310,6 +310,7 @@ typedef struct coll_sm_params {
     int round_lag;                 /* allgather/alltoall: rounds written ahead of reads */
     int oversub_group;             /* oversubscribed: buffers this many chunks large */
     int segment_cache;             /* freed communicators' segments kept for reuse */
+    size_t segment_cache_bytes;    /* ... holding at most this much of /dev/shm */
 } coll_sm_params_t;
 
 extern coll_sm_params_t coll_sm_params;

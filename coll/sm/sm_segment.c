@@ -16,7 +16,8 @@
  *
  * REUSE.  Making a segment costs milliseconds (allocating and faulting in
  * megabytes), so a freed communicator's segment stays mapped in a small
- * per-process cache (coll_sm_segment_cache entries, least recently freed
+ * per-process cache (coll_sm_segment_cache entries holding at most
+ * coll_sm_segment_cache_bytes of /dev/shm, sm_held; least recently freed
  * evicted), with the members' world ranks and where its sequence numbers
  * stood.  When rank 0 of a new communicator holds one with exactly the
  * new membership, its first message offers it (the segment's id and
@@ -67,6 +68,7 @@ typedef struct sm_cached {
     uint8_t verdict;
     bool populated;                /* this process's buffers faulted in */
     int bulk_ready;                /* ... and how many of its bulk slots */
+    size_t held;                   /* bytes of /dev/shm it holds (sm_held) */
     int n;
     int *world;                    /* members' world ranks, in comm rank order */
 } sm_cached_t;
@@ -546,6 +548,7 @@ static void sm_free_private(coll_sm_module_t *m)
  * freed and set up concurrently): entries are taken out under the lock
  * and owned by the setup that took them until adopted or unmapped. */
 static pthread_mutex_t sm_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static size_t sm_cache_held;   /* the entries' held bytes together */
 
 static bool sm_cache_members(const sm_cached_t *e, const mpi_comm_t *comm)
 {
@@ -563,6 +566,7 @@ static sm_cached_t sm_cache_remove(int i)
     sm_cached_t e = sm_cache[i];
     memmove(&sm_cache[i], &sm_cache[i + 1], (size_t)(sm_cache_n - i - 1) * sizeof(sm_cache[0]));
     sm_cache_n--;
+    sm_cache_held -= e.held;
     return e;
 }
 
@@ -625,11 +629,28 @@ static bool sm_offer_done(coll_sm_module_t *m, sm_cached_t *e, uint8_t all)
     return false;
 }
 
+/* Bytes of /dev/shm m's segment holds, as far as this process knows: all
+ * of it where it was allocated at once, else what was populated (ROOM):
+ * the header, flags and slots in use, the bulk slots and the buffers,
+ * taking the others' bulk slots and buffers to be as far as its own. */
+static size_t sm_held(const coll_sm_module_t *m)
+{
+    if (!m->hdr->lazy)
+        return m->seg_size;
+    size_t n = (size_t)m->n;
+    return sm_head_len(m, m->slots_on) + n * (size_t)m->bulk_ready * m->bulk_stride +
+           (m->populated ? n * coll_sm_rank_stride(m) : 0);
+}
+
 void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm)
 {
     int max = RAIL_MIN(coll_sm_params.segment_cache, SM_CACHE_MAX);
+    size_t held = m->state == COLL_SM_READY && m->seg ? sm_held(m) : 0;
+    /* and no more than a quarter of what /dev/shm has free (a container's
+     * 64 MiB: the btl sm segments and new communicators need it) */
+    size_t cap = max > 0 ? RAIL_MIN(coll_sm_params.segment_cache_bytes, rte_shm_free() / 4) : 0;
     int *world = NULL;
-    if (m->state != COLL_SM_READY || !m->seg || max <= 0 ||
+    if (m->state != COLL_SM_READY || !m->seg || max <= 0 || held > cap ||
         !(world = malloc((size_t)comm->size * sizeof(int)))) {
         coll_sm_segment_release(m);
         return;
@@ -639,12 +660,15 @@ void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm)
     sm_cached_t old[SM_CACHE_MAX];
     int n_old = 0;
     pthread_mutex_lock(&sm_cache_lock);
-    while (sm_cache_n >= max)
+    /* the least recently freed go first, by count and by bytes */
+    while (sm_cache_n >= max ||
+           (sm_cache_n > 0 && sm_cache_held + held > cap))
         old[n_old++] = sm_cache_remove(0);
-    sm_cache[sm_cache_n++] = (sm_cached_t){ m->seg,       m->seg_size,        m->hdr->id,
-                                            m->seq,       m->small_seq,       m->verdict,
-                                            m->populated, m->bulk_ready,      comm->size,
-                                            world };
+    sm_cache[sm_cache_n++] = (sm_cached_t){ m->seg,       m->seg_size,   m->hdr->id,
+                                            m->seq,       m->small_seq,  m->verdict,
+                                            m->populated, m->bulk_ready, held,
+                                            comm->size,   world };
+    sm_cache_held += held;
     pthread_mutex_unlock(&sm_cache_lock);
     for (int i = 0; i < n_old; i++)
         sm_cached_free(&old[i], true);
