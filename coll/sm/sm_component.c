@@ -46,9 +46,9 @@ static int sm_register_params(void)
                              "coll_sm_segment_cache may hold, as far as each process knows "
                              "(what was allocated of them: a communicator of small operations "
                              "holds a few hundred KiB where /dev/shm is roomy, one whose "
-                             "buffers were used, or allocated at once, its whole segment), and "
-                             "at most a quarter of what /dev/shm has free; the least recently "
-                             "freed go first",
+                             "buffers were used, or allocated at once, its whole segment; of "
+                             "those allocated at once, where /dev/shm is small, 4 at most); the "
+                             "least recently freed go first",
                              RAIL_PARAM_LEVEL_TUNER, &p->segment_cache_bytes);
     rail_param_register_int("coll_sm_buffers", 16,
                             "Buffers per set (2 to 256): rounds of one collective a writer may "

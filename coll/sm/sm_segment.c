@@ -69,11 +69,16 @@ typedef struct sm_cached {
     bool populated;                /* this process's buffers faulted in */
     int bulk_ready;                /* ... and how many of its bulk slots */
     size_t held;                   /* bytes of /dev/shm it holds (sm_held) */
+    bool whole;                    /* allocated at once (a small /dev/shm) */
     int n;
     int *world;                    /* members' world ranks, in comm rank order */
 } sm_cached_t;
 
 #define SM_CACHE_MAX 16
+/* Segments allocated whole (a small /dev/shm, ROOM) kept at most: the
+ * btl sm segments and new communicators need the room (a container's 64
+ * MiB). */
+#define SM_CACHE_WHOLE 4
 static sm_cached_t sm_cache[SM_CACHE_MAX];   /* oldest first */
 static int sm_cache_n;
 uint64_t coll_sm_count_created, coll_sm_count_reused, coll_sm_count_alltoall_cma;
@@ -645,10 +650,8 @@ static size_t sm_held(const coll_sm_module_t *m)
 void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm)
 {
     int max = RAIL_MIN(coll_sm_params.segment_cache, SM_CACHE_MAX);
-    size_t held = m->state == COLL_SM_READY && m->seg ? sm_held(m) : 0;
-    /* and no more than a quarter of what /dev/shm has free (a container's
-     * 64 MiB: the btl sm segments and new communicators need it) */
-    size_t cap = max > 0 ? RAIL_MIN(coll_sm_params.segment_cache_bytes, rte_shm_free() / 4) : 0;
+    size_t held = m->state == COLL_SM_READY && m->seg ? sm_held(m) : 0,
+           cap = coll_sm_params.segment_cache_bytes;
     int *world = NULL;
     if (m->state != COLL_SM_READY || !m->seg || max <= 0 || held > cap ||
         !(world = malloc((size_t)comm->size * sizeof(int)))) {
@@ -660,14 +663,25 @@ void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm)
     sm_cached_t old[SM_CACHE_MAX];
     int n_old = 0;
     pthread_mutex_lock(&sm_cache_lock);
-    /* the least recently freed go first, by count and by bytes */
-    while (sm_cache_n >= max ||
-           (sm_cache_n > 0 && sm_cache_held + held > cap))
-        old[n_old++] = sm_cache_remove(0);
+    /* the least recently freed go first, by count and by bytes; of those
+     * allocated whole, where /dev/shm is small, SM_CACHE_WHOLE at most
+     * (the same decision everywhere: whole or not is the creator's) */
+    bool whole = !m->hdr->lazy;
+    int n_whole = 0;
+    for (int i = 0; i < sm_cache_n; i++)
+        n_whole += sm_cache[i].whole;
+    while (sm_cache_n > 0 && (sm_cache_n >= max || sm_cache_held + held > cap ||
+                              (whole && n_whole >= SM_CACHE_WHOLE))) {
+        int i = 0;
+        while (whole && n_whole >= SM_CACHE_WHOLE && !sm_cache[i].whole)
+            i++;
+        n_whole -= sm_cache[i].whole;
+        old[n_old++] = sm_cache_remove(i);
+    }
     sm_cache[sm_cache_n++] = (sm_cached_t){ m->seg,       m->seg_size,   m->hdr->id,
                                             m->seq,       m->small_seq,  m->verdict,
                                             m->populated, m->bulk_ready, held,
-                                            comm->size,   world };
+                                            whole,        comm->size,    world };
     sm_cache_held += held;
     pthread_mutex_unlock(&sm_cache_lock);
     for (int i = 0; i < n_old; i++)

@@ -517,6 +517,37 @@ static void timing(void)
                (t1 - t0) / 2000 * 1e6, (t2 - t1) / 2000 * 1e6);
 }
 
+/* Six communicators of the same processes in six orders, made and freed
+ * one after the other, leave at most six more segments mapped where
+ * /dev/shm is roomy (each allocated where used), at most four where it is
+ * small and each was allocated whole (SM_EXPECT_RESERVED=1,
+ * sm_small_shm.sh): the btl sm segments and new communicators need the
+ * room. */
+static void cache_whole(void)
+{
+    const char *er = getenv("SM_EXPECT_RESERVED");
+    bool whole = er && atoi(er) == 1;
+    if (n < 4 || cvar_int("coll_sm_segment_cache") < 6 || !(whole || shm_roomy()))
+        return;
+    const int limit = whole ? 4 : 6;
+    int before = sm_maps(-1).segments, x = 1, y = 0;
+    for (int k = 1; k <= 6; k++) {
+        /* rotations, then rotations of the reverse order: all differ */
+        int key = k < n ? (me + k) % n : ((k - me) % n + n) % n;
+        MPI_Comm c;
+        MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, key, &c));
+        MPI_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, c));
+        CHECK(y == n, "allreduce on communicator %d: %d", k, y);
+        MPI_OK(MPI_Comm_free(&c));
+    }
+    int flag;
+    for (int i = 0; i < 100000 && sm_maps(-1).segments > before + limit; i++)
+        MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+    CHECK(sm_maps(-1).segments <= before + limit,
+          "%d more segments mapped after six communicators were freed, expected at most %d "
+          "(%s)", sm_maps(-1).segments - before, limit, whole ? "allocated whole" : "roomy");
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -530,6 +561,7 @@ int main(int argc, char **argv)
     check_sleeps(sleeps0, fences0);
     churn();
     cache_bytes();
+    cache_whole();
     populate_lazily();
     slots_grow();
     timing();
