@@ -43,11 +43,10 @@ static int sm_register_params(void)
                             RAIL_PARAM_LEVEL_TUNER, &p->segment_cache);
     rail_param_register_size("coll_sm_segment_cache_bytes", 32u << 20,
                              "Most bytes of /dev/shm the segments kept by "
-                             "coll_sm_segment_cache may hold, as far as each process knows "
-                             "(what was allocated of them: a communicator of small operations "
-                             "holds a few hundred KiB where /dev/shm is roomy, one whose "
-                             "buffers were used, or allocated at once, its whole segment; of "
-                             "those allocated at once, where /dev/shm is small, 4 at most); the "
+                             "coll_sm_segment_cache and allocated where used may hold, as far "
+                             "as each process knows (a communicator of small operations a few "
+                             "hundred KiB, one whose buffers were used megabytes); of those "
+                             "allocated at once (a small /dev/shm) 4 at most are kept; the "
                              "least recently freed go first",
                              RAIL_PARAM_LEVEL_TUNER, &p->segment_cache_bytes);
     rail_param_register_int("coll_sm_buffers", 16,

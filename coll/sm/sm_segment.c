@@ -17,10 +17,11 @@
  * REUSE.  Making a segment costs milliseconds (allocating and faulting in
  * megabytes), so a freed communicator's segment stays mapped in a small
  * per-process cache (coll_sm_segment_cache entries holding at most
- * coll_sm_segment_cache_bytes of /dev/shm, sm_held; least recently freed
- * evicted), with the members' world ranks and where its sequence numbers
- * stood.  When rank 0 of a new communicator holds one with exactly the
- * new membership, its first message offers it (the segment's id and
+ * coll_sm_segment_cache_bytes of /dev/shm, sm_held, and SM_CACHE_WHOLE of
+ * those allocated whole; least recently freed evicted), with the members'
+ * world ranks and where its sequence numbers stood.  When rank 0 of a new
+ * communicator holds one with exactly the new membership, its first
+ * message offers it (the segment's id and
  * sequence numbers) instead of a name; every process answers whether it
  * holds the same entry, and if all do, all continue on it from those
  * sequence numbers (flags stay monotonic, so nothing needs resetting).
@@ -75,9 +76,9 @@ typedef struct sm_cached {
 } sm_cached_t;
 
 #define SM_CACHE_MAX 16
-/* Segments allocated whole (a small /dev/shm, ROOM) kept at most: the
- * btl sm segments and new communicators need the room (a container's 64
- * MiB). */
+/* Segments allocated whole (a small /dev/shm, ROOM) kept at most, as
+ * before the byte bound: the btl sm segments and new communicators need
+ * the room (a container's 64 MiB). */
 #define SM_CACHE_WHOLE 4
 static sm_cached_t sm_cache[SM_CACHE_MAX];   /* oldest first */
 static int sm_cache_n;
@@ -634,14 +635,12 @@ static bool sm_offer_done(coll_sm_module_t *m, sm_cached_t *e, uint8_t all)
     return false;
 }
 
-/* Bytes of /dev/shm m's segment holds, as far as this process knows: all
- * of it where it was allocated at once, else what was populated (ROOM):
- * the header, flags and slots in use, the bulk slots and the buffers,
- * taking the others' bulk slots and buffers to be as far as its own. */
+/* Bytes of /dev/shm m's segment, allocated where used (ROOM), holds as far
+ * as this process knows: the header, flags and slots in use, the bulk
+ * slots and the buffers, taking the others' bulk slots and buffers to be
+ * as far as its own. */
 static size_t sm_held(const coll_sm_module_t *m)
 {
-    if (!m->hdr->lazy)
-        return m->seg_size;
     size_t n = (size_t)m->n;
     return sm_head_len(m, m->slots_on) + n * (size_t)m->bulk_ready * m->bulk_stride +
            (m->populated ? n * coll_sm_rank_stride(m) : 0);
@@ -650,7 +649,12 @@ static size_t sm_held(const coll_sm_module_t *m)
 void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm)
 {
     int max = RAIL_MIN(coll_sm_params.segment_cache, SM_CACHE_MAX);
-    size_t held = m->state == COLL_SM_READY && m->seg ? sm_held(m) : 0,
+    /* segments allocated where used count by their bytes, those allocated
+     * whole (a small /dev/shm, or a kernel before 5.14) by their number,
+     * SM_CACHE_WHOLE at most (the same decision everywhere: whole or not
+     * is the creator's) */
+    bool whole = m->state == COLL_SM_READY && m->seg && !m->hdr->lazy;
+    size_t held = m->state == COLL_SM_READY && m->seg && !whole ? sm_held(m) : 0,
            cap = coll_sm_params.segment_cache_bytes;
     int *world = NULL;
     if (m->state != COLL_SM_READY || !m->seg || max <= 0 || held > cap ||
@@ -663,10 +667,7 @@ void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm)
     sm_cached_t old[SM_CACHE_MAX];
     int n_old = 0;
     pthread_mutex_lock(&sm_cache_lock);
-    /* the least recently freed go first, by count and by bytes; of those
-     * allocated whole, where /dev/shm is small, SM_CACHE_WHOLE at most
-     * (the same decision everywhere: whole or not is the creator's) */
-    bool whole = !m->hdr->lazy;
+    /* the least recently freed go first */
     int n_whole = 0;
     for (int i = 0; i < sm_cache_n; i++)
         n_whole += sm_cache[i].whole;
