@@ -313,10 +313,11 @@ static bool small_fits_total(const coll_sm_module_t *m, size_t b, size_t total)
  * process folds at most SM_SMALL_FOLD_MAX bytes (every process folds
  * every input there, in one step: beyond, the flag rounds' slices, each
  * process folding 1 / n, read less).  Bulk slots: np 2 allreduce of 2 KiB
- * 1.10 -> 0.80-0.83 us; np 4 and 8 on 2 cores, reduce of 2-8 KiB
- * 1.5-15.9 -> 0.8-1.9 us and 4.2-42 -> 2.2-4.3 (the next component's
- * trees before), allreduce of 8 KiB 19.4 -> 11.8 and 66 -> 40 us (one
- * step instead of the slices' two, each a process switch). */
+ * 1.16-1.22 -> 1.00-1.03 us, reduce of 8 KiB 1.14 -> 0.80; np 4 on 2
+ * cores, reduce of 2-8 KiB 1.7-20 -> 1.1-2.5 us (the next component's
+ * trees or the flag rounds before), allreduce of 8 KiB 24 -> 13-14 (one
+ * step instead of the slices' two, each a process switch); np 8, reduce
+ * of 2-4 KiB 4.3-5.8 -> 2.1-2.8 (coll/sm/README.md, BULK). */
 #define SM_SMALL_FOLD_MAX ((size_t)64 << 10)
 static bool small_red_fits(const coll_sm_module_t *m, size_t need)
 {
