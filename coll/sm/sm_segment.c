@@ -649,16 +649,18 @@ static size_t sm_held(const coll_sm_module_t *m)
 void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm)
 {
     int max = RAIL_MIN(coll_sm_params.segment_cache, SM_CACHE_MAX);
+    if (m->state != COLL_SM_READY || !m->seg || max <= 0) {
+        coll_sm_segment_release(m);
+        return;
+    }
     /* segments allocated where used count by their bytes, those allocated
      * whole (a small /dev/shm, or a kernel before 5.14) by their number,
      * SM_CACHE_WHOLE at most (the same decision everywhere: whole or not
      * is the creator's) */
-    bool whole = m->state == COLL_SM_READY && m->seg && !m->hdr->lazy;
-    size_t held = m->state == COLL_SM_READY && m->seg && !whole ? sm_held(m) : 0,
-           cap = coll_sm_params.segment_cache_bytes;
+    bool whole = !m->hdr->lazy;
+    size_t held = whole ? 0 : sm_held(m), cap = coll_sm_params.segment_cache_bytes;
     int *world = NULL;
-    if (m->state != COLL_SM_READY || !m->seg || max <= 0 || held > cap ||
-        !(world = malloc((size_t)comm->size * sizeof(int)))) {
+    if (held > cap || !(world = malloc((size_t)comm->size * sizeof(int)))) {
         coll_sm_segment_release(m);
         return;
     }

@@ -202,52 +202,6 @@ static int cvar_int(const char *name)
     return v;
 }
 
-/* The cache holds at most coll_sm_segment_cache_bytes of /dev/shm (run
- * with 1 MiB): a communicator that used its buffers (an allreduce of 512
- * KiB: each process's buffers, 2 MiB with the defaults) holds more where
- * /dev/shm is roomy and is not kept, so the next communicator of the same
- * processes makes a fresh segment; one of small operations is kept, and
- * the next continues on it.  (The world rotated by one: an order no
- * communicator before had, whose segments may still be kept.) */
-static void cache_bytes(void)
-{
-    unsigned long long cap = 0;
-    cvar_read("coll_sm_segment_cache_bytes", &cap);
-    struct statvfs sv;
-    bool roomy = statvfs("/dev/shm", &sv) == 0 &&
-                 (unsigned long long)sv.f_bavail * sv.f_frsize >= (1ull << 30);
-    if (n < 2 || cap > (1u << 20) || cvar_int("coll_sm_segment_cache") < 1 || !roomy ||
-        getenv("RAIL_COLL_SM_BUFFERS") || getenv("RAIL_COLL_SM_CHUNK_SIZE"))
-        return;
-    const int cnt = 65536;
-    double *in = malloc(cnt * sizeof(double)), *out = malloc(cnt * sizeof(double));
-    CHECK(in && out, "out of memory");
-    for (int i = 0; i < cnt; i++)
-        in[i] = me + i;
-    MPI_Comm a, b, c;
-    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, (me + 1) % n, &a));
-    MPI_OK(MPI_Allreduce(in, out, cnt, MPI_DOUBLE, MPI_SUM, a));
-    CHECK(out[cnt - 1] == (double)n * (cnt - 1) + n * (n - 1) / 2.0, "allreduce of 512 KiB");
-    MPI_OK(MPI_Comm_free(&a));
-    unsigned long long made = pvar_count("coll_sm_segments_created"),
-                       reused = pvar_count("coll_sm_segments_reused");
-    int x = 1, y = 0;   /* (through the slots: a barrier of many may take the buffers) */
-    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, (me + 1) % n, &b));
-    MPI_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, b));
-    CHECK(pvar_count("coll_sm_segments_reused") == reused &&
-              pvar_count("coll_sm_segments_created") == made + 1,
-          "a segment whose buffers were used was kept with a cache of %llu bytes", cap);
-    MPI_OK(MPI_Comm_free(&b));
-    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, (me + 1) % n, &c));
-    MPI_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, c));
-    CHECK(y == n, "allreduce on a communicator continuing a kept segment: %d", y);
-    CHECK(pvar_count("coll_sm_segments_reused") == reused + 1,
-          "a segment of small operations was not kept with a cache of %llu bytes", cap);
-    MPI_OK(MPI_Comm_free(&c));
-    free(in);
-    free(out);
-}
-
 /* After the mixed sequence (sleeps0 / fences0: the counters before it),
  * where waits sleep at once: some process slept, and the sleeps ran
  * membarrier where flags are published without a fence (coll_sm_membarrier
@@ -515,6 +469,49 @@ static void timing(void)
     if (me == 0)
         printf("sm_stress: np %d: barrier %.2f us, allreduce 4 B %.2f us\n", n,
                (t1 - t0) / 2000 * 1e6, (t2 - t1) / 2000 * 1e6);
+}
+
+/* The cache holds at most coll_sm_segment_cache_bytes of /dev/shm (run
+ * with 1 MiB): a communicator that used its buffers (an allreduce of 512
+ * KiB: each process's buffers, 2 MiB with the defaults) holds more where
+ * /dev/shm is roomy and is not kept, so the next communicator of the same
+ * processes makes a fresh segment; one of small operations is kept, and
+ * the next continues on it.  (The world rotated by one: an order no
+ * communicator before had, whose segments may still be kept.) */
+static void cache_bytes(void)
+{
+    unsigned long long cap = 0;
+    cvar_read("coll_sm_segment_cache_bytes", &cap);
+    if (n < 2 || cap > (1u << 20) || cvar_int("coll_sm_segment_cache") < 1 || !shm_roomy() ||
+        getenv("RAIL_COLL_SM_BUFFERS") || getenv("RAIL_COLL_SM_CHUNK_SIZE"))
+        return;
+    const int cnt = 65536;
+    double *in = malloc(cnt * sizeof(double)), *out = malloc(cnt * sizeof(double));
+    CHECK(in && out, "out of memory");
+    for (int i = 0; i < cnt; i++)
+        in[i] = me + i;
+    MPI_Comm a, b, c;
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, (me + 1) % n, &a));
+    MPI_OK(MPI_Allreduce(in, out, cnt, MPI_DOUBLE, MPI_SUM, a));
+    CHECK(out[cnt - 1] == (double)n * (cnt - 1) + n * (n - 1) / 2.0, "allreduce of 512 KiB");
+    MPI_OK(MPI_Comm_free(&a));
+    unsigned long long made = pvar_count("coll_sm_segments_created"),
+                       reused = pvar_count("coll_sm_segments_reused");
+    int x = 1, y = 0;   /* (through the slots: a barrier of many may take the buffers) */
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, (me + 1) % n, &b));
+    MPI_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, b));
+    CHECK(pvar_count("coll_sm_segments_reused") == reused &&
+              pvar_count("coll_sm_segments_created") == made + 1,
+          "a segment whose buffers were used was kept with a cache of %llu bytes", cap);
+    MPI_OK(MPI_Comm_free(&b));
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, (me + 1) % n, &c));
+    MPI_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, c));
+    CHECK(y == n, "allreduce on a communicator continuing a kept segment: %d", y);
+    CHECK(pvar_count("coll_sm_segments_reused") == reused + 1,
+          "a segment of small operations was not kept with a cache of %llu bytes", cap);
+    MPI_OK(MPI_Comm_free(&c));
+    free(in);
+    free(out);
 }
 
 /* Six communicators of the same processes in six orders, made and freed
