@@ -305,9 +305,11 @@ int main(int argc, char **argv)
         int cnt = 200, more = !(k & 1), nb = k & 2;
         int want = more ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
         int sc = more ? 2 * cnt : cnt, rcnt = more ? cnt : 2 * cnt;
-        int *x = malloc(sizeof(int) * (size_t)sc), *y = calloc((size_t)n * 2 * cnt, sizeof(int));
+        /* (the root sends rcnt ints of its own: x holds the larger count) */
+        int xc = sc > rcnt ? sc : rcnt;
+        int *x = malloc(sizeof(int) * (size_t)xc), *y = calloc((size_t)n * 2 * cnt, sizeof(int));
         CHECK(x != NULL && y != NULL, "out of memory");
-        for (int i = 0; i < sc; i++)
+        for (int i = 0; i < xc; i++)
             x[i] = me * 100000 + i;
         int rc, cls = 0;
         void *xs = me == 0 ? x : sender_buf(x, sc);

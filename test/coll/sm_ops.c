@@ -900,8 +900,9 @@ static unsigned long long cvar_size(const char *name)
  * forced (RAIL_COLL_SM_SINGLE_COPY_MIN up to 256 KiB), every receiver reads
  * its block from the root's buffer (coll_sm_scatter_single_copy counts one
  * per call); with RAIL_COLL_SM_SCATTER_SINGLE_COPY_MIN=0 and nothing
- * forced, none does; otherwise (the probe decides) every call the same way
- * on a process.  Every element checked. */
+ * forced, none does; otherwise (the root's own probe decides, and two
+ * processes' probes may disagree) every call from one root the same way.
+ * Every element checked. */
 static void test_scatter_single_copy(void)
 {
     const char *forced = getenv("RAIL_COLL_SM_SINGLE_COPY_MIN"),
@@ -915,7 +916,8 @@ static void test_scatter_single_copy(void)
     MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
     int *all = malloc((size_t)per * n * sizeof(int)), *mine = malloc((size_t)per * sizeof(int));
     CHECK(all && mine, "out of memory");
-    unsigned long long got = 0, received = 0;
+    /* per root (0, n - 1): each root decides by its own probe */
+    unsigned long long got = 0, received = 0, got_by[2] = {0, 0}, received_by[2] = {0, 0};
     for (int i = 0; i < calls; i++) {
         int root = i % 2 ? n - 1 : 0, inplace = (i / 2) % 2 && me == root;
         for (size_t k = 0; me == root && k < (size_t)per * n; k++)
@@ -925,8 +927,11 @@ static void test_scatter_single_copy(void)
         unsigned long long c0 = pvar_count("coll_sm_scatter_single_copy");
         MPI_OK(MPI_Scatter(all, per, MPI_INT, inplace ? MPI_IN_PLACE : mine, per, MPI_INT, root,
                            C));
-        got += pvar_count("coll_sm_scatter_single_copy") - c0;
+        unsigned long long c1 = pvar_count("coll_sm_scatter_single_copy") - c0;
+        got += c1;
         received += me != root;
+        got_by[i % 2] += c1;
+        received_by[i % 2] += me != root;
         const int *blk = inplace ? all + (size_t)me * per : mine;
         for (int k = 0; k < per; k++)
             if (blk[k] != (int)(((size_t)me * per + (size_t)k) * 5 + (size_t)i * 11 +
@@ -941,8 +946,10 @@ static void test_scatter_single_copy(void)
         CHECK(got == 0, "coll_sm_scatter_single_copy_min=0: %llu scattered blocks read from the "
               "root's buffer", got);
     else
-        CHECK(got == 0 || got == received, "%llu of %llu scattered blocks by single copy: the "
-              "probe's choice changed between calls", got, received);
+        for (int r = 0; r < 2; r++)
+            CHECK(got_by[r] == 0 || got_by[r] == received_by[r], "%llu of %llu blocks scattered "
+                  "from rank %d by single copy: the root's probe changed its choice between "
+                  "calls", got_by[r], received_by[r], r ? n - 1 : 0);
     free(all);
     free(mine);
     MPI_T_finalize();
