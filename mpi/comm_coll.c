@@ -9,10 +9,15 @@
  */
 #include "mpi/mpi_comm_int.h"
 #include "coll/coll.h"
+#include "base/atomic.h"
 
 int comm_coll_attach(mpi_comm_t *c)
 {
-    coll_comm_split = comm_split_internal;   /* for components that build communicators */
+    /* for components that build communicators; set by the first
+     * communicator's attach (threads may make communicators at once: one
+     * store, and han reads it after this attach's load or store) */
+    if (rail_atomic_load_acquire(&coll_comm_split) == NULL)
+        rail_atomic_store_release(&coll_comm_split, comm_split_internal);
     return coll_comm_select(c);
 }
 

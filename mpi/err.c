@@ -99,11 +99,11 @@ int mpi_err_raise_default(int code, const char *fname)
 {
     mpi_comm_t *hint = err_comm_hint;
     err_comm_hint = NULL;
-    if (hint && mpi_api_ready)
+    if (hint && mpi_api_is_ready())
         return mpi_err_raise_comm(hint, code, fname);
     /* MPI-4: errors not tied to an object go to MPI_COMM_SELF's handler;
      * before MPI is ready (or after), the default is ERRORS_ARE_FATAL. */
-    if (mpi_api_ready && mpi_env.comm_self)
+    if (mpi_api_is_ready() && mpi_env.comm_self)
         return mpi_err_raise_comm(mpi_env.comm_self, code, fname);
     bool user;
     return raise_common(&mpi_errhandler_fatal, code, fname, "error with MPI not initialized",

@@ -110,9 +110,9 @@ static int attach(mpi_errhandler_t **slot, mpi_errhandler_t *eh, mpi_eh_for_t wa
     if (eh->for_kind != MPI_EH_FOR_ANY && eh->for_kind != want)
         return mpi_errf(MPI_ERR_ARG, "errhandler was not created for a %s", what);
     mpi_errhandler_retain(eh);
-    mpi_errhandler_t *old = *slot;
-    *slot = eh;
-    mpi_errhandler_release(old);
+    /* (one exchange: two threads setting it at once release each handler
+     * they replaced once) */
+    mpi_errhandler_release(rail_atomic_exchange(slot, eh));
     return MPI_SUCCESS;
 }
 

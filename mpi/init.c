@@ -9,6 +9,7 @@
 #include "accel/accel.h"
 #include "pml/pml.h"
 #include "base/param.h"
+#include "base/atomic.h"
 #include "base/log.h"
 #include "base/progress.h"
 
@@ -69,6 +70,15 @@ int mpi_env_core_up(int thread_level)
     return rc;
 }
 
+void mpi_env_update_ready(void)
+{
+    pthread_mutex_lock(&env_lock);
+    __atomic_store_n(&mpi_api_ready, (mpi_env.initialized && !mpi_env.finalized) ||
+                                          rail_atomic_load_relaxed(&mpi_env.sessions) > 0,
+                     __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&env_lock);
+}
+
 int mpi_env_core_down(void)
 {
     pthread_mutex_lock(&env_lock);
@@ -122,7 +132,7 @@ int mpii_init_thread(int *argc, char ***argv, int required, int *provided)
     if (mpi_env.thread_level == MPI_THREAD_MULTIPLE && !rail_progress_mt)
         mpi_env.thread_level = MPI_THREAD_SERIALIZED;
     mpi_env.initialized = true;
-    mpi_api_ready = 1;
+    mpi_env_update_ready();
     if (provided)
         *provided = mpi_env.thread_level;
     return MPI_SUCCESS;
@@ -144,7 +154,7 @@ int mpii_finalize(void)
         return rc;
     mpi_env.finalized = true;
     rc = mpi_env_core_down();
-    mpi_api_ready = mpi_env.sessions > 0;
+    mpi_env_update_ready();
     return rc;
 }
 

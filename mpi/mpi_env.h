@@ -29,6 +29,9 @@ extern mpi_env_t mpi_env;
  * (rte, parameters, accel, pml, predefined objects).  Reference counted. */
 int mpi_env_core_up(int thread_level);
 int mpi_env_core_down(void);
+/* mpi_api_ready from the World model's state and the sessions open, under
+ * the lock of the two above (threads may open and close sessions at once) */
+void mpi_env_update_ready(void);
 
 /* Every framework's parameters (used by MPI_Init and by the info tool). */
 int mpi_params_register_all(void);

@@ -45,6 +45,8 @@ int mpi_err_unsupported(const char *fname);
  * the process, as there is no errhandler to call yet.
  */
 extern volatile int mpi_api_ready;
+/* (threads read it while another's session init or finalize sets it) */
+#define mpi_api_is_ready() __atomic_load_n(&mpi_api_ready, __ATOMIC_RELAXED)
 int mpi_err_not_ready(const char *fname);
 
 #endif

@@ -60,12 +60,6 @@ static int requested_level(const mpi_info_t *info, int *level)
                     "(MPI_THREAD_SINGLE, _FUNNELED, _SERIALIZED or _MULTIPLE)", v);
 }
 
-static void update_ready(void)
-{
-    mpi_api_ready = (mpi_env.initialized && !mpi_env.finalized) ||
-                    rail_atomic_load_relaxed(&mpi_env.sessions) > 0;
-}
-
 static int session_new(mpi_info_t *info, mpi_errhandler_t *eh, int level, mpi_session_t **out)
 {
     mpi_session_t *s = calloc(1, sizeof(*s));
@@ -105,7 +99,7 @@ int mpii_session_init(mpi_info_t *info, mpi_errhandler_t *errhandler, MPI_Sessio
         return rc;
     }
     rail_atomic_add_fetch(&mpi_env.sessions, 1);
-    update_ready();
+    mpi_env_update_ready();
     *session = mpi_session_handle(s);
     return MPI_SUCCESS;
 }
@@ -123,7 +117,7 @@ int mpii_session_finalize(MPI_Session *session)
     *session = MPI_SESSION_NULL;
     rail_atomic_sub_fetch(&mpi_env.sessions, 1);
     rc = mpi_env_core_down();
-    update_ready();
+    mpi_env_update_ready();
     return rc;
 }
 

@@ -411,7 +411,7 @@ static int node_fork_rank(node_rank_t *r, int devnull)
     if (pid == 0)
         node_child(r, me, child_in, out[1], err[1]);
     setpgid(pid, pid);
-    r->pid = pid;
+    __atomic_store_n(&r->pid, pid, __ATOMIC_RELEASE);   /* (libpmix's thread reads it) */
     close(out[1]);
     close(err[1]);
     r->out_fd = out[0];

@@ -85,7 +85,7 @@ static pmix_status_t node_up_finalized(const pmix_proc_t *proc, void *obj, pmix_
     node_rank_t *r = obj;
     ev->kind = EV_FINALIZED;
     ev->r = r;
-    ev->lost = !r || node_proc_exiting(r->pid);
+    ev->lost = !r || node_proc_exiting(__atomic_load_n(&r->pid, __ATOMIC_ACQUIRE));
     ev->opcb = cb;
     ev->cbdata = cbdata;
     node_post(ev);

@@ -540,8 +540,8 @@ class EntryGen:
                 b.decls.append("    %s *%s_obj = NULL;" % (HANDLES[p.std_type][0], p.name))
         pre = []
         if "anytime" not in proc.flags:
-            pre.append('    if (RAIL_UNLIKELY(!mpi_api_ready))\n        return mpi_err_not_ready("%s");'
-                       % self.fname)
+            pre.append('    if (RAIL_UNLIKELY(!mpi_api_is_ready()))\n'
+                       '        return mpi_err_not_ready("%s");' % self.fname)
         done = set()
         # 1. the object whose errhandler reports errors
         if errh.startswith("@"):
