@@ -268,12 +268,7 @@ static bool sm_populate(void *addr, size_t len, bool touch)
 {
     /* from the start of addr's page (madvise wants it; pages may be larger
      * than COLL_SM_PAGE) */
-    static size_t page_size;   /* (threads may map segments at once) */
-    size_t page = rail_atomic_load_relaxed(&page_size);
-    if (!page) {
-        page = (size_t)RAIL_MAX(sysconf(_SC_PAGESIZE), 1L);
-        rail_atomic_store_relaxed(&page_size, page);
-    }
+    size_t page = (size_t)RAIL_MAX(sysconf(_SC_PAGESIZE), 1L);   /* (no system call) */
     size_t skew = (uintptr_t)addr % page;
     addr = (char *)addr - skew;
     len = len ? len + skew : 0;
