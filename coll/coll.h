@@ -50,16 +50,16 @@
  * them in the order they were sent.  Tags wrap after 2^31 calls.
  *
  * ERRORS: every function returns MPI_SUCCESS or an MPI error class after
- * setting a detail message with mpi_errf (mpi/mpi_err.h).
+ * setting a detail message with obj_errf (mpi/mpi_err.h).
  */
 #ifndef COLL_COLL_H
 #define COLL_COLL_H
 
 #include "base/rail.h"
-#include "mpi/mpi_comm.h"
-#include "mpi/mpi_datatype.h"
-#include "mpi/mpi_op.h"
-#include "mpi/mpi_request.h"
+#include "obj/comm.h"
+#include "obj/datatype.h"
+#include "obj/op.h"
+#include "obj/request.h"
 
 typedef struct coll_module coll_module_t;
 
@@ -67,93 +67,93 @@ typedef struct coll_module coll_module_t;
 
 /* X(name, (parameters), (arguments)) for every collective operation. */
 #define COLL_OPS(X)                                                                                \
-    X(barrier, (mpi_comm_t *comm), (comm))                                                         \
-    X(bcast, (void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_comm_t *comm),         \
+    X(barrier, (obj_comm_t *comm), (comm))                                                         \
+    X(bcast, (void *buf, MPI_Count count, obj_datatype_t *dt, int root, obj_comm_t *comm),         \
       (buf, count, dt, root, comm))                                                                \
     X(gather,                                                                                      \
-      (const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,     \
-       mpi_datatype_t *rdt, int root, mpi_comm_t *comm),                                           \
+      (const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,     \
+       obj_datatype_t *rdt, int root, obj_comm_t *comm),                                           \
       (sbuf, scount, sdt, rbuf, rcount, rdt, root, comm))                                          \
     X(gatherv,                                                                                     \
-      (const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,                       \
-       const MPI_Count rcounts[], const MPI_Aint displs[], mpi_datatype_t *rdt, int root,         \
-       mpi_comm_t *comm),                                                                          \
+      (const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,                       \
+       const MPI_Count rcounts[], const MPI_Aint displs[], obj_datatype_t *rdt, int root,         \
+       obj_comm_t *comm),                                                                          \
       (sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm))                                 \
     X(scatter,                                                                                     \
-      (const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,     \
-       mpi_datatype_t *rdt, int root, mpi_comm_t *comm),                                           \
+      (const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,     \
+       obj_datatype_t *rdt, int root, obj_comm_t *comm),                                           \
       (sbuf, scount, sdt, rbuf, rcount, rdt, root, comm))                                          \
     X(scatterv,                                                                                    \
-      (const void *sbuf, const MPI_Count scounts[], const MPI_Aint displs[], mpi_datatype_t *sdt, \
-       void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt, int root, mpi_comm_t *comm),            \
+      (const void *sbuf, const MPI_Count scounts[], const MPI_Aint displs[], obj_datatype_t *sdt, \
+       void *rbuf, MPI_Count rcount, obj_datatype_t *rdt, int root, obj_comm_t *comm),            \
       (sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root, comm))                                 \
     X(allgather,                                                                                   \
-      (const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,     \
-       mpi_datatype_t *rdt, mpi_comm_t *comm),                                                     \
+      (const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,     \
+       obj_datatype_t *rdt, obj_comm_t *comm),                                                     \
       (sbuf, scount, sdt, rbuf, rcount, rdt, comm))                                                \
     X(allgatherv,                                                                                  \
-      (const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,                       \
-       const MPI_Count rcounts[], const MPI_Aint displs[], mpi_datatype_t *rdt, mpi_comm_t *comm), \
+      (const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,                       \
+       const MPI_Count rcounts[], const MPI_Aint displs[], obj_datatype_t *rdt, obj_comm_t *comm), \
       (sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm))                                       \
     X(alltoall,                                                                                    \
-      (const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,     \
-       mpi_datatype_t *rdt, mpi_comm_t *comm),                                                     \
+      (const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,     \
+       obj_datatype_t *rdt, obj_comm_t *comm),                                                     \
       (sbuf, scount, sdt, rbuf, rcount, rdt, comm))                                                \
     X(alltoallv,                                                                                   \
-      (const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], mpi_datatype_t *sdt, \
-       void *rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], mpi_datatype_t *rdt,      \
-       mpi_comm_t *comm),                                                                          \
+      (const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], obj_datatype_t *sdt, \
+       void *rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], obj_datatype_t *rdt,      \
+       obj_comm_t *comm),                                                                          \
       (sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm))                            \
     X(alltoallw,                                                                                   \
       (const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],                     \
-       mpi_datatype_t *const sdts[], void *rbuf, const MPI_Count rcounts[],                       \
-       const MPI_Aint rdispls[], mpi_datatype_t *const rdts[], mpi_comm_t *comm),                 \
+       obj_datatype_t *const sdts[], void *rbuf, const MPI_Count rcounts[],                       \
+       const MPI_Aint rdispls[], obj_datatype_t *const rdts[], obj_comm_t *comm),                 \
       (sbuf, scounts, sdispls, sdts, rbuf, rcounts, rdispls, rdts, comm))                          \
     X(reduce,                                                                                      \
-      (const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op, int root, \
-       mpi_comm_t *comm),                                                                          \
+      (const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt, obj_op_t *op, int root, \
+       obj_comm_t *comm),                                                                          \
       (sbuf, rbuf, count, dt, op, root, comm))                                                     \
     X(allreduce,                                                                                   \
-      (const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op,           \
-       mpi_comm_t *comm),                                                                          \
+      (const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt, obj_op_t *op,           \
+       obj_comm_t *comm),                                                                          \
       (sbuf, rbuf, count, dt, op, comm))                                                           \
     X(reduce_scatter,                                                                              \
-      (const void *sbuf, void *rbuf, const MPI_Count rcounts[], mpi_datatype_t *dt, mpi_op_t *op, \
-       mpi_comm_t *comm),                                                                          \
+      (const void *sbuf, void *rbuf, const MPI_Count rcounts[], obj_datatype_t *dt, obj_op_t *op, \
+       obj_comm_t *comm),                                                                          \
       (sbuf, rbuf, rcounts, dt, op, comm))                                                         \
     X(reduce_scatter_block,                                                                        \
-      (const void *sbuf, void *rbuf, MPI_Count rcount, mpi_datatype_t *dt, mpi_op_t *op,          \
-       mpi_comm_t *comm),                                                                          \
+      (const void *sbuf, void *rbuf, MPI_Count rcount, obj_datatype_t *dt, obj_op_t *op,          \
+       obj_comm_t *comm),                                                                          \
       (sbuf, rbuf, rcount, dt, op, comm))                                                          \
     X(scan,                                                                                        \
-      (const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op,           \
-       mpi_comm_t *comm),                                                                          \
+      (const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt, obj_op_t *op,           \
+       obj_comm_t *comm),                                                                          \
       (sbuf, rbuf, count, dt, op, comm))                                                           \
     X(exscan,                                                                                      \
-      (const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op,           \
-       mpi_comm_t *comm),                                                                          \
+      (const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt, obj_op_t *op,           \
+       obj_comm_t *comm),                                                                          \
       (sbuf, rbuf, count, dt, op, comm))                                                           \
     X(neighbor_allgather,                                                                          \
-      (const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,     \
-       mpi_datatype_t *rdt, mpi_comm_t *comm),                                                     \
+      (const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,     \
+       obj_datatype_t *rdt, obj_comm_t *comm),                                                     \
       (sbuf, scount, sdt, rbuf, rcount, rdt, comm))                                                \
     X(neighbor_allgatherv,                                                                         \
-      (const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,                       \
-       const MPI_Count rcounts[], const MPI_Aint displs[], mpi_datatype_t *rdt, mpi_comm_t *comm), \
+      (const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,                       \
+       const MPI_Count rcounts[], const MPI_Aint displs[], obj_datatype_t *rdt, obj_comm_t *comm), \
       (sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm))                                       \
     X(neighbor_alltoall,                                                                           \
-      (const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,     \
-       mpi_datatype_t *rdt, mpi_comm_t *comm),                                                     \
+      (const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,     \
+       obj_datatype_t *rdt, obj_comm_t *comm),                                                     \
       (sbuf, scount, sdt, rbuf, rcount, rdt, comm))                                                \
     X(neighbor_alltoallv,                                                                          \
-      (const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], mpi_datatype_t *sdt, \
-       void *rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], mpi_datatype_t *rdt,      \
-       mpi_comm_t *comm),                                                                          \
+      (const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], obj_datatype_t *sdt, \
+       void *rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], obj_datatype_t *rdt,      \
+       obj_comm_t *comm),                                                                          \
       (sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm))                            \
     X(neighbor_alltoallw,                                                                          \
       (const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],                     \
-       mpi_datatype_t *const sdts[], void *rbuf, const MPI_Count rcounts[],                       \
-       const MPI_Aint rdispls[], mpi_datatype_t *const rdts[], mpi_comm_t *comm),                 \
+       obj_datatype_t *const sdts[], void *rbuf, const MPI_Count rcounts[],                       \
+       const MPI_Aint rdispls[], obj_datatype_t *const rdts[], obj_comm_t *comm),                 \
       (sbuf, scounts, sdispls, sdts, rbuf, rcounts, rdispls, rdts, comm))
 
 /* Flags of the nonblocking entries. */
@@ -162,12 +162,12 @@ enum {
 };
 
 /* Function types: coll_<name>_fn_t (blocking) and coll_i<name>_fn_t
- * (nonblocking / persistent: *req receives the request, kind MPI_REQ_COLL,
+ * (nonblocking / persistent: *req receives the request, kind OBJ_REQ_COLL,
  * started unless COLL_F_PERSISTENT; info is the *_init's info or NULL). */
 #define COLL_X_FNTYPES(name, params, args)                                                         \
     typedef int (*coll_##name##_fn_t)(COLL_UNPAREN params, coll_module_t *module);                \
-    typedef int (*coll_i##name##_fn_t)(COLL_UNPAREN params, unsigned flags, mpi_info_t *info,     \
-                                       mpi_request_t **req, coll_module_t *module);
+    typedef int (*coll_i##name##_fn_t)(COLL_UNPAREN params, unsigned flags, obj_info_t *info,     \
+                                       obj_request_t **req, coll_module_t *module);
 COLL_OPS(COLL_X_FNTYPES)
 #undef COLL_X_FNTYPES
 
@@ -198,7 +198,7 @@ struct coll_module {
     const struct coll_component *component;   /* set by comm_query */
     coll_fns_t fns;
     /* Called by coll_comm_release (NULL: nothing to do); frees the module. */
-    void (*release)(coll_module_t *module, mpi_comm_t *comm);
+    void (*release)(coll_module_t *module, obj_comm_t *comm);
 };
 
 typedef struct coll_component {
@@ -207,7 +207,7 @@ typedef struct coll_component {
     int (*register_params)(void);
     /* A module for comm and its priority (>= 0), or NULL (not for this
      * communicator; errors are reported as NULL with a verbose line). */
-    coll_module_t *(*comm_query)(mpi_comm_t *comm, int *priority);
+    coll_module_t *(*comm_query)(obj_comm_t *comm, int *priority);
 } coll_component_t;
 
 /* Compiled-in components, NULL-terminated (railinfo lists them). */
@@ -230,8 +230,8 @@ struct coll_comm {
 int coll_register_params(void);
 /* Choose the functions of a new communicator (after pml_comm_create), and
  * undo it before pml_comm_destroy. */
-int coll_comm_select(mpi_comm_t *comm);
-void coll_comm_release(mpi_comm_t *comm);
+int coll_comm_select(obj_comm_t *comm);
+void coll_comm_release(obj_comm_t *comm);
 
 extern int coll_verbose;
 /* coll_check: blocking collectives and persistent initializations agree
@@ -247,16 +247,16 @@ extern bool coll_check;
  * The decision must be the same on every process of the call.  Every
  * module that offers an operation stays attached to the communicator
  * (released by coll_comm_release), chosen for something or not. */
-coll_module_t *coll_next_module(mpi_comm_t *comm, int op, const coll_module_t *module);
+coll_module_t *coll_next_module(obj_comm_t *comm, int op, const coll_module_t *module);
 
 /* Set by the communicator layer (mpi/comm_coll.c) for components that build
  * internal communicators (han): MPI_Comm_split on an intracommunicator
  * (collective over comm; *out NULL for MPI_UNDEFINED); the result is
- * dropped with mpi_comm_release. */
-extern int (*coll_comm_split)(mpi_comm_t *comm, int color, int key, mpi_comm_t **out);
+ * dropped with obj_comm_release. */
+extern int (*coll_comm_split)(obj_comm_t *comm, int color, int key, obj_comm_t **out);
 
 /* Tag of a new collective call on comm (see TAGS above). */
-static inline int coll_tag_next(mpi_comm_t *comm)
+static inline int coll_tag_next(obj_comm_t *comm)
 {
     return (int)(comm->coll->seq++ & 0x7fffffffu);
 }
@@ -267,21 +267,21 @@ static inline int coll_tag_next(mpi_comm_t *comm)
  * Blocking internal entry points, for the front end and for other layers
  * (communicator creation agrees on context ids with coll_allreduce).  Each
  * dispatches through comm->coll:
- *     int coll_barrier(mpi_comm_t *comm);
- *     int coll_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root,
- *                    mpi_comm_t *comm);
+ *     int coll_barrier(obj_comm_t *comm);
+ *     int coll_bcast(void *buf, MPI_Count count, obj_datatype_t *dt, int root,
+ *                    obj_comm_t *comm);
  *     int coll_allreduce(const void *sbuf, void *rbuf, MPI_Count count,
- *                        mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm);
- *     int coll_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt,
- *                        void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt,
- *                        mpi_comm_t *comm);
+ *                        obj_datatype_t *dt, obj_op_t *op, obj_comm_t *comm);
+ *     int coll_allgather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt,
+ *                        void *rbuf, MPI_Count rcount, obj_datatype_t *rdt,
+ *                        obj_comm_t *comm);
  *     ... one per COLL_OPS entry, same parameters.
  * Nonblocking / persistent: coll_i<name>(<parameters>, unsigned flags,
- * mpi_info_t *info, mpi_request_t **req).
+ * obj_info_t *info, obj_request_t **req).
  */
 #define COLL_X_DISPATCH(name, params, args)                                                        \
     int coll_##name params;                                                                        \
-    int coll_i##name(COLL_UNPAREN params, unsigned flags, mpi_info_t *info, mpi_request_t **req);
+    int coll_i##name(COLL_UNPAREN params, unsigned flags, obj_info_t *info, obj_request_t **req);
 COLL_OPS(COLL_X_DISPATCH)
 #undef COLL_X_DISPATCH
 

@@ -5,7 +5,7 @@
 #include "coll/coll.h"
 #include "base/log.h"
 #include "base/param.h"
-#include "mpi/mpi_err.h"
+#include "obj/err.h"
 #include "runtime/rte.h"
 
 #include <stdio.h>
@@ -134,7 +134,7 @@ static int cand_cmp(const void *a, const void *b)
 }
 
 /* Query every allowed component; cands sorted by priority, then order. */
-static int query_all(mpi_comm_t *comm, cand_t *cands, int *n)
+static int query_all(obj_comm_t *comm, cand_t *cands, int *n)
 {
     /* an empty list (RAIL_COLL= in a script) means the default */
     bool empty = !coll_param || !*coll_param;
@@ -189,7 +189,7 @@ static void choose(struct coll_comm *c, cand_t *cands, int n)
 #undef COLL_X_CHOOSE
 }
 
-static void report(mpi_comm_t *comm, struct coll_comm *c, cand_t *cands, int n)
+static void report(obj_comm_t *comm, struct coll_comm *c, cand_t *cands, int n)
 {
     char line[512];
     size_t len = 0;
@@ -223,7 +223,7 @@ static bool fns_offer(const coll_fns_t *f, int op)
     return false;
 }
 
-coll_module_t *coll_next_module(mpi_comm_t *comm, int op, const coll_module_t *module)
+coll_module_t *coll_next_module(obj_comm_t *comm, int op, const coll_module_t *module)
 {
     struct coll_comm *c = comm->coll;
     bool below = false;
@@ -235,9 +235,9 @@ coll_module_t *coll_next_module(mpi_comm_t *comm, int op, const coll_module_t *m
     return NULL;
 }
 
-int (*coll_comm_split)(mpi_comm_t *comm, int color, int key, mpi_comm_t **out);
+int (*coll_comm_split)(obj_comm_t *comm, int color, int key, obj_comm_t **out);
 
-int coll_comm_select(mpi_comm_t *comm)
+int coll_comm_select(obj_comm_t *comm)
 {
     int n_comp = 0, n = 0, rc;
     while (coll_components[n_comp])
@@ -247,7 +247,7 @@ int coll_comm_select(mpi_comm_t *comm)
     if (!cands || !c) {
         free(cands);
         free(c);
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory selecting collective components");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory selecting collective components");
     }
     rc = query_all(comm, cands, &n);
     if (rc != MPI_SUCCESS)
@@ -255,7 +255,7 @@ int coll_comm_select(mpi_comm_t *comm)
     choose(c, cands, n);
     c->modules = calloc((size_t)n + 1, sizeof(*c->modules));
     if (!c->modules) {
-        rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory selecting collective components");
+        rc = obj_errf(MPI_ERR_NO_MEM, "out of memory selecting collective components");
         goto fail;
     }
     /* Keep the modules that offer something, in selection order (those not
@@ -285,7 +285,7 @@ fail:
     return rc;
 }
 
-void coll_comm_release(mpi_comm_t *comm)
+void coll_comm_release(obj_comm_t *comm)
 {
     struct coll_comm *c = comm->coll;
     if (!c)
@@ -300,12 +300,12 @@ void coll_comm_release(mpi_comm_t *comm)
 
 /* ------------------------------------------------------------ dispatch */
 
-static int missing(mpi_comm_t *comm, int op)
+static int missing(obj_comm_t *comm, int op)
 {
     if (!comm->coll)
-        return mpi_errf(MPI_ERR_INTERN, "collectives are not set up on communicator %s",
+        return obj_errf(MPI_ERR_INTERN, "collectives are not set up on communicator %s",
                         comm->name[0] ? comm->name : "(unnamed)");
-    return mpi_errf(MPI_ERR_UNSUPPORTED_OPERATION,
+    return obj_errf(MPI_ERR_UNSUPPORTED_OPERATION,
                     "no collective component offers %s on this communicator (coll=\"%s\")",
                     op_names[op], coll_param && *coll_param ? coll_param : coll_default);
 }
@@ -318,7 +318,7 @@ static int missing(mpi_comm_t *comm, int op)
             return missing(comm, COLL_OP_##name);                                                  \
         return c->fns.name(COLL_UNPAREN args, c->mods[COLL_OP_##name]);                            \
     }                                                                                              \
-    int coll_i##name(COLL_UNPAREN params, unsigned flags, mpi_info_t *info, mpi_request_t **req)   \
+    int coll_i##name(COLL_UNPAREN params, unsigned flags, obj_info_t *info, obj_request_t **req)   \
     {                                                                                              \
         struct coll_comm *c = comm->coll;                                                          \
         if (RAIL_UNLIKELY(!c || !c->fns.i##name))                                                  \

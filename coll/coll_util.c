@@ -4,7 +4,7 @@
 #include "accel/accel_dt.h"
 #include "base/copy.h"
 #include "base/dt.h"
-#include "mpi/mpi_err.h"
+#include "obj/err.h"
 #include "pml/pml.h"
 
 #include <limits.h>
@@ -14,22 +14,22 @@
 
 /* ------------------------------------------------------------ datatypes */
 
-mpi_datatype_t *coll_byte_type(void)
+obj_datatype_t *coll_byte_type(void)
 {
-    return mpi_datatype_predef(MPI_BYTE);
+    return obj_datatype_predef(MPI_BYTE);
 }
 
 /* ------------------------------------------------------------ buffers */
 
-bool coll_is_device_any(const void *buf, MPI_Count count, const mpi_datatype_t *dt)
+bool coll_is_device_any(const void *buf, MPI_Count count, const obj_datatype_t *dt)
 {
     if (count == 0 || buf == MPI_IN_PLACE || dt == NULL || dt->size == 0)
         return false;
     return accel_is_device((const char *)buf + dt->true_lb);
 }
 
-int coll_copy(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-              MPI_Count rcount, mpi_datatype_t *rdt)
+int coll_copy(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+              MPI_Count rcount, obj_datatype_t *rdt)
 {
     if (scount == 0 || sdt->size == 0)
         return MPI_SUCCESS;
@@ -37,8 +37,8 @@ int coll_copy(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbu
     return coll_copy_as(sbuf, scount, sdt, rbuf, rcount, rdt, dev);
 }
 
-int coll_copy_as(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                 MPI_Count rcount, mpi_datatype_t *rdt, bool dev)
+int coll_copy_as(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                 MPI_Count rcount, obj_datatype_t *rdt, bool dev)
 {
     int rc;
     if (scount == 0 || sdt->size == 0)
@@ -64,16 +64,16 @@ int coll_copy_as(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *
     else
         rc = rail_dt_copy(rdt->layout, rcount, rbuf, sdt->layout, scount, sbuf);
     if (rc == MPI_ERR_TRUNCATE)
-        return mpi_errf(MPI_ERR_TRUNCATE,
+        return obj_errf(MPI_ERR_TRUNCATE,
                         "local copy of %lld bytes into a buffer of %lld bytes: the send and "
                         "receive type signatures do not match",
                         (long long)(scount * sdt->size), (long long)(rcount * rdt->size));
     if (rc != MPI_SUCCESS)
-        return mpi_errf(rc, "local copy of %lld bytes failed", (long long)(scount * sdt->size));
+        return obj_errf(rc, "local copy of %lld bytes failed", (long long)(scount * sdt->size));
     return MPI_SUCCESS;
 }
 
-void *coll_tmp_alloc(mpi_datatype_t *dt, MPI_Count count, bool device, const void *like,
+void *coll_tmp_alloc(obj_datatype_t *dt, MPI_Count count, bool device, const void *like,
                      void **mem)
 {
     MPI_Count lo = 0, hi = 0;
@@ -107,16 +107,16 @@ void coll_tmp_free(void *mem, bool device)
 
 int coll_blocks_make(coll_blocks_t *b, const void *buf, int n, MPI_Count count,
                      const MPI_Count *counts, const MPI_Aint *displs, MPI_Aint stride,
-                     mpi_datatype_t *dt)
+                     obj_datatype_t *dt)
 {
     size_t m = (size_t)n + 1;
-    char *mem = malloc(m * (sizeof(MPI_Count) + sizeof(MPI_Aint) + sizeof(mpi_datatype_t *)));
+    char *mem = malloc(m * (sizeof(MPI_Count) + sizeof(MPI_Aint) + sizeof(obj_datatype_t *)));
     *b = (coll_blocks_t){ buf, NULL, NULL, NULL, mem };
     if (!mem)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory for %d block descriptions", n);
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory for %d block descriptions", n);
     MPI_Count *c = (MPI_Count *)mem;
     MPI_Aint *d = (MPI_Aint *)(mem + m * sizeof(MPI_Count));
-    mpi_datatype_t **t = (mpi_datatype_t **)(mem + m * (sizeof(MPI_Count) + sizeof(MPI_Aint)));
+    obj_datatype_t **t = (obj_datatype_t **)(mem + m * (sizeof(MPI_Count) + sizeof(MPI_Aint)));
     for (int i = 0; i < n; i++) {
         c[i] = counts ? counts[i] : count;
         d[i] = (displs ? displs[i] : (MPI_Aint)i * stride) * dt->extent;
@@ -136,11 +136,11 @@ void coll_blocks_free(coll_blocks_t *b)
 
 /* ------------------------------------------------------------ neighbourhoods */
 
-int coll_topo(const mpi_comm_t *comm, const mpi_topo_t **t)
+int coll_topo(const obj_comm_t *comm, const obj_topo_t **t)
 {
     *t = comm->topo;
     if (!*t)
-        return mpi_errf(MPI_ERR_TOPOLOGY, "neighbourhood collectives need a communicator with a "
+        return obj_errf(MPI_ERR_TOPOLOGY, "neighbourhood collectives need a communicator with a "
                         "process topology (MPI_Cart_create, MPI_Graph_create, "
                         "MPI_Dist_graph_create)");
     return MPI_SUCCESS;
@@ -163,12 +163,12 @@ static int reqs_grow(coll_reqs_t *b)
     if (b->n < b->cap)
         return MPI_SUCCESS;
     int cap = b->cap * 2;
-    mpi_request_t **r = malloc((size_t)cap * sizeof(*r));
+    obj_request_t **r = malloc((size_t)cap * sizeof(*r));
     size_t *want = malloc((size_t)cap * sizeof(*want));
     if (!r || !want) {
         free(r);
         free(want);
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory for %d requests", cap);
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory for %d requests", cap);
     }
     memcpy(r, b->r, (size_t)b->n * sizeof(*r));
     memcpy(want, b->want, (size_t)b->n * sizeof(*want));
@@ -182,8 +182,8 @@ static int reqs_grow(coll_reqs_t *b)
     return MPI_SUCCESS;
 }
 
-int coll_reqs_isend(coll_reqs_t *b, const void *buf, MPI_Count count, mpi_datatype_t *dt, int peer,
-                    int tag, mpi_comm_t *comm)
+int coll_reqs_isend(coll_reqs_t *b, const void *buf, MPI_Count count, obj_datatype_t *dt, int peer,
+                    int tag, obj_comm_t *comm)
 {
     int rc = reqs_grow(b);
     if (rc == MPI_SUCCESS)
@@ -194,8 +194,8 @@ int coll_reqs_isend(coll_reqs_t *b, const void *buf, MPI_Count count, mpi_dataty
     return rc;
 }
 
-int coll_reqs_irecv(coll_reqs_t *b, void *buf, MPI_Count count, mpi_datatype_t *dt, int peer,
-                    int tag, mpi_comm_t *comm)
+int coll_reqs_irecv(coll_reqs_t *b, void *buf, MPI_Count count, obj_datatype_t *dt, int peer,
+                    int tag, obj_comm_t *comm)
 {
     int rc = reqs_grow(b);
     if (rc == MPI_SUCCESS)
@@ -205,8 +205,8 @@ int coll_reqs_irecv(coll_reqs_t *b, void *buf, MPI_Count count, mpi_datatype_t *
     return rc;
 }
 
-int coll_reqs_irecv_all(coll_reqs_t *b, void *buf, MPI_Count count, mpi_datatype_t *dt, int peer,
-                        int tag, mpi_comm_t *comm)
+int coll_reqs_irecv_all(coll_reqs_t *b, void *buf, MPI_Count count, obj_datatype_t *dt, int peer,
+                        int tag, obj_comm_t *comm)
 {
     int rc = coll_reqs_irecv(b, buf, count, dt, peer, tag, comm);
     if (rc == MPI_SUCCESS) {
@@ -221,7 +221,7 @@ static int reqs_wait_checked(coll_reqs_t *b)
 {
     int rc = MPI_SUCCESS;
     for (int i = 0; i < b->n; i++) {
-        mpi_req_status_t st = { 0 };
+        obj_req_status_t st = { 0 };
         int e = pml_wait(b->r[i], &st);
         b->r[i] = NULL;
         if (e == MPI_SUCCESS && b->want[i] != SIZE_MAX)
@@ -235,7 +235,7 @@ static int reqs_wait_checked(coll_reqs_t *b)
 int coll_recv_error(int rc)
 {
     if (rc == MPI_ERR_TRUNCATE)
-        return mpi_errf(MPI_ERR_TRUNCATE, "a process sent more data than the receive arguments "
+        return obj_errf(MPI_ERR_TRUNCATE, "a process sent more data than the receive arguments "
                         "of this process hold (type signatures differ)");
     return rc;
 }
@@ -255,13 +255,13 @@ int coll_reqs_wait(coll_reqs_t *b, int rc)
     return coll_recv_error(wrc);
 }
 
-int coll_send(const void *buf, MPI_Count count, mpi_datatype_t *dt, int peer, int tag,
-              mpi_comm_t *comm)
+int coll_send(const void *buf, MPI_Count count, obj_datatype_t *dt, int peer, int tag,
+              obj_comm_t *comm)
 {
     return pml_send(buf, count, dt, peer, tag, PML_SEND_STANDARD, comm, PML_COLL);
 }
 
-int coll_recv(void *buf, MPI_Count count, mpi_datatype_t *dt, int peer, int tag, mpi_comm_t *comm)
+int coll_recv(void *buf, MPI_Count count, obj_datatype_t *dt, int peer, int tag, obj_comm_t *comm)
 {
     return coll_recv_error(pml_recv(buf, count, dt, peer, tag, comm, PML_COLL, NULL));
 }
@@ -273,15 +273,15 @@ int coll_check_length(int peer, size_t got, size_t mine)
         return MPI_SUCCESS;
     if (peer >= 0)
         snprintf(who, sizeof(who), "process %d", peer);
-    return mpi_errf(got > mine ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
+    return obj_errf(got > mine ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
                     "%s sent %zu bytes, this process's arguments %s %zu (type signatures "
                     "differ)", who, got, got > mine ? "hold" : "expect", mine);
 }
 
-int coll_recv_all(void *buf, MPI_Count count, mpi_datatype_t *dt, int peer, int tag,
-                  mpi_comm_t *comm)
+int coll_recv_all(void *buf, MPI_Count count, obj_datatype_t *dt, int peer, int tag,
+                  obj_comm_t *comm)
 {
-    mpi_req_status_t st = { 0 };
+    obj_req_status_t st = { 0 };
     int rc = coll_recv_error(pml_recv(buf, count, dt, peer, tag, comm, PML_COLL, &st));
     return rc != MPI_SUCCESS ? rc
                              : coll_check_length(peer, (size_t)st.count, (size_t)(count * dt->size));
@@ -289,10 +289,10 @@ int coll_recv_all(void *buf, MPI_Count count, mpi_datatype_t *dt, int peer, int 
 
 /* ------------------------------------------------------------ reductions */
 
-int coll_red_init(coll_red_t *r, mpi_op_t *op, mpi_datatype_t *dt, MPI_Count count,
+int coll_red_init(coll_red_t *r, obj_op_t *op, obj_datatype_t *dt, MPI_Count count,
                   const void *b1, const void *b2)
 {
-    int rc = mpi_op_check_datatype(op, dt);
+    int rc = obj_op_check_datatype(op, dt);
     if (rc != MPI_SUCCESS)
         return rc;
     *r = (coll_red_t){ .op = op, .rop = op->op, .udt = dt, .count = count, .rdt = dt,
@@ -335,10 +335,10 @@ int coll_red_apply(const coll_red_t *r, const void *in, void *inout, MPI_Count n
     if (m == 0)
         return MPI_SUCCESS;
     if (r->rop == RAIL_OP_NONE || r->rdt->kind == RAIL_TK_NONE)
-        return mpi_op_reduce(r->op, r->rdt, in, inout, m);   /* user function; complex pairs */
+        return obj_op_reduce(r->op, r->rdt, in, inout, m);   /* user function; complex pairs */
     int rc = accel_reduce(r->rop, (rail_typekind_t)r->rdt->kind, in, inout, (size_t)m, NULL);
     if (rc != MPI_SUCCESS)
-        return mpi_errf(rc, "reduction %s on %lld elements of %s failed", rail_op_name(r->rop),
+        return obj_errf(rc, "reduction %s on %lld elements of %s failed", rail_op_name(r->rop),
                         (long long)m, r->rdt->name);
     return MPI_SUCCESS;
 }

@@ -3,7 +3,7 @@
  * all-to-all block lists, batches of point-to-point requests, reductions.
  *
  * REDUCTIONS.  coll_red_init checks (op, datatype) with
- * mpi_op_check_datatype (mpi/mpi_op.h: a predefined operation takes the
+ * obj_op_check_datatype (obj/op.h: a predefined operation takes the
  * predefined types of its classes, and derived types made of one such type
  * only, dt->basic; anything else is MPI_ERR_OP) and describes the
  * temporaries an algorithm reduces in:
@@ -13,7 +13,7 @@
  *     are converted with type-to-type copies; accel_reduce(op, kind) does
  *     the arithmetic where the temporaries live;
  *   - user op (MPI_Op_create / _c): temporaries in the user datatype's
- *     layout; the user function is called on them (mpi_op_reduce: pieces of
+ *     layout; the user function is called on them (obj_op_reduce: pieces of
  *     at most INT_MAX elements for MPI_User_function).  It is host code, so
  *     these temporaries are host memory; device operands are staged there
  *     (bytes move, the reduction runs where the user's code can run).
@@ -28,19 +28,19 @@
 #define COLL_COLL_UTIL_H
 
 #include "coll/coll.h"
-#include "mpi/mpi_err.h"
+#include "obj/err.h"
 #include "base/typekind.h"
 #include "base/op.h"
-#include "mpi/mpi_topo.h"
+#include "obj/topo.h"
 #include "accel/accel.h"
 
 /* ------------------------------------------------------------ datatypes */
 
 /* MPI_BYTE. */
-mpi_datatype_t *coll_byte_type(void);
+obj_datatype_t *coll_byte_type(void);
 
 /* Address of element i of a buffer of dt (i * extent bytes further). */
-static inline void *coll_elem(const void *buf, const mpi_datatype_t *dt, MPI_Count i)
+static inline void *coll_elem(const void *buf, const obj_datatype_t *dt, MPI_Count i)
 {
     return (char *)buf + i * dt->extent;
 }
@@ -48,8 +48,8 @@ static inline void *coll_elem(const void *buf, const mpi_datatype_t *dt, MPI_Cou
 /* ------------------------------------------------------------ buffers */
 
 /* Whether count elements of dt at buf are device (or managed) memory. */
-bool coll_is_device_any(const void *buf, MPI_Count count, const mpi_datatype_t *dt);
-static inline bool coll_is_device(const void *buf, MPI_Count count, const mpi_datatype_t *dt)
+bool coll_is_device_any(const void *buf, MPI_Count count, const obj_datatype_t *dt);
+static inline bool coll_is_device(const void *buf, MPI_Count count, const obj_datatype_t *dt)
 {
     /* no device component active (the common case): inline, no call */
     return RAIL_UNLIKELY(accel_any_device_active) && coll_is_device_any(buf, count, dt);
@@ -57,19 +57,19 @@ static inline bool coll_is_device(const void *buf, MPI_Count count, const mpi_da
 
 /* Local type-to-type copy, on any memory (MPI_ERR_TRUNCATE with a message
  * when the source holds more than the destination). */
-int coll_copy(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-              MPI_Count rcount, mpi_datatype_t *rdt);
+int coll_copy(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+              MPI_Count rcount, obj_datatype_t *rdt);
 /* The same where the caller knows whether either buffer is device memory
  * (dev): no memory-type lookups, which where a device component is active
  * cost a small operation more than its copy (a small allreduce made six). */
-int coll_copy_as(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                 MPI_Count rcount, mpi_datatype_t *rdt, bool dev);
+int coll_copy_as(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                 MPI_Count rcount, obj_datatype_t *rdt, bool dev);
 
 /* A temporary of count elements of dt (span true_extent + (count-1) *
  * extent), on the device of `like` when device is set.  Returns the buffer
  * address to use with dt (true_lb taken into account); *mem gets what to
  * free with coll_tmp_free.  NULL with *mem NULL when out of memory. */
-void *coll_tmp_alloc(mpi_datatype_t *dt, MPI_Count count, bool device, const void *like,
+void *coll_tmp_alloc(obj_datatype_t *dt, MPI_Count count, bool device, const void *like,
                      void **mem);
 void coll_tmp_free(void *mem, bool device);
 
@@ -82,7 +82,7 @@ typedef struct coll_blocks {
     const void *buf;
     const MPI_Count *counts;
     const MPI_Aint *displs;
-    mpi_datatype_t *const *dts;
+    obj_datatype_t *const *dts;
     void *mem;                      /* what coll_blocks_make allocated */
 } coll_blocks_t;
 
@@ -90,7 +90,7 @@ typedef struct coll_blocks {
  * at displs[i] * extent (displs NULL: i * stride * extent). */
 int coll_blocks_make(coll_blocks_t *b, const void *buf, int n, MPI_Count count,
                      const MPI_Count *counts, const MPI_Aint *displs, MPI_Aint stride,
-                     mpi_datatype_t *dt);
+                     obj_datatype_t *dt);
 void coll_blocks_free(coll_blocks_t *b);
 static inline void *coll_block(const coll_blocks_t *b, int i)
 {
@@ -100,7 +100,7 @@ static inline void *coll_block(const coll_blocks_t *b, int i)
 /* ------------------------------------------------------------ neighbourhoods */
 
 /* The topology of a communicator, or MPI_ERR_TOPOLOGY with a message. */
-int coll_topo(const mpi_comm_t *comm, const mpi_topo_t **t);
+int coll_topo(const obj_comm_t *comm, const obj_topo_t **t);
 
 /* Which send block to post k-th.  With one tag per call, messages between
  * two processes match in the order they are posted; on a Cartesian
@@ -108,7 +108,7 @@ int coll_topo(const mpi_comm_t *comm, const mpi_topo_t **t);
  * (periodic, size 1 or 2), and what we send to our +1 neighbour belongs in
  * its -1 block: so in each dimension the send to +1 is posted first, the
  * receive from -1 first. */
-static inline int coll_nbr_send_block(const mpi_topo_t *t, int k)
+static inline int coll_nbr_send_block(const obj_topo_t *t, int k)
 {
     return t->kind == MPI_CART ? k ^ 1 : k;
 }
@@ -120,29 +120,29 @@ typedef struct coll_reqs {
     int n, cap;
     unsigned send_flags;   /* pml flags of the sends besides PML_COLL (0 after init) */
     bool check;            /* some receive wants its whole length (want) */
-    mpi_request_t **r;
+    obj_request_t **r;
     size_t *want;          /* per request: bytes a receive wants, or SIZE_MAX */
-    mpi_request_t *inl[16];
+    obj_request_t *inl[16];
     size_t want_inl[16];
 } coll_reqs_t;
 
 void coll_reqs_init(coll_reqs_t *b);
-int coll_reqs_isend(coll_reqs_t *b, const void *buf, MPI_Count count, mpi_datatype_t *dt, int peer,
-                    int tag, mpi_comm_t *comm);
-int coll_reqs_irecv(coll_reqs_t *b, void *buf, MPI_Count count, mpi_datatype_t *dt, int peer,
-                    int tag, mpi_comm_t *comm);
+int coll_reqs_isend(coll_reqs_t *b, const void *buf, MPI_Count count, obj_datatype_t *dt, int peer,
+                    int tag, obj_comm_t *comm);
+int coll_reqs_irecv(coll_reqs_t *b, void *buf, MPI_Count count, obj_datatype_t *dt, int peer,
+                    int tag, obj_comm_t *comm);
 /* ... a receive whose message must fill it (coll_reqs_wait reports a
  * shorter one as MPI_ERR_COUNT: type signatures that differ) */
-int coll_reqs_irecv_all(coll_reqs_t *b, void *buf, MPI_Count count, mpi_datatype_t *dt, int peer,
-                        int tag, mpi_comm_t *comm);
+int coll_reqs_irecv_all(coll_reqs_t *b, void *buf, MPI_Count count, obj_datatype_t *dt, int peer,
+                        int tag, obj_comm_t *comm);
 /* Wait for all and forget them (send_flags stay); the first error (rc: one of the caller's
  * that happened while posting, waited past so nothing is left behind). */
 int coll_reqs_wait(coll_reqs_t *b, int rc);
 
 /* Blocking send / receive in the collective context. */
-int coll_send(const void *buf, MPI_Count count, mpi_datatype_t *dt, int peer, int tag,
-              mpi_comm_t *comm);
-int coll_recv(void *buf, MPI_Count count, mpi_datatype_t *dt, int peer, int tag, mpi_comm_t *comm);
+int coll_send(const void *buf, MPI_Count count, obj_datatype_t *dt, int peer, int tag,
+              obj_comm_t *comm);
+int coll_recv(void *buf, MPI_Count count, obj_datatype_t *dt, int peer, int tag, obj_comm_t *comm);
 /* A receiver's check of the bytes it got from peer (-1: the root) against
  * its own arguments: MPI_ERR_TRUNCATE (more), MPI_ERR_COUNT (less: the
  * type signatures differ, erroneous), or success. */
@@ -159,8 +159,8 @@ int coll_check_length(int peer, size_t got, size_t mine);
     } while (0)
 /* coll_recv that also wants the whole count: a shorter message is
  * MPI_ERR_COUNT (coll_check_length). */
-int coll_recv_all(void *buf, MPI_Count count, mpi_datatype_t *dt, int peer, int tag,
-                  mpi_comm_t *comm);
+int coll_recv_all(void *buf, MPI_Count count, obj_datatype_t *dt, int peer, int tag,
+                  obj_comm_t *comm);
 
 /* The class of a failed collective receive, with a message. */
 int coll_recv_error(int rc);
@@ -168,11 +168,11 @@ int coll_recv_error(int rc);
 /* ------------------------------------------------------------ reductions */
 
 typedef struct coll_red {
-    mpi_op_t *op;
+    obj_op_t *op;
     rail_op_t rop;                  /* RAIL_OP_NONE: user function */
-    mpi_datatype_t *udt;            /* the user's datatype ... */
+    obj_datatype_t *udt;            /* the user's datatype ... */
     MPI_Count count;                /* ... and element count */
-    mpi_datatype_t *rdt;            /* element type of the temporaries */
+    obj_datatype_t *rdt;            /* element type of the temporaries */
     MPI_Count factor;               /* rdt elements per udt element */
     bool device;                    /* temporaries in device memory */
     const void *like;               /* a device buffer, for allocations */
@@ -180,7 +180,7 @@ typedef struct coll_red {
 
 /* b1, b2: the user buffers involved (NULL / MPI_IN_PLACE ignored), for the
  * memory type.  MPI_ERR_OP when op does not apply to dt. */
-int coll_red_init(coll_red_t *r, mpi_op_t *op, mpi_datatype_t *dt, MPI_Count count,
+int coll_red_init(coll_red_t *r, obj_op_t *op, obj_datatype_t *dt, MPI_Count count,
                   const void *b1, const void *b2);
 /* A temporary for n user elements (rdt elements: n * factor). */
 void *coll_red_tmp(const coll_red_t *r, MPI_Count n, void **mem);

@@ -1,19 +1,19 @@
 /* Keyvals and attributes (see mpi_attr.h), plus the predefined attributes
  * of communicators (MPI_TAG_UB, MPI_HOST, ...). */
 #include "mpi/mpi_err.h"
-#include "mpi/mpi_attr.h"
-#include "mpi/mpi_comm.h"
-#include "mpi/mpi_datatype.h"
-#include "mpi/mpi_win.h"
+#include "obj/attr.h"
+#include "obj/comm.h"
+#include "obj/datatype.h"
+#include "obj/win.h"
 #include "mpi/mpi_env.h"
-#include "mpi/mpi_errcode.h"
+#include "obj/errcode.h"
 #include "runtime/rte.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 
 typedef struct keyval {
-    mpi_attr_kind_t kind;
+    obj_attr_kind_t kind;
     bool in_use;
     bool freed;               /* MPI_*_free_keyval called; kept while attributes use it */
     int refs;                 /* attributes holding it + 1 while not freed */
@@ -26,10 +26,10 @@ typedef struct mpi_attr {
     int keyval;
     void *value;
     struct mpi_attr *next;
-} mpi_attr_t;
+} obj_attr_t;
 
-struct mpi_attr_list {
-    mpi_attr_t *head;
+struct obj_attr_list {
+    obj_attr_t *head;
 };
 
 #define KEYVAL_BASE 30000
@@ -40,7 +40,7 @@ static pthread_mutex_t attr_lock = PTHREAD_MUTEX_INITIALIZER;
 #define FN_NULL ((void (*)(void))0)
 #define FN_DUP ((void (*)(void))1)
 
-static keyval_t *keyval_get(int id, mpi_attr_kind_t kind)
+static keyval_t *keyval_get(int id, obj_attr_kind_t kind)
 {
     int i = id - KEYVAL_BASE;
     if (i < 0 || i >= n_keyvals || !keyvals[i].in_use || keyvals[i].kind != kind)
@@ -57,7 +57,7 @@ static void keyval_unref(int id)
     }
 }
 
-static int keyval_create(mpi_attr_kind_t kind, void (*copy)(void), void (*del)(void), void *extra,
+static int keyval_create(obj_attr_kind_t kind, void (*copy)(void), void (*del)(void), void *extra,
                          int *out)
 {
     pthread_mutex_lock(&attr_lock);
@@ -66,7 +66,7 @@ static int keyval_create(mpi_attr_kind_t kind, void (*copy)(void), void (*del)(v
         keyval_t *n = realloc(keyvals, (size_t)ncap * sizeof(*n));
         if (!n) {
             pthread_mutex_unlock(&attr_lock);
-            return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+            return obj_errf(MPI_ERR_NO_MEM, "out of memory");
         }
         keyvals = n;
         cap_keyvals = ncap;
@@ -78,13 +78,13 @@ static int keyval_create(mpi_attr_kind_t kind, void (*copy)(void), void (*del)(v
     return MPI_SUCCESS;
 }
 
-static int keyval_free(mpi_attr_kind_t kind, int *id)
+static int keyval_free(obj_attr_kind_t kind, int *id)
 {
     pthread_mutex_lock(&attr_lock);
     keyval_t *k = keyval_get(*id, kind);
     if (!k || k->freed) {
         pthread_mutex_unlock(&attr_lock);
-        return mpi_errf(MPI_ERR_KEYVAL, "invalid or predefined keyval %d", *id);
+        return obj_errf(MPI_ERR_KEYVAL, "invalid or predefined keyval %d", *id);
     }
     k->freed = true;
     keyval_unref(*id);
@@ -93,23 +93,23 @@ static int keyval_free(mpi_attr_kind_t kind, int *id)
     return MPI_SUCCESS;
 }
 
-int mpi_attr_live_keyvals(void)
+int obj_attr_live_keyvals(void)
 {
     return live_keyvals;
 }
 
 /* Call a keyval's delete callback for the attribute value. */
-static int call_delete(mpi_attr_kind_t kind, keyval_t *k, void *handle, int id, void *value)
+static int call_delete(obj_attr_kind_t kind, keyval_t *k, void *handle, int id, void *value)
 {
     if (k->delete_fn == FN_NULL)
         return MPI_SUCCESS;
     int rc;
     switch (kind) {
-    case MPI_ATTR_COMM:
+    case OBJ_ATTR_COMM:
         rc = ((MPI_Comm_delete_attr_function *)k->delete_fn)((MPI_Comm)handle, id, value,
                                                               k->extra_state);
         break;
-    case MPI_ATTR_TYPE:
+    case OBJ_ATTR_TYPE:
         rc = ((MPI_Type_delete_attr_function *)k->delete_fn)((MPI_Datatype)handle, id, value,
                                                               k->extra_state);
         break;
@@ -119,10 +119,10 @@ static int call_delete(mpi_attr_kind_t kind, keyval_t *k, void *handle, int id, 
         break;
     }
     return rc == MPI_SUCCESS ? MPI_SUCCESS
-                             : mpi_errf(rc, "attribute delete callback for keyval %d failed", id);
+                             : obj_errf(rc, "attribute delete callback for keyval %d failed", id);
 }
 
-static int call_copy(mpi_attr_kind_t kind, keyval_t *k, void *handle, int id, void *in,
+static int call_copy(obj_attr_kind_t kind, keyval_t *k, void *handle, int id, void *in,
                      void **out, int *flag)
 {
     *flag = 0;
@@ -135,11 +135,11 @@ static int call_copy(mpi_attr_kind_t kind, keyval_t *k, void *handle, int id, vo
     }
     int rc;
     switch (kind) {
-    case MPI_ATTR_COMM:
+    case OBJ_ATTR_COMM:
         rc = ((MPI_Comm_copy_attr_function *)k->copy_fn)((MPI_Comm)handle, id, k->extra_state, in,
                                                           out, flag);
         break;
-    case MPI_ATTR_TYPE:
+    case OBJ_ATTR_TYPE:
         rc = ((MPI_Type_copy_attr_function *)k->copy_fn)((MPI_Datatype)handle, id, k->extra_state,
                                                           in, out, flag);
         break;
@@ -149,37 +149,37 @@ static int call_copy(mpi_attr_kind_t kind, keyval_t *k, void *handle, int id, vo
         break;
     }
     return rc == MPI_SUCCESS ? MPI_SUCCESS
-                             : mpi_errf(rc, "attribute copy callback for keyval %d failed", id);
+                             : obj_errf(rc, "attribute copy callback for keyval %d failed", id);
 }
 
-static mpi_attr_t **find(struct mpi_attr_list *list, int keyval)
+static obj_attr_t **find(struct obj_attr_list *list, int keyval)
 {
-    mpi_attr_t **p = &list->head;
+    obj_attr_t **p = &list->head;
     while (*p && (*p)->keyval != keyval)
         p = &(*p)->next;
     return p;
 }
 
-static int ensure_list(struct mpi_attr_list **list)
+static int ensure_list(struct obj_attr_list **list)
 {
     if (!*list && !(*list = calloc(1, sizeof(**list))))
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     return MPI_SUCCESS;
 }
 
 /* Callbacks run without the lock held: they may call MPI. */
-int mpi_attr_set(mpi_attr_kind_t kind, void *handle, struct mpi_attr_list **list, int keyval,
+int obj_attr_set(obj_attr_kind_t kind, void *handle, struct obj_attr_list **list, int keyval,
                  void *value)
 {
     pthread_mutex_lock(&attr_lock);
     keyval_t *k = keyval_get(keyval, kind);
     pthread_mutex_unlock(&attr_lock);
     if (!k)
-        return mpi_errf(MPI_ERR_KEYVAL, "invalid keyval %d for this kind of object", keyval);
+        return obj_errf(MPI_ERR_KEYVAL, "invalid keyval %d for this kind of object", keyval);
     int rc = ensure_list(list);
     if (rc)
         return rc;
-    mpi_attr_t **p = find(*list, keyval);
+    obj_attr_t **p = find(*list, keyval);
     if (*p) {
         keyval_t kcopy = *k;
         if ((rc = call_delete(kind, &kcopy, handle, keyval, (*p)->value)))
@@ -187,10 +187,10 @@ int mpi_attr_set(mpi_attr_kind_t kind, void *handle, struct mpi_attr_list **list
         (*p)->value = value;
         return MPI_SUCCESS;
     }
-    mpi_attr_t *a = malloc(sizeof(*a));
+    obj_attr_t *a = malloc(sizeof(*a));
     if (!a)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
-    *a = (mpi_attr_t){keyval, value, NULL};
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
+    *a = (obj_attr_t){keyval, value, NULL};
     *p = a;
     pthread_mutex_lock(&attr_lock);
     k->refs++;
@@ -198,36 +198,36 @@ int mpi_attr_set(mpi_attr_kind_t kind, void *handle, struct mpi_attr_list **list
     return MPI_SUCCESS;
 }
 
-int mpi_attr_get(mpi_attr_kind_t kind, struct mpi_attr_list *list, int keyval, void *value_out,
+int obj_attr_get(obj_attr_kind_t kind, struct obj_attr_list *list, int keyval, void *value_out,
                  int *flag)
 {
     pthread_mutex_lock(&attr_lock);
     keyval_t *k = keyval_get(keyval, kind);
     pthread_mutex_unlock(&attr_lock);
     if (!k)
-        return mpi_errf(MPI_ERR_KEYVAL, "invalid keyval %d for this kind of object", keyval);
-    mpi_attr_t **p = list ? find(list, keyval) : NULL;
+        return obj_errf(MPI_ERR_KEYVAL, "invalid keyval %d for this kind of object", keyval);
+    obj_attr_t **p = list ? find(list, keyval) : NULL;
     *flag = p && *p;
     if (*flag)
         *(void **)value_out = (*p)->value;
     return MPI_SUCCESS;
 }
 
-int mpi_attr_delete(mpi_attr_kind_t kind, void *handle, struct mpi_attr_list **list, int keyval)
+int obj_attr_delete(obj_attr_kind_t kind, void *handle, struct obj_attr_list **list, int keyval)
 {
     pthread_mutex_lock(&attr_lock);
     keyval_t *k = keyval_get(keyval, kind);
     pthread_mutex_unlock(&attr_lock);
     if (!k)
-        return mpi_errf(MPI_ERR_KEYVAL, "invalid keyval %d for this kind of object", keyval);
-    mpi_attr_t **p = *list ? find(*list, keyval) : NULL;
+        return obj_errf(MPI_ERR_KEYVAL, "invalid keyval %d for this kind of object", keyval);
+    obj_attr_t **p = *list ? find(*list, keyval) : NULL;
     if (!p || !*p)
-        return mpi_errf(MPI_ERR_KEYVAL, "no attribute is set for keyval %d", keyval);
+        return obj_errf(MPI_ERR_KEYVAL, "no attribute is set for keyval %d", keyval);
     keyval_t kcopy = *k;
     int rc = call_delete(kind, &kcopy, handle, keyval, (*p)->value);
     if (rc)
         return rc;
-    mpi_attr_t *a = *p;
+    obj_attr_t *a = *p;
     *p = a->next;
     free(a);
     pthread_mutex_lock(&attr_lock);
@@ -236,7 +236,7 @@ int mpi_attr_delete(mpi_attr_kind_t kind, void *handle, struct mpi_attr_list **l
     return MPI_SUCCESS;
 }
 
-int mpi_attr_delete_all(mpi_attr_kind_t kind, void *handle, struct mpi_attr_list **list)
+int obj_attr_delete_all(obj_attr_kind_t kind, void *handle, struct obj_attr_list **list)
 {
     int rc = MPI_SUCCESS;
     /* Delete in reverse order of setting is not required; MPI-4 asks for
@@ -244,11 +244,11 @@ int mpi_attr_delete_all(mpi_attr_kind_t kind, void *handle, struct mpi_attr_list
      * kept in insertion order, so walk it backwards through recursion-free
      * repeated removal of the last element. */
     while (*list && (*list)->head) {
-        mpi_attr_t **p = &(*list)->head;
+        obj_attr_t **p = &(*list)->head;
         while ((*p)->next)
             p = &(*p)->next;
         int id = (*p)->keyval;
-        if ((rc = mpi_attr_delete(kind, handle, list, id)))
+        if ((rc = obj_attr_delete(kind, handle, list, id)))
             break;
     }
     if (rc == MPI_SUCCESS) {
@@ -258,11 +258,11 @@ int mpi_attr_delete_all(mpi_attr_kind_t kind, void *handle, struct mpi_attr_list
     return rc;
 }
 
-int mpi_attr_copy_all(mpi_attr_kind_t kind, void *old_handle, struct mpi_attr_list *src,
-                      struct mpi_attr_list **dst)
+int obj_attr_copy_all(obj_attr_kind_t kind, void *old_handle, struct obj_attr_list *src,
+                      struct obj_attr_list **dst)
 {
     *dst = NULL;
-    for (mpi_attr_t *a = src ? src->head : NULL; a; a = a->next) {
+    for (obj_attr_t *a = src ? src->head : NULL; a; a = a->next) {
         pthread_mutex_lock(&attr_lock);
         keyval_t kcopy = *keyval_get(a->keyval, kind);
         pthread_mutex_unlock(&attr_lock);
@@ -271,11 +271,11 @@ int mpi_attr_copy_all(mpi_attr_kind_t kind, void *old_handle, struct mpi_attr_li
         if (rc == MPI_SUCCESS && flag) {
             /* No delete callback may run on the partial copy: set directly. */
             if ((rc = ensure_list(dst)) == MPI_SUCCESS) {
-                mpi_attr_t *n = malloc(sizeof(*n));
+                obj_attr_t *n = malloc(sizeof(*n));
                 if (!n)
-                    rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+                    rc = obj_errf(MPI_ERR_NO_MEM, "out of memory");
                 else {
-                    *n = (mpi_attr_t){a->keyval, out, NULL};
+                    *n = (obj_attr_t){a->keyval, out, NULL};
                     *find(*dst, a->keyval) = n;
                     pthread_mutex_lock(&attr_lock);
                     keyvals[a->keyval - KEYVAL_BASE].refs++;
@@ -291,7 +291,7 @@ int mpi_attr_copy_all(mpi_attr_kind_t kind, void *old_handle, struct mpi_attr_li
 
 /* ---------------------------------------------------------- predefined */
 
-static int attr_tag_ub = MPI_RAIL_TAG_UB, attr_host = MPI_PROC_NULL, attr_io = MPI_ANY_SOURCE,
+static int attr_tag_ub = OBJ_TAG_UB, attr_host = MPI_PROC_NULL, attr_io = MPI_ANY_SOURCE,
            attr_wtime_global = 0, attr_appnum, attr_universe, attr_lastused;
 
 /* Predefined attributes of communicators; flag = 0 when not one of them. */
@@ -313,7 +313,7 @@ static bool comm_predef_attr(int keyval, void *value_out, int *flag)
         v = &attr_universe;
         break;
     case MPI_LASTUSEDCODE:
-        attr_lastused = mpi_errcode_lastused;
+        attr_lastused = obj_errcode_lastused;
         v = &attr_lastused;
         break;
     default: *flag = 0; return false;
@@ -336,7 +336,7 @@ static bool is_predef_keyval(int keyval)
 
 static int predef_readonly(int keyval)
 {
-    return mpi_errf(MPI_ERR_KEYVAL, "keyval %d is predefined; its attribute cannot be changed",
+    return obj_errf(MPI_ERR_KEYVAL, "keyval %d is predefined; its attribute cannot be changed",
                     keyval);
 }
 
@@ -346,37 +346,37 @@ int mpii_comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
                             MPI_Comm_delete_attr_function *delete_fn, int *comm_keyval,
                             void *extra_state)
 {
-    return keyval_create(MPI_ATTR_COMM, (void (*)(void))copy_fn, (void (*)(void))delete_fn,
+    return keyval_create(OBJ_ATTR_COMM, (void (*)(void))copy_fn, (void (*)(void))delete_fn,
                          extra_state, comm_keyval);
 }
 
 int mpii_comm_free_keyval(int *comm_keyval)
 {
-    return keyval_free(MPI_ATTR_COMM, comm_keyval);
+    return keyval_free(OBJ_ATTR_COMM, comm_keyval);
 }
 
-int mpii_comm_set_attr(mpi_comm_t *comm, int comm_keyval, void *attribute_val)
+int mpii_comm_set_attr(obj_comm_t *comm, int comm_keyval, void *attribute_val)
 {
     if (is_predef_keyval(comm_keyval))
         return predef_readonly(comm_keyval);
-    return mpi_attr_set(MPI_ATTR_COMM, mpi_comm_handle(comm), &comm->attrs, comm_keyval,
+    return obj_attr_set(OBJ_ATTR_COMM, obj_comm_handle(comm), &comm->attrs, comm_keyval,
                         attribute_val);
 }
 
-int mpii_comm_get_attr(mpi_comm_t *comm, int comm_keyval, void *attribute_val, int *flag)
+int mpii_comm_get_attr(obj_comm_t *comm, int comm_keyval, void *attribute_val, int *flag)
 {
     if (comm_predef_attr(comm_keyval, attribute_val, flag))
         return MPI_SUCCESS;
     if (is_predef_keyval(comm_keyval))
-        return mpi_errf(MPI_ERR_KEYVAL, "keyval %d is a window attribute", comm_keyval);
-    return mpi_attr_get(MPI_ATTR_COMM, comm->attrs, comm_keyval, attribute_val, flag);
+        return obj_errf(MPI_ERR_KEYVAL, "keyval %d is a window attribute", comm_keyval);
+    return obj_attr_get(OBJ_ATTR_COMM, comm->attrs, comm_keyval, attribute_val, flag);
 }
 
-int mpii_comm_delete_attr(mpi_comm_t *comm, int comm_keyval)
+int mpii_comm_delete_attr(obj_comm_t *comm, int comm_keyval)
 {
     if (is_predef_keyval(comm_keyval))
         return predef_readonly(comm_keyval);
-    return mpi_attr_delete(MPI_ATTR_COMM, mpi_comm_handle(comm), &comm->attrs, comm_keyval);
+    return obj_attr_delete(OBJ_ATTR_COMM, obj_comm_handle(comm), &comm->attrs, comm_keyval);
 }
 
 /* MPI-1 names, deprecated but still part of MPI-4.1. */
@@ -392,17 +392,17 @@ int mpii_keyval_free(int *keyval)
     return mpii_comm_free_keyval(keyval);
 }
 
-int mpii_attr_put(mpi_comm_t *comm, int keyval, void *attribute_val)
+int mpii_attr_put(obj_comm_t *comm, int keyval, void *attribute_val)
 {
     return mpii_comm_set_attr(comm, keyval, attribute_val);
 }
 
-int mpii_attr_get(mpi_comm_t *comm, int keyval, void *attribute_val, int *flag)
+int mpii_attr_get(obj_comm_t *comm, int keyval, void *attribute_val, int *flag)
 {
     return mpii_comm_get_attr(comm, keyval, attribute_val, flag);
 }
 
-int mpii_attr_delete(mpi_comm_t *comm, int keyval)
+int mpii_attr_delete(obj_comm_t *comm, int keyval)
 {
     return mpii_comm_delete_attr(comm, keyval);
 }
@@ -413,29 +413,29 @@ int mpii_type_create_keyval(MPI_Type_copy_attr_function *copy_fn,
                             MPI_Type_delete_attr_function *delete_fn, int *type_keyval,
                             void *extra_state)
 {
-    return keyval_create(MPI_ATTR_TYPE, (void (*)(void))copy_fn, (void (*)(void))delete_fn,
+    return keyval_create(OBJ_ATTR_TYPE, (void (*)(void))copy_fn, (void (*)(void))delete_fn,
                          extra_state, type_keyval);
 }
 
 int mpii_type_free_keyval(int *type_keyval)
 {
-    return keyval_free(MPI_ATTR_TYPE, type_keyval);
+    return keyval_free(OBJ_ATTR_TYPE, type_keyval);
 }
 
-int mpii_type_set_attr(mpi_datatype_t *datatype, int type_keyval, void *attribute_val)
+int mpii_type_set_attr(obj_datatype_t *datatype, int type_keyval, void *attribute_val)
 {
-    return mpi_attr_set(MPI_ATTR_TYPE, mpi_datatype_handle(datatype), &datatype->attrs,
+    return obj_attr_set(OBJ_ATTR_TYPE, obj_datatype_handle(datatype), &datatype->attrs,
                         type_keyval, attribute_val);
 }
 
-int mpii_type_get_attr(mpi_datatype_t *datatype, int type_keyval, void *attribute_val, int *flag)
+int mpii_type_get_attr(obj_datatype_t *datatype, int type_keyval, void *attribute_val, int *flag)
 {
-    return mpi_attr_get(MPI_ATTR_TYPE, datatype->attrs, type_keyval, attribute_val, flag);
+    return obj_attr_get(OBJ_ATTR_TYPE, datatype->attrs, type_keyval, attribute_val, flag);
 }
 
-int mpii_type_delete_attr(mpi_datatype_t *datatype, int type_keyval)
+int mpii_type_delete_attr(obj_datatype_t *datatype, int type_keyval)
 {
-    return mpi_attr_delete(MPI_ATTR_TYPE, mpi_datatype_handle(datatype), &datatype->attrs,
+    return obj_attr_delete(OBJ_ATTR_TYPE, obj_datatype_handle(datatype), &datatype->attrs,
                            type_keyval);
 }
 
@@ -445,11 +445,11 @@ int mpii_win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
                            MPI_Win_delete_attr_function *delete_fn, int *win_keyval,
                            void *extra_state)
 {
-    return keyval_create(MPI_ATTR_WIN, (void (*)(void))copy_fn, (void (*)(void))delete_fn,
+    return keyval_create(OBJ_ATTR_WIN, (void (*)(void))copy_fn, (void (*)(void))delete_fn,
                          extra_state, win_keyval);
 }
 
 int mpii_win_free_keyval(int *win_keyval)
 {
-    return keyval_free(MPI_ATTR_WIN, win_keyval);
+    return keyval_free(OBJ_ATTR_WIN, win_keyval);
 }

@@ -7,8 +7,8 @@
 /* The check's signatures of an allgather or alltoall: the same block to
  * and from every process (in place: the receive block's). */
 static void blocks_sigs(mpi_coll_chk_t *c, const void *sendbuf, MPI_Count sendcount,
-                        const mpi_datatype_t *sendtype, MPI_Count recvcount,
-                        const mpi_datatype_t *recvtype)
+                        const obj_datatype_t *sendtype, MPI_Count recvcount,
+                        const obj_datatype_t *recvtype)
 {
     if (sendbuf == MPI_IN_PLACE)
         mpi_coll_chk_fill(c->to, c->n, recvcount, recvtype);
@@ -19,9 +19,9 @@ static void blocks_sigs(mpi_coll_chk_t *c, const void *sendbuf, MPI_Count sendco
 
 /* ------------------------------------------------------------ allgather */
 
-MPI_COLL_FRONT int allgather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                                 void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
-                                 mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+MPI_COLL_FRONT int allgather_any(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                                 void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype,
+                                 obj_comm_t *comm, unsigned flags, obj_info_t *info,
                                  MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
@@ -41,21 +41,21 @@ MPI_COLL_FRONT int allgather_any(const void *sendbuf, MPI_Count sendcount, mpi_d
 }
 
 MPI_COLL_BLOCKING(mpii_allgather, allgather_any,
-                  (const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                   void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, mpi_comm_t *comm),
+                  (const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                   void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype, obj_comm_t *comm),
                   (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 
-int mpii_iallgather(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                    void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
-                    mpi_comm_t *comm, MPI_Request *request)
+int mpii_iallgather(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                    void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype,
+                    obj_comm_t *comm, MPI_Request *request)
 {
     return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0,
                          NULL, request);
 }
 
-int mpii_allgather_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                        void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
-                        mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
+int mpii_allgather_init(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                        void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype,
+                        obj_comm_t *comm, obj_info_t *info, MPI_Request *request)
 {
     return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                          MPI_COLL_PERSISTENT, info, request);
@@ -64,10 +64,10 @@ int mpii_allgather_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t
 /* ------------------------------------------------------------ allgatherv */
 
 MPI_COLL_FRONT int allgatherv_any(const void *sendbuf, MPI_Count sendcount,
-                                  mpi_datatype_t *sendtype, void *recvbuf,
+                                  obj_datatype_t *sendtype, void *recvbuf,
                                   const MPI_Count recvcounts[], const MPI_Aint displs[],
-                                  mpi_datatype_t *recvtype, mpi_comm_t *comm, unsigned flags,
-                                  mpi_info_t *info, MPI_Request *request)
+                                  obj_datatype_t *recvtype, obj_comm_t *comm, unsigned flags,
+                                  obj_info_t *info, MPI_Request *request)
 {
     int rc = mpi_coll_check_displs(displs, comm->remote_size, "displs");
     if (rc == MPI_SUCCESS && !comm->is_inter && sendbuf != MPI_IN_PLACE)
@@ -92,22 +92,22 @@ MPI_COLL_FRONT int allgatherv_any(const void *sendbuf, MPI_Count sendcount,
 }
 
 MPI_COLL_BLOCKING(mpii_allgatherv, allgatherv_any,
-                  (const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                  (const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
                    void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                   mpi_datatype_t *recvtype, mpi_comm_t *comm),
+                   obj_datatype_t *recvtype, obj_comm_t *comm),
                   (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
 
-int mpii_iallgatherv(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+int mpii_iallgatherv(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
                      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                     mpi_datatype_t *recvtype, mpi_comm_t *comm, MPI_Request *request)
+                     obj_datatype_t *recvtype, obj_comm_t *comm, MPI_Request *request)
 {
     return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                           comm, 0, NULL, request);
 }
 
-int mpii_allgatherv_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+int mpii_allgatherv_init(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
                          void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                         mpi_datatype_t *recvtype, mpi_comm_t *comm, mpi_info_t *info,
+                         obj_datatype_t *recvtype, obj_comm_t *comm, obj_info_t *info,
                          MPI_Request *request)
 {
     return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
@@ -116,9 +116,9 @@ int mpii_allgatherv_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_
 
 /* ------------------------------------------------------------ alltoall */
 
-MPI_COLL_FRONT int alltoall_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                                void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
-                                mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+MPI_COLL_FRONT int alltoall_any(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                                void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype,
+                                obj_comm_t *comm, unsigned flags, obj_info_t *info,
                                 MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
@@ -139,21 +139,21 @@ MPI_COLL_FRONT int alltoall_any(const void *sendbuf, MPI_Count sendcount, mpi_da
 }
 
 MPI_COLL_BLOCKING(mpii_alltoall, alltoall_any,
-                  (const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                   void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, mpi_comm_t *comm),
+                  (const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                   void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype, obj_comm_t *comm),
                   (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 
-int mpii_ialltoall(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                   void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, mpi_comm_t *comm,
+int mpii_ialltoall(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                   void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype, obj_comm_t *comm,
                    MPI_Request *request)
 {
     return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, NULL,
                         request);
 }
 
-int mpii_alltoall_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                       void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
-                       mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
+int mpii_alltoall_init(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                       void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype,
+                       obj_comm_t *comm, obj_info_t *info, MPI_Request *request)
 {
     return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                         MPI_COLL_PERSISTENT, info, request);
@@ -162,10 +162,10 @@ int mpii_alltoall_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t 
 /* ------------------------------------------------------------ alltoallv */
 
 MPI_COLL_FRONT int alltoallv_any(const void *sendbuf, const MPI_Count sendcounts[],
-                                 const MPI_Aint sdispls[], mpi_datatype_t *sendtype, void *recvbuf,
+                                 const MPI_Aint sdispls[], obj_datatype_t *sendtype, void *recvbuf,
                                  const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                                 mpi_datatype_t *recvtype, mpi_comm_t *comm, unsigned flags,
-                                 mpi_info_t *info, MPI_Request *request)
+                                 obj_datatype_t *recvtype, obj_comm_t *comm, unsigned flags,
+                                 obj_info_t *info, MPI_Request *request)
 {
     int n = comm->remote_size, rc = mpi_coll_check_displs(rdispls, n, "rdispls");
     if (rc == MPI_SUCCESS && sendbuf != MPI_IN_PLACE)
@@ -195,14 +195,14 @@ MPI_COLL_FRONT int alltoallv_any(const void *sendbuf, const MPI_Count sendcounts
 
 MPI_COLL_BLOCKING(mpii_alltoallv, alltoallv_any,
                   (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                   mpi_datatype_t *sendtype, void *recvbuf, const MPI_Count recvcounts[],
-                   const MPI_Aint rdispls[], mpi_datatype_t *recvtype, mpi_comm_t *comm),
+                   obj_datatype_t *sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                   const MPI_Aint rdispls[], obj_datatype_t *recvtype, obj_comm_t *comm),
                   (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                    comm))
 
 int mpii_ialltoallv(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                    mpi_datatype_t *sendtype, void *recvbuf, const MPI_Count recvcounts[],
-                    const MPI_Aint rdispls[], mpi_datatype_t *recvtype, mpi_comm_t *comm,
+                    obj_datatype_t *sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                    const MPI_Aint rdispls[], obj_datatype_t *recvtype, obj_comm_t *comm,
                     MPI_Request *request)
 {
     return alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -210,9 +210,9 @@ int mpii_ialltoallv(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 }
 
 int mpii_alltoallv_init(const void *sendbuf, const MPI_Count sendcounts[],
-                        const MPI_Aint sdispls[], mpi_datatype_t *sendtype, void *recvbuf,
+                        const MPI_Aint sdispls[], obj_datatype_t *sendtype, void *recvbuf,
                         const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                        mpi_datatype_t *recvtype, mpi_comm_t *comm, mpi_info_t *info,
+                        obj_datatype_t *recvtype, obj_comm_t *comm, obj_info_t *info,
                         MPI_Request *request)
 {
     return alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -225,12 +225,12 @@ MPI_COLL_FRONT int alltoallw_any(const void *sendbuf, const MPI_Count sendcounts
                                  const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
                                  void *recvbuf, const MPI_Count recvcounts[],
                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                                 mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+                                 obj_comm_t *comm, unsigned flags, obj_info_t *info,
                                  MPI_Request *request)
 {
     int n = comm->remote_size, me = comm->rank;
     bool inplace = sendbuf == MPI_IN_PLACE;
-    mpi_datatype_t **st = NULL, **rt = NULL;
+    obj_datatype_t **st = NULL, **rt = NULL;
     int rc = mpi_coll_check_displs(rdispls, n, "rdispls");
     if (rc == MPI_SUCCESS && !inplace)
         rc = mpi_coll_check_displs(sdispls, n, "sdispls");
@@ -256,7 +256,7 @@ MPI_COLL_FRONT int alltoallw_any(const void *sendbuf, const MPI_Count sendcounts
         rc = coll_alltoallw(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt,
                             comm);
     } else {
-        mpi_request_t *req;
+        obj_request_t *req;
         rc = coll_ialltoallw(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt,
                              comm, flags & ~MPI_COLL_F_CHECK, info, &req);
         if (rc == MPI_SUCCESS)
@@ -271,13 +271,13 @@ out:
 MPI_COLL_BLOCKING(mpii_alltoallw, alltoallw_any,
                   (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                    const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
-                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi_comm_t *comm),
+                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], obj_comm_t *comm),
                   (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                    recvtypes, comm))
 
 int mpii_ialltoallw(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                     const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
-                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi_comm_t *comm,
+                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], obj_comm_t *comm,
                     MPI_Request *request)
 {
     return alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
@@ -287,7 +287,7 @@ int mpii_ialltoallw(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 int mpii_alltoallw_init(const void *sendbuf, const MPI_Count sendcounts[],
                         const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
                         const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                        const MPI_Datatype recvtypes[], mpi_comm_t *comm, mpi_info_t *info,
+                        const MPI_Datatype recvtypes[], obj_comm_t *comm, obj_info_t *info,
                         MPI_Request *request)
 {
     return alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,

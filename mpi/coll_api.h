@@ -32,7 +32,7 @@
     do {                                                                                           \
         if (!(request))                                                                            \
             return coll_##name args;                                                               \
-        mpi_request_t *req_;                                                                       \
+        obj_request_t *req_;                                                                       \
         int rc_ = coll_i##name(COLL_UNPAREN args, (flags) & ~MPI_COLL_F_CHECK, (info), &req_);     \
         if (rc_ == MPI_SUCCESS)                                                                    \
             *(request) = (MPI_Request)req_;                                                        \
@@ -48,31 +48,31 @@
     (!(request) && !(comm)->is_inter && (MPI_Count)(count) * (dt)->size == 0)
 
 /* The reduction operation applies to the datatype (MPI_ERR_OP). */
-int mpi_coll_check_op(const mpi_op_t *op, const mpi_datatype_t *dt);
+int mpi_coll_check_op(const obj_op_t *op, const obj_datatype_t *dt);
 /* sendbuf and recvbuf must not be the same buffer (MPI_ERR_BUFFER: use
  * MPI_IN_PLACE). */
 int mpi_coll_check_alias(const void *sbuf, const void *rbuf, MPI_Count count,
-                         const mpi_datatype_t *dt);
+                         const obj_datatype_t *dt);
 /* Scan and Exscan: intracommunicators only (MPI_ERR_COMM). */
-int mpi_coll_check_intra(const mpi_comm_t *comm);
+int mpi_coll_check_intra(const obj_comm_t *comm);
 /* A block this process sends to itself: scount x sdt must fit rcount x rdt
  * (MPI_ERR_TRUNCATE). */
-int mpi_coll_check_self(MPI_Count scount, const mpi_datatype_t *sdt, MPI_Count rcount,
-                        const mpi_datatype_t *rdt);
+int mpi_coll_check_self(MPI_Count scount, const obj_datatype_t *sdt, MPI_Count rcount,
+                        const obj_datatype_t *rdt);
 /* The block this process sends to itself, at byte offsets soff of sbuf and
  * roff of rbuf: MPI_ERR_BUFFER when both are non-empty and the arguments
  * alias (sbuf == rbuf, or the two blocks begin at the same byte: "in
  * place" is said with MPI_IN_PLACE).  Local, so a root that alone finds it
  * returns at once. */
 int mpi_coll_check_alias_self(const void *sbuf, MPI_Count soff, MPI_Count scount,
-                              const mpi_datatype_t *sdt, const void *rbuf, MPI_Count roff,
-                              MPI_Count rcount, const mpi_datatype_t *rdt);
+                              const obj_datatype_t *sdt, const void *rbuf, MPI_Count roff,
+                              MPI_Count rcount, const obj_datatype_t *rdt);
 /* A displacement array that is significant here (MPI_ERR_ARG when NULL). */
 int mpi_coll_check_displs(const MPI_Aint *displs, int n, const char *name);
 
 /* Datatype arrays of the *w forms: look up n handles (committed) into a new
  * array of objects (free with free()); NULL when n == 0. */
-int mpi_coll_types(const MPI_Datatype types[], int n, const char *name, mpi_datatype_t ***out);
+int mpi_coll_types(const MPI_Datatype types[], int n, const char *name, obj_datatype_t ***out);
 
 /* ------------------------------------------------------------ checked collectives */
 
@@ -139,14 +139,14 @@ typedef struct mpi_coll_chk {
 
 /* Rooted operations: whether this process is the root (MPI_ROOT on an
  * intercommunicator) ... */
-static inline bool mpi_coll_is_root(const mpi_comm_t *comm, int root)
+static inline bool mpi_coll_is_root(const obj_comm_t *comm, int root)
 {
     return comm->is_inter ? root == MPI_ROOT : comm->rank == root;
 }
 /* ... and the peer that it, as a non-root, sends to or receives from: the
  * root, or -1 where none (an intercommunicator's root, and its group's
  * MPI_PROC_NULL processes). */
-static inline int mpi_coll_root_peer(const mpi_comm_t *comm, int root)
+static inline int mpi_coll_root_peer(const obj_comm_t *comm, int root)
 {
     return comm->is_inter && root < 0 ? -1 : root;
 }
@@ -177,24 +177,24 @@ static inline int mpi_coll_root_peer(const mpi_comm_t *comm, int root)
 
 /* kind COLL_OP_<name> (| MPI_COLL_CHK_INIT); root MPI_COLL_NO_ROOT where
  * the operation has none; op NULL where it has none. */
-mpi_coll_chk_t *mpi_coll_chk_new(const mpi_comm_t *comm, int kind, int root, const mpi_op_t *op);
-mpi_coll_sig_t mpi_coll_sig(MPI_Count count, const mpi_datatype_t *dt);
+mpi_coll_chk_t *mpi_coll_chk_new(const obj_comm_t *comm, int kind, int root, const obj_op_t *op);
+mpi_coll_sig_t mpi_coll_sig(MPI_Count count, const obj_datatype_t *dt);
 /* s[0..n-1] = the signature of count x dt. */
-void mpi_coll_chk_fill(mpi_coll_sig_t *s, int n, MPI_Count count, const mpi_datatype_t *dt);
+void mpi_coll_chk_fill(mpi_coll_sig_t *s, int n, MPI_Count count, const obj_datatype_t *dt);
 /* A rooted operation's signatures: data going to the root (gather,
  * reduce) or from it (bcast, scatter).  The root's side of every pair is
  * rcount x rdt (read at the root only), the other side, of a non-root or
  * of the root's block to itself, ocount x odt (read only where this
  * process sends to or receives from the root: insignificant arguments are
  * never touched). */
-void mpi_coll_chk_rooted(mpi_coll_chk_t *c, const mpi_comm_t *comm, int root, bool to_root,
-                         MPI_Count rcount, const mpi_datatype_t *rdt, MPI_Count ocount,
-                         const mpi_datatype_t *odt);
+void mpi_coll_chk_rooted(mpi_coll_chk_t *c, const obj_comm_t *comm, int root, bool to_root,
+                         MPI_Count rcount, const obj_datatype_t *rdt, MPI_Count ocount,
+                         const obj_datatype_t *odt);
 /* *s += the signature of count x dt, in no particular order (several
  * edges between two processes of a neighbourhood collective). */
-void mpi_coll_sig_add(mpi_coll_sig_t *s, MPI_Count count, const mpi_datatype_t *dt);
+void mpi_coll_sig_add(mpi_coll_sig_t *s, MPI_Count count, const obj_datatype_t *dt);
 /* Exchange and agree; rc: the local checks' result (returned as it is when
  * an error).  Frees c. */
-int mpi_coll_chk_run(mpi_coll_chk_t *c, mpi_comm_t *comm, int rc);
+int mpi_coll_chk_run(mpi_coll_chk_t *c, obj_comm_t *comm, int rc);
 
 #endif

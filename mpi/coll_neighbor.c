@@ -5,15 +5,15 @@
  * the checks and conversions the generator cannot make happen here.
  */
 #include "mpi/coll_api.h"
-#include "mpi/mpi_topo.h"
+#include "obj/topo.h"
 
 #include <stdlib.h>
 
-static int topo_of(const mpi_comm_t *comm, const mpi_topo_t **t)
+static int topo_of(const obj_comm_t *comm, const obj_topo_t **t)
 {
     *t = comm->topo;
     if (comm->is_inter || !*t)
-        return mpi_errf(MPI_ERR_TOPOLOGY, "neighbourhood collectives need an intracommunicator "
+        return obj_errf(MPI_ERR_TOPOLOGY, "neighbourhood collectives need an intracommunicator "
                         "with a process topology (MPI_Cart_create, MPI_Graph_create, "
                         "MPI_Dist_graph_create)");
     return MPI_SUCCESS;
@@ -25,11 +25,11 @@ static int topo_of(const mpi_comm_t *comm, const mpi_topo_t **t)
 typedef struct nbr_args {
     const MPI_Count *scounts, *rcounts;
     MPI_Count scount, rcount;
-    mpi_datatype_t *const *stypes, *const *rtypes;
-    const mpi_datatype_t *stype, *rtype;
+    obj_datatype_t *const *stypes, *const *rtypes;
+    const obj_datatype_t *stype, *rtype;
 } nbr_args_t;
 
-static void nbr_sigs(mpi_coll_chk_t *c, const mpi_topo_t *t, nbr_args_t a)
+static void nbr_sigs(mpi_coll_chk_t *c, const obj_topo_t *t, nbr_args_t a)
 {
     for (int k = 0; k < t->outdegree; k++)
         if (t->out[k] != MPI_PROC_NULL)
@@ -65,18 +65,18 @@ static int displs_conv(const int *a, int n, const char *name, MPI_Aint **out)
 {
     *out = NULL;
     if (n > 0 && !a)
-        return mpi_errf(MPI_ERR_ARG, "argument '%s' must not be NULL", name);
+        return obj_errf(MPI_ERR_ARG, "argument '%s' must not be NULL", name);
     return mpi_conv_int_to_aint(a, n, out);
 }
 
 /* ------------------------------------------------------------ allgather, alltoall */
 
-MPI_COLL_FRONT int allgather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                                 void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
-                                 mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+MPI_COLL_FRONT int allgather_any(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                                 void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype,
+                                 obj_comm_t *comm, unsigned flags, obj_info_t *info,
                                  MPI_Request *request)
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int rc = topo_of(comm, &t);
     MPI_COLL_CHECK(comm, flags, rc, COLL_OP_neighbor_allgather, MPI_COLL_NO_ROOT, NULL,
                    nbr_sigs(chk, t, (nbr_args_t){.scount = sendcount, .stype = sendtype,
@@ -89,33 +89,33 @@ MPI_COLL_FRONT int allgather_any(const void *sendbuf, MPI_Count sendcount, mpi_d
 }
 
 MPI_COLL_BLOCKING(mpii_neighbor_allgather, allgather_any,
-                  (const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                   void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, mpi_comm_t *comm),
+                  (const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                   void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype, obj_comm_t *comm),
                   (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 
-int mpii_ineighbor_allgather(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                             void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
-                             mpi_comm_t *comm, MPI_Request *request)
+int mpii_ineighbor_allgather(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                             void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype,
+                             obj_comm_t *comm, MPI_Request *request)
 {
     return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0,
                          NULL, request);
 }
 
 int mpii_neighbor_allgather_init(const void *sendbuf, MPI_Count sendcount,
-                                 mpi_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
-                                 mpi_datatype_t *recvtype, mpi_comm_t *comm, mpi_info_t *info,
+                                 obj_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
+                                 obj_datatype_t *recvtype, obj_comm_t *comm, obj_info_t *info,
                                  MPI_Request *request)
 {
     return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                          MPI_COLL_PERSISTENT, info, request);
 }
 
-MPI_COLL_FRONT int alltoall_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                                void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
-                                mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+MPI_COLL_FRONT int alltoall_any(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                                void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype,
+                                obj_comm_t *comm, unsigned flags, obj_info_t *info,
                                 MPI_Request *request)
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int rc = topo_of(comm, &t);
     MPI_COLL_CHECK(comm, flags, rc, COLL_OP_neighbor_alltoall, MPI_COLL_NO_ROOT, NULL,
                    nbr_sigs(chk, t, (nbr_args_t){.scount = sendcount, .stype = sendtype,
@@ -128,21 +128,21 @@ MPI_COLL_FRONT int alltoall_any(const void *sendbuf, MPI_Count sendcount, mpi_da
 }
 
 MPI_COLL_BLOCKING(mpii_neighbor_alltoall, alltoall_any,
-                  (const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                   void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, mpi_comm_t *comm),
+                  (const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                   void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype, obj_comm_t *comm),
                   (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 
-int mpii_ineighbor_alltoall(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                            void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
-                            mpi_comm_t *comm, MPI_Request *request)
+int mpii_ineighbor_alltoall(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                            void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype,
+                            obj_comm_t *comm, MPI_Request *request)
 {
     return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0, NULL,
                         request);
 }
 
 int mpii_neighbor_alltoall_init(const void *sendbuf, MPI_Count sendcount,
-                                mpi_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
-                                mpi_datatype_t *recvtype, mpi_comm_t *comm, mpi_info_t *info,
+                                obj_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
+                                obj_datatype_t *recvtype, obj_comm_t *comm, obj_info_t *info,
                                 MPI_Request *request)
 {
     return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
@@ -151,12 +151,12 @@ int mpii_neighbor_alltoall_init(const void *sendbuf, MPI_Count sendcount,
 
 /* ------------------------------------------------------------ allgatherv */
 
-static int allgatherv_c(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+static int allgatherv_c(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
                         void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                        mpi_datatype_t *recvtype, mpi_comm_t *comm, unsigned flags,
-                        mpi_info_t *info, MPI_Request *request)
+                        obj_datatype_t *recvtype, obj_comm_t *comm, unsigned flags,
+                        obj_info_t *info, MPI_Request *request)
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int rc = topo_of(comm, &t);
     if (rc == MPI_SUCCESS)
         rc = mpi_check_counts_count(recvcounts, t->indegree, "recvcounts");
@@ -172,12 +172,12 @@ static int allgatherv_c(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t
                  flags, info, request);
 }
 
-static int allgatherv_int(const void *sendbuf, int sendcount, mpi_datatype_t *sendtype,
+static int allgatherv_int(const void *sendbuf, int sendcount, obj_datatype_t *sendtype,
                           void *recvbuf, const int recvcounts[], const int displs[],
-                          mpi_datatype_t *recvtype, mpi_comm_t *comm, unsigned flags,
-                          mpi_info_t *info, MPI_Request *request)
+                          obj_datatype_t *recvtype, obj_comm_t *comm, unsigned flags,
+                          obj_info_t *info, MPI_Request *request)
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     conv_t c = { 0 };
     int rc = topo_of(comm, &t);
     if (rc == MPI_SUCCESS)
@@ -192,37 +192,37 @@ static int allgatherv_int(const void *sendbuf, int sendcount, mpi_datatype_t *se
 }
 
 MPI_COLL_BLOCKING(mpii_neighbor_allgatherv, allgatherv_int,
-                  (const void *sendbuf, int sendcount, mpi_datatype_t *sendtype, void *recvbuf,
-                   const int recvcounts[], const int displs[], mpi_datatype_t *recvtype,
-                   mpi_comm_t *comm),
+                  (const void *sendbuf, int sendcount, obj_datatype_t *sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], obj_datatype_t *recvtype,
+                   obj_comm_t *comm),
                   (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
 
 MPI_COLL_BLOCKING(mpii_neighbor_allgatherv_c, allgatherv_c,
-                  (const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                  (const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
                    void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                   mpi_datatype_t *recvtype, mpi_comm_t *comm),
+                   obj_datatype_t *recvtype, obj_comm_t *comm),
                   (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
 
-int mpii_ineighbor_allgatherv(const void *sendbuf, int sendcount, mpi_datatype_t *sendtype,
+int mpii_ineighbor_allgatherv(const void *sendbuf, int sendcount, obj_datatype_t *sendtype,
                               void *recvbuf, const int recvcounts[], const int displs[],
-                              mpi_datatype_t *recvtype, mpi_comm_t *comm, MPI_Request *request)
+                              obj_datatype_t *recvtype, obj_comm_t *comm, MPI_Request *request)
 {
     return allgatherv_int(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                           comm, 0, NULL, request);
 }
 
 int mpii_ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount,
-                                mpi_datatype_t *sendtype, void *recvbuf,
+                                obj_datatype_t *sendtype, void *recvbuf,
                                 const MPI_Count recvcounts[], const MPI_Aint displs[],
-                                mpi_datatype_t *recvtype, mpi_comm_t *comm, MPI_Request *request)
+                                obj_datatype_t *recvtype, obj_comm_t *comm, MPI_Request *request)
 {
     return allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                         0, NULL, request);
 }
 
-int mpii_neighbor_allgatherv_init(const void *sendbuf, int sendcount, mpi_datatype_t *sendtype,
+int mpii_neighbor_allgatherv_init(const void *sendbuf, int sendcount, obj_datatype_t *sendtype,
                                   void *recvbuf, const int recvcounts[], const int displs[],
-                                  mpi_datatype_t *recvtype, mpi_comm_t *comm, mpi_info_t *info,
+                                  obj_datatype_t *recvtype, obj_comm_t *comm, obj_info_t *info,
                                   MPI_Request *request)
 {
     return allgatherv_int(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
@@ -230,9 +230,9 @@ int mpii_neighbor_allgatherv_init(const void *sendbuf, int sendcount, mpi_dataty
 }
 
 int mpii_neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
-                                    mpi_datatype_t *sendtype, void *recvbuf,
+                                    obj_datatype_t *sendtype, void *recvbuf,
                                     const MPI_Count recvcounts[], const MPI_Aint displs[],
-                                    mpi_datatype_t *recvtype, mpi_comm_t *comm, mpi_info_t *info,
+                                    obj_datatype_t *recvtype, obj_comm_t *comm, obj_info_t *info,
                                     MPI_Request *request)
 {
     return allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
@@ -242,11 +242,11 @@ int mpii_neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
 /* ------------------------------------------------------------ alltoallv */
 
 static int alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                       mpi_datatype_t *sendtype, void *recvbuf, const MPI_Count recvcounts[],
-                       const MPI_Aint rdispls[], mpi_datatype_t *recvtype, mpi_comm_t *comm,
-                       unsigned flags, mpi_info_t *info, MPI_Request *request)
+                       obj_datatype_t *sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                       const MPI_Aint rdispls[], obj_datatype_t *recvtype, obj_comm_t *comm,
+                       unsigned flags, obj_info_t *info, MPI_Request *request)
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int rc = topo_of(comm, &t);
     if (rc == MPI_SUCCESS)
         rc = mpi_check_counts_count(sendcounts, t->outdegree, "sendcounts");
@@ -268,11 +268,11 @@ static int alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const 
 }
 
 static int alltoallv_int(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                         mpi_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
-                         const int rdispls[], mpi_datatype_t *recvtype, mpi_comm_t *comm,
-                         unsigned flags, mpi_info_t *info, MPI_Request *request)
+                         obj_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
+                         const int rdispls[], obj_datatype_t *recvtype, obj_comm_t *comm,
+                         unsigned flags, obj_info_t *info, MPI_Request *request)
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     conv_t c = { 0 };
     int rc = topo_of(comm, &t);
     if (rc == MPI_SUCCESS)
@@ -292,21 +292,21 @@ static int alltoallv_int(const void *sendbuf, const int sendcounts[], const int 
 
 MPI_COLL_BLOCKING(mpii_neighbor_alltoallv, alltoallv_int,
                   (const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   mpi_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
-                   const int rdispls[], mpi_datatype_t *recvtype, mpi_comm_t *comm),
+                   obj_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], obj_datatype_t *recvtype, obj_comm_t *comm),
                   (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                    comm))
 
 MPI_COLL_BLOCKING(mpii_neighbor_alltoallv_c, alltoallv_c,
                   (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                   mpi_datatype_t *sendtype, void *recvbuf, const MPI_Count recvcounts[],
-                   const MPI_Aint rdispls[], mpi_datatype_t *recvtype, mpi_comm_t *comm),
+                   obj_datatype_t *sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                   const MPI_Aint rdispls[], obj_datatype_t *recvtype, obj_comm_t *comm),
                   (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                    comm))
 
 int mpii_ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                             mpi_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
-                             const int rdispls[], mpi_datatype_t *recvtype, mpi_comm_t *comm,
+                             obj_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
+                             const int rdispls[], obj_datatype_t *recvtype, obj_comm_t *comm,
                              MPI_Request *request)
 {
     return alltoallv_int(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -314,28 +314,28 @@ int mpii_ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
 }
 
 int mpii_ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
-                               const MPI_Aint sdispls[], mpi_datatype_t *sendtype, void *recvbuf,
+                               const MPI_Aint sdispls[], obj_datatype_t *sendtype, void *recvbuf,
                                const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                               mpi_datatype_t *recvtype, mpi_comm_t *comm, MPI_Request *request)
+                               obj_datatype_t *recvtype, obj_comm_t *comm, MPI_Request *request)
 {
     return alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                        recvtype, comm, 0, NULL, request);
 }
 
 int mpii_neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                                 mpi_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
-                                 const int rdispls[], mpi_datatype_t *recvtype, mpi_comm_t *comm,
-                                 mpi_info_t *info, MPI_Request *request)
+                                 obj_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
+                                 const int rdispls[], obj_datatype_t *recvtype, obj_comm_t *comm,
+                                 obj_info_t *info, MPI_Request *request)
 {
     return alltoallv_int(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                          recvtype, comm, MPI_COLL_PERSISTENT, info, request);
 }
 
 int mpii_neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
-                                   const MPI_Aint sdispls[], mpi_datatype_t *sendtype,
+                                   const MPI_Aint sdispls[], obj_datatype_t *sendtype,
                                    void *recvbuf, const MPI_Count recvcounts[],
-                                   const MPI_Aint rdispls[], mpi_datatype_t *recvtype,
-                                   mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
+                                   const MPI_Aint rdispls[], obj_datatype_t *recvtype,
+                                   obj_comm_t *comm, obj_info_t *info, MPI_Request *request)
 {
     return alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                        recvtype, comm, MPI_COLL_PERSISTENT, info, request);
@@ -345,11 +345,11 @@ int mpii_neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcoun
 
 static int alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                        const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
-                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi_comm_t *comm,
-                       unsigned flags, mpi_info_t *info, MPI_Request *request)
+                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], obj_comm_t *comm,
+                       unsigned flags, obj_info_t *info, MPI_Request *request)
 {
-    const mpi_topo_t *t;
-    mpi_datatype_t **st = NULL, **rt = NULL;
+    const obj_topo_t *t;
+    obj_datatype_t **st = NULL, **rt = NULL;
     int rc = topo_of(comm, &t);
     if (rc == MPI_SUCCESS)
         rc = mpi_check_counts_count(sendcounts, t->outdegree, "sendcounts");
@@ -370,7 +370,7 @@ static int alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const 
         rc = coll_neighbor_alltoallw(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts,
                                      rdispls, rt, comm);
     } else if (rc == MPI_SUCCESS) {
-        mpi_request_t *req;
+        obj_request_t *req;
         rc = coll_ineighbor_alltoallw(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts,
                                       rdispls, rt, comm, flags & ~MPI_COLL_F_CHECK, info,
                                       &req);
@@ -385,9 +385,9 @@ static int alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const 
 static int alltoallw_int(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                         mpi_comm_t *comm, unsigned flags, mpi_info_t *info, MPI_Request *request)
+                         obj_comm_t *comm, unsigned flags, obj_info_t *info, MPI_Request *request)
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     conv_t c = { 0 };
     int rc = topo_of(comm, &t);
     if (rc == MPI_SUCCESS)
@@ -404,21 +404,21 @@ static int alltoallw_int(const void *sendbuf, const int sendcounts[], const MPI_
 MPI_COLL_BLOCKING(mpii_neighbor_alltoallw, alltoallw_int,
                   (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi_comm_t *comm),
+                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], obj_comm_t *comm),
                   (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                    recvtypes, comm))
 
 MPI_COLL_BLOCKING(mpii_neighbor_alltoallw_c, alltoallw_c,
                   (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                    const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
-                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi_comm_t *comm),
+                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], obj_comm_t *comm),
                   (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                    recvtypes, comm))
 
 int mpii_ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
                              void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
-                             const MPI_Datatype recvtypes[], mpi_comm_t *comm,
+                             const MPI_Datatype recvtypes[], obj_comm_t *comm,
                              MPI_Request *request)
 {
     return alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
@@ -429,7 +429,7 @@ int mpii_ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
                                const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
                                void *recvbuf, const MPI_Count recvcounts[],
                                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                               mpi_comm_t *comm, MPI_Request *request)
+                               obj_comm_t *comm, MPI_Request *request)
 {
     return alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                        recvtypes, comm, 0, NULL, request);
@@ -438,8 +438,8 @@ int mpii_ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
 int mpii_neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
                                  const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
                                  void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
-                                 const MPI_Datatype recvtypes[], mpi_comm_t *comm,
-                                 mpi_info_t *info, MPI_Request *request)
+                                 const MPI_Datatype recvtypes[], obj_comm_t *comm,
+                                 obj_info_t *info, MPI_Request *request)
 {
     return alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                          recvtypes, comm, MPI_COLL_PERSISTENT, info, request);
@@ -449,7 +449,7 @@ int mpii_neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcoun
                                    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
                                    void *recvbuf, const MPI_Count recvcounts[],
                                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                                   mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
+                                   obj_comm_t *comm, obj_info_t *info, MPI_Request *request)
 {
     return alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                        recvtypes, comm, MPI_COLL_PERSISTENT, info, request);

@@ -3,8 +3,8 @@
 #include "mpi/coll_api.h"
 
 /* The checks every reduction makes: op on datatype, no aliased buffers. */
-static int check_red(const void *sbuf, const void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                     mpi_op_t *op)
+static int check_red(const void *sbuf, const void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                     obj_op_t *op)
 {
     int rc = mpi_coll_check_op(op, dt);
     return rc == MPI_SUCCESS ? mpi_coll_check_alias(sbuf, rbuf, count, dt) : rc;
@@ -12,7 +12,7 @@ static int check_red(const void *sbuf, const void *rbuf, MPI_Count count, mpi_da
 
 /* The check's signatures of a reduction: every process contributes count
  * x dt to every other (so all must be equal). */
-static void red_sigs(mpi_coll_chk_t *c, MPI_Count count, const mpi_datatype_t *dt)
+static void red_sigs(mpi_coll_chk_t *c, MPI_Count count, const obj_datatype_t *dt)
 {
     mpi_coll_chk_fill(c->to, c->n, count, dt);
     mpi_coll_chk_fill(c->from, c->n, count, dt);
@@ -21,8 +21,8 @@ static void red_sigs(mpi_coll_chk_t *c, MPI_Count count, const mpi_datatype_t *d
 /* ------------------------------------------------------------ reduce */
 
 MPI_COLL_FRONT int reduce_any(const void *sendbuf, void *recvbuf, MPI_Count count,
-                              mpi_datatype_t *datatype, mpi_op_t *op, int root, mpi_comm_t *comm,
-                              unsigned flags, mpi_info_t *info, MPI_Request *request)
+                              obj_datatype_t *datatype, obj_op_t *op, int root, obj_comm_t *comm,
+                              unsigned flags, obj_info_t *info, MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
     if (!(comm->is_inter && root == MPI_PROC_NULL)) {
@@ -46,19 +46,19 @@ MPI_COLL_FRONT int reduce_any(const void *sendbuf, void *recvbuf, MPI_Count coun
 }
 
 MPI_COLL_BLOCKING(mpii_reduce, reduce_any,
-                  (const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
-                   mpi_op_t *op, int root, mpi_comm_t *comm),
+                  (const void *sendbuf, void *recvbuf, MPI_Count count, obj_datatype_t *datatype,
+                   obj_op_t *op, int root, obj_comm_t *comm),
                   (sendbuf, recvbuf, count, datatype, op, root, comm))
 
-int mpii_ireduce(const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
-                 mpi_op_t *op, int root, mpi_comm_t *comm, MPI_Request *request)
+int mpii_ireduce(const void *sendbuf, void *recvbuf, MPI_Count count, obj_datatype_t *datatype,
+                 obj_op_t *op, int root, obj_comm_t *comm, MPI_Request *request)
 {
     return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, 0, NULL, request);
 }
 
 int mpii_reduce_init(const void *sendbuf, void *recvbuf, MPI_Count count,
-                     mpi_datatype_t *datatype, mpi_op_t *op, int root, mpi_comm_t *comm,
-                     mpi_info_t *info, MPI_Request *request)
+                     obj_datatype_t *datatype, obj_op_t *op, int root, obj_comm_t *comm,
+                     obj_info_t *info, MPI_Request *request)
 {
     return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, MPI_COLL_PERSISTENT, info,
                       request);
@@ -67,8 +67,8 @@ int mpii_reduce_init(const void *sendbuf, void *recvbuf, MPI_Count count,
 /* ------------------------------------------------------------ allreduce */
 
 MPI_COLL_FRONT int allreduce_any(const void *sendbuf, void *recvbuf, MPI_Count count,
-                                 mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm,
-                                 unsigned flags, mpi_info_t *info, MPI_Request *request)
+                                 obj_datatype_t *datatype, obj_op_t *op, obj_comm_t *comm,
+                                 unsigned flags, obj_info_t *info, MPI_Request *request)
 {
     int rc = check_red(sendbuf, recvbuf, count, datatype, op);
     MPI_COLL_CHECK(comm, flags, rc, COLL_OP_allreduce, MPI_COLL_NO_ROOT, op,
@@ -79,20 +79,20 @@ MPI_COLL_FRONT int allreduce_any(const void *sendbuf, void *recvbuf, MPI_Count c
 }
 
 MPI_COLL_BLOCKING(mpii_allreduce, allreduce_any,
-                  (const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
-                   mpi_op_t *op, mpi_comm_t *comm),
+                  (const void *sendbuf, void *recvbuf, MPI_Count count, obj_datatype_t *datatype,
+                   obj_op_t *op, obj_comm_t *comm),
                   (sendbuf, recvbuf, count, datatype, op, comm))
 
 int mpii_iallreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
-                    mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm,
+                    obj_datatype_t *datatype, obj_op_t *op, obj_comm_t *comm,
                     MPI_Request *request)
 {
     return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, 0, NULL, request);
 }
 
 int mpii_allreduce_init(const void *sendbuf, void *recvbuf, MPI_Count count,
-                        mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm,
-                        mpi_info_t *info, MPI_Request *request)
+                        obj_datatype_t *datatype, obj_op_t *op, obj_comm_t *comm,
+                        obj_info_t *info, MPI_Request *request)
 {
     return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, MPI_COLL_PERSISTENT, info,
                          request);
@@ -101,9 +101,9 @@ int mpii_allreduce_init(const void *sendbuf, void *recvbuf, MPI_Count count,
 /* ------------------------------------------------------------ reduce_scatter */
 
 MPI_COLL_FRONT int reduce_scatter_any(const void *sendbuf, void *recvbuf,
-                                      const MPI_Count recvcounts[], mpi_datatype_t *datatype,
-                                      mpi_op_t *op, mpi_comm_t *comm, unsigned flags,
-                                      mpi_info_t *info, MPI_Request *request)
+                                      const MPI_Count recvcounts[], obj_datatype_t *datatype,
+                                      obj_op_t *op, obj_comm_t *comm, unsigned flags,
+                                      obj_info_t *info, MPI_Request *request)
 {
     MPI_Count total = 0;
     for (int i = 0; i < comm->size; i++)
@@ -123,19 +123,19 @@ MPI_COLL_FRONT int reduce_scatter_any(const void *sendbuf, void *recvbuf,
 
 MPI_COLL_BLOCKING(mpii_reduce_scatter, reduce_scatter_any,
                   (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
-                   mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm),
+                   obj_datatype_t *datatype, obj_op_t *op, obj_comm_t *comm),
                   (sendbuf, recvbuf, recvcounts, datatype, op, comm))
 
 int mpii_ireduce_scatter(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
-                         mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm,
+                         obj_datatype_t *datatype, obj_op_t *op, obj_comm_t *comm,
                          MPI_Request *request)
 {
     return reduce_scatter_any(sendbuf, recvbuf, recvcounts, datatype, op, comm, 0, NULL, request);
 }
 
 int mpii_reduce_scatter_init(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
-                             mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm,
-                             mpi_info_t *info, MPI_Request *request)
+                             obj_datatype_t *datatype, obj_op_t *op, obj_comm_t *comm,
+                             obj_info_t *info, MPI_Request *request)
 {
     return reduce_scatter_any(sendbuf, recvbuf, recvcounts, datatype, op, comm, MPI_COLL_PERSISTENT,
                               info, request);
@@ -144,8 +144,8 @@ int mpii_reduce_scatter_init(const void *sendbuf, void *recvbuf, const MPI_Count
 /* ------------------------------------------------------------ reduce_scatter_block */
 
 MPI_COLL_FRONT int reduce_scatter_block_any(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                                            mpi_datatype_t *datatype, mpi_op_t *op,
-                                            mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+                                            obj_datatype_t *datatype, obj_op_t *op,
+                                            obj_comm_t *comm, unsigned flags, obj_info_t *info,
                                             MPI_Request *request)
 {
     int rc = check_red(sendbuf, recvbuf, recvcount * comm->size, datatype, op);
@@ -161,11 +161,11 @@ MPI_COLL_FRONT int reduce_scatter_block_any(const void *sendbuf, void *recvbuf, 
 
 MPI_COLL_BLOCKING(mpii_reduce_scatter_block, reduce_scatter_block_any,
                   (const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                   mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm),
+                   obj_datatype_t *datatype, obj_op_t *op, obj_comm_t *comm),
                   (sendbuf, recvbuf, recvcount, datatype, op, comm))
 
 int mpii_ireduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                               mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm,
+                               obj_datatype_t *datatype, obj_op_t *op, obj_comm_t *comm,
                                MPI_Request *request)
 {
     return reduce_scatter_block_any(sendbuf, recvbuf, recvcount, datatype, op, comm, 0, NULL,
@@ -173,8 +173,8 @@ int mpii_ireduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count rec
 }
 
 int mpii_reduce_scatter_block_init(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                                   mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm,
-                                   mpi_info_t *info, MPI_Request *request)
+                                   obj_datatype_t *datatype, obj_op_t *op, obj_comm_t *comm,
+                                   obj_info_t *info, MPI_Request *request)
 {
     return reduce_scatter_block_any(sendbuf, recvbuf, recvcount, datatype, op, comm,
                                     MPI_COLL_PERSISTENT, info, request);
@@ -183,15 +183,15 @@ int mpii_reduce_scatter_block_init(const void *sendbuf, void *recvbuf, MPI_Count
 /* ------------------------------------------------------------ scan, exscan */
 
 static int scan_check(const void *sendbuf, const void *recvbuf, MPI_Count count,
-                      mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm)
+                      obj_datatype_t *datatype, obj_op_t *op, obj_comm_t *comm)
 {
     int rc = mpi_coll_check_intra(comm);
     return rc == MPI_SUCCESS ? check_red(sendbuf, recvbuf, count, datatype, op) : rc;
 }
 
 MPI_COLL_FRONT int scan_any(const void *sendbuf, void *recvbuf, MPI_Count count,
-                            mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm,
-                            unsigned flags, mpi_info_t *info, MPI_Request *request)
+                            obj_datatype_t *datatype, obj_op_t *op, obj_comm_t *comm,
+                            unsigned flags, obj_info_t *info, MPI_Request *request)
 {
     int rc = scan_check(sendbuf, recvbuf, count, datatype, op, comm);
     MPI_COLL_CHECK(comm, flags, rc, COLL_OP_scan, MPI_COLL_NO_ROOT, op,
@@ -202,26 +202,26 @@ MPI_COLL_FRONT int scan_any(const void *sendbuf, void *recvbuf, MPI_Count count,
 }
 
 MPI_COLL_BLOCKING(mpii_scan, scan_any,
-                  (const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
-                   mpi_op_t *op, mpi_comm_t *comm),
+                  (const void *sendbuf, void *recvbuf, MPI_Count count, obj_datatype_t *datatype,
+                   obj_op_t *op, obj_comm_t *comm),
                   (sendbuf, recvbuf, count, datatype, op, comm))
 
-int mpii_iscan(const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
-               mpi_op_t *op, mpi_comm_t *comm, MPI_Request *request)
+int mpii_iscan(const void *sendbuf, void *recvbuf, MPI_Count count, obj_datatype_t *datatype,
+               obj_op_t *op, obj_comm_t *comm, MPI_Request *request)
 {
     return scan_any(sendbuf, recvbuf, count, datatype, op, comm, 0, NULL, request);
 }
 
-int mpii_scan_init(const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
-                   mpi_op_t *op, mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
+int mpii_scan_init(const void *sendbuf, void *recvbuf, MPI_Count count, obj_datatype_t *datatype,
+                   obj_op_t *op, obj_comm_t *comm, obj_info_t *info, MPI_Request *request)
 {
     return scan_any(sendbuf, recvbuf, count, datatype, op, comm, MPI_COLL_PERSISTENT, info,
                     request);
 }
 
 MPI_COLL_FRONT int exscan_any(const void *sendbuf, void *recvbuf, MPI_Count count,
-                              mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm,
-                              unsigned flags, mpi_info_t *info, MPI_Request *request)
+                              obj_datatype_t *datatype, obj_op_t *op, obj_comm_t *comm,
+                              unsigned flags, obj_info_t *info, MPI_Request *request)
 {
     int rc = scan_check(sendbuf, recvbuf, count, datatype, op, comm);
     MPI_COLL_CHECK(comm, flags, rc, COLL_OP_exscan, MPI_COLL_NO_ROOT, op,
@@ -232,18 +232,18 @@ MPI_COLL_FRONT int exscan_any(const void *sendbuf, void *recvbuf, MPI_Count coun
 }
 
 MPI_COLL_BLOCKING(mpii_exscan, exscan_any,
-                  (const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
-                   mpi_op_t *op, mpi_comm_t *comm),
+                  (const void *sendbuf, void *recvbuf, MPI_Count count, obj_datatype_t *datatype,
+                   obj_op_t *op, obj_comm_t *comm),
                   (sendbuf, recvbuf, count, datatype, op, comm))
 
-int mpii_iexscan(const void *sendbuf, void *recvbuf, MPI_Count count, mpi_datatype_t *datatype,
-                 mpi_op_t *op, mpi_comm_t *comm, MPI_Request *request)
+int mpii_iexscan(const void *sendbuf, void *recvbuf, MPI_Count count, obj_datatype_t *datatype,
+                 obj_op_t *op, obj_comm_t *comm, MPI_Request *request)
 {
     return exscan_any(sendbuf, recvbuf, count, datatype, op, comm, 0, NULL, request);
 }
 
 int mpii_exscan_init(const void *sendbuf, void *recvbuf, MPI_Count count,
-                     mpi_datatype_t *datatype, mpi_op_t *op, mpi_comm_t *comm, mpi_info_t *info,
+                     obj_datatype_t *datatype, obj_op_t *op, obj_comm_t *comm, obj_info_t *info,
                      MPI_Request *request)
 {
     return exscan_any(sendbuf, recvbuf, count, datatype, op, comm, MPI_COLL_PERSISTENT, info,

@@ -4,14 +4,14 @@
 
 /* Whether this process is the root of an intracommunicator collective
  * (the local checks below concern the root's own block). */
-static bool intra_root(const mpi_comm_t *comm, int root)
+static bool intra_root(const obj_comm_t *comm, int root)
 {
     return !comm->is_inter && comm->rank == root;
 }
 
 /* ------------------------------------------------------------ barrier */
 
-MPI_COLL_FRONT int barrier_any(mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+MPI_COLL_FRONT int barrier_any(obj_comm_t *comm, unsigned flags, obj_info_t *info,
                                MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
@@ -22,23 +22,23 @@ MPI_COLL_FRONT int barrier_any(mpi_comm_t *comm, unsigned flags, mpi_info_t *inf
 }
 
 MPI_COLL_BLOCKING(mpii_barrier, barrier_any,
-                  (mpi_comm_t *comm),
+                  (obj_comm_t *comm),
                   (comm))
 
-int mpii_ibarrier(mpi_comm_t *comm, MPI_Request *request)
+int mpii_ibarrier(obj_comm_t *comm, MPI_Request *request)
 {
     return barrier_any(comm, 0, NULL, request);
 }
 
-int mpii_barrier_init(mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
+int mpii_barrier_init(obj_comm_t *comm, obj_info_t *info, MPI_Request *request)
 {
     return barrier_any(comm, MPI_COLL_PERSISTENT, info, request);
 }
 
 /* ------------------------------------------------------------ bcast */
 
-MPI_COLL_FRONT int bcast_any(void *buffer, MPI_Count count, mpi_datatype_t *datatype, int root,
-                             mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+MPI_COLL_FRONT int bcast_any(void *buffer, MPI_Count count, obj_datatype_t *datatype, int root,
+                             obj_comm_t *comm, unsigned flags, obj_info_t *info,
                              MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
@@ -50,27 +50,27 @@ MPI_COLL_FRONT int bcast_any(void *buffer, MPI_Count count, mpi_datatype_t *data
 }
 
 MPI_COLL_BLOCKING(mpii_bcast, bcast_any,
-                  (void *buffer, MPI_Count count, mpi_datatype_t *datatype, int root,
-                   mpi_comm_t *comm),
+                  (void *buffer, MPI_Count count, obj_datatype_t *datatype, int root,
+                   obj_comm_t *comm),
                   (buffer, count, datatype, root, comm))
 
-int mpii_ibcast(void *buffer, MPI_Count count, mpi_datatype_t *datatype, int root,
-                mpi_comm_t *comm, MPI_Request *request)
+int mpii_ibcast(void *buffer, MPI_Count count, obj_datatype_t *datatype, int root,
+                obj_comm_t *comm, MPI_Request *request)
 {
     return bcast_any(buffer, count, datatype, root, comm, 0, NULL, request);
 }
 
-int mpii_bcast_init(void *buffer, MPI_Count count, mpi_datatype_t *datatype, int root,
-                    mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
+int mpii_bcast_init(void *buffer, MPI_Count count, obj_datatype_t *datatype, int root,
+                    obj_comm_t *comm, obj_info_t *info, MPI_Request *request)
 {
     return bcast_any(buffer, count, datatype, root, comm, MPI_COLL_PERSISTENT, info, request);
 }
 
 /* ------------------------------------------------------------ gather */
 
-MPI_COLL_FRONT int gather_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                              void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
-                              int root, mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+MPI_COLL_FRONT int gather_any(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                              void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype,
+                              int root, obj_comm_t *comm, unsigned flags, obj_info_t *info,
                               MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
@@ -96,22 +96,22 @@ MPI_COLL_FRONT int gather_any(const void *sendbuf, MPI_Count sendcount, mpi_data
 }
 
 MPI_COLL_BLOCKING(mpii_gather, gather_any,
-                  (const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                   void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
-                   mpi_comm_t *comm),
+                  (const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                   void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype, int root,
+                   obj_comm_t *comm),
                   (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
 
-int mpii_igather(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                 void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
-                 mpi_comm_t *comm, MPI_Request *request)
+int mpii_igather(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                 void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype, int root,
+                 obj_comm_t *comm, MPI_Request *request)
 {
     return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0,
                       NULL, request);
 }
 
-int mpii_gather_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                     void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
-                     mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
+int mpii_gather_init(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                     void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype, int root,
+                     obj_comm_t *comm, obj_info_t *info, MPI_Request *request)
 {
     return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
                       MPI_COLL_PERSISTENT, info, request);
@@ -119,10 +119,10 @@ int mpii_gather_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *s
 
 /* ------------------------------------------------------------ gatherv */
 
-MPI_COLL_FRONT int gatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+MPI_COLL_FRONT int gatherv_any(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
                                void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                               mpi_datatype_t *recvtype, int root, mpi_comm_t *comm, unsigned flags,
-                               mpi_info_t *info, MPI_Request *request)
+                               obj_datatype_t *recvtype, int root, obj_comm_t *comm, unsigned flags,
+                               obj_info_t *info, MPI_Request *request)
 {
     bool is_root = comm->is_inter ? root == MPI_ROOT : comm->rank == root;
     int rc = MPI_SUCCESS;
@@ -153,22 +153,22 @@ MPI_COLL_FRONT int gatherv_any(const void *sendbuf, MPI_Count sendcount, mpi_dat
 }
 
 MPI_COLL_BLOCKING(mpii_gatherv, gatherv_any,
-                  (const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+                  (const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
                    void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                   mpi_datatype_t *recvtype, int root, mpi_comm_t *comm),
+                   obj_datatype_t *recvtype, int root, obj_comm_t *comm),
                   (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm))
 
-int mpii_igatherv(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+int mpii_igatherv(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
                   void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                  mpi_datatype_t *recvtype, int root, mpi_comm_t *comm, MPI_Request *request)
+                  obj_datatype_t *recvtype, int root, obj_comm_t *comm, MPI_Request *request)
 {
     return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
                        comm, 0, NULL, request);
 }
 
-int mpii_gatherv_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+int mpii_gatherv_init(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
                       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                      mpi_datatype_t *recvtype, int root, mpi_comm_t *comm, mpi_info_t *info,
+                      obj_datatype_t *recvtype, int root, obj_comm_t *comm, obj_info_t *info,
                       MPI_Request *request)
 {
     return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
@@ -177,9 +177,9 @@ int mpii_gatherv_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *
 
 /* ------------------------------------------------------------ scatter */
 
-MPI_COLL_FRONT int scatter_any(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                               void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
-                               int root, mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+MPI_COLL_FRONT int scatter_any(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                               void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype,
+                               int root, obj_comm_t *comm, unsigned flags, obj_info_t *info,
                                MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
@@ -205,22 +205,22 @@ MPI_COLL_FRONT int scatter_any(const void *sendbuf, MPI_Count sendcount, mpi_dat
 }
 
 MPI_COLL_BLOCKING(mpii_scatter, scatter_any,
-                  (const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                   void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
-                   mpi_comm_t *comm),
+                  (const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                   void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype, int root,
+                   obj_comm_t *comm),
                   (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
 
-int mpii_iscatter(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                  void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
-                  mpi_comm_t *comm, MPI_Request *request)
+int mpii_iscatter(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                  void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype, int root,
+                  obj_comm_t *comm, MPI_Request *request)
 {
     return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0,
                        NULL, request);
 }
 
-int mpii_scatter_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
-                      void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
-                      mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
+int mpii_scatter_init(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
+                      void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype, int root,
+                      obj_comm_t *comm, obj_info_t *info, MPI_Request *request)
 {
     return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
                        MPI_COLL_PERSISTENT, info, request);
@@ -229,9 +229,9 @@ int mpii_scatter_init(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *
 /* ------------------------------------------------------------ scatterv */
 
 MPI_COLL_FRONT int scatterv_any(const void *sendbuf, const MPI_Count sendcounts[],
-                                const MPI_Aint displs[], mpi_datatype_t *sendtype, void *recvbuf,
-                                MPI_Count recvcount, mpi_datatype_t *recvtype, int root,
-                                mpi_comm_t *comm, unsigned flags, mpi_info_t *info,
+                                const MPI_Aint displs[], obj_datatype_t *sendtype, void *recvbuf,
+                                MPI_Count recvcount, obj_datatype_t *recvtype, int root,
+                                obj_comm_t *comm, unsigned flags, obj_info_t *info,
                                 MPI_Request *request)
 {
     bool is_root = comm->is_inter ? root == MPI_ROOT : comm->rank == root;
@@ -264,21 +264,21 @@ MPI_COLL_FRONT int scatterv_any(const void *sendbuf, const MPI_Count sendcounts[
 
 MPI_COLL_BLOCKING(mpii_scatterv, scatterv_any,
                   (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                   mpi_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
-                   mpi_datatype_t *recvtype, int root, mpi_comm_t *comm),
+                   obj_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
+                   obj_datatype_t *recvtype, int root, obj_comm_t *comm),
                   (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm))
 
 int mpii_iscatterv(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                   mpi_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
-                   mpi_datatype_t *recvtype, int root, mpi_comm_t *comm, MPI_Request *request)
+                   obj_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
+                   obj_datatype_t *recvtype, int root, obj_comm_t *comm, MPI_Request *request)
 {
     return scatterv_any(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
                         comm, 0, NULL, request);
 }
 
 int mpii_scatterv_init(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                       mpi_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
-                       mpi_datatype_t *recvtype, int root, mpi_comm_t *comm, mpi_info_t *info,
+                       obj_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
+                       obj_datatype_t *recvtype, int root, obj_comm_t *comm, obj_info_t *info,
                        MPI_Request *request)
 {
     return scatterv_any(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,

@@ -32,8 +32,8 @@
 #include "base/dt.h"
 #include "base/typekind.h"
 #include "base/op.h"
-#include "mpi/mpi_group.h"
-#include "mpi/mpi_topo.h"
+#include "obj/group.h"
+#include "obj/topo.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -90,7 +90,7 @@ static uint64_t fnv(uint64_t h, uint64_t v)
     return h;
 }
 
-mpi_coll_sig_t mpi_coll_sig(MPI_Count count, const mpi_datatype_t *dt)
+mpi_coll_sig_t mpi_coll_sig(MPI_Count count, const obj_datatype_t *dt)
 {
     mpi_coll_sig_t s = {(uint64_t)(count * dt->size), 0};
     if (s.bytes == 0)
@@ -133,12 +133,12 @@ static bool sig_match(mpi_coll_sig_t a, mpi_coll_sig_t b)
     return a.bytes == b.bytes && (a.bytes == 0 || !a.hash || !b.hash || a.hash == b.hash);
 }
 
-mpi_coll_chk_t *mpi_coll_chk_new(const mpi_comm_t *comm, int kind, int root, const mpi_op_t *op)
+mpi_coll_chk_t *mpi_coll_chk_new(const obj_comm_t *comm, int kind, int root, const obj_op_t *op)
 {
     size_t n = (size_t)comm->remote_size;
     mpi_coll_chk_t *c = calloc(1, sizeof(*c) + 2 * n * sizeof(mpi_coll_sig_t));
     if (!c) {
-        mpi_errf(MPI_ERR_NO_MEM, "no memory for the collective check");
+        obj_errf(MPI_ERR_NO_MEM, "no memory for the collective check");
         return NULL;
     }
     c->n = (int)n;
@@ -150,16 +150,16 @@ mpi_coll_chk_t *mpi_coll_chk_new(const mpi_comm_t *comm, int kind, int root, con
     return c;
 }
 
-void mpi_coll_chk_fill(mpi_coll_sig_t *s, int n, MPI_Count count, const mpi_datatype_t *dt)
+void mpi_coll_chk_fill(mpi_coll_sig_t *s, int n, MPI_Count count, const obj_datatype_t *dt)
 {
     mpi_coll_sig_t v = mpi_coll_sig(count, dt);
     for (int q = 0; q < n; q++)
         s[q] = v;
 }
 
-void mpi_coll_chk_rooted(mpi_coll_chk_t *c, const mpi_comm_t *comm, int root, bool to_root,
-                         MPI_Count rcount, const mpi_datatype_t *rdt, MPI_Count ocount,
-                         const mpi_datatype_t *odt)
+void mpi_coll_chk_rooted(mpi_coll_chk_t *c, const obj_comm_t *comm, int root, bool to_root,
+                         MPI_Count rcount, const obj_datatype_t *rdt, MPI_Count ocount,
+                         const obj_datatype_t *odt)
 {
     int rp = mpi_coll_root_peer(comm, root);
     if (mpi_coll_is_root(comm, root))
@@ -168,7 +168,7 @@ void mpi_coll_chk_rooted(mpi_coll_chk_t *c, const mpi_comm_t *comm, int root, bo
         (to_root ? c->to : c->from)[rp] = mpi_coll_sig(ocount, odt);
 }
 
-void mpi_coll_sig_add(mpi_coll_sig_t *s, MPI_Count count, const mpi_datatype_t *dt)
+void mpi_coll_sig_add(mpi_coll_sig_t *s, MPI_Count count, const obj_datatype_t *dt)
 {
     mpi_coll_sig_t v = mpi_coll_sig(count, dt);
     if (v.bytes == 0)
@@ -210,7 +210,7 @@ static void verdict_fold(chk_verdict_t *acc, const chk_verdict_t *v)
 /* Whether peer q's root argument fits this process's.  On an
  * intercommunicator the root's group gives MPI_ROOT (the root) and
  * MPI_PROC_NULL (the others), the other group the root's rank. */
-static bool root_fits(const mpi_coll_chk_t *c, const mpi_comm_t *comm, int q, int theirs)
+static bool root_fits(const mpi_coll_chk_t *c, const obj_comm_t *comm, int q, int theirs)
 {
     if (!comm->is_inter || c->root == MPI_COLL_NO_ROOT)
         return theirs == c->root;
@@ -242,7 +242,7 @@ static int what_class(int what, int64_t snd, int64_t rcv)
 /* This process's records against those its peers sent (in[q] for each q
  * of peers[0..np-1]). */
 static void verdict_local(chk_verdict_t *v, const mpi_coll_chk_t *c, const chk_rec_t *in,
-                          const mpi_comm_t *comm, const int *peers, int np)
+                          const obj_comm_t *comm, const int *peers, int np)
 {
     int me = comm->rank;
     for (int i = 0; i < np; i++) {
@@ -317,7 +317,7 @@ static const char *who(char *buf, size_t len, int rank, bool inter, bool local)
 
 /* The agreed verdict as this process's error (the entry point names the
  * operation this process called). */
-static int verdict_report(const chk_verdict_t *v, const mpi_comm_t *comm, int32_t group)
+static int verdict_report(const chk_verdict_t *v, const obj_comm_t *comm, int32_t group)
 {
     char a[48], b[48], pr[48], rr[48];
     bool inter = comm->is_inter, here = v->group == group;
@@ -325,35 +325,35 @@ static int verdict_report(const chk_verdict_t *v, const mpi_comm_t *comm, int32_
     const char *rep = who(rr, sizeof(rr), v->reporter, inter, here);
     switch (v->what) {
     case WHAT_KIND:
-        return mpi_errf(v->cls, "collective check: %s called %s where %s called %s", peer,
+        return obj_errf(v->cls, "collective check: %s called %s where %s called %s", peer,
                         api_name((int)v->theirs, a, sizeof(a)), rep,
                         api_name((int)v->mine, b, sizeof(b)));
     case WHAT_ROOT:
-        return mpi_errf(v->cls, "collective check: %s gave root %s where %s gave root %s", peer,
+        return obj_errf(v->cls, "collective check: %s gave root %s where %s gave root %s", peer,
                         root_desc(v->theirs, a, sizeof(a)), rep,
                         root_desc(v->mine, b, sizeof(b)));
     case WHAT_OP:
-        return mpi_errf(v->cls, "collective check: %s gave %s where %s gave %s", peer,
+        return obj_errf(v->cls, "collective check: %s gave %s where %s gave %s", peer,
                         op_desc(v->theirs), rep, op_desc(v->mine));
     case WHAT_SIG:
         if (v->mine == v->theirs)
-            return mpi_errf(v->cls, "collective check: %s sends %s %lld bytes of other types than "
+            return obj_errf(v->cls, "collective check: %s sends %s %lld bytes of other types than "
                             "that one receives (type signatures differ)",
                             peer, rep, (long long)v->theirs);
-        return mpi_errf(v->cls, "collective check: %s sends %s %lld bytes where that one "
+        return obj_errf(v->cls, "collective check: %s sends %s %lld bytes where that one "
                         "receives %lld (type signatures differ)",
                         peer, rep, (long long)v->theirs, (long long)v->mine);
     case WHAT_USIG:
         if (v->mine == v->theirs)
-            return mpi_errf(v->cls, "collective check: %s gives %lld bytes of other types than "
+            return obj_errf(v->cls, "collective check: %s gives %lld bytes of other types than "
                             "%s (type signatures differ)", rep, (long long)v->mine, peer);
-        return mpi_errf(v->cls, "collective check: %s gives %lld bytes where %s gives %lld (type "
+        return obj_errf(v->cls, "collective check: %s gives %lld bytes where %s gives %lld (type "
                         "signatures differ)", rep, (long long)v->mine, peer, (long long)v->theirs);
     case WHAT_VEC:
-        return mpi_errf(v->cls, "collective check: %s gives other counts than %s (%lld bytes in "
+        return obj_errf(v->cls, "collective check: %s gives other counts than %s (%lld bytes in "
                         "all against %lld)", rep, peer, (long long)v->mine, (long long)v->theirs);
     default:
-        return mpi_errf(v->cls, "collective check: the arguments of %s are wrong (error class %d "
+        return obj_errf(v->cls, "collective check: the arguments of %s are wrong (error class %d "
                         "there)", rep, v->cls);
     }
 }
@@ -363,9 +363,9 @@ static int verdict_report(const chk_verdict_t *v, const mpi_comm_t *comm, int32_
  * intracommunicator a dissemination (ceil(log2 n) rounds), on an
  * intercommunicator two rounds with the whole remote group (the second
  * brings each process its own group's verdicts). */
-static int verdict_agree(chk_verdict_t *v, mpi_comm_t *comm, int tag)
+static int verdict_agree(chk_verdict_t *v, obj_comm_t *comm, int tag)
 {
-    mpi_datatype_t *byte = mpi_datatype_predef(MPI_BYTE);
+    obj_datatype_t *byte = obj_datatype_predef(MPI_BYTE);
     int n = comm->remote_size, me = comm->rank, rc = MPI_SUCCESS;
     coll_reqs_t reqs;
     coll_reqs_init(&reqs);
@@ -383,7 +383,7 @@ static int verdict_agree(chk_verdict_t *v, mpi_comm_t *comm, int tag)
     }
     chk_verdict_t *got = malloc((size_t)n * sizeof(*got));
     if (!got)
-        return mpi_errf(MPI_ERR_NO_MEM, "no memory for the collective check");
+        return obj_errf(MPI_ERR_NO_MEM, "no memory for the collective check");
     for (int round = 0; round < 2 && rc == MPI_SUCCESS; round++) {
         chk_verdict_t mine = *v;
         for (int q = 0; q < n && rc == MPI_SUCCESS; q++) {
@@ -401,7 +401,7 @@ static int verdict_agree(chk_verdict_t *v, mpi_comm_t *comm, int tag)
 
 /* How an intracommunicator checks operation c: its descriptor (u and the
  * counts; the rest is filled by the caller), the direction, the peers. */
-static void chk_plan(const mpi_coll_chk_t *c, const mpi_comm_t *comm, chk_desc_t *d, int *dir,
+static void chk_plan(const mpi_coll_chk_t *c, const obj_comm_t *comm, chk_desc_t *d, int *dir,
                      int *peers)
 {
     int me = comm->rank, root = c->root;
@@ -469,7 +469,7 @@ static void chk_plan(const mpi_coll_chk_t *c, const mpi_comm_t *comm, chk_desc_t
 
 /* The peers of the record exchange (every process lists those that list
  * it); *np their number. */
-static int *chk_peers(int kind, const mpi_coll_chk_t *c, const mpi_comm_t *comm, int *np)
+static int *chk_peers(int kind, const mpi_coll_chk_t *c, const obj_comm_t *comm, int *np)
 {
     int n = c->n, me = comm->rank, *p = malloc((size_t)n * sizeof(int) + 1);
     *np = 0;
@@ -482,7 +482,7 @@ static int *chk_peers(int kind, const mpi_coll_chk_t *c, const mpi_comm_t *comm,
             if (q != me)
                 p[(*np)++] = q;
     } else if (kind == PEERS_TOPO && comm->topo) {
-        const mpi_topo_t *t = comm->topo;
+        const obj_topo_t *t = comm->topo;
         bool *seen = calloc((size_t)n, sizeof(bool));
         if (!seen) {
             free(p);
@@ -502,9 +502,9 @@ static int *chk_peers(int kind, const mpi_coll_chk_t *c, const mpi_comm_t *comm,
 }
 
 /* Process 0's descriptor to everyone, down a binomial tree. */
-static int desc_bcast(chk_desc_t *d, mpi_comm_t *comm, int tag)
+static int desc_bcast(chk_desc_t *d, obj_comm_t *comm, int tag)
 {
-    mpi_datatype_t *byte = mpi_datatype_predef(MPI_BYTE);
+    obj_datatype_t *byte = obj_datatype_predef(MPI_BYTE);
     int n = comm->size, me = comm->rank, mask = 1, rc = MPI_SUCCESS;
     for (; mask < n; mask <<= 1)
         if (me & mask) {
@@ -521,7 +521,7 @@ static int desc_bcast(chk_desc_t *d, mpi_comm_t *comm, int tag)
 
 /* This process's descriptor against process 0's. */
 static void verdict_desc(chk_verdict_t *v, const mpi_coll_chk_t *c, const chk_desc_t *d,
-                         const chk_desc_t *ref, int dir, const mpi_comm_t *comm)
+                         const chk_desc_t *ref, int dir, const obj_comm_t *comm)
 {
     int me = comm->rank, what = 0, cls;
     int64_t mine = 0, theirs = 0;
@@ -567,13 +567,13 @@ static void verdict_desc(chk_verdict_t *v, const mpi_coll_chk_t *c, const chk_de
 }
 
 /* Records with the peers of the exchange; the verdict on them. */
-static int chk_pairs(chk_verdict_t *v, const mpi_coll_chk_t *c, mpi_comm_t *comm, const int *peers,
+static int chk_pairs(chk_verdict_t *v, const mpi_coll_chk_t *c, obj_comm_t *comm, const int *peers,
                      int np, int tag)
 {
-    mpi_datatype_t *byte = mpi_datatype_predef(MPI_BYTE);
+    obj_datatype_t *byte = obj_datatype_predef(MPI_BYTE);
     chk_rec_t *out = calloc(2 * (size_t)c->n, sizeof(*out)), *in;
     if (!out)
-        return mpi_errf(MPI_ERR_NO_MEM, "no memory for the collective check");
+        return obj_errf(MPI_ERR_NO_MEM, "no memory for the collective check");
     in = out + c->n;
     coll_reqs_t reqs;
     coll_reqs_init(&reqs);
@@ -597,7 +597,7 @@ static int chk_pairs(chk_verdict_t *v, const mpi_coll_chk_t *c, mpi_comm_t *comm
  * far (same operation, so same peers), records with the peers and the
  * verdict agreed again.  Rounds: 2 ceil(log2 n), plus one exchange with
  * the peers and ceil(log2 n) for the v forms and neighbourhoods. */
-static int chk_intra(chk_verdict_t *v, const mpi_coll_chk_t *c, mpi_comm_t *comm, int rc, int tag)
+static int chk_intra(chk_verdict_t *v, const mpi_coll_chk_t *c, obj_comm_t *comm, int rc, int tag)
 {
     chk_desc_t d = {c->kind, c->root, c->op, 0, {0, 0}, 0, 0, 0}, ref;
     int dir = DIR_ALL, peers = PEERS_NONE;
@@ -616,13 +616,13 @@ static int chk_intra(chk_verdict_t *v, const mpi_coll_chk_t *c, mpi_comm_t *comm
         return xrc;
     int np, *list = chk_peers(peers, c, comm, &np);
     if (!list)
-        return mpi_errf(MPI_ERR_NO_MEM, "no memory for the collective check");
+        return obj_errf(MPI_ERR_NO_MEM, "no memory for the collective check");
     xrc = chk_pairs(v, c, comm, list, np, tag);
     free(list);
     return xrc == MPI_SUCCESS ? verdict_agree(v, comm, tag) : xrc;
 }
 
-void mpi_coll_check_abandon(mpi_comm_t *comm, const char *name, int rc)
+void mpi_coll_check_abandon(obj_comm_t *comm, const char *name, int rc)
 {
     if (!coll_check || !comm || rc == MPI_SUCCESS || !comm->coll)
         return;
@@ -640,10 +640,10 @@ void mpi_coll_check_abandon(mpi_comm_t *comm, const char *name, int rc)
     }
 }
 
-int mpi_coll_chk_run(mpi_coll_chk_t *c, mpi_comm_t *comm, int rc)
+int mpi_coll_chk_run(mpi_coll_chk_t *c, obj_comm_t *comm, int rc)
 {
     int n = c->n, me = comm->rank, tag = coll_tag_next(comm), xrc;
-    int32_t group = mpi_group_world_rank(comm->group, 0);
+    int32_t group = obj_group_world_rank(comm->group, 0);
     chk_verdict_t v = {MPI_SUCCESS, INT_MAX, 0, 0, 0, 0, group, 0};
     if (!comm->is_inter) {
         xrc = chk_intra(&v, c, comm, rc, tag);
@@ -660,7 +660,7 @@ int mpi_coll_chk_run(mpi_coll_chk_t *c, mpi_comm_t *comm, int rc)
                 xrc = verdict_agree(&v, comm, tag);
             free(all);
         } else {
-            xrc = mpi_errf(MPI_ERR_NO_MEM, "no memory for the collective check");
+            xrc = obj_errf(MPI_ERR_NO_MEM, "no memory for the collective check");
         }
     }
     free(c);

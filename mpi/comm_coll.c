@@ -7,11 +7,11 @@
  * MPI_Comm_idup), so it must not communicate or wait; it is also called for
  * the hidden local_comm of every intercommunicator.
  */
-#include "mpi/mpi_comm_int.h"
+#include "obj/comm_int.h"
 #include "coll/coll.h"
 #include "base/atomic.h"
 
-int comm_coll_attach(mpi_comm_t *c)
+int comm_coll_attach(obj_comm_t *c)
 {
     /* for components that build communicators; set by the first
      * communicator's attach (threads may make communicators at once: one
@@ -21,7 +21,7 @@ int comm_coll_attach(mpi_comm_t *c)
     return coll_comm_select(c);
 }
 
-void comm_coll_detach(mpi_comm_t *c)
+void comm_coll_detach(obj_comm_t *c)
 {
     coll_comm_release(c);
 }

@@ -52,8 +52,8 @@
  * Cost: one reduce + broadcast of 1 KiB per creation in the common case;
  * MPI_Comm_free is local.
  */
-#include "mpi/mpi_comm_int.h"
-#include "mpi/mpi_datatype.h"
+#include "obj/comm_int.h"
+#include "obj/datatype.h"
 #include "pml/pml.h"
 #include "base/list.h"
 #include "base/progress.h"
@@ -88,7 +88,7 @@ typedef struct ctxid_op {
     uint32_t window[W];
     uint32_t acc[MSG_WORDS];
     uint32_t *bufs;               /* (nchild + 1) messages: children, then parent / peer */
-    mpi_request_t *reqs[MAX_CHILD + 2];
+    obj_request_t *reqs[MAX_CHILD + 2];
     int nreq;
     uint32_t ids[2];
     int rc;
@@ -203,17 +203,17 @@ static uint32_t *slot(ctxid_op_t *op, int i)
     return op->bufs + (size_t)i * MSG_WORDS;
 }
 
-static int post_recv(ctxid_op_t *op, void *buf, mpi_comm_t *comm, unsigned flags, int rank,
+static int post_recv(ctxid_op_t *op, void *buf, obj_comm_t *comm, unsigned flags, int rank,
                      int tag)
 {
-    return pml_irecv(buf, (MPI_Count)MSG_BYTES, mpi_datatype_predef(MPI_BYTE), rank, tag, comm,
+    return pml_irecv(buf, (MPI_Count)MSG_BYTES, obj_datatype_predef(MPI_BYTE), rank, tag, comm,
                      flags, &op->reqs[op->nreq++]);
 }
 
-static int post_send(ctxid_op_t *op, const void *buf, mpi_comm_t *comm, unsigned flags, int rank,
+static int post_send(ctxid_op_t *op, const void *buf, obj_comm_t *comm, unsigned flags, int rank,
                      int tag)
 {
-    return pml_isend(buf, (MPI_Count)MSG_BYTES, mpi_datatype_predef(MPI_BYTE), rank, tag,
+    return pml_isend(buf, (MPI_Count)MSG_BYTES, obj_datatype_predef(MPI_BYTE), rank, tag,
                      PML_SEND_STANDARD, comm, flags, &op->reqs[op->nreq++]);
 }
 
@@ -229,7 +229,7 @@ static int post_local(ctxid_op_t *op, bool send, void *buf, int v)
 static bool collect(ctxid_op_t *op, int *rc)
 {
     for (int i = 0; i < op->nreq; i++)
-        if (!mpi_request_is_complete(op->reqs[i]))
+        if (!obj_request_is_complete(op->reqs[i]))
             return false;
     *rc = MPI_SUCCESS;
     for (int i = 0; i < op->nreq; i++) {
@@ -262,7 +262,7 @@ static void fail(ctxid_op_t *op, int rc)
 {
     bool pending = false;
     for (int i = 0; i < op->nreq; i++) {
-        if (mpi_request_is_complete(op->reqs[i])) {
+        if (obj_request_is_complete(op->reqs[i])) {
             pml_wait(op->reqs[i], NULL);
         } else {
             pml_request_free(op->reqs[i]);
@@ -298,7 +298,7 @@ static void decide(ctxid_op_t *op)
                 clear_bit(free_mask, (int)op->ids[i]);
         finish(op, MPI_SUCCESS);
     } else if (op->acc[W] & FLAG_FULL) {
-        finish(op, mpi_errf(MPI_ERR_INTERN, "no context id is free at every process of the new "
+        finish(op, obj_errf(MPI_ERR_INTERN, "no context id is free at every process of the new "
                             "communicator (%d ids per process; free communicators you no longer "
                             "need)", COMM_CTXID_MAX));
     } else {
@@ -399,9 +399,9 @@ static void complete(ctxid_op_t *op)
 {
     rail_list_remove(&op->item);
     n_ops--;
-    mpi_comm_release(op->a.local.comm);
+    obj_comm_release(op->a.local.comm);
     if (op->a.peer_comm)
-        mpi_comm_release(op->a.peer_comm);
+        obj_comm_release(op->a.peer_comm);
     free(op->bufs);
     op->bufs = NULL;
     if (op->cb) {
@@ -457,9 +457,9 @@ static ctxid_op_t *op_new(const comm_agree_t *a)
         free(op);
         return NULL;
     }
-    mpi_comm_retain(a->local.comm);
+    obj_comm_retain(a->local.comm);
     if (a->peer_comm)
-        mpi_comm_retain(a->peer_comm);
+        obj_comm_retain(a->peer_comm);
     return op;
 }
 
@@ -475,7 +475,7 @@ int comm_ctxid_agree_start(const comm_agree_t *a, comm_agree_cb_t cb, void *arg)
 {
     ctxid_op_t *op = op_new(a);
     if (!op)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory starting a context id agreement");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory starting a context id agreement");
     op->cb = cb;
     op->cb_arg = arg;
     op_register(op);
@@ -492,7 +492,7 @@ int comm_ctxid_agree(const comm_agree_t *a, uint32_t ids[2])
 {
     ctxid_op_t *op = op_new(a);
     if (!op)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory starting a context id agreement");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory starting a context id agreement");
     op_register(op);
     rail_progress_wait(op_done, op);
     int rc = op->rc;

@@ -15,9 +15,9 @@
  * a key per such type gives "<logical index>/<objects of that type on the
  * node>".
  */
-#include "mpi/mpi_comm_int.h"
+#include "obj/comm_int.h"
 #include "mpi/mpi_err.h"
-#include "mpi/mpi_info.h"
+#include "obj/info.h"
 #include "mpi/binding/gen/mpi_impl.h"
 #include "runtime/rte.h"
 
@@ -130,9 +130,9 @@ static hwloc_obj_t my_obj(hwloc_obj_type_t type)
 
 int mpii_get_hw_resource_info(MPI_Info *hw_info)
 {
-    mpi_info_t *info = mpi_info_new();
+    obj_info_t *info = obj_info_new();
     if (!info)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     char types[512] = "", key[64], val[64];
     int rc = MPI_SUCCESS;
     if (load() && !hwloc_bitmap_iszero(mycpus)) {
@@ -144,18 +144,18 @@ int mpii_get_hw_resource_info(MPI_Info *hw_info)
             snprintf(key, sizeof(key), "hwloc://%s", comm_hw_levels[l]);
             snprintf(val, sizeof(val), "%u/%d", o->logical_index,
                      hwloc_get_nbobjs_by_type(topo, type));
-            rc = mpi_info_set_value(info, key, val);
+            rc = obj_info_set_value(info, key, val);
             size_t used = strlen(types);
             snprintf(types + used, sizeof(types) - used, "%s%s", used ? "," : "", key);
         }
     }
     if (rc == MPI_SUCCESS && types[0])
-        rc = mpi_info_set_value(info, "mpi_hw_resource_type", types);
+        rc = obj_info_set_value(info, "mpi_hw_resource_type", types);
     if (rc != MPI_SUCCESS) {
-        mpi_info_release(info);
+        obj_info_release(info);
         return rc;
     }
-    *hw_info = mpi_info_handle(info);
+    *hw_info = obj_info_handle(info);
     return MPI_SUCCESS;
 }
 

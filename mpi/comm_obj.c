@@ -1,10 +1,10 @@
 /* Communicator objects: construction, references, free / disconnect, and
  * the queries about groups, comparison and info hints. */
-#include "mpi/mpi_comm_int.h"
-#include "mpi/mpi_attr.h"
-#include "mpi/mpi_errhandler.h"
-#include "mpi/mpi_info.h"
-#include "mpi/mpi_topo.h"
+#include "obj/comm_int.h"
+#include "obj/attr.h"
+#include "obj/errhandler.h"
+#include "obj/info.h"
+#include "obj/topo.h"
 #include "mpi/binding/gen/mpi_impl.h"
 #include "pml/pml.h"
 #include "base/atomic.h"
@@ -14,24 +14,24 @@
 
 /* ------------------------------------------------------------ construction */
 
-mpi_comm_t *comm_new(const mpi_comm_t *parent)
+obj_comm_t *comm_new(const obj_comm_t *parent)
 {
-    mpi_comm_t *c = calloc(1, sizeof(*c));
+    obj_comm_t *c = calloc(1, sizeof(*c));
     if (!c)
         return NULL;
-    mpi_obj_init(&c->obj, MPI_OBJ_COMM);
-    c->errhandler = parent ? parent->errhandler : &mpi_errhandler_fatal;
-    mpi_errhandler_retain(c->errhandler);
+    obj_init(&c->obj, OBJ_COMM);
+    c->errhandler = parent ? parent->errhandler : &obj_errhandler_fatal;
+    obj_errhandler_retain(c->errhandler);
     c->session = parent ? parent->session : NULL;
     c->rank = MPI_UNDEFINED;
     return c;
 }
 
-static int activate(mpi_comm_t *c)
+static int activate(obj_comm_t *c)
 {
     int rc = pml_comm_create(c);
     if (rc != MPI_SUCCESS)
-        return mpi_errf(rc, "the point-to-point layer cannot set up the new communicator");
+        return obj_errf(rc, "the point-to-point layer cannot set up the new communicator");
     rc = comm_coll_attach(c);
     if (rc != MPI_SUCCESS) {
         pml_comm_destroy(c);
@@ -41,9 +41,9 @@ static int activate(mpi_comm_t *c)
     return MPI_SUCCESS;
 }
 
-int comm_setup_intra(mpi_comm_t *c, mpi_group_t *group, uint32_t cid)
+int comm_setup_intra(obj_comm_t *c, obj_group_t *group, uint32_t cid)
 {
-    mpi_group_retain(group);
+    obj_group_retain(group);
     c->group = group;
     c->rank = group->rank;
     c->size = c->remote_size = group->size;
@@ -54,15 +54,15 @@ int comm_setup_intra(mpi_comm_t *c, mpi_group_t *group, uint32_t cid)
     return rc;
 }
 
-int comm_setup_inter(mpi_comm_t *c, mpi_group_t *local, mpi_group_t *remote, uint32_t cid,
+int comm_setup_inter(obj_comm_t *c, obj_group_t *local, obj_group_t *remote, uint32_t cid,
                      uint32_t local_cid)
 {
-    mpi_comm_t *lc = comm_new(NULL);
+    obj_comm_t *lc = comm_new(NULL);
     if (!lc) {
         comm_destroy(c);
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     }
-    lc->flags |= MPI_COMM_F_INTERNAL;
+    lc->flags |= OBJ_COMM_F_INTERNAL;
     lc->session = c->session;
     int rc = comm_setup_intra(lc, local, local_cid);
     if (rc != MPI_SUCCESS) {
@@ -70,8 +70,8 @@ int comm_setup_inter(mpi_comm_t *c, mpi_group_t *local, mpi_group_t *remote, uin
         return rc;
     }
     c->local_comm = lc;
-    mpi_group_retain(local);
-    mpi_group_retain(remote);
+    obj_group_retain(local);
+    obj_group_retain(remote);
     c->group = local;
     c->remote_group = remote;
     c->is_inter = 1;
@@ -85,7 +85,7 @@ int comm_setup_inter(mpi_comm_t *c, mpi_group_t *local, mpi_group_t *remote, uin
     return rc;
 }
 
-void comm_destroy(mpi_comm_t *c)
+void comm_destroy(obj_comm_t *c)
 {
     if (c->active) {
         comm_coll_detach(c);
@@ -93,39 +93,39 @@ void comm_destroy(mpi_comm_t *c)
     }
     comm_ctxid_release(c->context_id);
     if (c->attrs)
-        mpi_attr_delete_all(MPI_ATTR_COMM, mpi_comm_handle(c), &c->attrs);
+        obj_attr_delete_all(OBJ_ATTR_COMM, obj_comm_handle(c), &c->attrs);
     if (c->local_comm)
-        mpi_comm_release(c->local_comm);
-    mpi_group_release(c->group);
-    mpi_group_release(c->remote_group);
-    mpi_errhandler_release(c->errhandler);
-    mpi_info_release(c->info);
-    mpi_topo_free(c->topo);
+        obj_comm_release(c->local_comm);
+    obj_group_release(c->group);
+    obj_group_release(c->remote_group);
+    obj_errhandler_release(c->errhandler);
+    obj_info_release(c->info);
+    obj_topo_free(c->topo);
     mpi_part_seq_free(c);
-    mpi_obj_fini(&c->obj);
+    obj_fini(&c->obj);
     free(c);
 }
 
-void mpi_comm_retain(mpi_comm_t *comm)
+void obj_comm_retain(obj_comm_t *comm)
 {
-    if (comm && !(comm->flags & MPI_COMM_F_PREDEF))
+    if (comm && !(comm->flags & OBJ_COMM_F_PREDEF))
         rail_atomic_add_fetch(&comm->obj.refcount, 1);
 }
 
-void mpi_comm_release(mpi_comm_t *comm)
+void obj_comm_release(obj_comm_t *comm)
 {
-    if (!comm || (comm->flags & MPI_COMM_F_PREDEF))
+    if (!comm || (comm->flags & OBJ_COMM_F_PREDEF))
         return;
     if (rail_atomic_sub_fetch(&comm->obj.refcount, 1) == 0)
         comm_destroy(comm);
 }
 
-uint64_t comm_key_of(const mpi_comm_t *comm)
+uint64_t comm_key_of(const obj_comm_t *comm)
 {
     return COMM_KEY(COMM_KEY_COMM, comm->context_id, 0);
 }
 
-void comm_agree_over(mpi_comm_t *comm, bool member, comm_agree_t *a)
+void comm_agree_over(obj_comm_t *comm, bool member, comm_agree_t *a)
 {
     memset(a, 0, sizeof(*a));
     a->key = comm_key_of(comm);
@@ -148,30 +148,30 @@ void comm_agree_over(mpi_comm_t *comm, bool member, comm_agree_t *a)
 
 /* ------------------------------------------------------------ free */
 
-static int check_freeable(mpi_comm_t *c)
+static int check_freeable(obj_comm_t *c)
 {
-    if (c->flags & MPI_COMM_F_PREDEF)
-        return mpi_errf(MPI_ERR_COMM, "%s cannot be freed", c->name);
+    if (c->flags & OBJ_COMM_F_PREDEF)
+        return obj_errf(MPI_ERR_COMM, "%s cannot be freed", c->name);
     return MPI_SUCCESS;
 }
 
 int mpii_comm_free(MPI_Comm *comm)
 {
-    mpi_comm_t *c;
-    int rc = mpi_comm_lookup(*comm, &c);
+    obj_comm_t *c;
+    int rc = obj_comm_lookup(*comm, &c);
     if (rc == MPI_SUCCESS)
         rc = check_freeable(c);
     if (rc == MPI_SUCCESS)
-        rc = mpi_attr_delete_all(MPI_ATTR_COMM, *comm, &c->attrs);
+        rc = obj_attr_delete_all(OBJ_ATTR_COMM, *comm, &c->attrs);
     if (rc != MPI_SUCCESS)
         return rc;
     *comm = MPI_COMM_NULL;
-    mpi_comm_release(c);
+    obj_comm_release(c);
     return MPI_SUCCESS;
 }
 
 /* Synchronize every process of comm (both groups of an intercommunicator). */
-static int comm_sync(mpi_comm_t *c)
+static int comm_sync(obj_comm_t *c)
 {
     if (!c->is_inter) {
         comm_xchg_t x = comm_xchg_intra(c);
@@ -179,7 +179,7 @@ static int comm_sync(mpi_comm_t *c)
     }
     char one = 1, *all = malloc((size_t)(c->size + c->remote_size));
     if (!all)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     int rc = intercomm_allgather(c, &one, 1, all);
     free(all);
     return rc;
@@ -187,8 +187,8 @@ static int comm_sync(mpi_comm_t *c)
 
 int mpii_comm_disconnect(MPI_Comm *comm)
 {
-    mpi_comm_t *c;
-    int rc = mpi_comm_lookup(*comm, &c);
+    obj_comm_t *c;
+    int rc = obj_comm_lookup(*comm, &c);
     if (rc == MPI_SUCCESS)
         rc = check_freeable(c);
     /* Every process has stopped sending on it once all have arrived here;
@@ -209,23 +209,23 @@ int mpii_comm_get_parent(MPI_Comm *parent)
 
 /* ------------------------------------------------------------ groups, compare */
 
-int mpii_comm_group(mpi_comm_t *comm, MPI_Group *group)
+int mpii_comm_group(obj_comm_t *comm, MPI_Group *group)
 {
-    mpi_group_retain(comm->group);
-    *group = mpi_group_handle(comm->group);
+    obj_group_retain(comm->group);
+    *group = obj_group_handle(comm->group);
     return MPI_SUCCESS;
 }
 
-int mpii_comm_remote_group(mpi_comm_t *comm, MPI_Group *group)
+int mpii_comm_remote_group(obj_comm_t *comm, MPI_Group *group)
 {
     if (!comm->is_inter)
-        return mpi_errf(MPI_ERR_COMM, "MPI_Comm_remote_group needs an intercommunicator");
-    mpi_group_retain(comm->remote_group);
-    *group = mpi_group_handle(comm->remote_group);
+        return obj_errf(MPI_ERR_COMM, "MPI_Comm_remote_group needs an intercommunicator");
+    obj_group_retain(comm->remote_group);
+    *group = obj_group_handle(comm->remote_group);
     return MPI_SUCCESS;
 }
 
-int mpii_comm_compare(mpi_comm_t *comm1, mpi_comm_t *comm2, int *result)
+int mpii_comm_compare(obj_comm_t *comm1, obj_comm_t *comm2, int *result)
 {
     if (comm1 == comm2) {
         *result = MPI_IDENT;
@@ -235,8 +235,8 @@ int mpii_comm_compare(mpi_comm_t *comm1, mpi_comm_t *comm2, int *result)
         *result = MPI_UNEQUAL;
         return MPI_SUCCESS;
     }
-    int g = mpi_group_compare_objs(comm1->group, comm2->group);
-    int r = comm1->is_inter ? mpi_group_compare_objs(comm1->remote_group, comm2->remote_group)
+    int g = obj_group_compare(comm1->group, comm2->group);
+    int r = comm1->is_inter ? obj_group_compare(comm1->remote_group, comm2->remote_group)
                             : MPI_IDENT;
     if (g == MPI_IDENT && r == MPI_IDENT)
         *result = MPI_CONGRUENT;
@@ -250,38 +250,38 @@ int mpii_comm_compare(mpi_comm_t *comm1, mpi_comm_t *comm2, int *result)
 /* ------------------------------------------------------------ info hints */
 
 /* Merge the hints of info into *dst (created when needed). */
-int comm_info_merge(mpi_info_t **dst, const mpi_info_t *info)
+int comm_info_merge(obj_info_t **dst, const obj_info_t *info)
 {
     if (!info || info->n == 0)
         return MPI_SUCCESS;
-    if (!*dst && !(*dst = mpi_info_new()))
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+    if (!*dst && !(*dst = obj_info_new()))
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     for (int i = 0; i < info->n; i++)
-        if (mpi_info_set_value(*dst, info->keys[i], info->values[i]) != MPI_SUCCESS)
-            return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        if (obj_info_set_value(*dst, info->keys[i], info->values[i]) != MPI_SUCCESS)
+            return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     return MPI_SUCCESS;
 }
 
-int comm_set_hint(mpi_comm_t *c, const char *key, const char *value)
+int comm_set_hint(obj_comm_t *c, const char *key, const char *value)
 {
-    if (!c->info && !(c->info = mpi_info_new()))
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
-    if (mpi_info_set_value(c->info, key, value) != MPI_SUCCESS)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+    if (!c->info && !(c->info = obj_info_new()))
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
+    if (obj_info_set_value(c->info, key, value) != MPI_SUCCESS)
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     return MPI_SUCCESS;
 }
 
-int mpii_comm_set_info(mpi_comm_t *comm, mpi_info_t *info)
+int mpii_comm_set_info(obj_comm_t *comm, obj_info_t *info)
 {
     /* MPI-4.1 7.4.4: hints not named in info keep their values. */
     return comm_info_merge(&comm->info, info);
 }
 
-int mpii_comm_get_info(mpi_comm_t *comm, MPI_Info *info_used)
+int mpii_comm_get_info(obj_comm_t *comm, MPI_Info *info_used)
 {
-    mpi_info_t *copy;
-    int rc = mpi_info_copy(comm->info, &copy);
+    obj_info_t *copy;
+    int rc = obj_info_copy(comm->info, &copy);
     if (rc == MPI_SUCCESS)
-        *info_used = mpi_info_handle(copy);
+        *info_used = obj_info_handle(copy);
     return rc;
 }

@@ -1,7 +1,7 @@
 /* MPI_Comm_split (intra- and intercommunicators), MPI_Comm_split_type, and
  * MPI_Comm_create on intercommunicators. */
-#include "mpi/mpi_comm_int.h"
-#include "mpi/mpi_info.h"
+#include "obj/comm_int.h"
+#include "obj/info.h"
 #include "mpi/binding/gen/mpi_impl.h"
 #include "runtime/rte.h"
 
@@ -28,33 +28,33 @@ static int member_cmp(const void *a, const void *b)
 
 /* The group of the processes of `g` whose record has `color`, ordered by
  * (key, rank in g).  Empty when color is MPI_UNDEFINED. */
-static int split_group(const split_rec_t *recs, const mpi_group_t *g, int color,
-                       mpi_session_t *session, mpi_group_t **out)
+static int split_group(const split_rec_t *recs, const obj_group_t *g, int color,
+                       obj_session_t *session, obj_group_t **out)
 {
     split_member_t *m = malloc((size_t)RAIL_MAX(g->size, 1) * sizeof(*m));
     if (!m)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     int n = 0;
     for (int i = 0; color != MPI_UNDEFINED && i < g->size; i++)
         if (recs[i].color == color)
-            m[n++] = (split_member_t){recs[i].key, i, mpi_group_world_rank(g, i)};
+            m[n++] = (split_member_t){recs[i].key, i, obj_group_world_rank(g, i)};
     qsort(m, (size_t)n, sizeof(*m), member_cmp);
     int *ranks = malloc((size_t)RAIL_MAX(n, 1) * sizeof(int));
     if (!ranks) {
         free(m);
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     }
     for (int i = 0; i < n; i++)
         ranks[i] = m[i].world;
     free(m);
-    return mpi_group_make(n, ranks, session, out);
+    return obj_group_make(n, ranks, session, out);
 }
 
-static int split_intra(mpi_comm_t *comm, split_rec_t mine, mpi_comm_t **out)
+static int split_intra(obj_comm_t *comm, split_rec_t mine, obj_comm_t **out)
 {
     split_rec_t *recs = malloc((size_t)comm->size * sizeof(*recs));
     if (!recs)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     comm_xchg_t x = comm_xchg_intra(comm);
     int rc = comm_xchg_allgather(&x, &mine, sizeof(mine), recs);
     bool member = mine.color != MPI_UNDEFINED;
@@ -63,15 +63,15 @@ static int split_intra(mpi_comm_t *comm, split_rec_t mine, mpi_comm_t **out)
     comm_agree_over(comm, member, &a);
     if (rc == MPI_SUCCESS)
         rc = comm_ctxid_agree(&a, ids);
-    mpi_group_t *g = NULL;
+    obj_group_t *g = NULL;
     if (rc == MPI_SUCCESS && member)
         rc = split_group(recs, comm->group, mine.color, comm->session, &g);
     free(recs);
     if (rc != MPI_SUCCESS || !member)
         return rc;
-    mpi_comm_t *c = comm_new(comm);
-    rc = c ? comm_setup_intra(c, g, ids[0]) : mpi_errf(MPI_ERR_NO_MEM, "out of memory");
-    mpi_group_release(g);
+    obj_comm_t *c = comm_new(comm);
+    rc = c ? comm_setup_intra(c, g, ids[0]) : obj_errf(MPI_ERR_NO_MEM, "out of memory");
+    obj_group_release(g);
     if (rc == MPI_SUCCESS)
         *out = c;
     return rc;
@@ -79,30 +79,30 @@ static int split_intra(mpi_comm_t *comm, split_rec_t mine, mpi_comm_t **out)
 
 /* Build an intercommunicator over (local, remote) with ids, or nothing when
  * either is empty or this process is not in local; takes the groups. */
-static int make_inter(mpi_comm_t *comm, mpi_group_t *local, mpi_group_t *remote,
-                      const uint32_t ids[2], mpi_comm_t **out)
+static int make_inter(obj_comm_t *comm, obj_group_t *local, obj_group_t *remote,
+                      const uint32_t ids[2], obj_comm_t **out)
 {
     int rc = MPI_SUCCESS;
     if (local->rank != MPI_UNDEFINED && remote->size > 0) {
-        mpi_comm_t *c = comm_new(comm);
+        obj_comm_t *c = comm_new(comm);
         rc = c ? comm_setup_inter(c, local, remote, ids[0], ids[1])
-               : mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+               : obj_errf(MPI_ERR_NO_MEM, "out of memory");
         if (rc == MPI_SUCCESS)
             *out = c;
     }
-    mpi_group_release(local);
-    mpi_group_release(remote);
+    obj_group_release(local);
+    obj_group_release(remote);
     return rc;
 }
 
-static int split_inter(mpi_comm_t *comm, split_rec_t mine, mpi_comm_t **out)
+static int split_inter(obj_comm_t *comm, split_rec_t mine, obj_comm_t **out)
 {
     int n = comm->size + comm->remote_size;
     split_rec_t *recs = malloc((size_t)n * sizeof(*recs));
     if (!recs)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     int rc = intercomm_allgather(comm, &mine, sizeof(mine), recs);
-    mpi_group_t *local = NULL, *remote = NULL;
+    obj_group_t *local = NULL, *remote = NULL;
     if (rc == MPI_SUCCESS)
         rc = split_group(recs, comm->group, mine.color, comm->session, &local);
     if (rc == MPI_SUCCESS)
@@ -118,12 +118,12 @@ static int split_inter(mpi_comm_t *comm, split_rec_t mine, mpi_comm_t **out)
         rc = comm_ctxid_agree(&a, ids);
     if (rc == MPI_SUCCESS)
         return make_inter(comm, local, remote, ids, out);
-    mpi_group_release(local);
-    mpi_group_release(remote);
+    obj_group_release(local);
+    obj_group_release(remote);
     return rc;
 }
 
-int comm_split_internal(mpi_comm_t *comm, int color, int key, mpi_comm_t **out)
+int comm_split_internal(obj_comm_t *comm, int color, int key, obj_comm_t **out)
 {
     int bad = color != MPI_UNDEFINED && color < 0;
     split_rec_t mine = {bad ? MPI_UNDEFINED : color, key};
@@ -131,28 +131,28 @@ int comm_split_internal(mpi_comm_t *comm, int color, int key, mpi_comm_t **out)
     /* A bad color still takes part, so that the others do not hang. */
     int rc = comm->is_inter ? split_inter(comm, mine, out) : split_intra(comm, mine, out);
     if (rc == MPI_SUCCESS && bad)
-        rc = mpi_errf(MPI_ERR_ARG, "invalid color %d (must be non-negative or MPI_UNDEFINED)",
+        rc = obj_errf(MPI_ERR_ARG, "invalid color %d (must be non-negative or MPI_UNDEFINED)",
                       color);
     return rc;
 }
 
-int mpii_comm_split(mpi_comm_t *comm, int color, int key, MPI_Comm *newcomm)
+int mpii_comm_split(obj_comm_t *comm, int color, int key, MPI_Comm *newcomm)
 {
-    mpi_comm_t *c;
+    obj_comm_t *c;
     int rc = comm_split_internal(comm, color, key, &c);
     if (rc == MPI_SUCCESS)
-        *newcomm = mpi_comm_handle(c);
+        *newcomm = obj_comm_handle(c);
     return rc;
 }
 
 /* ------------------------------------------------------------ create on intercommunicators */
 
-static int create_inter(mpi_comm_t *comm, mpi_group_t *group, mpi_comm_t **out)
+static int create_inter(obj_comm_t *comm, obj_group_t *group, obj_comm_t **out)
 {
-    if (!mpi_group_is_subset(group, comm->group))
-        return mpi_errf(MPI_ERR_GROUP, "the group of MPI_Comm_create is not a subgroup of the "
+    if (!obj_group_is_subset(group, comm->group))
+        return obj_errf(MPI_ERR_GROUP, "the group of MPI_Comm_create is not a subgroup of the "
                         "local group of the intercommunicator");
-    mpi_group_t *remote = NULL;
+    obj_group_t *remote = NULL;
     int rc = intercomm_swap_group(comm, group, &remote);
     bool member = rc == MPI_SUCCESS && group->rank != MPI_UNDEFINED && remote->size > 0;
     comm_agree_t a;
@@ -162,14 +162,14 @@ static int create_inter(mpi_comm_t *comm, mpi_group_t *group, mpi_comm_t **out)
     if (rc == MPI_SUCCESS)
         rc = comm_ctxid_agree(&a, ids);
     if (rc != MPI_SUCCESS) {
-        mpi_group_release(remote);
+        obj_group_release(remote);
         return rc;
     }
-    mpi_group_retain(group);
+    obj_group_retain(group);
     return make_inter(comm, group, remote, ids, out);
 }
 
-int comm_create_internal(mpi_comm_t *comm, mpi_group_t *group, mpi_comm_t **out)
+int comm_create_internal(obj_comm_t *comm, obj_group_t *group, obj_comm_t **out)
 {
     *out = NULL;
     return comm->is_inter ? create_inter(comm, group, out) : comm_create_intra(comm, group, out);
@@ -179,12 +179,12 @@ int comm_create_internal(mpi_comm_t *comm, mpi_group_t *group, mpi_comm_t **out)
 
 /* Color for MPI_COMM_TYPE_HW_GUIDED / RESOURCE_GUIDED from the info keys;
  * *type gets the resource type used (for the new communicator's hints). */
-static void guided_color(mpi_comm_t *comm, int split_type, const mpi_info_t *info, int *color,
+static void guided_color(obj_comm_t *comm, int split_type, const obj_info_t *info, int *color,
                          const char **type)
 {
     const char *pset = split_type == MPI_COMM_TYPE_RESOURCE_GUIDED
-                           ? mpi_info_value(info, "mpi_pset_name") : NULL;
-    const char *hw = mpi_info_value(info, "mpi_hw_resource_type");
+                           ? obj_info_value(info, "mpi_pset_name") : NULL;
+    const char *hw = obj_info_value(info, "mpi_hw_resource_type");
     bool known = false;
     *color = MPI_UNDEFINED;
     *type = NULL;
@@ -207,12 +207,12 @@ static void guided_color(mpi_comm_t *comm, int split_type, const mpi_info_t *inf
  * no level qualifies, get MPI_COMM_NULL. */
 enum { LEVEL_NONE = 0, LEVEL_STRICT = 1, LEVEL_WHOLE = 2 };
 
-static int level_verdict(mpi_comm_t *comm, mpi_comm_t *c, bool *take)
+static int level_verdict(obj_comm_t *comm, obj_comm_t *c, bool *take)
 {
     int mine = !c ? LEVEL_NONE : c->size < comm->size ? LEVEL_STRICT : LEVEL_WHOLE;
     int *all = malloc((size_t)comm->size * sizeof(int));
     if (!all)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     comm_xchg_t x = comm_xchg_intra(comm);
     int rc = comm_xchg_allgather(&x, &mine, sizeof(int), all);
     bool some = false, whole = false;
@@ -225,14 +225,14 @@ static int level_verdict(mpi_comm_t *comm, mpi_comm_t *c, bool *take)
     return rc;
 }
 
-static int split_unguided(mpi_comm_t *comm, int key, mpi_comm_t **out)
+static int split_unguided(obj_comm_t *comm, int key, obj_comm_t **out)
 {
     *out = NULL;
     for (int l = 0; comm_hw_levels[l]; l++) {
         int color;
         bool known, take = false;
         comm_hw_color(comm_hw_levels[l], &color, &known);
-        mpi_comm_t *c = NULL;
+        obj_comm_t *c = NULL;
         int rc = comm_split_internal(comm, color, key, &c);
         if (rc == MPI_SUCCESS)
             rc = level_verdict(comm, c, &take);
@@ -241,14 +241,14 @@ static int split_unguided(mpi_comm_t *comm, int key, mpi_comm_t **out)
             return c ? comm_set_hint(c, "mpi_hw_resource_type", comm_hw_levels[l]) : MPI_SUCCESS;
         }
         if (c)
-            mpi_comm_release(c);
+            obj_comm_release(c);
         if (rc != MPI_SUCCESS)
             return rc;
     }
     return MPI_SUCCESS;
 }
 
-static bool split_type_color(mpi_comm_t *comm, int split_type, mpi_info_t *info, int *color,
+static bool split_type_color(obj_comm_t *comm, int split_type, obj_info_t *info, int *color,
                              const char **type)
 {
     *type = NULL;
@@ -265,12 +265,12 @@ static bool split_type_color(mpi_comm_t *comm, int split_type, mpi_info_t *info,
     }
 }
 
-int mpii_comm_split_type(mpi_comm_t *comm, int split_type, int key, mpi_info_t *info,
+int mpii_comm_split_type(obj_comm_t *comm, int split_type, int key, obj_info_t *info,
                          MPI_Comm *newcomm)
 {
     if (comm->is_inter)
-        return mpi_errf(MPI_ERR_COMM, "MPI_Comm_split_type needs an intracommunicator");
-    mpi_comm_t *c = NULL;
+        return obj_errf(MPI_ERR_COMM, "MPI_Comm_split_type needs an intracommunicator");
+    obj_comm_t *c = NULL;
     int rc;
     if (split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
         rc = split_unguided(comm, key, &c);
@@ -283,9 +283,9 @@ int mpii_comm_split_type(mpi_comm_t *comm, int split_type, int key, mpi_info_t *
         if (rc == MPI_SUCCESS && c && type)
             rc = comm_set_hint(c, "mpi_hw_resource_type", type);
         if (rc == MPI_SUCCESS && bad)
-            rc = mpi_errf(MPI_ERR_ARG, "invalid split_type %d", split_type);
+            rc = obj_errf(MPI_ERR_ARG, "invalid split_type %d", split_type);
     }
     if (rc == MPI_SUCCESS)
-        *newcomm = mpi_comm_handle(c);
+        *newcomm = obj_comm_handle(c);
     return rc;
 }

@@ -13,19 +13,19 @@
  *
  * Trees are binomial over participant indices relative to the root.
  */
-#include "mpi/mpi_comm_int.h"
-#include "mpi/mpi_datatype.h"
+#include "obj/comm_int.h"
+#include "obj/datatype.h"
 #include "pml/pml.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static mpi_datatype_t *byte_type(void)
+static obj_datatype_t *byte_type(void)
 {
-    return mpi_datatype_predef(MPI_BYTE);
+    return obj_datatype_predef(MPI_BYTE);
 }
 
-comm_xchg_t comm_xchg_intra(mpi_comm_t *comm)
+comm_xchg_t comm_xchg_intra(obj_comm_t *comm)
 {
     return (comm_xchg_t){ .comm = comm, .flags = PML_COLL, .tag = comm_tag_next(comm),
                           .n = comm->size, .me = comm->rank, .ranks = NULL };
@@ -50,11 +50,11 @@ int comm_xchg_send(const comm_xchg_t *x, int idx, const void *buf, size_t bytes)
 
 int comm_xchg_recv(const comm_xchg_t *x, int idx, void *buf, size_t bytes)
 {
-    mpi_req_status_t st;
+    obj_req_status_t st;
     int rc = pml_recv(buf, (MPI_Count)bytes, byte_type(), rank_of(x, idx), x->tag, x->comm,
                       x->flags, &st);
     if (rc == MPI_SUCCESS && (size_t)st.count != bytes)
-        rc = mpi_errf(MPI_ERR_INTERN, "internal exchange: %lld bytes where %zu were expected",
+        rc = obj_errf(MPI_ERR_INTERN, "internal exchange: %lld bytes where %zu were expected",
                       (long long)st.count, bytes);
     return rc;
 }
@@ -101,10 +101,10 @@ int comm_xchg_allgather(const comm_xchg_t *x, const void *mine, size_t rec, void
     return rc;
 }
 
-int comm_xchg_sendrecv(mpi_comm_t *comm, unsigned flags, int peer, int tag, const void *sbuf,
+int comm_xchg_sendrecv(obj_comm_t *comm, unsigned flags, int peer, int tag, const void *sbuf,
                        size_t sbytes, void *rbuf, size_t rbytes)
 {
-    mpi_request_t *reqs[2] = {NULL, NULL};
+    obj_request_t *reqs[2] = {NULL, NULL};
     int rc = pml_irecv(rbuf, (MPI_Count)rbytes, byte_type(), peer, tag, comm, flags, &reqs[0]);
     if (rc == MPI_SUCCESS)
         rc = pml_isend(sbuf, (MPI_Count)sbytes, byte_type(), peer, tag, PML_SEND_STANDARD, comm,
@@ -118,7 +118,7 @@ int comm_xchg_barrier(const comm_xchg_t *x)
     char all[1] = {0};
     char *buf = x->n > 1 ? calloc((size_t)x->n, 1) : all;
     if (!buf)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     int rc = comm_xchg_allgather(x, all, 1, buf);
     if (buf != all)
         free(buf);
@@ -128,9 +128,9 @@ int comm_xchg_barrier(const comm_xchg_t *x)
 int comm_xchg_alltoall_counts(const comm_xchg_t *x, const int *send, int *recv)
 {
     int n = x->n, rc = MPI_SUCCESS;
-    mpi_request_t **reqs = calloc((size_t)2 * n, sizeof(*reqs));
+    obj_request_t **reqs = calloc((size_t)2 * n, sizeof(*reqs));
     if (!reqs)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
         rc = pml_irecv(&recv[i], sizeof(int), byte_type(), rank_of(x, i), x->tag, x->comm,
                        x->flags, &reqs[i]);
@@ -147,9 +147,9 @@ int comm_xchg_alltoallv(const comm_xchg_t *x, const void *sbuf, const int *scoun
                         size_t elem)
 {
     int n = x->n, rc = MPI_SUCCESS;
-    mpi_request_t **reqs = calloc((size_t)2 * n, sizeof(*reqs));
+    obj_request_t **reqs = calloc((size_t)2 * n, sizeof(*reqs));
     if (!reqs)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
         rc = pml_irecv((char *)rbuf + (size_t)rdispls[i] * elem, (MPI_Count)((size_t)rcounts[i] * elem),
                        byte_type(), rank_of(x, i), x->tag, x->comm, x->flags, &reqs[i]);

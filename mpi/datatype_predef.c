@@ -9,7 +9,7 @@
  * are contiguous pairs of that kind; the reduction code knows their SUM
  * and PROD (mpi/op_reduce.c).
  */
-#include "mpi/type_impl.h"
+#include "obj/type_impl.h"
 #include "mpi/mpi_env.h"
 
 #include <stdio.h>
@@ -105,7 +105,7 @@ static const predef_t predefs[] = {
 };
 
 #define N_PREDEF RAIL_ARRAY_SIZE(predefs)
-static mpi_datatype_t predef_objs[N_PREDEF];
+static obj_datatype_t predef_objs[N_PREDEF];
 
 /* Bytes of the kinds a compiler may lack, for a byte layout instead. */
 static int64_t missing_kind_size(rail_typekind_t tk)
@@ -133,7 +133,7 @@ static int make_layout(const predef_t *p, struct rail_dt **out)
         /* A kind this compiler lacks: transfers as bytes, no reductions. */
         int64_t n = missing_kind_size(p->kind) * p->n;
         if (n == 0)
-            return mpi_errf(MPI_ERR_INTERN, "no layout for %s", p->name);
+            return obj_errf(MPI_ERR_INTERN, "no layout for %s", p->name);
         return rail_dt_create_contiguous(n, rail_dt_predefined(RAIL_TK_BYTE), out);
     }
     if (p->n == 1) {
@@ -143,15 +143,15 @@ static int make_layout(const predef_t *p, struct rail_dt **out)
     return rail_dt_create_contiguous(p->n, leaf, out);
 }
 
-static int init_one(mpi_datatype_t *d, const predef_t *p)
+static int init_one(obj_datatype_t *d, const predef_t *p)
 {
     memset(d, 0, sizeof(*d));
     int rc = make_layout(p, &d->layout);
     if (rc != MPI_SUCCESS)
-        return mpi_errf(rc, "no layout for %s", p->name);
+        return obj_errf(rc, "no layout for %s", p->name);
     if (!rail_dt_is_committed(d->layout) && (rc = rail_dt_commit(d->layout)) != MPI_SUCCESS)
-        return mpi_errf(rc, "cannot commit the layout of %s", p->name);
-    mpi_obj_init_predef(&d->obj, MPI_OBJ_DATATYPE, p->handle);
+        return obj_errf(rc, "cannot commit the layout of %s", p->name);
+    obj_init_predef(&d->obj, OBJ_DATATYPE, p->handle);
     d->committed = 1;
     d->predefined = 1;
     d->combiner = MPI_COMBINER_NAMED;
@@ -171,7 +171,7 @@ static int init_one(mpi_datatype_t *d, const predef_t *p)
     return MPI_SUCCESS;
 }
 
-int mpi_datatype_predef_init(void)
+int obj_datatype_predef_init(void)
 {
     static bool done;
     if (done)
@@ -185,10 +185,10 @@ int mpi_datatype_predef_init(void)
     return MPI_SUCCESS;
 }
 
-mpi_datatype_t *mpi_datatype_predef(MPI_Datatype h)
+obj_datatype_t *obj_datatype_predef(MPI_Datatype h)
 {
-    mpi_obj_t *o = mpi_obj_of_handle((const void *)h);
-    if ((uintptr_t)h >= MPI_PREDEF_MAX || !o || o->kind != MPI_OBJ_DATATYPE)
+    obj_t *o = obj_of_handle((const void *)h);
+    if ((uintptr_t)h >= OBJ_PREDEF_MAX || !o || o->kind != OBJ_DATATYPE)
         return NULL;
-    return (mpi_datatype_t *)o;
+    return (obj_datatype_t *)o;
 }

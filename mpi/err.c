@@ -1,12 +1,12 @@
 /* Raising errors through errhandlers (see mpi_err.h). */
 #include "mpi/mpi_err.h"
-#include "mpi/mpi_errhandler.h"
-#include "mpi/mpi_comm.h"
-#include "mpi/mpi_errcode.h"
+#include "obj/errhandler.h"
+#include "obj/comm.h"
+#include "obj/errcode.h"
 #include "mpi/mpi_env.h"
-#include "mpi/mpi_win.h"
-#include "mpi/mpi_file.h"
-#include "mpi/mpi_session.h"
+#include "obj/win.h"
+#include "obj/file.h"
+#include "obj/session.h"
 #include "runtime/rte.h"
 #include "base/log.h"
 
@@ -19,14 +19,14 @@ volatile int mpi_api_ready;
 
 static __thread char err_detail[1024];
 static __thread int err_detail_code;
-static __thread mpi_comm_t *err_comm_hint;
+static __thread obj_comm_t *err_comm_hint;
 
-void mpi_err_use_comm(mpi_comm_t *comm)
+void mpi_err_use_comm(obj_comm_t *comm)
 {
     err_comm_hint = comm;
 }
 
-int mpi_errf(int code, const char *fmt, ...)
+int obj_errf(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -43,53 +43,53 @@ static void take_message(int code, char *buf, size_t len)
         snprintf(buf, len, "%s", err_detail);
     } else {
         int rlen;
-        mpi_errcode_string(code, buf, &rlen);
+        obj_errcode_string(code, buf, &rlen);
     }
     err_detail[0] = '\0';
 }
 
-RAIL_NORETURN static void die(mpi_errhandler_t *eh, int code, const char *fname,
+RAIL_NORETURN static void die(obj_errhandler_t *eh, int code, const char *fname,
                               const char *what, const char *msg)
 {
-    int cls = mpi_errcode_class(code);
-    rail_error("%s: %s (%s)", fname, msg, mpi_errcode_class_name(cls));
+    int cls = obj_errcode_class(code);
+    rail_error("%s: %s (%s)", fname, msg, obj_errcode_class_name(cls));
     rail_error("%s: %s, ending the job", what,
-               eh->kind == MPI_EH_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL");
+               eh->kind == OBJ_EH_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL");
     rte_abort(cls > 0 && cls < 256 ? cls : 1, NULL);
 }
 
 /* Common part: fatal handlers end the job; RETURN returns; user
  * handlers are called by the kind-specific wrappers. */
-static int raise_common(mpi_errhandler_t *eh, int code, const char *fname, const char *what,
+static int raise_common(obj_errhandler_t *eh, int code, const char *fname, const char *what,
                         bool *call_user)
 {
     char msg[1024];
     take_message(code, msg, sizeof(msg));
     *call_user = false;
     switch (eh->kind) {
-    case MPI_EH_FATAL:
-    case MPI_EH_ABORT:
+    case OBJ_EH_FATAL:
+    case OBJ_EH_ABORT:
         die(eh, code, fname, what, msg);
-    case MPI_EH_RETURN:
+    case OBJ_EH_RETURN:
         if (mpi_env.verbose_errors)
             rail_warn("%s: %s (returned to the caller)", fname, msg);
         return code;
-    case MPI_EH_USER:
+    case OBJ_EH_USER:
         *call_user = true;
         return code;
     }
     return code;
 }
 
-int mpi_err_raise_comm(mpi_comm_t *comm, int code, const char *fname)
+int mpi_err_raise_comm(obj_comm_t *comm, int code, const char *fname)
 {
     if (!comm)
         return mpi_err_raise_default(code, fname);
-    mpi_errhandler_t *eh = comm->errhandler ? comm->errhandler : &mpi_errhandler_fatal;
+    obj_errhandler_t *eh = comm->errhandler ? comm->errhandler : &obj_errhandler_fatal;
     bool user;
     code = raise_common(eh, code, fname, "communicator error", &user);
     if (user) {
-        MPI_Comm h = mpi_comm_handle(comm);
+        MPI_Comm h = obj_comm_handle(comm);
         eh->fn.comm_fn(&h, &code);
     }
     return code;
@@ -97,7 +97,7 @@ int mpi_err_raise_comm(mpi_comm_t *comm, int code, const char *fname)
 
 int mpi_err_raise_default(int code, const char *fname)
 {
-    mpi_comm_t *hint = err_comm_hint;
+    obj_comm_t *hint = err_comm_hint;
     err_comm_hint = NULL;
     if (hint && mpi_api_is_ready())
         return mpi_err_raise_comm(hint, code, fname);
@@ -106,47 +106,47 @@ int mpi_err_raise_default(int code, const char *fname)
     if (mpi_api_is_ready() && mpi_env.comm_self)
         return mpi_err_raise_comm(mpi_env.comm_self, code, fname);
     bool user;
-    return raise_common(&mpi_errhandler_fatal, code, fname, "error with MPI not initialized",
+    return raise_common(&obj_errhandler_fatal, code, fname, "error with MPI not initialized",
                         &user);
 }
 
-int mpi_err_raise_session(mpi_session_t *session, int code, const char *fname)
+int mpi_err_raise_session(obj_session_t *session, int code, const char *fname)
 {
-    mpi_errhandler_t *eh = session ? mpi_session_errhandler(session) : NULL;
+    obj_errhandler_t *eh = session ? obj_session_errhandler(session) : NULL;
     if (!eh)
         return mpi_err_raise_default(code, fname);
     bool user;
     code = raise_common(eh, code, fname, "session error", &user);
     if (user) {
-        MPI_Session h = mpi_session_handle(session);
+        MPI_Session h = obj_session_handle(session);
         eh->fn.session_fn(&h, &code);
     }
     return code;
 }
 
-int mpi_err_raise_win(mpi_win_t *win, int code, const char *fname)
+int mpi_err_raise_win(obj_win_t *win, int code, const char *fname)
 {
-    mpi_errhandler_t *eh = win ? mpi_win_errhandler(win) : NULL;
+    obj_errhandler_t *eh = win ? obj_win_errhandler(win) : NULL;
     if (!eh)
         return mpi_err_raise_default(code, fname);
     bool user;
     code = raise_common(eh, code, fname, "window error", &user);
     if (user) {
-        MPI_Win h = mpi_win_handle(win);
+        MPI_Win h = obj_win_handle(win);
         eh->fn.win_fn(&h, &code);
     }
     return code;
 }
 
-int mpi_err_raise_file(mpi_file_t *file, int code, const char *fname)
+int mpi_err_raise_file(obj_file_t *file, int code, const char *fname)
 {
     /* MPI_FILE_NULL's handler (default MPI_ERRORS_RETURN) applies to
      * errors on files and to errors of MPI_File_open. */
-    mpi_errhandler_t *eh = file ? mpi_file_errhandler(file) : mpi_env.file_null_errhandler;
+    obj_errhandler_t *eh = file ? obj_file_errhandler(file) : mpi_env.file_null_errhandler;
     bool user;
     code = raise_common(eh, code, fname, "file error", &user);
     if (user) {
-        MPI_File h = file ? mpi_file_handle(file) : MPI_FILE_NULL;
+        MPI_File h = file ? obj_file_handle(file) : MPI_FILE_NULL;
         eh->fn.file_fn(&h, &code);
     }
     return code;
@@ -154,7 +154,7 @@ int mpi_err_raise_file(mpi_file_t *file, int code, const char *fname)
 
 int mpi_err_unsupported(const char *fname)
 {
-    return mpi_errf(MPI_ERR_UNSUPPORTED_OPERATION,
+    return obj_errf(MPI_ERR_UNSUPPORTED_OPERATION,
                     "%s is not implemented in this version of Rail MPI", fname);
 }
 

@@ -1,7 +1,7 @@
 /* Error classes, codes and strings: MPI_Error_class/string, MPI_Add_error_*,
  * MPI_Remove_error_* (MPI-4.1). */
 #include "mpi/mpi_err.h"
-#include "mpi/mpi_errcode.h"
+#include "obj/errcode.h"
 #include "mpi/mpi_env.h"
 
 #include <pthread.h>
@@ -20,7 +20,7 @@ typedef struct user_code {
 static user_code_t *user_codes;
 static int n_user, cap_user;
 static pthread_mutex_t code_lock = PTHREAD_MUTEX_INITIALIZER;
-int mpi_errcode_lastused = MPI_ERR_LASTCODE;
+int obj_errcode_lastused = MPI_ERR_LASTCODE;
 
 static user_code_t *user_entry(int code)
 {
@@ -32,10 +32,10 @@ static user_code_t *user_entry(int code)
 
 static bool predefined(int code)
 {
-    return mpi_errclass_name(code) != NULL;
+    return obj_errclass_name(code) != NULL;
 }
 
-int mpi_errcode_class(int code)
+int obj_errcode_class(int code)
 {
     if (predefined(code))
         return code;
@@ -46,19 +46,19 @@ int mpi_errcode_class(int code)
     return cls;
 }
 
-const char *mpi_errcode_class_name(int cls)
+const char *obj_errcode_class_name(int cls)
 {
-    const char *n = mpi_errclass_name(cls);
+    const char *n = obj_errclass_name(cls);
     return n ? n : "user-defined error class";
 }
 
-int mpi_errcode_string(int code, char *buf, int *len)
+int obj_errcode_string(int code, char *buf, int *len)
 {
     const char *s = NULL;
     int rc = MPI_SUCCESS;
     pthread_mutex_lock(&code_lock);
     if (predefined(code)) {
-        s = mpi_errclass_string(code);
+        s = obj_errclass_string(code);
     } else {
         user_code_t *u = user_entry(code);
         if (u)
@@ -80,15 +80,15 @@ static int add_code(int cls, bool is_class, int *out)
         user_code_t *n = realloc(user_codes, (size_t)ncap * sizeof(*n));
         if (!n) {
             pthread_mutex_unlock(&code_lock);
-            return mpi_errf(MPI_ERR_NO_MEM, "out of memory adding an error code");
+            return obj_errf(MPI_ERR_NO_MEM, "out of memory adding an error code");
         }
         user_codes = n;
         cap_user = ncap;
     }
     int code = MPI_ERR_LASTCODE + 1 + n_user;
     user_codes[n_user++] = (user_code_t){is_class ? code : cls, is_class, true, NULL};
-    if (code > mpi_errcode_lastused)
-        mpi_errcode_lastused = code;
+    if (code > obj_errcode_lastused)
+        obj_errcode_lastused = code;
     pthread_mutex_unlock(&code_lock);
     *out = code;
     return MPI_SUCCESS;
@@ -96,17 +96,17 @@ static int add_code(int cls, bool is_class, int *out)
 
 int mpii_error_class(int errorcode, int *errorclass)
 {
-    if (!predefined(errorcode) && mpi_errcode_class(errorcode) == MPI_ERR_UNKNOWN &&
+    if (!predefined(errorcode) && obj_errcode_class(errorcode) == MPI_ERR_UNKNOWN &&
         errorcode != MPI_ERR_UNKNOWN)
-        return mpi_errf(MPI_ERR_ARG, "invalid error code %d", errorcode);
-    *errorclass = mpi_errcode_class(errorcode);
+        return obj_errf(MPI_ERR_ARG, "invalid error code %d", errorcode);
+    *errorclass = obj_errcode_class(errorcode);
     return MPI_SUCCESS;
 }
 
 int mpii_error_string(int errorcode, char *string, int *resultlen)
 {
-    if (mpi_errcode_string(errorcode, string, resultlen) != MPI_SUCCESS)
-        return mpi_errf(MPI_ERR_ARG, "invalid error code %d", errorcode);
+    if (obj_errcode_string(errorcode, string, resultlen) != MPI_SUCCESS)
+        return obj_errf(MPI_ERR_ARG, "invalid error code %d", errorcode);
     return MPI_SUCCESS;
 }
 
@@ -125,20 +125,20 @@ int mpii_add_error_code(int errorclass, int *errorcode)
         pthread_mutex_unlock(&code_lock);
     }
     if (!ok)
-        return mpi_errf(MPI_ERR_ARG, "%d is not an error class", errorclass);
+        return obj_errf(MPI_ERR_ARG, "%d is not an error class", errorclass);
     return add_code(errorclass, false, errorcode);
 }
 
 int mpii_add_error_string(int errorcode, const char *string)
 {
     if (strlen(string) >= MPI_MAX_ERROR_STRING)
-        return mpi_errf(MPI_ERR_ARG, "error string longer than MPI_MAX_ERROR_STRING-1 (%d)",
+        return obj_errf(MPI_ERR_ARG, "error string longer than MPI_MAX_ERROR_STRING-1 (%d)",
                         MPI_MAX_ERROR_STRING - 1);
     pthread_mutex_lock(&code_lock);
     user_code_t *u = user_entry(errorcode);
     if (!u) {
         pthread_mutex_unlock(&code_lock);
-        return mpi_errf(MPI_ERR_ARG, predefined(errorcode)
+        return obj_errf(MPI_ERR_ARG, predefined(errorcode)
                                          ? "cannot change the string of predefined error code %d"
                                          : "invalid error code %d",
                         errorcode);
@@ -155,12 +155,12 @@ static int remove_code(int code, bool want_class)
     user_code_t *u = user_entry(code);
     int rc = MPI_SUCCESS;
     if (!u || u->is_class != want_class) {
-        rc = mpi_errf(MPI_ERR_ARG, "%d is not a user-defined error %s", code,
+        rc = obj_errf(MPI_ERR_ARG, "%d is not a user-defined error %s", code,
                       want_class ? "class" : "code");
     } else if (want_class) {
         for (int i = 0; i < n_user; i++)
             if (user_codes[i].in_use && !user_codes[i].is_class && user_codes[i].cls == code)
-                rc = mpi_errf(MPI_ERR_ARG, "error class %d still has error codes", code);
+                rc = obj_errf(MPI_ERR_ARG, "error class %d still has error codes", code);
     }
     if (rc == MPI_SUCCESS) {
         free(u->string);
@@ -190,5 +190,5 @@ int mpii_remove_error_string(int errorcode)
         u->string = NULL;
     }
     pthread_mutex_unlock(&code_lock);
-    return u ? MPI_SUCCESS : mpi_errf(MPI_ERR_ARG, "%d is not a user-defined error code", errorcode);
+    return u ? MPI_SUCCESS : obj_errf(MPI_ERR_ARG, "%d is not a user-defined error code", errorcode);
 }

@@ -1,6 +1,6 @@
 /* Group objects and the group queries (size, rank, compare, translate). */
 #include "mpi/mpi_err.h"
-#include "mpi/mpi_group.h"
+#include "obj/group.h"
 #include "mpi/binding/gen/mpi_impl.h"
 #include "base/atomic.h"
 #include "runtime/rte.h"
@@ -8,67 +8,67 @@
 #include <stdlib.h>
 #include <string.h>
 
-static mpi_group_t group_empty;
+static obj_group_t group_empty;
 
-mpi_group_t *mpi_group_empty(void)
+obj_group_t *obj_group_empty(void)
 {
-    if (group_empty.obj.kind != MPI_OBJ_GROUP) {
-        mpi_obj_init_predef(&group_empty.obj, MPI_OBJ_GROUP, MPI_GROUP_EMPTY);
+    if (group_empty.obj.kind != OBJ_GROUP) {
+        obj_init_predef(&group_empty.obj, OBJ_GROUP, MPI_GROUP_EMPTY);
         group_empty.rank = MPI_UNDEFINED;
         group_empty.predef = true;
     }
     return &group_empty;
 }
 
-int mpi_group_make(int n, int *ranks, mpi_session_t *session, mpi_group_t **out)
+int obj_group_make(int n, int *ranks, obj_session_t *session, obj_group_t **out)
 {
     if (n == 0) {
         free(ranks);
-        *out = mpi_group_empty();
+        *out = obj_group_empty();
         return MPI_SUCCESS;
     }
-    mpi_group_t *g = calloc(1, sizeof(*g));
+    obj_group_t *g = calloc(1, sizeof(*g));
     if (!g) {
         free(ranks);
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory for a group of %d processes", n);
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory for a group of %d processes", n);
     }
-    mpi_obj_init(&g->obj, MPI_OBJ_GROUP);
+    obj_init(&g->obj, OBJ_GROUP);
     g->size = n;
     g->world_ranks = ranks;
     g->session = session;
-    g->rank = mpi_group_rank_of_world(g, rte_info.rank);
+    g->rank = obj_group_rank_of_world(g, rte_info.rank);
     *out = g;
     return MPI_SUCCESS;
 }
 
-int mpi_group_make_copy(int n, const int *ranks, mpi_session_t *session, mpi_group_t **out)
+int obj_group_make_copy(int n, const int *ranks, obj_session_t *session, obj_group_t **out)
 {
     int *copy = NULL;
     if (n > 0) {
         copy = malloc((size_t)n * sizeof(int));
         if (!copy)
-            return mpi_errf(MPI_ERR_NO_MEM, "out of memory for a group of %d processes", n);
+            return obj_errf(MPI_ERR_NO_MEM, "out of memory for a group of %d processes", n);
         memcpy(copy, ranks, (size_t)n * sizeof(int));
     }
-    return mpi_group_make(n, copy, session, out);
+    return obj_group_make(n, copy, session, out);
 }
 
-void mpi_group_retain(mpi_group_t *g)
+void obj_group_retain(obj_group_t *g)
 {
     if (g && !g->predef)
         rail_atomic_add_fetch(&g->obj.refcount, 1);
 }
 
-void mpi_group_release(mpi_group_t *g)
+void obj_group_release(obj_group_t *g)
 {
     if (!g || g->predef || rail_atomic_sub_fetch(&g->obj.refcount, 1) > 0)
         return;
     free(g->world_ranks);
-    mpi_obj_fini(&g->obj);
+    obj_fini(&g->obj);
     free(g);
 }
 
-int mpi_group_rank_of_world(const mpi_group_t *g, int world)
+int obj_group_rank_of_world(const obj_group_t *g, int world)
 {
     if (!g->world_ranks)
         return world >= 0 && world < g->size ? world : MPI_UNDEFINED;
@@ -91,7 +91,7 @@ static int member_cmp(const void *a, const void *b)
 }
 
 /* Members of g sorted by world rank (NULL with *ok false when out of memory). */
-static member_t *sorted_members(const mpi_group_t *g, bool *ok)
+static member_t *sorted_members(const obj_group_t *g, bool *ok)
 {
     *ok = true;
     if (g->size == 0)
@@ -102,7 +102,7 @@ static member_t *sorted_members(const mpi_group_t *g, bool *ok)
         return NULL;
     }
     for (int i = 0; i < g->size; i++)
-        m[i] = (member_t){mpi_group_world_rank(g, i), i};
+        m[i] = (member_t){obj_group_world_rank(g, i), i};
     qsort(m, (size_t)g->size, sizeof(*m), member_cmp);
     return m;
 }
@@ -114,18 +114,18 @@ static int find_sorted(const member_t *m, int n, int world)
     return f ? f->index : MPI_UNDEFINED;
 }
 
-bool mpi_group_is_subset(const mpi_group_t *sub, const mpi_group_t *g)
+bool obj_group_is_subset(const obj_group_t *sub, const obj_group_t *g)
 {
     bool ok;
     member_t *m = sorted_members(g, &ok);
     bool subset = ok;
     for (int i = 0; subset && i < sub->size; i++)
-        subset = find_sorted(m, g->size, mpi_group_world_rank(sub, i)) != MPI_UNDEFINED;
+        subset = find_sorted(m, g->size, obj_group_world_rank(sub, i)) != MPI_UNDEFINED;
     free(m);
     return subset;
 }
 
-int mpi_group_compare_objs(const mpi_group_t *a, const mpi_group_t *b)
+int obj_group_compare(const obj_group_t *a, const obj_group_t *b)
 {
     if (a == b)
         return MPI_IDENT;
@@ -133,21 +133,21 @@ int mpi_group_compare_objs(const mpi_group_t *a, const mpi_group_t *b)
         return MPI_UNEQUAL;
     bool same_order = true;
     for (int i = 0; i < a->size && same_order; i++)
-        same_order = mpi_group_world_rank(a, i) == mpi_group_world_rank(b, i);
+        same_order = obj_group_world_rank(a, i) == obj_group_world_rank(b, i);
     if (same_order)
         return MPI_IDENT;
-    return mpi_group_is_subset(a, b) ? MPI_SIMILAR : MPI_UNEQUAL;
+    return obj_group_is_subset(a, b) ? MPI_SIMILAR : MPI_UNEQUAL;
 }
 
 /* ------------------------------------------------------------ API */
 
-int mpii_group_size(mpi_group_t *group, int *size)
+int mpii_group_size(obj_group_t *group, int *size)
 {
     *size = group->size;
     return MPI_SUCCESS;
 }
 
-int mpii_group_rank(mpi_group_t *group, int *rank)
+int mpii_group_rank(obj_group_t *group, int *rank)
 {
     *rank = group->rank;
     return MPI_SUCCESS;
@@ -155,50 +155,50 @@ int mpii_group_rank(mpi_group_t *group, int *rank)
 
 int mpii_group_free(MPI_Group *group)
 {
-    mpi_group_t *g;
-    int rc = mpi_group_lookup(*group, &g);
+    obj_group_t *g;
+    int rc = obj_group_lookup(*group, &g);
     if (rc)
         return rc;
-    mpi_group_release(g);
+    obj_group_release(g);
     *group = MPI_GROUP_NULL;
     return MPI_SUCCESS;
 }
 
-int mpii_group_compare(mpi_group_t *group1, mpi_group_t *group2, int *result)
+int mpii_group_compare(obj_group_t *group1, obj_group_t *group2, int *result)
 {
-    *result = mpi_group_compare_objs(group1, group2);
+    *result = obj_group_compare(group1, group2);
     return MPI_SUCCESS;
 }
 
-static int check_ranks_in(const mpi_group_t *g, int n, const int ranks[], const char *what)
+static int check_ranks_in(const obj_group_t *g, int n, const int ranks[], const char *what)
 {
     if (n < 0)
-        return mpi_errf(MPI_ERR_ARG, "invalid number of ranks %d (must be non-negative)", n);
+        return obj_errf(MPI_ERR_ARG, "invalid number of ranks %d (must be non-negative)", n);
     if (n > 0 && !ranks)
-        return mpi_errf(MPI_ERR_ARG, "argument '%s' must not be NULL", what);
+        return obj_errf(MPI_ERR_ARG, "argument '%s' must not be NULL", what);
     for (int i = 0; i < n; i++)
         if (ranks[i] != MPI_PROC_NULL && (ranks[i] < 0 || ranks[i] >= g->size))
-            return mpi_errf(MPI_ERR_RANK, "invalid rank %d in %s[%d] (group of size %d)",
+            return obj_errf(MPI_ERR_RANK, "invalid rank %d in %s[%d] (group of size %d)",
                             ranks[i], what, i, g->size);
     return MPI_SUCCESS;
 }
 
-int mpii_group_translate_ranks(mpi_group_t *group1, int n, const int ranks1[],
-                               mpi_group_t *group2, int ranks2[])
+int mpii_group_translate_ranks(obj_group_t *group1, int n, const int ranks1[],
+                               obj_group_t *group2, int ranks2[])
 {
     int rc = check_ranks_in(group1, n, ranks1, "ranks1");
     if (rc)
         return rc;
     if (n > 0 && !ranks2)
-        return mpi_errf(MPI_ERR_ARG, "argument 'ranks2' must not be NULL");
+        return obj_errf(MPI_ERR_ARG, "argument 'ranks2' must not be NULL");
     bool ok;
     member_t *m = sorted_members(group2, &ok);
     if (!ok)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory translating ranks");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory translating ranks");
     for (int i = 0; i < n; i++)
         ranks2[i] = ranks1[i] == MPI_PROC_NULL
                         ? MPI_PROC_NULL
-                        : find_sorted(m, group2->size, mpi_group_world_rank(group1, ranks1[i]));
+                        : find_sorted(m, group2->size, obj_group_world_rank(group1, ranks1[i]));
     free(m);
     return MPI_SUCCESS;
 }

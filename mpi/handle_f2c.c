@@ -3,20 +3,20 @@
  * conversions (MPI_Status_c2f, _f2c, _c2f08, _f082c, _f082f, _f2f08).
  *
  * C handles are pointers; a Fortran handle is an MPI_Fint.  Predefined
- * handles (the ABI constants, below MPI_PREDEF_MAX) are their own Fortran
+ * handles (the ABI constants, below OBJ_PREDEF_MAX) are their own Fortran
  * value.  A handle the library made gets an index in a per-kind table the
- * first time it is converted; its Fortran value is MPI_PREDEF_MAX + index,
+ * first time it is converted; its Fortran value is OBJ_PREDEF_MAX + index,
  * and converting it again gives the same value.  f2c of a value that names
  * nothing of the kind gives the kind's null handle.
  *
- * Entries are dropped by mpi_handle_forget(obj) when an object is finalized
- * (to be called from mpi_obj_fini).  Until that hook is in, a stale entry
+ * Entries are dropped by obj_handle_forget(obj) when an object is finalized
+ * (to be called from obj_fini).  Until that hook is in, a stale entry
  * stays: it maps to the address it was made for, so a new object at the
  * same address gets the same Fortran value, and f2c of a freed object's
  * value gives a handle that lookups report as freed.
  */
 #include "mpi/mpi_err.h"
-#include "mpi/mpi_obj.h"
+#include "obj/obj.h"
 #include "mpi/binding/gen/mpi_impl.h"
 
 #include <pthread.h>
@@ -26,7 +26,7 @@
 /* ------------------------------------------------------------ tables */
 
 typedef struct f2c_table {
-    mpi_obj_kind_t kind;
+    obj_kind_t kind;
     uintptr_t null_handle;
     void **objs;          /* index -> handle (NULL: free) */
     int n, cap;           /* used prefix, capacity */
@@ -40,17 +40,17 @@ enum { T_COMM, T_TYPE, T_GROUP, T_OP, T_INFO, T_ERRH, T_REQ, T_MSG, T_WIN, T_FIL
        T_COUNT };
 
 static f2c_table_t tables[T_COUNT] = {
-    [T_COMM] = {MPI_OBJ_COMM, (uintptr_t)MPI_COMM_NULL},
-    [T_TYPE] = {MPI_OBJ_DATATYPE, (uintptr_t)MPI_DATATYPE_NULL},
-    [T_GROUP] = {MPI_OBJ_GROUP, (uintptr_t)MPI_GROUP_NULL},
-    [T_OP] = {MPI_OBJ_OP, (uintptr_t)MPI_OP_NULL},
-    [T_INFO] = {MPI_OBJ_INFO, (uintptr_t)MPI_INFO_NULL},
-    [T_ERRH] = {MPI_OBJ_ERRHANDLER, (uintptr_t)MPI_ERRHANDLER_NULL},
-    [T_REQ] = {MPI_OBJ_REQUEST, (uintptr_t)MPI_REQUEST_NULL},
-    [T_MSG] = {MPI_OBJ_MESSAGE, (uintptr_t)MPI_MESSAGE_NULL},
-    [T_WIN] = {MPI_OBJ_WIN, (uintptr_t)MPI_WIN_NULL},
-    [T_FILE] = {MPI_OBJ_FILE, (uintptr_t)MPI_FILE_NULL},
-    [T_SESSION] = {MPI_OBJ_SESSION, (uintptr_t)MPI_SESSION_NULL},
+    [T_COMM] = {OBJ_COMM, (uintptr_t)MPI_COMM_NULL},
+    [T_TYPE] = {OBJ_DATATYPE, (uintptr_t)MPI_DATATYPE_NULL},
+    [T_GROUP] = {OBJ_GROUP, (uintptr_t)MPI_GROUP_NULL},
+    [T_OP] = {OBJ_OP, (uintptr_t)MPI_OP_NULL},
+    [T_INFO] = {OBJ_INFO, (uintptr_t)MPI_INFO_NULL},
+    [T_ERRH] = {OBJ_ERRHANDLER, (uintptr_t)MPI_ERRHANDLER_NULL},
+    [T_REQ] = {OBJ_REQUEST, (uintptr_t)MPI_REQUEST_NULL},
+    [T_MSG] = {OBJ_MESSAGE, (uintptr_t)MPI_MESSAGE_NULL},
+    [T_WIN] = {OBJ_WIN, (uintptr_t)MPI_WIN_NULL},
+    [T_FILE] = {OBJ_FILE, (uintptr_t)MPI_FILE_NULL},
+    [T_SESSION] = {OBJ_SESSION, (uintptr_t)MPI_SESSION_NULL},
 };
 static pthread_mutex_t f2c_lock = PTHREAD_MUTEX_INITIALIZER;
 static int total_entries;
@@ -135,7 +135,7 @@ static int slot_alloc(f2c_table_t *t)
         return t->first_free;
     if (t->n == t->cap) {
         int ncap = t->cap ? 2 * t->cap : 64;
-        if (ncap > INT32_MAX / 2 - MPI_PREDEF_MAX)
+        if (ncap > INT32_MAX / 2 - OBJ_PREDEF_MAX)
             return -1;
         void **o = realloc(t->objs, (size_t)ncap * sizeof(*o));
         if (!o)
@@ -150,21 +150,21 @@ static int slot_alloc(f2c_table_t *t)
 static MPI_Fint c2f(int k, const void *handle)
 {
     uintptr_t h = (uintptr_t)handle;
-    if (h < MPI_PREDEF_MAX)
+    if (h < OBJ_PREDEF_MAX)
         return (MPI_Fint)h;
     f2c_table_t *t = &tables[k];
     MPI_Fint f = (MPI_Fint)t->null_handle;
     pthread_mutex_lock(&f2c_lock);
     int *v = hfind(t, h);
     if (v) {
-        f = MPI_PREDEF_MAX + *v;
+        f = OBJ_PREDEF_MAX + *v;
     } else if (hgrow(t)) {
         int idx = slot_alloc(t);
         if (idx >= 0) {
             t->objs[idx] = (void *)handle;
             hput(t, h, idx);
             total_entries++;
-            f = MPI_PREDEF_MAX + idx;
+            f = OBJ_PREDEF_MAX + idx;
         }
     }
     pthread_mutex_unlock(&f2c_lock);
@@ -174,17 +174,17 @@ static MPI_Fint c2f(int k, const void *handle)
 static void *f2c(int k, MPI_Fint f)
 {
     f2c_table_t *t = &tables[k];
-    if (f >= 0 && f < MPI_PREDEF_MAX) {
-        const mpi_obj_t *o = mpi_predef_table[f];
+    if (f >= 0 && f < OBJ_PREDEF_MAX) {
+        const obj_t *o = obj_predef_table[f];
         bool special = k == T_MSG && f == (MPI_Fint)(uintptr_t)MPI_MESSAGE_NO_PROC;
         return (o && o->kind == t->kind) || special ? (void *)(uintptr_t)f
                                                     : (void *)t->null_handle;
     }
     void *h = (void *)t->null_handle;
-    if (f < MPI_PREDEF_MAX)
+    if (f < OBJ_PREDEF_MAX)
         return h;
     pthread_mutex_lock(&f2c_lock);
-    int idx = f - MPI_PREDEF_MAX;
+    int idx = f - OBJ_PREDEF_MAX;
     if (idx < t->n && t->objs[idx])
         h = t->objs[idx];
     pthread_mutex_unlock(&f2c_lock);
@@ -193,14 +193,14 @@ static void *f2c(int k, MPI_Fint f)
 
 
 /* Drop obj's entry (call before the object's memory is released). */
-void mpi_handle_forget(mpi_obj_t *obj)
+void obj_handle_forget(obj_t *obj)
 {
     if (__atomic_load_n(&total_entries, __ATOMIC_RELAXED) == 0)
         return;
     pthread_mutex_lock(&f2c_lock);
     for (int k = 0; k < T_COUNT; k++) {
         f2c_table_t *t = &tables[k];
-        if (t->kind != (mpi_obj_kind_t)obj->kind)
+        if (t->kind != (obj_kind_t)obj->kind)
             continue;
         int *v = hfind(t, (uintptr_t)obj);
         if (v) {
@@ -338,10 +338,10 @@ MPI_Session mpii_session_f2c(MPI_Fint f)
 static int copy_status(const void *in, void *out, bool in_ignorable, bool out_ignorable)
 {
     if (!in || !out)
-        return mpi_errf(MPI_ERR_ARG, "the statuses to convert must not be NULL");
+        return obj_errf(MPI_ERR_ARG, "the statuses to convert must not be NULL");
     if ((in_ignorable && (in == MPI_F_STATUS_IGNORE || in == MPI_F08_STATUS_IGNORE)) ||
         (out_ignorable && (out == MPI_F_STATUS_IGNORE || out == MPI_F08_STATUS_IGNORE)))
-        return mpi_errf(MPI_ERR_ARG, "MPI_F_STATUS_IGNORE / MPI_F08_STATUS_IGNORE cannot be "
+        return obj_errf(MPI_ERR_ARG, "MPI_F_STATUS_IGNORE / MPI_F08_STATUS_IGNORE cannot be "
                         "converted");
     _Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint), "status layout");
     _Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status), "status layout");

@@ -1,6 +1,6 @@
 /* MPI_Info: ordered key/value pairs, and MPI_INFO_ENV. */
 #include "mpi/mpi_err.h"
-#include "mpi/mpi_info.h"
+#include "obj/info.h"
 #include "mpi/mpi_env.h"
 #include "runtime/rte.h"
 
@@ -10,17 +10,17 @@
 #include <unistd.h>
 #include <sys/utsname.h>
 
-mpi_info_t mpi_info_env;
+obj_info_t obj_info_env;
 
-mpi_info_t *mpi_info_new(void)
+obj_info_t *obj_info_new(void)
 {
-    mpi_info_t *info = calloc(1, sizeof(*info));
+    obj_info_t *info = calloc(1, sizeof(*info));
     if (info)
-        mpi_obj_init(&info->obj, MPI_OBJ_INFO);
+        obj_init(&info->obj, OBJ_INFO);
     return info;
 }
 
-static void clear(mpi_info_t *info)
+static void clear(obj_info_t *info)
 {
     for (int i = 0; i < info->n; i++) {
         free(info->keys[i]);
@@ -32,16 +32,16 @@ static void clear(mpi_info_t *info)
     info->n = info->cap = 0;
 }
 
-void mpi_info_release(mpi_info_t *info)
+void obj_info_release(obj_info_t *info)
 {
-    if (!info || info == &mpi_info_env)
+    if (!info || info == &obj_info_env)
         return;
     clear(info);
-    mpi_obj_fini(&info->obj);
+    obj_fini(&info->obj);
     free(info);
 }
 
-static int find(const mpi_info_t *info, const char *key)
+static int find(const obj_info_t *info, const char *key)
 {
     for (int i = 0; i < info->n; i++)
         if (strcmp(info->keys[i], key) == 0)
@@ -49,7 +49,7 @@ static int find(const mpi_info_t *info, const char *key)
     return -1;
 }
 
-const char *mpi_info_value(const mpi_info_t *info, const char *key)
+const char *obj_info_value(const obj_info_t *info, const char *key)
 {
     if (!info)
         return NULL;
@@ -57,7 +57,7 @@ const char *mpi_info_value(const mpi_info_t *info, const char *key)
     return i < 0 ? NULL : info->values[i];
 }
 
-int mpi_info_set_value(mpi_info_t *info, const char *key, const char *value)
+int obj_info_set_value(obj_info_t *info, const char *key, const char *value)
 {
     int i = find(info, key);
     char *v = strdup(value);
@@ -92,15 +92,15 @@ int mpi_info_set_value(mpi_info_t *info, const char *key, const char *value)
     return MPI_SUCCESS;
 }
 
-int mpi_info_copy(const mpi_info_t *src, mpi_info_t **out)
+int obj_info_copy(const obj_info_t *src, obj_info_t **out)
 {
-    mpi_info_t *info = mpi_info_new();
+    obj_info_t *info = obj_info_new();
     if (!info)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     for (int i = 0; src && i < src->n; i++) {
-        if (mpi_info_set_value(info, src->keys[i], src->values[i]) != MPI_SUCCESS) {
-            mpi_info_release(info);
-            return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        if (obj_info_set_value(info, src->keys[i], src->values[i]) != MPI_SUCCESS) {
+            obj_info_release(info);
+            return obj_errf(MPI_ERR_NO_MEM, "out of memory");
         }
     }
     *out = info;
@@ -111,50 +111,50 @@ static int check_key(const char *key)
 {
     size_t n = strlen(key);
     if (n == 0)
-        return mpi_errf(MPI_ERR_INFO_KEY, "empty info key");
+        return obj_errf(MPI_ERR_INFO_KEY, "empty info key");
     if (n >= MPI_MAX_INFO_KEY)
-        return mpi_errf(MPI_ERR_INFO_KEY, "info key of %zu characters (MPI_MAX_INFO_KEY is %d)",
+        return obj_errf(MPI_ERR_INFO_KEY, "info key of %zu characters (MPI_MAX_INFO_KEY is %d)",
                         n, MPI_MAX_INFO_KEY);
     return MPI_SUCCESS;
 }
 
-static int writable(const mpi_info_t *info)
+static int writable(const obj_info_t *info)
 {
-    if (info == &mpi_info_env)
-        return mpi_errf(MPI_ERR_INFO, "MPI_INFO_ENV cannot be modified");
+    if (info == &obj_info_env)
+        return obj_errf(MPI_ERR_INFO, "MPI_INFO_ENV cannot be modified");
     return MPI_SUCCESS;
 }
 
 int mpii_info_create(MPI_Info *info)
 {
-    mpi_info_t *i = mpi_info_new();
+    obj_info_t *i = obj_info_new();
     if (!i)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
-    *info = mpi_info_handle(i);
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
+    *info = obj_info_handle(i);
     return MPI_SUCCESS;
 }
 
-int mpii_info_set(mpi_info_t *info, const char *key, const char *value)
+int mpii_info_set(obj_info_t *info, const char *key, const char *value)
 {
     int rc = writable(info);
     if (rc || (rc = check_key(key)))
         return rc;
     if (strlen(value) >= MPI_MAX_INFO_VAL)
-        return mpi_errf(MPI_ERR_INFO_VALUE, "info value of %zu characters (MPI_MAX_INFO_VAL is %d)",
+        return obj_errf(MPI_ERR_INFO_VALUE, "info value of %zu characters (MPI_MAX_INFO_VAL is %d)",
                         strlen(value), MPI_MAX_INFO_VAL);
-    if (mpi_info_set_value(info, key, value))
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+    if (obj_info_set_value(info, key, value))
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     return MPI_SUCCESS;
 }
 
-int mpii_info_delete(mpi_info_t *info, const char *key)
+int mpii_info_delete(obj_info_t *info, const char *key)
 {
     int rc = writable(info);
     if (rc || (rc = check_key(key)))
         return rc;
     int i = find(info, key);
     if (i < 0)
-        return mpi_errf(MPI_ERR_INFO_NOKEY, "info key \"%s\" is not set", key);
+        return obj_errf(MPI_ERR_INFO_NOKEY, "info key \"%s\" is not set", key);
     free(info->keys[i]);
     free(info->values[i]);
     memmove(&info->keys[i], &info->keys[i + 1], (size_t)(info->n - i - 1) * sizeof(char *));
@@ -163,14 +163,14 @@ int mpii_info_delete(mpi_info_t *info, const char *key)
     return MPI_SUCCESS;
 }
 
-int mpii_info_get(mpi_info_t *info, const char *key, int valuelen, char *value, int *flag)
+int mpii_info_get(obj_info_t *info, const char *key, int valuelen, char *value, int *flag)
 {
     int rc = check_key(key);
     if (rc)
         return rc;
     if (valuelen < 0)
-        return mpi_errf(MPI_ERR_ARG, "negative valuelen %d", valuelen);
-    const char *v = mpi_info_value(info, key);
+        return obj_errf(MPI_ERR_ARG, "negative valuelen %d", valuelen);
+    const char *v = obj_info_value(info, key);
     *flag = v != NULL;
     if (v) {
         /* Copies at most valuelen characters plus the terminator. */
@@ -179,12 +179,12 @@ int mpii_info_get(mpi_info_t *info, const char *key, int valuelen, char *value, 
     return MPI_SUCCESS;
 }
 
-int mpii_info_get_string(mpi_info_t *info, const char *key, int *buflen, char *value, int *flag)
+int mpii_info_get_string(obj_info_t *info, const char *key, int *buflen, char *value, int *flag)
 {
     int rc = check_key(key);
     if (rc)
         return rc;
-    const char *v = mpi_info_value(info, key);
+    const char *v = obj_info_value(info, key);
     *flag = v != NULL;
     if (!v)
         return MPI_SUCCESS;
@@ -195,69 +195,69 @@ int mpii_info_get_string(mpi_info_t *info, const char *key, int *buflen, char *v
     return MPI_SUCCESS;
 }
 
-int mpii_info_get_valuelen(mpi_info_t *info, const char *key, int *valuelen, int *flag)
+int mpii_info_get_valuelen(obj_info_t *info, const char *key, int *valuelen, int *flag)
 {
     int rc = check_key(key);
     if (rc)
         return rc;
-    const char *v = mpi_info_value(info, key);
+    const char *v = obj_info_value(info, key);
     *flag = v != NULL;
     if (v)
         *valuelen = (int)strlen(v);
     return MPI_SUCCESS;
 }
 
-int mpii_info_get_nkeys(mpi_info_t *info, int *nkeys)
+int mpii_info_get_nkeys(obj_info_t *info, int *nkeys)
 {
     *nkeys = info->n;
     return MPI_SUCCESS;
 }
 
-int mpii_info_get_nthkey(mpi_info_t *info, int n, char *key)
+int mpii_info_get_nthkey(obj_info_t *info, int n, char *key)
 {
     if (n < 0 || n >= info->n)
-        return mpi_errf(MPI_ERR_ARG, "key index %d out of range (the info object has %d keys)", n,
+        return obj_errf(MPI_ERR_ARG, "key index %d out of range (the info object has %d keys)", n,
                         info->n);
     snprintf(key, MPI_MAX_INFO_KEY, "%s", info->keys[n]);
     return MPI_SUCCESS;
 }
 
-int mpii_info_dup(mpi_info_t *info, MPI_Info *newinfo)
+int mpii_info_dup(obj_info_t *info, MPI_Info *newinfo)
 {
-    mpi_info_t *copy;
-    int rc = mpi_info_copy(info, &copy);
+    obj_info_t *copy;
+    int rc = obj_info_copy(info, &copy);
     if (rc)
         return rc;
-    *newinfo = mpi_info_handle(copy);
+    *newinfo = obj_info_handle(copy);
     return MPI_SUCCESS;
 }
 
 int mpii_info_free(MPI_Info *info)
 {
-    mpi_info_t *i = NULL;
-    int rc = mpi_info_lookup(*info, &i);
+    obj_info_t *i = NULL;
+    int rc = obj_info_lookup(*info, &i);
     if (rc)
         return rc;
     if ((rc = writable(i)))
         return rc;
-    mpi_info_release(i);
+    obj_info_release(i);
     *info = MPI_INFO_NULL;
     return MPI_SUCCESS;
 }
 
 /* MPI_Info_create_env: the same keys as MPI_INFO_ENV, from argc/argv. */
-static void fill_env(mpi_info_t *info, int argc, char **argv)
+static void fill_env(obj_info_t *info, int argc, char **argv)
 {
     char buf[4096];
     if (argc > 0 && argv && argv[0])
-        mpi_info_set_value(info, "command", argv[0]);
+        obj_info_set_value(info, "command", argv[0]);
     if (argc > 1 && argv) {
         size_t off = 0;
         buf[0] = '\0';
         for (int i = 1; i < argc && off < sizeof(buf); i++)
             off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i > 1 ? " " : "",
                                     argv[i]);
-        mpi_info_set_value(info, "argv", buf);
+        obj_info_set_value(info, "argv", buf);
     }
     /* The same before MPI_Init as after it (MPI_Info_create_env may be
      * called first): the launcher's word where the runtime is not up yet
@@ -282,36 +282,36 @@ static void fill_env(mpi_info_t *info, int argc, char **argv)
         }
     }
     if (size)
-        mpi_info_set_value(info, "maxprocs", size);
+        obj_info_set_value(info, "maxprocs", size);
     if (host)
-        mpi_info_set_value(info, "host", host);
+        obj_info_set_value(info, "host", host);
     struct utsname u;
     if (uname(&u) == 0)
-        mpi_info_set_value(info, "arch", u.machine);
+        obj_info_set_value(info, "arch", u.machine);
     if (getcwd(buf, sizeof(buf)))
-        mpi_info_set_value(info, "wdir", buf);
+        obj_info_set_value(info, "wdir", buf);
     static const char *levels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
                                    "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
     int lvl = mpi_env.thread_level == MPI_THREAD_MULTIPLE ? 3
               : mpi_env.thread_level == MPI_THREAD_SERIALIZED ? 2
               : mpi_env.thread_level == MPI_THREAD_FUNNELED ? 1 : 0;
-    mpi_info_set_value(info, "thread_level", levels[lvl]);
+    obj_info_set_value(info, "thread_level", levels[lvl]);
 }
 
 int mpii_info_create_env(int argc, char *argv[], MPI_Info *info)
 {
-    mpi_info_t *i = mpi_info_new();
+    obj_info_t *i = obj_info_new();
     if (!i)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     fill_env(i, argc, argv);
-    *info = mpi_info_handle(i);
+    *info = obj_info_handle(i);
     return MPI_SUCCESS;
 }
 
-int mpi_info_predef_init(void)
+int obj_info_predef_init(void)
 {
-    clear(&mpi_info_env);
-    mpi_obj_init_predef(&mpi_info_env.obj, MPI_OBJ_INFO, MPI_INFO_ENV);
-    fill_env(&mpi_info_env, mpi_env.argc, mpi_env.argv);
+    clear(&obj_info_env);
+    obj_init_predef(&obj_info_env.obj, OBJ_INFO, MPI_INFO_ENV);
+    fill_env(&obj_info_env, mpi_env.argc, mpi_env.argv);
     return MPI_SUCCESS;
 }

@@ -1,10 +1,10 @@
 /* The World model: MPI_Init, MPI_Finalize and the environment queries. */
 #include "mpi/mpi_err.h"
 #include "mpi/mpi_env.h"
-#include "mpi/mpi_comm.h"
-#include "mpi/mpi_attr.h"
-#include "mpi/mpi_info.h"
-#include "mpi/mpi_datatype.h"
+#include "obj/comm.h"
+#include "obj/attr.h"
+#include "obj/info.h"
+#include "obj/datatype.h"
 #include "runtime/rte.h"
 #include "accel/accel.h"
 #include "pml/pml.h"
@@ -45,13 +45,13 @@ static int core_up_locked(int thread_level)
     mpi_env.rte_up = true;
     if (rte_info.rank == 0)
         rail_param_check_unknown();
-    RAIL_CHECK(mpi_errhandler_init());
+    RAIL_CHECK(obj_errhandler_init());
     RAIL_CHECK(accel_init());
-    RAIL_CHECK(mpi_datatype_predef_init());
-    RAIL_CHECK(mpi_op_predef_init());
-    RAIL_CHECK(mpi_info_predef_init());
+    RAIL_CHECK(obj_datatype_predef_init());
+    RAIL_CHECK(obj_op_predef_init());
+    RAIL_CHECK(obj_info_predef_init());
     RAIL_CHECK(pml_init(thread_level));
-    RAIL_CHECK(mpi_comm_predef_init());
+    RAIL_CHECK(obj_comm_predef_init());
     mpi_env.core_up = true;
     return MPI_SUCCESS;
 fail:
@@ -88,7 +88,7 @@ int mpi_env_core_down(void)
          * what we sent must have left us, as the fence does not progress. */
         pml_quiesce();
         rc = rte_fence(false);
-        mpi_comm_predef_fini();
+        obj_comm_predef_fini();
         pml_finalize();
         accel_finalize();
         rte_finalize();
@@ -114,9 +114,9 @@ int mpii_init_thread(int *argc, char ***argv, int required, int *provided)
 {
     if (required != MPI_THREAD_SINGLE && required != MPI_THREAD_FUNNELED &&
         required != MPI_THREAD_SERIALIZED && required != MPI_THREAD_MULTIPLE)
-        return mpi_errf(MPI_ERR_ARG, "invalid thread level %d", required);
+        return obj_errf(MPI_ERR_ARG, "invalid thread level %d", required);
     if (mpi_env.initialized)
-        return mpi_errf(MPI_ERR_OTHER, mpi_env.finalized ? "MPI cannot be initialized again "
+        return obj_errf(MPI_ERR_OTHER, mpi_env.finalized ? "MPI cannot be initialized again "
                                                            "after MPI_Finalize"
                                                          : "MPI is already initialized");
     save_args(argc, argv);
@@ -146,10 +146,10 @@ int mpii_init(int *argc, char ***argv)
 int mpii_finalize(void)
 {
     if (!mpi_env.initialized || mpi_env.finalized)
-        return mpi_errf(MPI_ERR_OTHER, "MPI_Finalize called without a matching MPI_Init");
+        return obj_errf(MPI_ERR_OTHER, "MPI_Finalize called without a matching MPI_Init");
     /* MPI-4 11.2.2: first the delete callbacks of COMM_SELF's attributes,
      * in reverse order of their setting. */
-    int rc = mpi_attr_delete_all(MPI_ATTR_COMM, MPI_COMM_SELF, &mpi_env.comm_self->attrs);
+    int rc = obj_attr_delete_all(OBJ_ATTR_COMM, MPI_COMM_SELF, &mpi_env.comm_self->attrs);
     if (rc)
         return rc;
     mpi_env.finalized = true;
@@ -182,7 +182,7 @@ int mpii_is_thread_main(int *flag)
     return MPI_SUCCESS;
 }
 
-int mpii_abort(mpi_comm_t *comm, int errorcode)
+int mpii_abort(obj_comm_t *comm, int errorcode)
 {
     char msg[256];
     snprintf(msg, sizeof(msg),

@@ -10,9 +10,9 @@
  * and broadcast the AND back.  Two ids: the intercommunicator's and the one
  * of its hidden local_comm.
  */
-#include "mpi/mpi_comm_int.h"
-#include "mpi/mpi_errhandler.h"
-#include "mpi/mpi_info.h"
+#include "obj/comm_int.h"
+#include "obj/errhandler.h"
+#include "obj/info.h"
 #include "mpi/binding/gen/mpi_impl.h"
 #include "pml/pml.h"
 
@@ -21,9 +21,9 @@
 
 /* ------------------------------------------------------------ helpers */
 
-int intercomm_allgather(mpi_comm_t *inter, const void *mine, size_t rec, void *all)
+int intercomm_allgather(obj_comm_t *inter, const void *mine, size_t rec, void *all)
 {
-    mpi_comm_t *lc = inter->local_comm;
+    obj_comm_t *lc = inter->local_comm;
     char *remote = (char *)all + (size_t)inter->size * rec;
     comm_xchg_t x = comm_xchg_intra(lc);
     int tag = comm_tag_next(inter);
@@ -38,11 +38,11 @@ int intercomm_allgather(mpi_comm_t *inter, const void *mine, size_t rec, void *a
 }
 
 /* World ranks of a group (malloc). */
-static int *world_ranks_of(const mpi_group_t *g)
+static int *world_ranks_of(const obj_group_t *g)
 {
     int *r = malloc((size_t)RAIL_MAX(g->size, 1) * sizeof(int));
     for (int i = 0; r && i < g->size; i++)
-        r[i] = mpi_group_world_rank(g, i);
+        r[i] = obj_group_world_rank(g, i);
     return r;
 }
 
@@ -53,7 +53,7 @@ typedef struct {
     uint32_t cid; /* context id of the sender's local communicator */
 } swap_hdr_t;
 
-static int leader_swap(mpi_comm_t *pc, unsigned flags, int peer, int tag, const swap_hdr_t *mine,
+static int leader_swap(obj_comm_t *pc, unsigned flags, int peer, int tag, const swap_hdr_t *mine,
                        const int *arr, swap_hdr_t *theirs, int **tarr)
 {
     int rc = comm_xchg_sendrecv(pc, flags, peer, tag, mine, sizeof(*mine), theirs,
@@ -62,7 +62,7 @@ static int leader_swap(mpi_comm_t *pc, unsigned flags, int peer, int tag, const 
         return rc;
     *tarr = malloc((size_t)RAIL_MAX(theirs->n, 1) * sizeof(int));
     if (!*tarr)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     return comm_xchg_sendrecv(pc, flags, peer, tag, arr, (size_t)mine->n * sizeof(int), *tarr,
                               (size_t)theirs->n * sizeof(int));
 }
@@ -74,11 +74,11 @@ static int local_bcast(const comm_xchg_t *x, int root, swap_hdr_t *hdr, int **ar
     if (rc != MPI_SUCCESS)
         return rc;
     if (x->me != root && !(*arr = malloc((size_t)RAIL_MAX(hdr->n, 1) * sizeof(int))))
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     return comm_xchg_bcast(x, root, *arr, (size_t)hdr->n * sizeof(int));
 }
 
-int intercomm_swap_group(mpi_comm_t *inter, const mpi_group_t *mine, mpi_group_t **theirs)
+int intercomm_swap_group(obj_comm_t *inter, const obj_group_t *mine, obj_group_t **theirs)
 {
     int tag = comm_tag_next(inter);
     comm_xchg_t x = comm_xchg_intra(inter->local_comm);
@@ -87,22 +87,22 @@ int intercomm_swap_group(mpi_comm_t *inter, const mpi_group_t *mine, mpi_group_t
     if (inter->rank == 0) {
         int *w = world_ranks_of(mine);
         rc = w ? leader_swap(inter, PML_COLL, 0, tag, &hdr, w, &th, &arr)
-               : mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+               : obj_errf(MPI_ERR_NO_MEM, "out of memory");
         free(w);
     }
     if (rc == MPI_SUCCESS)
         rc = local_bcast(&x, 0, &th, &arr);
     if (rc == MPI_SUCCESS)
-        return mpi_group_make(th.n, arr, mine->session, theirs);
+        return obj_group_make(th.n, arr, mine->session, theirs);
     free(arr);
     return rc;
 }
 
 /* Whether two groups share a process. */
-static bool overlap(const mpi_group_t *a, const int *b, int nb)
+static bool overlap(const obj_group_t *a, const int *b, int nb)
 {
     for (int i = 0; i < nb; i++)
-        if (mpi_group_rank_of_world(a, b[i]) != MPI_UNDEFINED)
+        if (obj_group_rank_of_world(a, b[i]) != MPI_UNDEFINED)
             return true;
     return false;
 }
@@ -110,31 +110,31 @@ static bool overlap(const mpi_group_t *a, const int *b, int nb)
 /* ------------------------------------------------------------ Intercomm_create */
 
 /* Leader: check the peer arguments and swap groups with the remote leader. */
-static int icreate_leader(mpi_comm_t *local_comm, mpi_comm_t *peer_comm, int remote_leader,
+static int icreate_leader(obj_comm_t *local_comm, obj_comm_t *peer_comm, int remote_leader,
                           int ptag, swap_hdr_t *th, int **arr)
 {
     swap_hdr_t hdr = {local_comm->size, 1, local_comm->context_id};
     if (!peer_comm)
-        return mpi_errf(MPI_ERR_COMM, "MPI_COMM_NULL as peer_comm at the local leader");
+        return obj_errf(MPI_ERR_COMM, "MPI_COMM_NULL as peer_comm at the local leader");
     if (remote_leader < 0 || remote_leader >= peer_comm->remote_size)
-        return mpi_errf(MPI_ERR_RANK, "invalid remote_leader %d (peer_comm has %d processes)",
+        return obj_errf(MPI_ERR_RANK, "invalid remote_leader %d (peer_comm has %d processes)",
                         remote_leader, peer_comm->remote_size);
     int *w = world_ranks_of(local_comm->group);
     int rc = w ? leader_swap(peer_comm, PML_COLL, remote_leader, ptag, &hdr, w, th, arr)
-               : mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+               : obj_errf(MPI_ERR_NO_MEM, "out of memory");
     free(w);
     if (rc == MPI_SUCCESS && overlap(local_comm->group, *arr, th->n))
         th->ok = 0;
     return rc;
 }
 
-int mpii_intercomm_create(mpi_comm_t *local_comm, int local_leader, mpi_comm_t *peer_comm,
+int mpii_intercomm_create(obj_comm_t *local_comm, int local_leader, obj_comm_t *peer_comm,
                           int remote_leader, int tag, MPI_Comm *newintercomm)
 {
     if (local_comm->is_inter)
-        return mpi_errf(MPI_ERR_COMM, "local_comm must be an intracommunicator");
+        return obj_errf(MPI_ERR_COMM, "local_comm must be an intracommunicator");
     if (local_leader < 0 || local_leader >= local_comm->size)
-        return mpi_errf(MPI_ERR_RANK, "invalid local_leader %d (local_comm has %d processes)",
+        return obj_errf(MPI_ERR_RANK, "invalid local_leader %d (local_comm has %d processes)",
                         local_leader, local_comm->size);
     int ptag = comm_tag_user(COMM_TAG_PEER, tag);
     bool leader = local_comm->rank == local_leader;
@@ -147,11 +147,11 @@ int mpii_intercomm_create(mpi_comm_t *local_comm, int local_leader, mpi_comm_t *
     if (rc == MPI_SUCCESS && brc != MPI_SUCCESS)
         rc = brc;
     if (rc == MPI_SUCCESS && !th.ok)
-        rc = mpi_errf(MPI_ERR_COMM, "the two groups of MPI_Intercomm_create overlap, or the "
+        rc = obj_errf(MPI_ERR_COMM, "the two groups of MPI_Intercomm_create overlap, or the "
                       "local leader failed");
-    mpi_group_t *remote = NULL;
+    obj_group_t *remote = NULL;
     if (rc == MPI_SUCCESS)
-        rc = mpi_group_make(th.n, arr, local_comm->session, &remote);
+        rc = obj_group_make(th.n, arr, local_comm->session, &remote);
     else
         free(arr);
     if (rc != MPI_SUCCESS)
@@ -164,15 +164,15 @@ int mpii_intercomm_create(mpi_comm_t *local_comm, int local_leader, mpi_comm_t *
                         RAIL_MAX(local_comm->context_id, th.cid)),
     };
     uint32_t ids[2];
-    mpi_comm_t *c = NULL;
+    obj_comm_t *c = NULL;
     rc = comm_ctxid_agree(&a, ids);
     if (rc == MPI_SUCCESS && !(c = comm_new(local_comm)))
-        rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        rc = obj_errf(MPI_ERR_NO_MEM, "out of memory");
     if (rc == MPI_SUCCESS)
         rc = comm_setup_inter(c, local_comm->group, remote, ids[0], ids[1]);
-    mpi_group_release(remote);
+    obj_group_release(remote);
     if (rc == MPI_SUCCESS)
-        *newintercomm = mpi_comm_handle(c);
+        *newintercomm = obj_comm_handle(c);
     return rc;
 }
 
@@ -188,12 +188,12 @@ uint64_t comm_string_hash(const char *s)
 }
 
 /* The agreement among the members of `group` on the bootstrap communicator. */
-void comm_agree_boot(const mpi_group_t *group, const int *world, const char *stringtag,
+void comm_agree_boot(const obj_group_t *group, const int *world, const char *stringtag,
                      comm_agree_t *a)
 {
     uint64_t h = comm_string_hash(stringtag);
     memset(a, 0, sizeof(*a));
-    a->local = (comm_xchg_t){ .comm = mpi_comm_bootstrap(), .flags = 0,
+    a->local = (comm_xchg_t){ .comm = obj_comm_bootstrap(), .flags = 0,
                               .tag = (int)(h & 0x3fffffff), .n = group->size, .me = group->rank,
                               .ranks = world };
     a->member = true;
@@ -203,14 +203,14 @@ void comm_agree_boot(const mpi_group_t *group, const int *world, const char *str
 
 /* A new communicator for the session constructors: errhandler and hints
  * from the arguments. */
-mpi_comm_t *comm_new_for_session(mpi_session_t *session, mpi_errhandler_t *eh,
-                                 const mpi_info_t *info)
+obj_comm_t *comm_new_for_session(obj_session_t *session, obj_errhandler_t *eh,
+                                 const obj_info_t *info)
 {
-    mpi_comm_t *c = comm_new(NULL);
+    obj_comm_t *c = comm_new(NULL);
     if (!c)
         return NULL;
-    mpi_errhandler_retain(eh);
-    mpi_errhandler_release(c->errhandler);
+    obj_errhandler_retain(eh);
+    obj_errhandler_release(c->errhandler);
     c->errhandler = eh;
     c->session = session;
     if (comm_info_merge(&c->info, info) != MPI_SUCCESS) {
@@ -220,47 +220,47 @@ mpi_comm_t *comm_new_for_session(mpi_session_t *session, mpi_errhandler_t *eh,
     return c;
 }
 
-static int fromgroups_check(const mpi_group_t *lg, int local_leader, const char *stringtag)
+static int fromgroups_check(const obj_group_t *lg, int local_leader, const char *stringtag)
 {
-    if (!mpi_comm_bootstrap())
-        return mpi_errf(MPI_ERR_OTHER, "MPI is not initialized");
+    if (!obj_comm_bootstrap())
+        return obj_errf(MPI_ERR_OTHER, "MPI is not initialized");
     if (lg->rank == MPI_UNDEFINED)
-        return mpi_errf(MPI_ERR_GROUP, "the calling process is not in local_group");
+        return obj_errf(MPI_ERR_GROUP, "the calling process is not in local_group");
     if (local_leader < 0 || local_leader >= lg->size)
-        return mpi_errf(MPI_ERR_RANK, "invalid local_leader %d (local_group has %d processes)",
+        return obj_errf(MPI_ERR_RANK, "invalid local_leader %d (local_group has %d processes)",
                         local_leader, lg->size);
     if (!stringtag)
-        return mpi_errf(MPI_ERR_ARG, "stringtag must not be NULL");
+        return obj_errf(MPI_ERR_ARG, "stringtag must not be NULL");
     return MPI_SUCCESS;
 }
 
 /* Leader: check the remote group and name its leader. */
-static int fromgroups_leader(const mpi_group_t *lg, const mpi_group_t *rg, int remote_leader,
+static int fromgroups_leader(const obj_group_t *lg, const obj_group_t *rg, int remote_leader,
                              swap_hdr_t *hdr, int **arr)
 {
     if (!rg)
-        return mpi_errf(MPI_ERR_GROUP, "MPI_GROUP_NULL as remote_group at the local leader");
+        return obj_errf(MPI_ERR_GROUP, "MPI_GROUP_NULL as remote_group at the local leader");
     if (remote_leader < 0 || remote_leader >= rg->size)
-        return mpi_errf(MPI_ERR_RANK, "invalid remote_leader %d (remote_group has %d processes)",
+        return obj_errf(MPI_ERR_RANK, "invalid remote_leader %d (remote_group has %d processes)",
                         remote_leader, rg->size);
     if (!(*arr = world_ranks_of(rg)))
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     *hdr = (swap_hdr_t){rg->size, !overlap(lg, *arr, rg->size),
-                        (uint32_t)mpi_group_world_rank(rg, remote_leader)};
+                        (uint32_t)obj_group_world_rank(rg, remote_leader)};
     return MPI_SUCCESS;
 }
 
-int mpii_intercomm_create_from_groups(mpi_group_t *local_group, int local_leader,
-                                      mpi_group_t *remote_group, int remote_leader,
-                                      const char *stringtag, mpi_info_t *info,
-                                      mpi_errhandler_t *errhandler, MPI_Comm *newintercomm)
+int mpii_intercomm_create_from_groups(obj_group_t *local_group, int local_leader,
+                                      obj_group_t *remote_group, int remote_leader,
+                                      const char *stringtag, obj_info_t *info,
+                                      obj_errhandler_t *errhandler, MPI_Comm *newintercomm)
 {
     int rc = fromgroups_check(local_group, local_leader, stringtag);
     if (rc != MPI_SUCCESS)
         return rc;
     int *lw = world_ranks_of(local_group), *arr = NULL;
     if (!lw)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     comm_agree_t a;
     comm_agree_boot(local_group, lw, stringtag, &a);
     a.root = local_leader;
@@ -270,11 +270,11 @@ int mpii_intercomm_create_from_groups(mpi_group_t *local_group, int local_leader
         rc = fromgroups_leader(local_group, remote_group, remote_leader, &hdr, &arr);
     int brc = local_bcast(&a.local, local_leader, &hdr, &arr);   /* hdr.ok = 0 on errors */
     if (rc == MPI_SUCCESS && (rc = brc) == MPI_SUCCESS && !hdr.ok)
-        rc = mpi_errf(MPI_ERR_GROUP, "local_group and remote_group overlap, or the local leader "
+        rc = obj_errf(MPI_ERR_GROUP, "local_group and remote_group overlap, or the local leader "
                       "failed");
-    mpi_group_t *remote = NULL;
+    obj_group_t *remote = NULL;
     if (rc == MPI_SUCCESS)
-        rc = mpi_group_make_copy(hdr.n, arr, local_group->session, &remote);
+        rc = obj_group_make_copy(hdr.n, arr, local_group->session, &remote);
     free(arr);
     if (rc == MPI_SUCCESS && local_group->rank == local_leader) {
         a.peer_comm = a.local.comm;
@@ -282,17 +282,17 @@ int mpii_intercomm_create_from_groups(mpi_group_t *local_group, int local_leader
         a.peer_tag = a.local.tag;
     }
     uint32_t ids[2];
-    mpi_comm_t *c = NULL;
+    obj_comm_t *c = NULL;
     if (rc == MPI_SUCCESS)
         rc = comm_ctxid_agree(&a, ids);
     free(lw);
     if (rc == MPI_SUCCESS && !(c = comm_new_for_session(local_group->session, errhandler, info)))
-        rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        rc = obj_errf(MPI_ERR_NO_MEM, "out of memory");
     if (rc == MPI_SUCCESS)
         rc = comm_setup_inter(c, local_group, remote, ids[0], ids[1]);
-    mpi_group_release(remote);
+    obj_group_release(remote);
     if (rc == MPI_SUCCESS)
-        *newintercomm = mpi_comm_handle(c);
+        *newintercomm = obj_comm_handle(c);
     return rc;
 }
 
@@ -300,34 +300,34 @@ int mpii_intercomm_create_from_groups(mpi_group_t *local_group, int local_leader
 
 /* The merged group: the "low" group first (ties: the group whose first
  * member has the lower world rank). */
-static int merged_group(mpi_comm_t *inter, const int *high, mpi_group_t **out)
+static int merged_group(obj_comm_t *inter, const int *high, obj_group_t **out)
 {
-    const mpi_group_t *l = inter->group, *r = inter->remote_group;
+    const obj_group_t *l = inter->group, *r = inter->remote_group;
     int lh = high[0], rh = high[inter->size];
     bool local_first = lh != rh ? !lh
-                                : mpi_group_world_rank(l, 0) < mpi_group_world_rank(r, 0);
-    const mpi_group_t *first = local_first ? l : r, *second = local_first ? r : l;
+                                : obj_group_world_rank(l, 0) < obj_group_world_rank(r, 0);
+    const obj_group_t *first = local_first ? l : r, *second = local_first ? r : l;
     int n = l->size + r->size;
     int *w = malloc((size_t)n * sizeof(int));
     if (!w)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     for (int i = 0; i < first->size; i++)
-        w[i] = mpi_group_world_rank(first, i);
+        w[i] = obj_group_world_rank(first, i);
     for (int i = 0; i < second->size; i++)
-        w[first->size + i] = mpi_group_world_rank(second, i);
-    return mpi_group_make(n, w, inter->session, out);
+        w[first->size + i] = obj_group_world_rank(second, i);
+    return obj_group_make(n, w, inter->session, out);
 }
 
-int mpii_intercomm_merge(mpi_comm_t *intercomm, int high, MPI_Comm *newintracomm)
+int mpii_intercomm_merge(obj_comm_t *intercomm, int high, MPI_Comm *newintracomm)
 {
     if (!intercomm->is_inter)
-        return mpi_errf(MPI_ERR_COMM, "MPI_Intercomm_merge needs an intercommunicator");
+        return obj_errf(MPI_ERR_COMM, "MPI_Intercomm_merge needs an intercommunicator");
     int n = intercomm->size + intercomm->remote_size, mine = high ? 1 : 0;
     int *highs = malloc((size_t)n * sizeof(int));
     if (!highs)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     int rc = intercomm_allgather(intercomm, &mine, sizeof(int), highs);
-    mpi_group_t *g = NULL;
+    obj_group_t *g = NULL;
     if (rc == MPI_SUCCESS)
         rc = merged_group(intercomm, highs, &g);
     free(highs);
@@ -336,13 +336,13 @@ int mpii_intercomm_merge(mpi_comm_t *intercomm, int high, MPI_Comm *newintracomm
     comm_agree_over(intercomm, true, &a);
     if (rc == MPI_SUCCESS)
         rc = comm_ctxid_agree(&a, ids);
-    mpi_comm_t *c = NULL;
+    obj_comm_t *c = NULL;
     if (rc == MPI_SUCCESS && !(c = comm_new(intercomm)))
-        rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        rc = obj_errf(MPI_ERR_NO_MEM, "out of memory");
     if (rc == MPI_SUCCESS)
         rc = comm_setup_intra(c, g, ids[0]);
-    mpi_group_release(g);
+    obj_group_release(g);
     if (rc == MPI_SUCCESS)
-        *newintracomm = mpi_comm_handle(c);
+        *newintracomm = obj_comm_handle(c);
     return rc;
 }

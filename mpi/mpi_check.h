@@ -2,7 +2,7 @@
  * Argument checks of the generated MPI entry points (mpi/binding/gen/).
  *
  * Each check returns MPI_SUCCESS or an error class after recording a detail
- * message with mpi_errf(); the entry point hands the class to the right
+ * message with obj_errf(); the entry point hands the class to the right
  * errhandler, which prefixes the procedure name:
  *     MPI_Send: invalid rank 7 (communicator of size 4)
  * The success path of each check is one or two compares; the message is
@@ -15,14 +15,14 @@
 #include <stdlib.h>
 #include "base/rail.h"
 #include "mpi/mpi_err.h"
-#include "mpi/mpi_comm.h"
-#include "mpi/mpi_datatype.h"
+#include "obj/comm.h"
+#include "obj/datatype.h"
 
 /* The communicator of the message *message names (errh=@message: errors of
  * MPI_Mrecv / MPI_Imrecv go to its errhandler), or NULL (the default
  * handler) for no message, MPI_MESSAGE_NULL, MPI_MESSAGE_NO_PROC or an
  * invalid handle. */
-mpi_comm_t *mpi_message_comm_of(const MPI_Message *message);
+obj_comm_t *mpi_message_comm_of(const MPI_Message *message);
 
 /* ------------------------------------------------------------ pointers and counts */
 
@@ -31,13 +31,13 @@ mpi_comm_t *mpi_message_comm_of(const MPI_Message *message);
  * comm (NULL: the communicator itself was bad): with coll_check it still
  * takes part in the check with its error (mpi/coll_verify.c), so that the
  * others report it; otherwise nothing. */
-void mpi_coll_check_abandon(mpi_comm_t *comm, const char *name, int rc);
+void mpi_coll_check_abandon(obj_comm_t *comm, const char *name, int rc);
 
 static inline int mpi_check_ptr(const void *p, const char *name)
 {
     if (RAIL_LIKELY(p != NULL))
         return MPI_SUCCESS;
-    return mpi_errf(MPI_ERR_ARG, "argument '%s' must not be NULL", name);
+    return obj_errf(MPI_ERR_ARG, "argument '%s' must not be NULL", name);
 }
 
 /* A count of elements or bytes: MPI_ERR_COUNT when negative. */
@@ -45,7 +45,7 @@ static inline int mpi_check_count(MPI_Count count, const char *name)
 {
     if (RAIL_LIKELY(count >= 0))
         return MPI_SUCCESS;
-    return mpi_errf(MPI_ERR_COUNT, "invalid count %lld in argument '%s' (must be non-negative)",
+    return obj_errf(MPI_ERR_COUNT, "invalid count %lld in argument '%s' (must be non-negative)",
                     (long long)count, name);
 }
 
@@ -54,7 +54,7 @@ static inline int mpi_check_nonneg(MPI_Count value, const char *name)
 {
     if (RAIL_LIKELY(value >= 0))
         return MPI_SUCCESS;
-    return mpi_errf(MPI_ERR_ARG, "invalid value %lld for argument '%s' (must be non-negative)",
+    return obj_errf(MPI_ERR_ARG, "invalid value %lld for argument '%s' (must be non-negative)",
                     (long long)value, name);
 }
 
@@ -62,10 +62,10 @@ static inline int mpi_check_nonneg(MPI_Count value, const char *name)
     static inline int mpi_check_counts_##suffix(const T *a, MPI_Count n, const char *name)       \
     {                                                                                              \
         if (n > 0 && RAIL_UNLIKELY(a == NULL))                                                     \
-            return mpi_errf(MPI_ERR_ARG, "argument '%s' must not be NULL", name);                \
+            return obj_errf(MPI_ERR_ARG, "argument '%s' must not be NULL", name);                \
         for (MPI_Count i = 0; i < n; i++)                                                          \
             if (RAIL_UNLIKELY(a[i] < 0))                                                           \
-                return mpi_errf(MPI_ERR_COUNT, "invalid count %lld in %s[%lld] (must be non-negative)", \
+                return obj_errf(MPI_ERR_COUNT, "invalid count %lld in %s[%lld] (must be non-negative)", \
                                 (long long)a[i], name, (long long)i);                            \
         return MPI_SUCCESS;                                                                        \
     }
@@ -76,37 +76,37 @@ MPI_CHECK_COUNTS_FN(aint, MPI_Aint)
 
 /* ------------------------------------------------------------ datatypes */
 
-static inline int mpi_check_committed(const mpi_datatype_t *dt)
+static inline int mpi_check_committed(const obj_datatype_t *dt)
 {
-    if (RAIL_LIKELY(mpi_datatype_is_committed(dt)))
+    if (RAIL_LIKELY(obj_datatype_is_committed(dt)))
         return MPI_SUCCESS;
-    return mpi_errf(MPI_ERR_TYPE, "datatype is not committed");
+    return obj_errf(MPI_ERR_TYPE, "datatype is not committed");
 }
 
 /* ------------------------------------------------------------ ranks and tags */
 
 /* Point-to-point destination: a rank of the peer group (the remote group of
  * an intercommunicator) or MPI_PROC_NULL. */
-static inline int mpi_check_rank_error(const mpi_comm_t *c, int rank)
+static inline int mpi_check_rank_error(const obj_comm_t *c, int rank)
 {
-    if (mpi_comm_is_inter(c))
-        return mpi_errf(MPI_ERR_RANK, "invalid rank %d (remote group of size %d)", rank,
-                        mpi_comm_peer_size_of(c));
-    return mpi_errf(MPI_ERR_RANK, "invalid rank %d (communicator of size %d)", rank,
-                    mpi_comm_size_of(c));
+    if (obj_comm_is_inter(c))
+        return obj_errf(MPI_ERR_RANK, "invalid rank %d (remote group of size %d)", rank,
+                        obj_comm_peer_size_of(c));
+    return obj_errf(MPI_ERR_RANK, "invalid rank %d (communicator of size %d)", rank,
+                    obj_comm_size_of(c));
 }
 
-static inline int mpi_check_dest(const mpi_comm_t *c, int dest)
+static inline int mpi_check_dest(const obj_comm_t *c, int dest)
 {
-    if (RAIL_LIKELY((unsigned)dest < (unsigned)mpi_comm_peer_size_of(c) || dest == MPI_PROC_NULL))
+    if (RAIL_LIKELY((unsigned)dest < (unsigned)obj_comm_peer_size_of(c) || dest == MPI_PROC_NULL))
         return MPI_SUCCESS;
     return mpi_check_rank_error(c, dest);
 }
 
 /* Receive source: like a destination, or MPI_ANY_SOURCE. */
-static inline int mpi_check_source(const mpi_comm_t *c, int source)
+static inline int mpi_check_source(const obj_comm_t *c, int source)
 {
-    if (RAIL_LIKELY((unsigned)source < (unsigned)mpi_comm_peer_size_of(c) ||
+    if (RAIL_LIKELY((unsigned)source < (unsigned)obj_comm_peer_size_of(c) ||
                     source == MPI_ANY_SOURCE || source == MPI_PROC_NULL))
         return MPI_SUCCESS;
     return mpi_check_rank_error(c, source);
@@ -114,26 +114,26 @@ static inline int mpi_check_source(const mpi_comm_t *c, int source)
 
 /* Root of a collective: a rank of the communicator; on an intercommunicator
  * MPI_ROOT, MPI_PROC_NULL or a rank of the remote group. */
-static inline int mpi_check_root(const mpi_comm_t *c, int root)
+static inline int mpi_check_root(const obj_comm_t *c, int root)
 {
-    if (!mpi_comm_is_inter(c)) {
-        if (RAIL_LIKELY((unsigned)root < (unsigned)mpi_comm_size_of(c)))
+    if (!obj_comm_is_inter(c)) {
+        if (RAIL_LIKELY((unsigned)root < (unsigned)obj_comm_size_of(c)))
             return MPI_SUCCESS;
-        return mpi_errf(MPI_ERR_ROOT, "invalid root %d (communicator of size %d)", root,
-                        mpi_comm_size_of(c));
+        return obj_errf(MPI_ERR_ROOT, "invalid root %d (communicator of size %d)", root,
+                        obj_comm_size_of(c));
     }
     if (RAIL_LIKELY(root == MPI_ROOT || root == MPI_PROC_NULL ||
-                    (unsigned)root < (unsigned)mpi_comm_peer_size_of(c)))
+                    (unsigned)root < (unsigned)obj_comm_peer_size_of(c)))
         return MPI_SUCCESS;
-    return mpi_errf(MPI_ERR_ROOT,
+    return obj_errf(MPI_ERR_ROOT,
                     "invalid root %d (intercommunicator: MPI_ROOT, MPI_PROC_NULL or a rank of "
-                    "the remote group of size %d)", root, mpi_comm_peer_size_of(c));
+                    "the remote group of size %d)", root, obj_comm_peer_size_of(c));
 }
 
 /* Whether this process is the root (the one passing MPI_ROOT on an intercommunicator). */
-static inline int mpi_check_is_root(const mpi_comm_t *c, int root)
+static inline int mpi_check_is_root(const obj_comm_t *c, int root)
 {
-    return mpi_comm_is_inter(c) ? root == MPI_ROOT : root == mpi_comm_rank_of(c);
+    return obj_comm_is_inter(c) ? root == MPI_ROOT : root == obj_comm_rank_of(c);
 }
 
 /* RMA target: the window's group is checked by the implementation. */
@@ -141,45 +141,45 @@ static inline int mpi_check_target_rank(int rank)
 {
     if (RAIL_LIKELY(rank >= 0 || rank == MPI_PROC_NULL))
         return MPI_SUCCESS;
-    return mpi_errf(MPI_ERR_RANK, "invalid target rank %d", rank);
+    return obj_errf(MPI_ERR_RANK, "invalid target rank %d", rank);
 }
 
 static inline int mpi_check_send_tag(int tag)
 {
-    if (RAIL_LIKELY(tag >= 0 && tag <= MPI_RAIL_TAG_UB))
+    if (RAIL_LIKELY(tag >= 0 && tag <= OBJ_TAG_UB))
         return MPI_SUCCESS;
-    return mpi_errf(MPI_ERR_TAG, "invalid tag %d (must be between 0 and %d)", tag, MPI_RAIL_TAG_UB);
+    return obj_errf(MPI_ERR_TAG, "invalid tag %d (must be between 0 and %d)", tag, OBJ_TAG_UB);
 }
 
 static inline int mpi_check_recv_tag(int tag)
 {
-    if (RAIL_LIKELY((tag >= 0 && tag <= MPI_RAIL_TAG_UB) || tag == MPI_ANY_TAG))
+    if (RAIL_LIKELY((tag >= 0 && tag <= OBJ_TAG_UB) || tag == MPI_ANY_TAG))
         return MPI_SUCCESS;
-    return mpi_errf(MPI_ERR_TAG, "invalid tag %d (must be MPI_ANY_TAG or between 0 and %d)", tag,
-                    MPI_RAIL_TAG_UB);
+    return obj_errf(MPI_ERR_TAG, "invalid tag %d (must be MPI_ANY_TAG or between 0 and %d)", tag,
+                    OBJ_TAG_UB);
 }
 
 /* ------------------------------------------------------------ buffers */
 
 /* MPI_BOTTOM is NULL in the standard ABI, so a NULL buffer is legal with a
  * derived datatype (absolute addresses); with a predefined one it is not. */
-static inline int mpi_check_buf_null(const void *buf, MPI_Count count, const mpi_datatype_t *dt,
+static inline int mpi_check_buf_null(const void *buf, MPI_Count count, const obj_datatype_t *dt,
                                      const char *name)
 {
-    if (buf == NULL && count > 0 && mpi_datatype_is_predefined(dt))
-        return mpi_errf(MPI_ERR_BUFFER, "argument '%s' is NULL but count is %lld", name,
+    if (buf == NULL && count > 0 && obj_datatype_is_predefined(dt))
+        return obj_errf(MPI_ERR_BUFFER, "argument '%s' is NULL but count is %lld", name,
                         (long long)count);
     return MPI_SUCCESS;
 }
 
 static inline int mpi_check_inplace_refused(const char *name)
 {
-    return mpi_errf(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed for argument '%s'", name);
+    return obj_errf(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed for argument '%s'", name);
 }
 
 /* A buffer for which MPI_IN_PLACE is not allowed (NULL and MPI_IN_PLACE are
  * 0 and 1, so the success path is one compare). */
-static inline int mpi_check_buf(const void *buf, MPI_Count count, const mpi_datatype_t *dt,
+static inline int mpi_check_buf(const void *buf, MPI_Count count, const obj_datatype_t *dt,
                                 const char *name)
 {
     if (RAIL_LIKELY((uintptr_t)buf > (uintptr_t)MPI_IN_PLACE))
@@ -197,30 +197,30 @@ static inline int mpi_check_not_inplace(const void *buf, const char *name)
 }
 
 /* MPI_IN_PLACE allowed on intracommunicators. */
-static inline int mpi_check_inplace(const mpi_comm_t *c, const void *buf, const char *name)
+static inline int mpi_check_inplace(const obj_comm_t *c, const void *buf, const char *name)
 {
-    if (RAIL_LIKELY(buf != MPI_IN_PLACE || !mpi_comm_is_inter(c)))
+    if (RAIL_LIKELY(buf != MPI_IN_PLACE || !obj_comm_is_inter(c)))
         return MPI_SUCCESS;
-    return mpi_errf(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator "
+    return obj_errf(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator "
                     "(argument '%s')", name);
 }
 
 /* MPI_IN_PLACE allowed at the root of an intracommunicator collective. */
-static inline int mpi_check_inplace_root(const mpi_comm_t *c, int is_root, const void *buf,
+static inline int mpi_check_inplace_root(const obj_comm_t *c, int is_root, const void *buf,
                                          const char *name)
 {
     if (RAIL_LIKELY(buf != MPI_IN_PLACE))
         return MPI_SUCCESS;
-    if (mpi_comm_is_inter(c))
+    if (obj_comm_is_inter(c))
         return mpi_check_inplace(c, buf, name);
     if (!is_root)
-        return mpi_errf(MPI_ERR_BUFFER, "MPI_IN_PLACE is only allowed at the root (argument '%s')",
+        return obj_errf(MPI_ERR_BUFFER, "MPI_IN_PLACE is only allowed at the root (argument '%s')",
                         name);
     return MPI_SUCCESS;
 }
 
-static inline int mpi_check_buf_inplace(const mpi_comm_t *c, const void *buf, MPI_Count count,
-                                        const mpi_datatype_t *dt, const char *name)
+static inline int mpi_check_buf_inplace(const obj_comm_t *c, const void *buf, MPI_Count count,
+                                        const obj_datatype_t *dt, const char *name)
 {
     if (RAIL_LIKELY((uintptr_t)buf > (uintptr_t)MPI_IN_PLACE))
         return MPI_SUCCESS;
@@ -229,8 +229,8 @@ static inline int mpi_check_buf_inplace(const mpi_comm_t *c, const void *buf, MP
     return mpi_check_buf_null(buf, count, dt, name);
 }
 
-static inline int mpi_check_buf_inplace_root(const mpi_comm_t *c, int is_root, const void *buf,
-                                             MPI_Count count, const mpi_datatype_t *dt,
+static inline int mpi_check_buf_inplace_root(const obj_comm_t *c, int is_root, const void *buf,
+                                             MPI_Count count, const obj_datatype_t *dt,
                                              const char *name)
 {
     if (RAIL_LIKELY((uintptr_t)buf > (uintptr_t)MPI_IN_PLACE))
@@ -257,10 +257,10 @@ static inline int mpi_check_buf_inplace_root(const mpi_comm_t *c, int is_root, c
         if (n <= 0)                                                                                \
             return MPI_SUCCESS;                                                                    \
         if (RAIL_UNLIKELY(a == NULL))                                                              \
-            return mpi_errf(MPI_ERR_ARG, "array argument must not be NULL");                      \
+            return obj_errf(MPI_ERR_ARG, "array argument must not be NULL");                      \
         T *b = n <= nstack ? stack : (T *)malloc((size_t)n * sizeof(T));                           \
         if (RAIL_UNLIKELY(b == NULL))                                                              \
-            return mpi_errf(MPI_ERR_NO_MEM, "out of memory converting an array of %lld elements", \
+            return obj_errf(MPI_ERR_NO_MEM, "out of memory converting an array of %lld elements", \
                             (long long)n);                                                         \
         for (MPI_Count i = 0; i < n; i++)                                                          \
             b[i] = (T)a[i];                                                                        \

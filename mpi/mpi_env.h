@@ -4,8 +4,8 @@
 
 #include <pthread.h>
 #include <stdbool.h>
-#include "mpi/mpi_obj.h"
-#include "mpi/mpi_errhandler.h"
+#include "obj/obj.h"
+#include "obj/errhandler.h"
 
 typedef struct mpi_env {
     bool initialized;        /* MPI_Init(_thread) was called */
@@ -15,9 +15,9 @@ typedef struct mpi_env {
     bool rte_up;             /* rte_init succeeded */
     bool core_up;            /* rte, accel, pml and predefined objects are up */
     int sessions;            /* open sessions */
-    mpi_comm_t *comm_world;
-    mpi_comm_t *comm_self;
-    mpi_errhandler_t *file_null_errhandler;
+    obj_comm_t *comm_world;
+    obj_comm_t *comm_self;
+    obj_errhandler_t *file_null_errhandler;
     bool verbose_errors;     /* parameter mpi_show_errors: print errors even when returned */
     char **argv;             /* copy of the program's arguments, for MPI_INFO_ENV */
     int argc;
@@ -37,10 +37,10 @@ void mpi_env_update_ready(void);
 int mpi_params_register_all(void);
 
 /* Predefined objects (mpi/predef_*.c). */
-int mpi_datatype_predef_init(void);
-int mpi_op_predef_init(void);
-int mpi_info_predef_init(void);
-int mpi_comm_predef_init(void);
-void mpi_comm_predef_fini(void);
+int obj_datatype_predef_init(void);
+int obj_op_predef_init(void);
+int obj_info_predef_init(void);
+int obj_comm_predef_init(void);
+void obj_comm_predef_fini(void);
 
 #endif

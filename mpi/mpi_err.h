@@ -1,38 +1,34 @@
 /*
  * Errors at the API boundary.
  *
- * Internal functions return an MPI error class (MPI_SUCCESS == 0).  Code that
- * detects an error records a message for the user with mpi_errf() and
- * returns the class; the generated entry point then hands the class to the
- * errhandler of the object the call was made on, which prints
+ * Internal functions return an MPI error class with a detail message
+ * recorded by obj_errf() (obj/err.h).  The generated entry point hands the
+ * class to the errhandler of the object the call was made on, which prints
  * "MPI_Send: invalid rank 7 (communicator of size 4)" (ERRORS_ARE_FATAL,
  * ERRORS_ABORT), calls the user's handler, or returns (ERRORS_RETURN).
- * The detail message is thread-local and consumed by the next raise.
  */
 #ifndef MPI_MPI_ERR_H
 #define MPI_MPI_ERR_H
 
 #include <mpi.h>
-#include "mpi/mpi_obj.h"
-
-/* Record a detail message for the coming error; returns code. */
-int mpi_errf(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#include "obj/obj.h"
+#include "obj/err.h"
 
 /* Invoke the errhandler attached to an object (or the default one when the
  * object is NULL, i.e. the handle itself was invalid: MPI_COMM_SELF's, as
  * MPI-4 prescribes for errors not tied to an object).  fname is the API
  * function's name.  Returns the error code for the caller to return when
  * the handler returns. */
-int mpi_err_raise_comm(mpi_comm_t *comm, int code, const char *fname);
-int mpi_err_raise_win(mpi_win_t *win, int code, const char *fname);
-int mpi_err_raise_file(mpi_file_t *file, int code, const char *fname);
-int mpi_err_raise_session(mpi_session_t *session, int code, const char *fname);
+int mpi_err_raise_comm(obj_comm_t *comm, int code, const char *fname);
+int mpi_err_raise_win(obj_win_t *win, int code, const char *fname);
+int mpi_err_raise_file(obj_file_t *file, int code, const char *fname);
+int mpi_err_raise_session(obj_session_t *session, int code, const char *fname);
 int mpi_err_raise_default(int code, const char *fname);
 
 /* Errors that the generated entry point raises on the default handler but
  * that belong to a communicator known only to the implementation (the
  * request's, in MPI_Wait and friends): call before returning the error. */
-void mpi_err_use_comm(mpi_comm_t *comm);
+void mpi_err_use_comm(obj_comm_t *comm);
 
 /* The API function fname has no implementation yet. */
 int mpi_err_unsupported(const char *fname);

@@ -10,7 +10,7 @@
  * of this process in nanoseconds (CLOCK_MONOTONIC), ordered.
  */
 #include "mpi/mpit.h"
-#include "mpi/mpi_info.h"
+#include "obj/info.h"
 #include "mpi/binding/gen/mpi_impl.h"
 
 #include <stdint.h>
@@ -43,10 +43,10 @@ static int source_get_info(int source_index, char *name, int *name_len, char *de
         *max_ticks = INT64_MAX;
     if (info) {
         /* An empty info object of the caller's, to free. */
-        mpi_info_t *i = mpi_info_new();
+        obj_info_t *i = obj_info_new();
         if (!i)
             return MPI_T_ERR_MEMORY;
-        *info = mpi_info_handle(i);
+        *info = obj_info_handle(i);
     }
     return MPI_SUCCESS;
 }

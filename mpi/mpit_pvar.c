@@ -2,7 +2,7 @@
  *
  * The variables are a static table of values that can be read without
  * touching any hot path:
- *   mpi_live_<kind>         live MPI objects of a kind (mpi_obj_live, the
+ *   mpi_live_<kind>         live MPI objects of a kind (obj_live, the
  *                           counters behind MPIX_Live_objects): class LEVEL,
  *                           MPI_UNSIGNED_LONG_LONG, readonly, continuous
  *   mpi_process_cpu_time    CPU time of the process (all threads) while the
@@ -44,7 +44,7 @@
  * 0 and accumulates, per handle, while started.
  */
 #include "mpi/mpit.h"
-#include "mpi/mpi_obj.h"
+#include "obj/obj.h"
 #include "mpi/binding/gen/mpi_impl.h"
 #include "pml/pml.h"
 #include "coll/sm/coll_sm.h"
@@ -61,7 +61,7 @@ typedef struct pvar_def {
     int var_class;
     int level;                  /* parameter level 1..9 (mpit_verbosity) */
     bool continuous, readonly, atomic;
-    mpi_obj_kind_t kind;        /* mpi_live_*: the object kind */
+    obj_kind_t kind;        /* mpi_live_*: the object kind */
     const uint64_t *counter;    /* sample_counter: the value */
     uint64_t (*sample)(const struct pvar_def *d);
     double scale;               /* MPI_DOUBLE variables: value = raw * scale; else raw */
@@ -69,7 +69,7 @@ typedef struct pvar_def {
 
 static uint64_t sample_live(const pvar_def_t *d)
 {
-    int n = mpi_obj_live(d->kind);
+    int n = obj_live(d->kind);
     return n > 0 ? (uint64_t)n : 0;
 }
 
@@ -94,24 +94,24 @@ static uint64_t sample_counter(const pvar_def_t *d)
 
 /* A readonly, always running event counter of this process at *ptr. */
 #define COUNTER(name, desc, ptr)                                                                   \
-    {name, desc, MPI_T_PVAR_CLASS_COUNTER, 4, true, true, false, MPI_OBJ_FREED, ptr,             \
+    {name, desc, MPI_T_PVAR_CLASS_COUNTER, 4, true, true, false, OBJ_FREED, ptr,             \
      sample_counter, 0}
 
 static const pvar_def_t pvars[] = {
-    LIVE("comm", MPI_OBJ_COMM, "Communicators"),
-    LIVE("datatype", MPI_OBJ_DATATYPE, "Derived datatypes"),
-    LIVE("group", MPI_OBJ_GROUP, "Groups"),
-    LIVE("op", MPI_OBJ_OP, "User-defined reduction operations"),
-    LIVE("info", MPI_OBJ_INFO, "Info objects"),
-    LIVE("errhandler", MPI_OBJ_ERRHANDLER, "User-defined error handlers"),
-    LIVE("request", MPI_OBJ_REQUEST, "Requests"),
-    LIVE("message", MPI_OBJ_MESSAGE, "Matched messages (MPI_Mprobe, MPI_Improbe)"),
-    LIVE("win", MPI_OBJ_WIN, "RMA windows"),
-    LIVE("file", MPI_OBJ_FILE, "Files"),
-    LIVE("session", MPI_OBJ_SESSION, "MPI sessions"),
+    LIVE("comm", OBJ_COMM, "Communicators"),
+    LIVE("datatype", OBJ_DATATYPE, "Derived datatypes"),
+    LIVE("group", OBJ_GROUP, "Groups"),
+    LIVE("op", OBJ_OP, "User-defined reduction operations"),
+    LIVE("info", OBJ_INFO, "Info objects"),
+    LIVE("errhandler", OBJ_ERRHANDLER, "User-defined error handlers"),
+    LIVE("request", OBJ_REQUEST, "Requests"),
+    LIVE("message", OBJ_MESSAGE, "Matched messages (MPI_Mprobe, MPI_Improbe)"),
+    LIVE("win", OBJ_WIN, "RMA windows"),
+    LIVE("file", OBJ_FILE, "Files"),
+    LIVE("session", OBJ_SESSION, "MPI sessions"),
     {"mpi_process_cpu_time",
      "CPU time used by this process (all its threads) while the handle was started, in seconds",
-     MPI_T_PVAR_CLASS_TIMER, 1, false, false, true, MPI_OBJ_FREED, NULL, sample_cpu_ns, 1e-9},
+     MPI_T_PVAR_CLASS_TIMER, 1, false, false, true, OBJ_FREED, NULL, sample_cpu_ns, 1e-9},
     COUNTER("pml_rndv_recv_get",
             "Rendezvous (large) messages this process received by the transport's single-copy get "
             "(CMA between processes of a node)",

@@ -1,5 +1,5 @@
-/* Handles and the predefined-object table (see mpi_obj.h). */
-#include "mpi/mpi_obj.h"
+/* Handles and the predefined-object table (see obj.h). */
+#include "obj/obj.h"
 #include "mpi/mpi_err.h"
 
 #include "base/atomic.h"
@@ -7,15 +7,15 @@
 #include <stdio.h>
 #include <string.h>
 
-mpi_obj_t *mpi_predef_table[MPI_PREDEF_MAX];
+obj_t *obj_predef_table[OBJ_PREDEF_MAX];
 
 /* Live counters, indexed by kind_index(). */
 #define N_KINDS 11
 static int live[N_KINDS];
 
-static int kind_index(mpi_obj_kind_t kind);
+static int kind_index(obj_kind_t kind);
 
-void mpi_obj_init(mpi_obj_t *obj, mpi_obj_kind_t kind)
+void obj_init(obj_t *obj, obj_kind_t kind)
 {
     obj->kind = kind;
     obj->refcount = 1;
@@ -25,69 +25,69 @@ void mpi_obj_init(mpi_obj_t *obj, mpi_obj_kind_t kind)
         rail_atomic_add_fetch(&live[i], 1);
 }
 
-void mpi_obj_fini(mpi_obj_t *obj)
+void obj_fini(obj_t *obj)
 {
-    mpi_handle_forget(obj);
+    obj_handle_forget(obj);
     int i = kind_index(obj->kind);
     if (i >= 0)
         rail_atomic_sub_fetch(&live[i], 1);
-    obj->kind = MPI_OBJ_FREED;
+    obj->kind = OBJ_FREED;
 }
 
-int mpi_obj_live(mpi_obj_kind_t kind)
+int obj_live(obj_kind_t kind)
 {
     int i = kind_index(kind);
     return i >= 0 ? rail_atomic_load_relaxed(&live[i]) : 0;
 }
 
-void mpi_obj_init_predef(mpi_obj_t *obj, mpi_obj_kind_t kind, const void *handle)
+void obj_init_predef(obj_t *obj, obj_kind_t kind, const void *handle)
 {
     uintptr_t v = (uintptr_t)handle;
     obj->kind = kind;
     obj->refcount = 1;
     obj->handle = (void *)handle;
-    if (v < MPI_PREDEF_MAX)
-        mpi_predef_table[v] = obj;
+    if (v < OBJ_PREDEF_MAX)
+        obj_predef_table[v] = obj;
 }
 
 static const struct {
-    mpi_obj_kind_t kind;
+    obj_kind_t kind;
     const char *what;
     int errclass;
     uintptr_t null_handle;
     const char *null_name;
 } kinds[] = {
-    {MPI_OBJ_COMM, "communicator", MPI_ERR_COMM, (uintptr_t)MPI_COMM_NULL, "MPI_COMM_NULL"},
-    {MPI_OBJ_DATATYPE, "datatype", MPI_ERR_TYPE, (uintptr_t)MPI_DATATYPE_NULL, "MPI_DATATYPE_NULL"},
-    {MPI_OBJ_GROUP, "group", MPI_ERR_GROUP, (uintptr_t)MPI_GROUP_NULL, "MPI_GROUP_NULL"},
-    {MPI_OBJ_OP, "operation", MPI_ERR_OP, (uintptr_t)MPI_OP_NULL, "MPI_OP_NULL"},
-    {MPI_OBJ_INFO, "info object", MPI_ERR_INFO, (uintptr_t)MPI_INFO_NULL, "MPI_INFO_NULL"},
-    {MPI_OBJ_ERRHANDLER, "errhandler", MPI_ERR_ERRHANDLER, (uintptr_t)MPI_ERRHANDLER_NULL, "MPI_ERRHANDLER_NULL"},
-    {MPI_OBJ_REQUEST, "request", MPI_ERR_REQUEST, (uintptr_t)MPI_REQUEST_NULL, "MPI_REQUEST_NULL"},
-    {MPI_OBJ_MESSAGE, "message", MPI_ERR_REQUEST, (uintptr_t)MPI_MESSAGE_NULL, "MPI_MESSAGE_NULL"},
-    {MPI_OBJ_WIN, "window", MPI_ERR_WIN, (uintptr_t)MPI_WIN_NULL, "MPI_WIN_NULL"},
-    {MPI_OBJ_FILE, "file", MPI_ERR_FILE, (uintptr_t)MPI_FILE_NULL, "MPI_FILE_NULL"},
-    {MPI_OBJ_SESSION, "session", MPI_ERR_SESSION, (uintptr_t)MPI_SESSION_NULL, "MPI_SESSION_NULL"},
+    {OBJ_COMM, "communicator", MPI_ERR_COMM, (uintptr_t)MPI_COMM_NULL, "MPI_COMM_NULL"},
+    {OBJ_DATATYPE, "datatype", MPI_ERR_TYPE, (uintptr_t)MPI_DATATYPE_NULL, "MPI_DATATYPE_NULL"},
+    {OBJ_GROUP, "group", MPI_ERR_GROUP, (uintptr_t)MPI_GROUP_NULL, "MPI_GROUP_NULL"},
+    {OBJ_OP, "operation", MPI_ERR_OP, (uintptr_t)MPI_OP_NULL, "MPI_OP_NULL"},
+    {OBJ_INFO, "info object", MPI_ERR_INFO, (uintptr_t)MPI_INFO_NULL, "MPI_INFO_NULL"},
+    {OBJ_ERRHANDLER, "errhandler", MPI_ERR_ERRHANDLER, (uintptr_t)MPI_ERRHANDLER_NULL, "MPI_ERRHANDLER_NULL"},
+    {OBJ_REQUEST, "request", MPI_ERR_REQUEST, (uintptr_t)MPI_REQUEST_NULL, "MPI_REQUEST_NULL"},
+    {OBJ_MESSAGE, "message", MPI_ERR_REQUEST, (uintptr_t)MPI_MESSAGE_NULL, "MPI_MESSAGE_NULL"},
+    {OBJ_WIN, "window", MPI_ERR_WIN, (uintptr_t)MPI_WIN_NULL, "MPI_WIN_NULL"},
+    {OBJ_FILE, "file", MPI_ERR_FILE, (uintptr_t)MPI_FILE_NULL, "MPI_FILE_NULL"},
+    {OBJ_SESSION, "session", MPI_ERR_SESSION, (uintptr_t)MPI_SESSION_NULL, "MPI_SESSION_NULL"},
 };
 
-int mpi_obj_lookup_error(mpi_obj_kind_t kind, const void *h, int allow_null)
+int obj_lookup_error(obj_kind_t kind, const void *h, int allow_null)
 {
     for (size_t i = 0; i < RAIL_ARRAY_SIZE(kinds); i++) {
         if (kinds[i].kind != kind)
             continue;
         if ((uintptr_t)h == kinds[i].null_handle)
-            return mpi_errf(kinds[i].errclass, "%s where a valid %s is required",
+            return obj_errf(kinds[i].errclass, "%s where a valid %s is required",
                             kinds[i].null_name, kinds[i].what);
-        mpi_obj_t *o = mpi_obj_of_handle(h);
-        if (o && o->kind == MPI_OBJ_FREED)
-            return mpi_errf(kinds[i].errclass, "%s %p was already freed", kinds[i].what, h);
-        return mpi_errf(kinds[i].errclass, "invalid %s handle %p", kinds[i].what, h);
+        obj_t *o = obj_of_handle(h);
+        if (o && o->kind == OBJ_FREED)
+            return obj_errf(kinds[i].errclass, "%s %p was already freed", kinds[i].what, h);
+        return obj_errf(kinds[i].errclass, "invalid %s handle %p", kinds[i].what, h);
     }
     (void)allow_null;
-    return mpi_errf(MPI_ERR_INTERN, "lookup of unknown object kind %#x", (unsigned)kind);
+    return obj_errf(MPI_ERR_INTERN, "lookup of unknown object kind %#x", (unsigned)kind);
 }
 
-static int kind_index(mpi_obj_kind_t kind)
+static int kind_index(obj_kind_t kind)
 {
     for (size_t i = 0; i < RAIL_ARRAY_SIZE(kinds); i++)
         if (kinds[i].kind == kind)

@@ -4,8 +4,8 @@
  * MPI_Op_free, MPI_Op_commutative, references (mpi_op.h).
  */
 #include "mpi/mpi_err.h"
-#include "mpi/mpi_op.h"
-#include "mpi/mpi_datatype.h"
+#include "obj/op.h"
+#include "obj/datatype.h"
 #include "mpi/binding/gen/mpi_impl.h"
 #include "base/atomic.h"
 
@@ -34,23 +34,23 @@ static const struct {
     {MPI_BXOR, RAIL_OP_BXOR, OPC_C_INT | OPC_F_INT | OPC_BYTE | OPC_MULTI},
     {MPI_MAXLOC, RAIL_OP_MAXLOC, OPC_PAIR},
     {MPI_MINLOC, RAIL_OP_MINLOC, OPC_PAIR},
-    /* One-sided accumulates only (mpi_op_check_accumulate). */
+    /* One-sided accumulates only (obj_op_check_accumulate). */
     {MPI_REPLACE, RAIL_OP_REPLACE, 0},
     {MPI_NO_OP, RAIL_OP_NO_OP, 0},
 };
 
-static mpi_op_t predef_ops[RAIL_ARRAY_SIZE(predefs)];
+static obj_op_t predef_ops[RAIL_ARRAY_SIZE(predefs)];
 static const char *const predef_names[] = {
     "MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_LAND", "MPI_LOR", "MPI_LXOR",
     "MPI_BAND", "MPI_BOR", "MPI_BXOR", "MPI_MAXLOC", "MPI_MINLOC", "MPI_REPLACE", "MPI_NO_OP",
 };
 _Static_assert(RAIL_ARRAY_SIZE(predef_names) == RAIL_ARRAY_SIZE(predefs), "one name per op");
 
-int mpi_op_predef_init(void)
+int obj_op_predef_init(void)
 {
     for (size_t i = 0; i < RAIL_ARRAY_SIZE(predefs); i++) {
-        mpi_op_t *o = &predef_ops[i];
-        mpi_obj_init_predef(&o->obj, MPI_OBJ_OP, predefs[i].handle);
+        obj_op_t *o = &predef_ops[i];
+        obj_init_predef(&o->obj, OBJ_OP, predefs[i].handle);
         o->op = predefs[i].op;
         o->commute = 1;
         o->opclasses = predefs[i].classes;
@@ -58,7 +58,7 @@ int mpi_op_predef_init(void)
     return MPI_SUCCESS;
 }
 
-static const char *op_name(const mpi_op_t *op)
+static const char *op_name(const obj_op_t *op)
 {
     for (size_t i = 0; i < RAIL_ARRAY_SIZE(predefs); i++)
         if (&predef_ops[i] == op)
@@ -66,37 +66,37 @@ static const char *op_name(const mpi_op_t *op)
     return "a user operation";
 }
 
-static const char *type_name(const mpi_datatype_t *dt)
+static const char *type_name(const obj_datatype_t *dt)
 {
     if (dt->predefined && dt->name[0])
         return dt->name;
     return dt->basic ? "a derived datatype of" : "a derived datatype mixing basic types";
 }
 
-static int refuse(const mpi_op_t *op, const mpi_datatype_t *dt, const char *why)
+static int refuse(const obj_op_t *op, const obj_datatype_t *dt, const char *why)
 {
-    const mpi_datatype_t *b = dt->basic;
+    const obj_datatype_t *b = dt->basic;
     bool derived_of = !dt->predefined && b;
-    return mpi_errf(MPI_ERR_OP, "%s is not defined on %s%s%s%s", op_name(op), type_name(dt),
+    return obj_errf(MPI_ERR_OP, "%s is not defined on %s%s%s%s", op_name(op), type_name(dt),
                     derived_of ? " " : "", derived_of ? b->name : "", why);
 }
 
-int mpi_op_check_datatype(const mpi_op_t *op, const mpi_datatype_t *dt)
+int obj_op_check_datatype(const obj_op_t *op, const obj_datatype_t *dt)
 {
     if (op->op == RAIL_OP_NONE)
         return MPI_SUCCESS;   /* user functions take any datatype */
     if (RAIL_LIKELY(dt->basic && (dt->basic->opclass & op->opclasses)))
         return MPI_SUCCESS;
     if (op->op == RAIL_OP_REPLACE || op->op == RAIL_OP_NO_OP)
-        return mpi_errf(MPI_ERR_OP, "%s is only for one-sided accumulate operations",
+        return obj_errf(MPI_ERR_OP, "%s is only for one-sided accumulate operations",
                         op_name(op));
     return refuse(op, dt, "");
 }
 
-int mpi_op_check_accumulate(const mpi_op_t *op, const mpi_datatype_t *dt)
+int obj_op_check_accumulate(const obj_op_t *op, const obj_datatype_t *dt)
 {
     if (op->op == RAIL_OP_NONE)
-        return mpi_errf(MPI_ERR_OP, "user-defined operations cannot be used in accumulate "
+        return obj_errf(MPI_ERR_OP, "user-defined operations cannot be used in accumulate "
                         "operations");
     if ((op->op == RAIL_OP_REPLACE || op->op == RAIL_OP_NO_OP) && dt->basic)
         return MPI_SUCCESS;
@@ -107,64 +107,64 @@ int mpi_op_check_accumulate(const mpi_op_t *op, const mpi_datatype_t *dt)
 
 /* ------------------------------------------------------------ user operations */
 
-void mpi_op_retain(mpi_op_t *op)
+void obj_op_retain(obj_op_t *op)
 {
     if (op && op->op == RAIL_OP_NONE)
         rail_atomic_add_fetch(&op->obj.refcount, 1);
 }
 
-void mpi_op_release(mpi_op_t *op)
+void obj_op_release(obj_op_t *op)
 {
     if (op && op->op == RAIL_OP_NONE && rail_atomic_sub_fetch(&op->obj.refcount, 1) == 0) {
-        op->obj.kind = MPI_OBJ_OP;   /* its handle was tagged FREED: count it down */
-        mpi_obj_fini(&op->obj);
+        op->obj.kind = OBJ_OP;   /* its handle was tagged FREED: count it down */
+        obj_fini(&op->obj);
         free(op);
     }
 }
 
 static int create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute, MPI_Op *out)
 {
-    mpi_op_t *o = calloc(1, sizeof(*o));
+    obj_op_t *o = calloc(1, sizeof(*o));
     if (!o)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
-    mpi_obj_init(&o->obj, MPI_OBJ_OP);
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
+    obj_init(&o->obj, OBJ_OP);
     o->op = RAIL_OP_NONE;
     o->commute = commute != 0;
     o->user_fn = fn;
     o->user_fn_c = fn_c;
-    *out = mpi_op_handle(o);
+    *out = obj_op_handle(o);
     return MPI_SUCCESS;
 }
 
 int mpii_op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
     if (!user_fn)
-        return mpi_errf(MPI_ERR_ARG, "user function is NULL");
+        return obj_errf(MPI_ERR_ARG, "user function is NULL");
     return create(user_fn, NULL, commute, op);
 }
 
 int mpii_op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 {
     if (!user_fn)
-        return mpi_errf(MPI_ERR_ARG, "user function is NULL");
+        return obj_errf(MPI_ERR_ARG, "user function is NULL");
     return create(NULL, user_fn, commute, op);
 }
 
 int mpii_op_free(MPI_Op *op)
 {
-    mpi_op_t *o;
-    int rc = mpi_op_lookup(*op, &o);
+    obj_op_t *o;
+    int rc = obj_op_lookup(*op, &o);
     if (rc)
         return rc;
     if (o->op != RAIL_OP_NONE)
-        return mpi_errf(MPI_ERR_OP, "predefined operation %s cannot be freed", op_name(o));
-    o->obj.kind = MPI_OBJ_FREED;   /* the handle is gone; holders keep the object */
+        return obj_errf(MPI_ERR_OP, "predefined operation %s cannot be freed", op_name(o));
+    o->obj.kind = OBJ_FREED;   /* the handle is gone; holders keep the object */
     *op = MPI_OP_NULL;
-    mpi_op_release(o);
+    obj_op_release(o);
     return MPI_SUCCESS;
 }
 
-int mpii_op_commutative(mpi_op_t *op, int *commute)
+int mpii_op_commutative(obj_op_t *op, int *commute)
 {
     *commute = op->commute;
     return MPI_SUCCESS;

@@ -1,5 +1,5 @@
 /*
- * Applying a reduction operation to buffers (mpi_op_reduce, see mpi_op.h)
+ * Applying a reduction operation to buffers (obj_op_reduce, see mpi_op.h)
  * and MPI_Reduce_local.
  *
  * Predefined operations reduce the basic elements of the datatype with
@@ -10,8 +10,8 @@
  * (pairs of a real kind with no complex kernel) are summed as reals; their
  * product is computed here, on host memory only.
  */
-#include "mpi/type_impl.h"
-#include "mpi/mpi_op.h"
+#include "obj/type_impl.h"
+#include "obj/op.h"
 #include "mpi/binding/gen/mpi_impl.h"
 #include "accel/accel.h"
 #include "base/op_types.h"
@@ -41,9 +41,9 @@ CPROD(prod_c32, rail_tk_float128_t)
 
 /* Types made of two reals (complex without a kernel of its own): the real
  * kind, and the host product kernel. */
-static rail_typekind_t complex_pair(const mpi_datatype_t *basic, rail_op_kernel_t *prod)
+static rail_typekind_t complex_pair(const obj_datatype_t *basic, rail_op_kernel_t *prod)
 {
-    MPI_Datatype h = mpi_datatype_handle(basic);
+    MPI_Datatype h = obj_datatype_handle(basic);
     *prod = NULL;
 #if RAIL_TK_HAVE_FLOAT16
     if (h == MPI_COMPLEX4) {
@@ -62,7 +62,7 @@ static rail_typekind_t complex_pair(const mpi_datatype_t *basic, rail_op_kernel_
 }
 
 /* n basic elements, contiguous in both buffers. */
-static int reduce_basic(rail_op_t op, const mpi_datatype_t *basic, const void *in, void *inout,
+static int reduce_basic(rail_op_t op, const obj_datatype_t *basic, const void *in, void *inout,
                         size_t n)
 {
     int rc;
@@ -78,7 +78,7 @@ static int reduce_basic(rail_op_t op, const mpi_datatype_t *basic, const void *i
         else if (op != RAIL_OP_PROD)
             rc = MPI_ERR_OP;
         else if (accel_is_device(in) || accel_is_device(inout))
-            return mpi_errf(MPI_ERR_UNSUPPORTED_OPERATION,
+            return obj_errf(MPI_ERR_UNSUPPORTED_OPERATION,
                             "MPI_PROD on %s is not supported on device memory", basic->name);
         else {
             prod(in, inout, n);
@@ -86,7 +86,7 @@ static int reduce_basic(rail_op_t op, const mpi_datatype_t *basic, const void *i
         }
     }
     if (rc != MPI_SUCCESS)
-        return mpi_errf(rc, "%s on %s failed (%s)", rail_op_name(op), basic->name,
+        return obj_errf(rc, "%s on %s failed (%s)", rail_op_name(op), basic->name,
                         rc == MPI_ERR_OP ? "no kernel for this type" : "accelerator error");
     return MPI_SUCCESS;
 }
@@ -112,17 +112,17 @@ static int copy(const struct rail_dt *dst_dt, int64_t dst_count, void *dst,
                 const struct rail_dt *src_dt, int64_t src_count, const void *src, bool cb)
 {
     return cb ? rail_dt_copy_cb(dst_dt, dst_count, dst, src_dt, src_count, src,
-                                mpi_pack_accel_copy, NULL)
+                                obj_pack_accel_copy, NULL)
               : rail_dt_copy(dst_dt, dst_count, dst, src_dt, src_count, src);
 }
 
 /* Copy both operands into arrays of n basic elements (laid out as the
  * kernels expect them: a pair type keeps its padding), reduce there, copy
  * the result back. */
-static int reduce_staged(rail_op_t op, const mpi_datatype_t *dt, const void *in, void *inout,
+static int reduce_staged(rail_op_t op, const obj_datatype_t *dt, const void *in, void *inout,
                          MPI_Count count, size_t n)
 {
-    const mpi_datatype_t *basic = dt->basic;
+    const obj_datatype_t *basic = dt->basic;
     size_t bytes = n * (size_t)basic->extent;
     const void *in0 = (const char *)in + dt->true_lb, *io0 = (const char *)inout + dt->true_lb;
     bool din = RAIL_UNLIKELY(accel_any_device_active) && accel_is_device(in0);
@@ -130,20 +130,20 @@ static int reduce_staged(rail_op_t op, const mpi_datatype_t *dt, const void *in,
     void *sin = stage_alloc(bytes, in0, din), *sio = stage_alloc(bytes, io0, dio);
     int rc;
     if (!sin || !sio) {
-        rc = mpi_errf(MPI_ERR_NO_MEM, "no memory to stage %zu bytes for a reduction", bytes);
+        rc = obj_errf(MPI_ERR_NO_MEM, "no memory to stage %zu bytes for a reduction", bytes);
         goto out;
     }
     rc = copy(basic->layout, (int64_t)n, sin, dt->layout, count, in, din);
     if (rc == MPI_SUCCESS)
         rc = copy(basic->layout, (int64_t)n, sio, dt->layout, count, inout, dio);
     if (rc != MPI_SUCCESS) {
-        rc = mpi_errf(rc, "cannot stage the buffers of a reduction");
+        rc = obj_errf(rc, "cannot stage the buffers of a reduction");
         goto out;
     }
     rc = reduce_basic(op, basic, sin, sio, n);
     if (rc == MPI_SUCCESS &&
         (rc = copy(dt->layout, count, inout, basic->layout, (int64_t)n, sio, dio)) != MPI_SUCCESS)
-        rc = mpi_errf(rc, "cannot store the result of a reduction");
+        rc = obj_errf(rc, "cannot store the result of a reduction");
 out:
     if (sin)
         stage_free(sin, din);
@@ -154,10 +154,10 @@ out:
 
 /* ------------------------------------------------------------ user functions */
 
-static int reduce_user(const mpi_op_t *op, mpi_datatype_t *dt, const void *in, void *inout,
+static int reduce_user(const obj_op_t *op, obj_datatype_t *dt, const void *in, void *inout,
                        MPI_Count count)
 {
-    MPI_Datatype h = mpi_datatype_handle(dt);
+    MPI_Datatype h = obj_datatype_handle(dt);
     if (op->user_fn_c) {
         MPI_Count len = count;
         op->user_fn_c((void *)(uintptr_t)in, inout, &len, &h);
@@ -176,15 +176,15 @@ static int reduce_user(const mpi_op_t *op, mpi_datatype_t *dt, const void *in, v
 
 /* ------------------------------------------------------------ API */
 
-int mpi_op_reduce(mpi_op_t *op, mpi_datatype_t *datatype, const void *inbuf, void *inoutbuf,
+int obj_op_reduce(obj_op_t *op, obj_datatype_t *datatype, const void *inbuf, void *inoutbuf,
                   MPI_Count count)
 {
     if (op->op == RAIL_OP_NONE)
         return count > 0 ? reduce_user(op, datatype, inbuf, inoutbuf, count) : MPI_SUCCESS;
-    int rc = mpi_op_check_datatype(op, datatype);
+    int rc = obj_op_check_datatype(op, datatype);
     if (rc != MPI_SUCCESS || count == 0 || datatype->size == 0)
         return rc;
-    const mpi_datatype_t *basic = datatype->basic;
+    const obj_datatype_t *basic = datatype->basic;
     size_t n = (size_t)(count * (datatype->size / basic->size));
     const struct rail_dt *l = datatype->layout;
     /* The basic type itself (a pair type has padding: not "contiguous"). */
@@ -198,7 +198,7 @@ int mpi_op_reduce(mpi_op_t *op, mpi_datatype_t *datatype, const void *inbuf, voi
 }
 
 int mpii_reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count,
-                      mpi_datatype_t *datatype, mpi_op_t *op)
+                      obj_datatype_t *datatype, obj_op_t *op)
 {
-    return mpi_op_reduce(op, datatype, inbuf, inoutbuf, count);
+    return obj_op_reduce(op, datatype, inbuf, inoutbuf, count);
 }

@@ -4,25 +4,26 @@
 
 #include "base/rail.h"
 #include "mpi/mpi_err.h"
-#include "mpi/mpi_request.h"
+#include "obj/request.h"
+#include "mpi/mpi_status.h"
 #include "pml/pml.h"
 
 /* The class of a failed receive with a detail message (truncation...). */
-int mpi_p2p_status_error(const mpi_req_status_t *st);
+int mpi_p2p_status_error(const obj_req_status_t *st);
 
 /* Buffered sends (p2p_bsend.c): pack into the attached buffer and start a
  * standard send of the packed bytes; the user's operation is then complete. */
-int mpi_bsend_start(const void *buf, MPI_Count count, mpi_datatype_t *dt, int dest, int tag,
-                    mpi_comm_t *comm);
+int mpi_bsend_start(const void *buf, MPI_Count count, obj_datatype_t *dt, int dest, int tag,
+                    obj_comm_t *comm);
 /* Persistent Bsend requests. */
-int mpi_bsend_init(const void *buf, MPI_Count count, mpi_datatype_t *dt, int dest, int tag,
-                   mpi_comm_t *comm, MPI_Request *request);
+int mpi_bsend_init(const void *buf, MPI_Count count, obj_datatype_t *dt, int dest, int tag,
+                   obj_comm_t *comm, MPI_Request *request);
 
 /* MPI_BYTE as an object. */
-mpi_datatype_t *mpi_p2p_byte_type(void);
+obj_datatype_t *mpi_p2p_byte_type(void);
 
 /* Pack count elements of dt at buf into a new host buffer (device memory
  * allowed); *bytes its size.  NULL on allocation failure. */
-void *mpi_p2p_pack_tmp(const void *buf, MPI_Count count, mpi_datatype_t *dt, size_t *bytes);
+void *mpi_p2p_pack_tmp(const void *buf, MPI_Count count, obj_datatype_t *dt, size_t *bytes);
 
 #endif

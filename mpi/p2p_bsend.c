@@ -33,7 +33,7 @@ typedef struct bsend_block {
 #define BSEND_HDR RAIL_ALIGN_UP(sizeof(bsend_block_t), (size_t)16)
 
 typedef struct bsend_flush {
-    mpi_request_t req;
+    obj_request_t req;
     struct bsend_flush *next;
 } bsend_flush_t;
 
@@ -68,12 +68,12 @@ static int pool_attach(bsend_pool_t **slot_list, const void *owner, void *buffer
     RAIL_CS_ENTER();
     bool exists = owner ? pool_slot(slot_list, owner) != NULL : proc_pool != NULL;
     if (exists) {
-        rc = mpi_errf(MPI_ERR_BUFFER, "a buffer is already attached to %s; detach it first",
+        rc = obj_errf(MPI_ERR_BUFFER, "a buffer is already attached to %s; detach it first",
                       what);
         goto out;
     }
     if (size < 0) {
-        rc = mpi_errf(MPI_ERR_ARG, "invalid buffer size %lld", (long long)size);
+        rc = obj_errf(MPI_ERR_ARG, "invalid buffer size %lld", (long long)size);
         goto out;
     }
     bsend_pool_t *p = calloc(1, sizeof(*p));
@@ -184,7 +184,7 @@ static void flushes_complete(bsend_pool_t *p)
     while (p->flushes) {
         bsend_flush_t *f = p->flushes;
         p->flushes = f->next;
-        mpi_request_complete(&f->req);
+        obj_request_complete(&f->req);
     }
 }
 
@@ -233,14 +233,14 @@ static bool bsend_wait_cond(void *arg)
 }
 
 /* The pool a Bsend on comm uses: the communicator's, else the process's. */
-static bsend_pool_t *send_pool(const mpi_comm_t *comm)
+static bsend_pool_t *send_pool(const obj_comm_t *comm)
 {
     bsend_pool_t **slot = pool_slot(&comm_pools, comm);
     return slot ? *slot : proc_pool;
 }
 
 /* *gone: the pool was detached meanwhile (erroneous; not touched again). */
-static bool pool_wait_release(bsend_pool_t *p, const mpi_comm_t *comm, bool *gone)
+static bool pool_wait_release(bsend_pool_t *p, const obj_comm_t *comm, bool *gone)
 {
     bsend_wait_t w = { p, p->n_blocks, rail_now_ns() + BSEND_STALL_NS };
     if (w.blocks == 0)
@@ -253,7 +253,7 @@ static bool pool_wait_release(bsend_pool_t *p, const mpi_comm_t *comm, bool *gon
 }
 
 /* on_complete of the internal send (inside the critical section). */
-static void bsend_done(mpi_request_t *req)
+static void bsend_done(obj_request_t *req)
 {
     bsend_block_t *b = req->cb_arg;
     req->on_complete = NULL;
@@ -261,8 +261,8 @@ static void bsend_done(mpi_request_t *req)
     pool_release(b);
 }
 
-int mpi_bsend_start(const void *buf, MPI_Count count, mpi_datatype_t *dt, int dest, int tag,
-                    mpi_comm_t *comm)
+int mpi_bsend_start(const void *buf, MPI_Count count, obj_datatype_t *dt, int dest, int tag,
+                    obj_comm_t *comm)
 {
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
@@ -272,7 +272,7 @@ int mpi_bsend_start(const void *buf, MPI_Count count, mpi_datatype_t *dt, int de
     RAIL_CS_ENTER();
     bsend_pool_t *p = send_pool(comm);
     if (!p) {
-        rc = mpi_errf(MPI_ERR_BUFFER,
+        rc = obj_errf(MPI_ERR_BUFFER,
                       "no buffer attached for buffered sends (MPI_Buffer_attach or "
                       "MPI_Comm_attach_buffer)");
         goto out;
@@ -282,11 +282,11 @@ int mpi_bsend_start(const void *buf, MPI_Count count, mpi_datatype_t *dt, int de
     while (!b && need <= p->size && pool_wait_release(p, comm, &gone))
         b = pool_alloc(p, need);
     if (gone) {
-        rc = mpi_errf(MPI_ERR_BUFFER, "the buffer was detached during a buffered send");
+        rc = obj_errf(MPI_ERR_BUFFER, "the buffer was detached during a buffered send");
         goto out;
     }
     if (!b) {
-        rc = mpi_errf(MPI_ERR_BUFFER,
+        rc = obj_errf(MPI_ERR_BUFFER,
                       "message of %zu bytes does not fit in the attached buffer (%zu of %zu bytes "
                       "free, %zu bytes needed with the header)",
                       bytes, pool_free_bytes(p), p->size, need);
@@ -299,7 +299,7 @@ int mpi_bsend_start(const void *buf, MPI_Count count, mpi_datatype_t *dt, int de
         else
             rc = rail_dt_pack_all(dt->layout, count, buf, data, bytes, NULL);
     }
-    mpi_request_t *req = NULL;
+    obj_request_t *req = NULL;
     if (rc == MPI_SUCCESS)
         rc = pml_send_create(data, (MPI_Count)bytes, mpi_p2p_byte_type(), dest, tag,
                              PML_SEND_STANDARD, comm, 0, &req);
@@ -309,51 +309,51 @@ int mpi_bsend_start(const void *buf, MPI_Count count, mpi_datatype_t *dt, int de
     }
     req->on_complete = bsend_done;
     req->cb_arg = b;
-    req->flags |= MPI_REQ_FLAG_INTERNAL;
+    req->flags |= OBJ_REQ_FLAG_INTERNAL;
     rc = pml_start(req);
 out:
     RAIL_CS_EXIT();
     return rc;
 }
 
-int mpii_bsend(const void *buf, MPI_Count count, mpi_datatype_t *datatype, int dest, int tag,
-               mpi_comm_t *comm)
+int mpii_bsend(const void *buf, MPI_Count count, obj_datatype_t *datatype, int dest, int tag,
+               obj_comm_t *comm)
 {
     return mpi_bsend_start(buf, count, datatype, dest, tag, comm);
 }
 
-int mpii_ibsend(const void *buf, MPI_Count count, mpi_datatype_t *datatype, int dest, int tag,
-                mpi_comm_t *comm, MPI_Request *request)
+int mpii_ibsend(const void *buf, MPI_Count count, obj_datatype_t *datatype, int dest, int tag,
+                obj_comm_t *comm, MPI_Request *request)
 {
     int rc = mpi_bsend_start(buf, count, datatype, dest, tag, comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    mpi_req_status_t st;
-    mpi_req_status_empty(&st);
+    obj_req_status_t st;
+    obj_req_status_empty(&st);
     return mpi_request_new_complete(&st, false, request);
 }
 
 /* Persistent buffered sends: each Start is one Bsend. */
 typedef struct bsend_preq {
-    mpi_request_t req;
+    obj_request_t req;
     const void *buf;
     MPI_Count count;
-    mpi_datatype_t *dt;
+    obj_datatype_t *dt;
     int dest, tag;
-    mpi_comm_t *comm;
+    obj_comm_t *comm;
 } bsend_preq_t;
 
-static void preq_release(mpi_request_t *req)
+static void preq_release(obj_request_t *req)
 {
-    req->obj.kind = MPI_OBJ_FREED;
+    req->obj.kind = OBJ_FREED;
     free(req);
 }
 
-static int preq_start(mpi_request_t *req)
+static int preq_start(obj_request_t *req)
 {
     bsend_preq_t *p = (bsend_preq_t *)req;
-    req->flags |= MPI_REQ_FLAG_ACTIVE;
-    mpi_req_status_empty(&req->status);
+    req->flags |= OBJ_REQ_FLAG_ACTIVE;
+    obj_req_status_empty(&req->status);
     req->complete = 0;
     int rc = mpi_bsend_start(p->buf, p->count, p->dt, p->dest, p->tag, p->comm);
     req->status.error = rc;
@@ -361,16 +361,16 @@ static int preq_start(mpi_request_t *req)
     return rc;
 }
 
-static const mpi_request_ops_t preq_ops = { .release = preq_release, .start = preq_start };
+static const obj_request_ops_t preq_ops = { .release = preq_release, .start = preq_start };
 
-int mpi_bsend_init(const void *buf, MPI_Count count, mpi_datatype_t *dt, int dest, int tag,
-                   mpi_comm_t *comm, MPI_Request *request)
+int mpi_bsend_init(const void *buf, MPI_Count count, obj_datatype_t *dt, int dest, int tag,
+                   obj_comm_t *comm, MPI_Request *request)
 {
     bsend_preq_t *p = malloc(sizeof(*p));
     if (!p)
         return MPI_ERR_NO_MEM;
-    mpi_request_init(&p->req, MPI_REQ_SEND, &preq_ops, comm);
-    p->req.flags = MPI_REQ_FLAG_PERSISTENT;
+    obj_request_init(&p->req, OBJ_REQ_SEND, &preq_ops, comm);
+    p->req.flags = OBJ_REQ_FLAG_PERSISTENT;
     p->req.complete = 1;
     p->buf = buf;
     p->count = count;
@@ -382,8 +382,8 @@ int mpi_bsend_init(const void *buf, MPI_Count count, mpi_datatype_t *dt, int des
     return MPI_SUCCESS;
 }
 
-int mpii_bsend_init(const void *buf, MPI_Count count, mpi_datatype_t *datatype, int dest, int tag,
-                    mpi_comm_t *comm, MPI_Request *request)
+int mpii_bsend_init(const void *buf, MPI_Count count, obj_datatype_t *datatype, int dest, int tag,
+                    obj_comm_t *comm, MPI_Request *request)
 {
     return mpi_bsend_init(buf, count, datatype, dest, tag, comm, request);
 }
@@ -400,22 +400,22 @@ int mpii_buffer_detach(void *buffer_addr, MPI_Count *size)
     return pool_detach(NULL, NULL, buffer_addr, size);
 }
 
-int mpii_comm_attach_buffer(mpi_comm_t *comm, void *buffer, MPI_Count size)
+int mpii_comm_attach_buffer(obj_comm_t *comm, void *buffer, MPI_Count size)
 {
     return pool_attach(&comm_pools, comm, buffer, size, "the communicator");
 }
 
-int mpii_comm_detach_buffer(mpi_comm_t *comm, void *buffer_addr, MPI_Count *size)
+int mpii_comm_detach_buffer(obj_comm_t *comm, void *buffer_addr, MPI_Count *size)
 {
     return pool_detach(&comm_pools, comm, buffer_addr, size);
 }
 
-int mpii_session_attach_buffer(mpi_session_t *session, void *buffer, MPI_Count size)
+int mpii_session_attach_buffer(obj_session_t *session, void *buffer, MPI_Count size)
 {
     return pool_attach(&session_pools, session, buffer, size, "the session");
 }
 
-int mpii_session_detach_buffer(mpi_session_t *session, void *buffer_addr, MPI_Count *size)
+int mpii_session_detach_buffer(obj_session_t *session, void *buffer_addr, MPI_Count *size)
 {
     return pool_detach(&session_pools, session, buffer_addr, size);
 }
@@ -436,24 +436,24 @@ static int flush(bsend_pool_t *p)
     return MPI_SUCCESS;
 }
 
-static void flush_release(mpi_request_t *req)
+static void flush_release(obj_request_t *req)
 {
-    req->obj.kind = MPI_OBJ_FREED;
+    req->obj.kind = OBJ_FREED;
     free(req);
 }
 
-static const mpi_request_ops_t flush_ops = { .release = flush_release };
+static const obj_request_ops_t flush_ops = { .release = flush_release };
 
 static int iflush(bsend_pool_t *p, MPI_Request *request)
 {
     bsend_flush_t *f = malloc(sizeof(*f));
     if (!f)
         return MPI_ERR_NO_MEM;
-    mpi_request_init(&f->req, MPI_REQ_MULTI, &flush_ops, NULL);
+    obj_request_init(&f->req, OBJ_REQ_MULTI, &flush_ops, NULL);
     *request = (MPI_Request)&f->req;
     RAIL_CS_ENTER();
     if (!p || p->n_blocks == 0) {
-        mpi_request_complete(&f->req);
+        obj_request_complete(&f->req);
     } else {
         f->next = p->flushes;
         p->flushes = f;
@@ -472,22 +472,22 @@ int mpii_buffer_iflush(MPI_Request *request)
     return iflush(pool_of(NULL, NULL), request);
 }
 
-int mpii_comm_flush_buffer(mpi_comm_t *comm)
+int mpii_comm_flush_buffer(obj_comm_t *comm)
 {
     return flush(pool_of(&comm_pools, comm));
 }
 
-int mpii_comm_iflush_buffer(mpi_comm_t *comm, MPI_Request *request)
+int mpii_comm_iflush_buffer(obj_comm_t *comm, MPI_Request *request)
 {
     return iflush(pool_of(&comm_pools, comm), request);
 }
 
-int mpii_session_flush_buffer(mpi_session_t *session)
+int mpii_session_flush_buffer(obj_session_t *session)
 {
     return flush(pool_of(&session_pools, session));
 }
 
-int mpii_session_iflush_buffer(mpi_session_t *session, MPI_Request *request)
+int mpii_session_iflush_buffer(obj_session_t *session, MPI_Request *request)
 {
     return iflush(pool_of(&session_pools, session), request);
 }

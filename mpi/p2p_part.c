@@ -27,14 +27,14 @@
  * slip between the two).
  */
 #include "mpi/p2p.h"
-#include "mpi/mpi_comm_int.h"
+#include "obj/comm_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct part_req {
-    mpi_request_t req;     /* first: the handle points here */
-    mpi_request_t *inner;  /* persistent pml request for the whole buffer */
+    obj_request_t req;     /* first: the handle points here */
+    obj_request_t *inner;  /* persistent pml request for the whole buffer */
     bool send;
     int partitions;
     int nready;            /* send: partitions marked ready since MPI_Start */
@@ -42,7 +42,7 @@ typedef struct part_req {
     uint8_t *ready;        /* send: per partition */
 } part_req_t;
 
-static void part_inner_done(mpi_request_t *inner);
+static void part_inner_done(obj_request_t *inner);
 
 /* Initializations so far per (peer, user tag, direction) of a
  * communicator: a short list, partitioned requests are few and long-lived. */
@@ -53,7 +53,7 @@ typedef struct part_seq {
     uint32_t n;
 } part_seq_t;
 
-static int part_seq_next(mpi_comm_t *comm, int peer, int tag, bool send, uint32_t *k)
+static int part_seq_next(obj_comm_t *comm, int peer, int tag, bool send, uint32_t *k)
 {
     int rc = MPI_SUCCESS;
     RAIL_CS_ENTER();
@@ -67,12 +67,12 @@ static int part_seq_next(mpi_comm_t *comm, int peer, int tag, bool send, uint32_
     if (e)
         *k = e->n++;
     else
-        rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        rc = obj_errf(MPI_ERR_NO_MEM, "out of memory");
     RAIL_CS_EXIT();
     return rc;
 }
 
-void mpi_part_seq_free(mpi_comm_t *comm)
+void mpi_part_seq_free(obj_comm_t *comm)
 {
     for (part_seq_t *e = comm->part_seq, *next; e; e = next) {
         next = e->next;
@@ -81,32 +81,32 @@ void mpi_part_seq_free(mpi_comm_t *comm)
     comm->part_seq = NULL;
 }
 
-static void part_release(mpi_request_t *req)
+static void part_release(obj_request_t *req)
 {
     part_req_t *p = (part_req_t *)req;
-    mpi_request_t *in = p->inner;
+    obj_request_t *in = p->inner;
     if (in) {
         in->on_complete = NULL;
-        if ((in->flags & MPI_REQ_FLAG_ACTIVE) && !mpi_request_is_complete(in))
-            in->flags |= MPI_REQ_FLAG_FREED;   /* the pml releases it when done */
+        if ((in->flags & OBJ_REQ_FLAG_ACTIVE) && !obj_request_is_complete(in))
+            in->flags |= OBJ_REQ_FLAG_FREED;   /* the pml releases it when done */
         else
             in->ops->release(in);
     }
     free(p->ready);
-    p->req.obj.kind = MPI_OBJ_FREED;
+    p->req.obj.kind = OBJ_FREED;
     free(p);
 }
 
 /* Start the internal request and hook its completion to p. */
 static int part_start_inner(part_req_t *p)
 {
-    mpi_request_t *in = p->inner;
+    obj_request_t *in = p->inner;
     RAIL_CS_ENTER();
     int rc = in->ops->start(in);
     if (rc == MPI_SUCCESS) {
-        in->flags |= MPI_REQ_FLAG_INTERNAL;
+        in->flags |= OBJ_REQ_FLAG_INTERNAL;
         in->cb_arg = p;
-        if (mpi_request_is_complete(in))
+        if (obj_request_is_complete(in))
             part_inner_done(in);
         else
             in->on_complete = part_inner_done;
@@ -115,24 +115,24 @@ static int part_start_inner(part_req_t *p)
     return rc;
 }
 
-static void part_inner_done(mpi_request_t *in)
+static void part_inner_done(obj_request_t *in)
 {
     part_req_t *p = in->cb_arg;
     in->on_complete = NULL;
-    in->flags &= (uint8_t)~MPI_REQ_FLAG_ACTIVE;
+    in->flags &= (uint8_t)~OBJ_REQ_FLAG_ACTIVE;
     rail_atomic_store_release(&in->complete, 1);
     p->req.status = in->status;
     if (p->req.status.source != MPI_PROC_NULL)
         p->req.status.tag = p->user_tag;
-    mpi_request_complete(&p->req);
+    obj_request_complete(&p->req);
 }
 
-static int part_start(mpi_request_t *req)
+static int part_start(obj_request_t *req)
 {
     part_req_t *p = (part_req_t *)req;
     uint8_t flags = req->flags;
-    mpi_request_init(req, MPI_REQ_PART, req->ops, req->comm);
-    req->flags = flags | MPI_REQ_FLAG_ACTIVE;
+    obj_request_init(req, OBJ_REQ_PART, req->ops, req->comm);
+    req->flags = flags | OBJ_REQ_FLAG_ACTIVE;
     p->nready = 0;
     if (p->send) {
         memset(p->ready, 0, (size_t)p->partitions);
@@ -141,22 +141,22 @@ static int part_start(mpi_request_t *req)
     return part_start_inner(p);
 }
 
-static const mpi_request_ops_t part_ops = {
+static const obj_request_ops_t part_ops = {
     .release = part_release,
     .start = part_start,
 };
 
-static int part_init(void *buf, int partitions, MPI_Count count, mpi_datatype_t *dt, int peer,
-                     int tag, mpi_comm_t *comm, bool send, MPI_Request *request)
+static int part_init(void *buf, int partitions, MPI_Count count, obj_datatype_t *dt, int peer,
+                     int tag, obj_comm_t *comm, bool send, MPI_Request *request)
 {
     if (partitions < 0)
-        return mpi_errf(MPI_ERR_ARG, "partitions must not be negative (%d)", partitions);
+        return obj_errf(MPI_ERR_ARG, "partitions must not be negative (%d)", partitions);
     if (count > 0 && partitions > 0 && count > (MPI_Count)(INT64_MAX / 2) / partitions)
-        return mpi_errf(MPI_ERR_COUNT, "partitions x count is too large");
+        return obj_errf(MPI_ERR_COUNT, "partitions x count is too large");
     part_req_t *p = calloc(1, sizeof(*p));
     if (!p || (send && !(p->ready = calloc((size_t)partitions + 1, 1)))) {
         free(p);
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     }
     MPI_Count total = (MPI_Count)partitions * count;
     uint32_t k = 0;
@@ -174,28 +174,28 @@ static int part_init(void *buf, int partitions, MPI_Count count, mpi_datatype_t 
     if (rc != MPI_SUCCESS) {
         free(p->ready);
         free(p);
-        return mpi_errf(rc, "cannot create the partitioned request");
+        return obj_errf(rc, "cannot create the partitioned request");
     }
-    p->inner->flags |= MPI_REQ_FLAG_INTERNAL;
+    p->inner->flags |= OBJ_REQ_FLAG_INTERNAL;
     p->send = send;
     p->partitions = partitions;
     p->user_tag = tag;
-    mpi_request_init(&p->req, MPI_REQ_PART, &part_ops, comm);
-    p->req.flags = MPI_REQ_FLAG_PERSISTENT;
+    obj_request_init(&p->req, OBJ_REQ_PART, &part_ops, comm);
+    p->req.flags = OBJ_REQ_FLAG_PERSISTENT;
     p->req.complete = 1;   /* inactive */
     *request = (MPI_Request)&p->req;
     return MPI_SUCCESS;
 }
 
-int mpii_psend_init(const void *buf, int partitions, MPI_Count count, mpi_datatype_t *datatype,
-                    int dest, int tag, mpi_comm_t *comm, mpi_info_t *info, MPI_Request *request)
+int mpii_psend_init(const void *buf, int partitions, MPI_Count count, obj_datatype_t *datatype,
+                    int dest, int tag, obj_comm_t *comm, obj_info_t *info, MPI_Request *request)
 {
     (void)info;
     return part_init((void *)buf, partitions, count, datatype, dest, tag, comm, true, request);
 }
 
-int mpii_precv_init(void *buf, int partitions, MPI_Count count, mpi_datatype_t *datatype,
-                    int source, int tag, mpi_comm_t *comm, mpi_info_t *info,
+int mpii_precv_init(void *buf, int partitions, MPI_Count count, obj_datatype_t *datatype,
+                    int source, int tag, obj_comm_t *comm, obj_info_t *info,
                     MPI_Request *request)
 {
     (void)info;
@@ -203,16 +203,16 @@ int mpii_precv_init(void *buf, int partitions, MPI_Count count, mpi_datatype_t *
 }
 
 /* The partitioned request behind a handle, of the wanted direction. */
-static int part_of(mpi_request_t *req, bool send, const char *what, part_req_t **out)
+static int part_of(obj_request_t *req, bool send, const char *what, part_req_t **out)
 {
-    if (!req || req->kind != MPI_REQ_PART)
-        return mpi_errf(MPI_ERR_REQUEST, "%s needs a partitioned request", what);
+    if (!req || req->kind != OBJ_REQ_PART)
+        return obj_errf(MPI_ERR_REQUEST, "%s needs a partitioned request", what);
     part_req_t *p = (part_req_t *)req;
     if (p->send != send)
-        return mpi_errf(MPI_ERR_REQUEST, "%s needs a partitioned %s request", what,
+        return obj_errf(MPI_ERR_REQUEST, "%s needs a partitioned %s request", what,
                         send ? "send" : "receive");
-    if (!(req->flags & MPI_REQ_FLAG_ACTIVE))
-        return mpi_errf(MPI_ERR_REQUEST, "%s on a partitioned request that is not started",
+    if (!(req->flags & OBJ_REQ_FLAG_ACTIVE))
+        return obj_errf(MPI_ERR_REQUEST, "%s on a partitioned request that is not started",
                         what);
     *out = p;
     return MPI_SUCCESS;
@@ -221,7 +221,7 @@ static int part_of(mpi_request_t *req, bool send, const char *what, part_req_t *
 static int check_partition(const part_req_t *p, int partition)
 {
     if (partition < 0 || partition >= p->partitions)
-        return mpi_errf(MPI_ERR_ARG, "partition %d is not in [0, %d)", partition, p->partitions);
+        return obj_errf(MPI_ERR_ARG, "partition %d is not in [0, %d)", partition, p->partitions);
     return MPI_SUCCESS;
 }
 
@@ -235,7 +235,7 @@ static int mark_ready(part_req_t *p, int partition)
         return rc;
     RAIL_CS_ENTER();
     if (p->ready[partition]) {
-        rc = mpi_errf(MPI_ERR_ARG, "partition %d is already marked ready", partition);
+        rc = obj_errf(MPI_ERR_ARG, "partition %d is already marked ready", partition);
     } else {
         p->ready[partition] = 1;
         if (++p->nready == p->partitions)
@@ -245,19 +245,19 @@ static int mark_ready(part_req_t *p, int partition)
     return rc;
 }
 
-int mpii_pready(int partition, mpi_request_t *request)
+int mpii_pready(int partition, obj_request_t *request)
 {
     part_req_t *p = NULL;
     int rc = part_of(request, true, "MPI_Pready", &p);
     return rc == MPI_SUCCESS ? mark_ready(p, partition) : rc;
 }
 
-int mpii_pready_range(int partition_low, int partition_high, mpi_request_t *request)
+int mpii_pready_range(int partition_low, int partition_high, obj_request_t *request)
 {
     part_req_t *p = NULL;
     int rc = part_of(request, true, "MPI_Pready_range", &p);
     if (rc == MPI_SUCCESS && partition_low > partition_high)
-        rc = mpi_errf(MPI_ERR_ARG, "partition_low %d is above partition_high %d", partition_low,
+        rc = obj_errf(MPI_ERR_ARG, "partition_low %d is above partition_high %d", partition_low,
                       partition_high);
     if (rc == MPI_SUCCESS)
         rc = check_partition(p, partition_low);
@@ -268,14 +268,14 @@ int mpii_pready_range(int partition_low, int partition_high, mpi_request_t *requ
     return rc;
 }
 
-int mpii_pready_list(int length, const int array_of_partitions[], mpi_request_t *request)
+int mpii_pready_list(int length, const int array_of_partitions[], obj_request_t *request)
 {
     part_req_t *p = NULL;
     int rc = part_of(request, true, "MPI_Pready_list", &p);
     if (rc == MPI_SUCCESS && length < 0)
-        rc = mpi_errf(MPI_ERR_ARG, "length must not be negative (%d)", length);
+        rc = obj_errf(MPI_ERR_ARG, "length must not be negative (%d)", length);
     if (rc == MPI_SUCCESS && length > 0 && !array_of_partitions)
-        rc = mpi_errf(MPI_ERR_ARG, "array_of_partitions is NULL");
+        rc = obj_errf(MPI_ERR_ARG, "array_of_partitions is NULL");
     for (int i = 0; rc == MPI_SUCCESS && i < length; i++)
         rc = check_partition(p, array_of_partitions[i]);
     for (int i = 0; rc == MPI_SUCCESS && i < length; i++)
@@ -283,7 +283,7 @@ int mpii_pready_list(int length, const int array_of_partitions[], mpi_request_t 
     return rc;
 }
 
-int mpii_parrived(mpi_request_t *request, int partition, int *flag)
+int mpii_parrived(obj_request_t *request, int partition, int *flag)
 {
     part_req_t *p = NULL;
     int rc = part_of(request, false, "MPI_Parrived", &p);

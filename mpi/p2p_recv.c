@@ -4,19 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-int mpii_recv(void *buf, MPI_Count count, mpi_datatype_t *datatype, int source, int tag,
-              mpi_comm_t *comm, MPI_Status *status)
+int mpii_recv(void *buf, MPI_Count count, obj_datatype_t *datatype, int source, int tag,
+              obj_comm_t *comm, MPI_Status *status)
 {
-    mpi_req_status_t st;
+    obj_req_status_t st;
     int rc = pml_recv(buf, count, datatype, source, tag, comm, 0, &st);
     mpi_status_write(status, &st, false);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : mpi_p2p_status_error(&st);
 }
 
-int mpii_irecv(void *buf, MPI_Count count, mpi_datatype_t *datatype, int source, int tag,
-               mpi_comm_t *comm, MPI_Request *request)
+int mpii_irecv(void *buf, MPI_Count count, obj_datatype_t *datatype, int source, int tag,
+               obj_comm_t *comm, MPI_Request *request)
 {
-    mpi_request_t *req;
+    obj_request_t *req;
     int rc = pml_irecv(buf, count, datatype, source, tag, comm, 0, &req);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -24,10 +24,10 @@ int mpii_irecv(void *buf, MPI_Count count, mpi_datatype_t *datatype, int source,
     return MPI_SUCCESS;
 }
 
-int mpii_recv_init(void *buf, MPI_Count count, mpi_datatype_t *datatype, int source, int tag,
-                   mpi_comm_t *comm, MPI_Request *request)
+int mpii_recv_init(void *buf, MPI_Count count, obj_datatype_t *datatype, int source, int tag,
+                   obj_comm_t *comm, MPI_Request *request)
 {
-    mpi_request_t *req;
+    obj_request_t *req;
     int rc = pml_recv_create(buf, count, datatype, source, tag, comm, PML_PERSISTENT, &req);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -35,16 +35,16 @@ int mpii_recv_init(void *buf, MPI_Count count, mpi_datatype_t *datatype, int sou
     return MPI_SUCCESS;
 }
 
-int mpii_sendrecv(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype, int dest,
-                  int sendtag, void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
-                  int source, int recvtag, mpi_comm_t *comm, MPI_Status *status)
+int mpii_sendrecv(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype, int dest,
+                  int sendtag, void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype,
+                  int source, int recvtag, obj_comm_t *comm, MPI_Status *status)
 {
-    mpi_request_t *rreq;
+    obj_request_t *rreq;
     int rc = pml_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, 0, &rreq);
     if (rc != MPI_SUCCESS)
         return rc;
     int src = pml_send(sendbuf, sendcount, sendtype, dest, sendtag, PML_SEND_STANDARD, comm, 0);
-    mpi_req_status_t st;
+    obj_req_status_t st;
     int rrc = pml_wait(rreq, &st);
     mpi_status_write(status, &st, false);
     if (src != MPI_SUCCESS)
@@ -52,16 +52,16 @@ int mpii_sendrecv(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *send
     return rrc == MPI_SUCCESS ? MPI_SUCCESS : mpi_p2p_status_error(&st);
 }
 
-int mpii_sendrecv_replace(void *buf, MPI_Count count, mpi_datatype_t *datatype, int dest,
-                          int sendtag, int source, int recvtag, mpi_comm_t *comm,
+int mpii_sendrecv_replace(void *buf, MPI_Count count, obj_datatype_t *datatype, int dest,
+                          int sendtag, int source, int recvtag, obj_comm_t *comm,
                           MPI_Status *status)
 {
     size_t bytes;
     void *tmp = mpi_p2p_pack_tmp(buf, count, datatype, &bytes);
     if (!tmp)
-        return mpi_errf(MPI_ERR_NO_MEM, "no memory for a %lld-byte staging buffer",
+        return obj_errf(MPI_ERR_NO_MEM, "no memory for a %lld-byte staging buffer",
                         (long long)(datatype->size * count));
-    mpi_request_t *rreq;
+    obj_request_t *rreq;
     int rc = pml_irecv(buf, count, datatype, source, recvtag, comm, 0, &rreq);
     if (rc != MPI_SUCCESS) {
         free(tmp);
@@ -69,7 +69,7 @@ int mpii_sendrecv_replace(void *buf, MPI_Count count, mpi_datatype_t *datatype, 
     }
     int src = pml_send(tmp, (MPI_Count)bytes, mpi_p2p_byte_type(), dest, sendtag,
                        PML_SEND_STANDARD, comm, 0);
-    mpi_req_status_t st;
+    obj_req_status_t st;
     int rrc = pml_wait(rreq, &st);
     free(tmp);
     mpi_status_write(status, &st, false);
@@ -82,25 +82,25 @@ int mpii_sendrecv_replace(void *buf, MPI_Count count, mpi_datatype_t *datatype, 
 
 /* A request made of a receive and a send; reports the receive's status. */
 typedef struct sendrecv_req {
-    mpi_request_t req;
+    obj_request_t req;
     int pending;
     int send_error;
     void *tmp;                 /* Isendrecv_replace: packed send data */
 } sendrecv_req_t;
 
-static void sr_release(mpi_request_t *req)
+static void sr_release(obj_request_t *req)
 {
-    req->obj.kind = MPI_OBJ_FREED;
+    req->obj.kind = OBJ_FREED;
     free(req);
 }
 
-static const mpi_request_ops_t sr_ops = { .release = sr_release };
+static const obj_request_ops_t sr_ops = { .release = sr_release };
 
 /* on_complete of a child (inside the critical section). */
-static void sr_child_done(mpi_request_t *child)
+static void sr_child_done(obj_request_t *child)
 {
     sendrecv_req_t *p = child->cb_arg;
-    if (child->kind == MPI_REQ_RECV) {
+    if (child->kind == OBJ_REQ_RECV) {
         int err = p->req.status.error;
         p->req.status = child->status;
         if (err != MPI_SUCCESS)
@@ -113,23 +113,23 @@ static void sr_child_done(mpi_request_t *child)
     if (--p->pending == 0) {
         free(p->tmp);
         p->tmp = NULL;
-        mpi_request_complete(&p->req);
+        obj_request_complete(&p->req);
     }
 }
 
-static int sendrecv_start(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype,
+static int sendrecv_start(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype,
                           int dest, int sendtag, void *recvbuf, MPI_Count recvcount,
-                          mpi_datatype_t *recvtype, int source, int recvtag, mpi_comm_t *comm,
+                          obj_datatype_t *recvtype, int source, int recvtag, obj_comm_t *comm,
                           void *tmp, MPI_Request *request)
 {
     sendrecv_req_t *p = malloc(sizeof(*p));
-    mpi_request_t *rreq = NULL, *sreq = NULL;
+    obj_request_t *rreq = NULL, *sreq = NULL;
     int rc;
     if (!p) {
         free(tmp);
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory for a request");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory for a request");
     }
-    mpi_request_init(&p->req, MPI_REQ_MULTI, &sr_ops, comm);
+    obj_request_init(&p->req, OBJ_REQ_MULTI, &sr_ops, comm);
     p->pending = 2;
     p->send_error = MPI_SUCCESS;
     p->tmp = tmp;
@@ -156,22 +156,22 @@ static int sendrecv_start(const void *sendbuf, MPI_Count sendcount, mpi_datatype
     return MPI_SUCCESS;
 }
 
-int mpii_isendrecv(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype, int dest,
-                   int sendtag, void *recvbuf, MPI_Count recvcount, mpi_datatype_t *recvtype,
-                   int source, int recvtag, mpi_comm_t *comm, MPI_Request *request)
+int mpii_isendrecv(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype, int dest,
+                   int sendtag, void *recvbuf, MPI_Count recvcount, obj_datatype_t *recvtype,
+                   int source, int recvtag, obj_comm_t *comm, MPI_Request *request)
 {
     return sendrecv_start(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                           recvtype, source, recvtag, comm, NULL, request);
 }
 
-int mpii_isendrecv_replace(void *buf, MPI_Count count, mpi_datatype_t *datatype, int dest,
-                           int sendtag, int source, int recvtag, mpi_comm_t *comm,
+int mpii_isendrecv_replace(void *buf, MPI_Count count, obj_datatype_t *datatype, int dest,
+                           int sendtag, int source, int recvtag, obj_comm_t *comm,
                            MPI_Request *request)
 {
     size_t bytes;
     void *tmp = mpi_p2p_pack_tmp(buf, count, datatype, &bytes);
     if (!tmp)
-        return mpi_errf(MPI_ERR_NO_MEM, "no memory for a %lld-byte staging buffer",
+        return obj_errf(MPI_ERR_NO_MEM, "no memory for a %lld-byte staging buffer",
                         (long long)(datatype->size * count));
     return sendrecv_start(tmp, (MPI_Count)bytes, mpi_p2p_byte_type(), dest, sendtag, buf, count,
                           datatype, source, recvtag, comm, tmp, request);

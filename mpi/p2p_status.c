@@ -3,7 +3,7 @@
 #include "mpi/p2p.h"
 #include "base/dt.h"
 
-int mpii_get_count(const MPI_Status *status, mpi_datatype_t *datatype, MPI_Count *count)
+int mpii_get_count(const MPI_Status *status, obj_datatype_t *datatype, MPI_Count *count)
 {
     MPI_Count bytes = mpi_status_get_bytes(status);
     if (datatype->size == 0)
@@ -15,7 +15,7 @@ int mpii_get_count(const MPI_Status *status, mpi_datatype_t *datatype, MPI_Count
     return MPI_SUCCESS;
 }
 
-static int get_elements(const MPI_Status *status, mpi_datatype_t *datatype, MPI_Count *count)
+static int get_elements(const MPI_Status *status, obj_datatype_t *datatype, MPI_Count *count)
 {
     MPI_Count bytes = mpi_status_get_bytes(status);
     if (datatype->size == 0 || bytes == 0) {
@@ -28,23 +28,23 @@ static int get_elements(const MPI_Status *status, mpi_datatype_t *datatype, MPI_
     return MPI_SUCCESS;
 }
 
-int mpii_get_elements(const MPI_Status *status, mpi_datatype_t *datatype, MPI_Count *count)
+int mpii_get_elements(const MPI_Status *status, obj_datatype_t *datatype, MPI_Count *count)
 {
     return get_elements(status, datatype, count);
 }
 
-int mpii_get_elements_x(const MPI_Status *status, mpi_datatype_t *datatype, MPI_Count *count)
+int mpii_get_elements_x(const MPI_Status *status, obj_datatype_t *datatype, MPI_Count *count)
 {
     return get_elements(status, datatype, count);
 }
 
 /* Bytes of the first `count` basic elements of a stream of datatype. */
-static int bytes_of_elements(mpi_datatype_t *datatype, MPI_Count count, MPI_Count *bytes)
+static int bytes_of_elements(obj_datatype_t *datatype, MPI_Count count, MPI_Count *bytes)
 {
     struct rail_dt *dt = datatype->layout;
     int64_t per = rail_dt_nelem(dt);
     if (count < 0)
-        return mpi_errf(MPI_ERR_COUNT, "invalid element count %lld", (long long)count);
+        return obj_errf(MPI_ERR_COUNT, "invalid element count %lld", (long long)count);
     if (per <= 0 || datatype->size == 0) {
         *bytes = 0;
         return MPI_SUCCESS;
@@ -75,7 +75,7 @@ static int bytes_of_elements(mpi_datatype_t *datatype, MPI_Count count, MPI_Coun
     return MPI_SUCCESS;
 }
 
-int mpii_status_set_elements(MPI_Status *status, mpi_datatype_t *datatype, int count)
+int mpii_status_set_elements(MPI_Status *status, obj_datatype_t *datatype, int count)
 {
     MPI_Count bytes;
     int rc = bytes_of_elements(datatype, count, &bytes);
@@ -84,7 +84,7 @@ int mpii_status_set_elements(MPI_Status *status, mpi_datatype_t *datatype, int c
     return rc;
 }
 
-int mpii_status_set_elements_x(MPI_Status *status, mpi_datatype_t *datatype, MPI_Count count)
+int mpii_status_set_elements_x(MPI_Status *status, obj_datatype_t *datatype, MPI_Count count)
 {
     MPI_Count bytes;
     int rc = bytes_of_elements(datatype, count, &bytes);

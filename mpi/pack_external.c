@@ -5,7 +5,7 @@
  * representation these functions know; any other name is
  * MPI_ERR_UNSUPPORTED_DATAREP.
  */
-#include "mpi/type_impl.h"
+#include "obj/type_impl.h"
 #include "mpi/binding/gen/mpi_impl.h"
 #include "accel/accel.h"
 
@@ -14,24 +14,24 @@
 static int check_datarep(const char *datarep)
 {
     if (!datarep)
-        return mpi_errf(MPI_ERR_ARG, "datarep must not be NULL");
+        return obj_errf(MPI_ERR_ARG, "datarep must not be NULL");
     if (strcmp(datarep, "external32") == 0)
         return MPI_SUCCESS;
-    return mpi_errf(MPI_ERR_UNSUPPORTED_DATAREP,
+    return obj_errf(MPI_ERR_UNSUPPORTED_DATAREP,
                     "data representation \"%s\" (only \"external32\" is defined for packing)",
                     datarep);
 }
 
-static int ext32_bytes(const mpi_datatype_t *dt, MPI_Count count, const char *name,
+static int ext32_bytes(const obj_datatype_t *dt, MPI_Count count, const char *name,
                        MPI_Count *bytes)
 {
     if (count < 0)
-        return mpi_errf(MPI_ERR_COUNT, "invalid %s %lld (must be non-negative)", name,
+        return obj_errf(MPI_ERR_COUNT, "invalid %s %lld (must be non-negative)", name,
                         (long long)count);
     size_t n = 0;
     int rc = rail_dt_external32_size(dt->layout, count, &n);
     if (rc != MPI_SUCCESS)
-        return mpi_errf(rc, "datatype %s has no external32 representation",
+        return obj_errf(rc, "datatype %s has no external32 representation",
                         dt->name[0] ? dt->name : "(derived)");
     *bytes = (MPI_Count)n;
     return MPI_SUCCESS;
@@ -40,14 +40,14 @@ static int ext32_bytes(const mpi_datatype_t *dt, MPI_Count count, const char *na
 static int check_position(MPI_Count pos, MPI_Count size, const char *name)
 {
     if (size < 0)
-        return mpi_errf(MPI_ERR_ARG, "invalid %s size %lld", name, (long long)size);
+        return obj_errf(MPI_ERR_ARG, "invalid %s size %lld", name, (long long)size);
     if (pos >= 0 && pos <= size)
         return MPI_SUCCESS;
-    return mpi_errf(MPI_ERR_ARG, "position %lld is outside the %s of %lld bytes", (long long)pos,
+    return obj_errf(MPI_ERR_ARG, "position %lld is outside the %s of %lld bytes", (long long)pos,
                     name, (long long)size);
 }
 
-int mpii_pack_external_size(const char datarep[], MPI_Count incount, mpi_datatype_t *datatype,
+int mpii_pack_external_size(const char datarep[], MPI_Count incount, obj_datatype_t *datatype,
                             MPI_Count *size)
 {
     int rc = check_datarep(datarep);
@@ -55,7 +55,7 @@ int mpii_pack_external_size(const char datarep[], MPI_Count incount, mpi_datatyp
 }
 
 int mpii_pack_external(const char datarep[], const void *inbuf, MPI_Count incount,
-                       mpi_datatype_t *datatype, void *outbuf, MPI_Count outsize,
+                       obj_datatype_t *datatype, void *outbuf, MPI_Count outsize,
                        MPI_Count *position)
 {
     MPI_Count bytes = 0;
@@ -67,30 +67,30 @@ int mpii_pack_external(const char datarep[], const void *inbuf, MPI_Count incoun
     if (rc != MPI_SUCCESS)
         return rc;
     if (bytes > outsize - *position)
-        return mpi_errf(MPI_ERR_TRUNCATE, "%lld bytes do not fit in the %lld left of the output "
+        return obj_errf(MPI_ERR_TRUNCATE, "%lld bytes do not fit in the %lld left of the output "
                         "buffer", (long long)bytes, (long long)(outsize - *position));
     if (bytes == 0)
         return MPI_SUCCESS;
     if (!outbuf)
-        return mpi_errf(MPI_ERR_BUFFER, "outbuf is NULL");
+        return obj_errf(MPI_ERR_BUFFER, "outbuf is NULL");
     size_t pos = (size_t)*position;
     if (RAIL_UNLIKELY(accel_any_device_active) &&
-        (mpi_pack_is_device((const char *)inbuf + datatype->true_lb) ||
-         mpi_pack_is_device((char *)outbuf + pos)))
+        (obj_pack_is_device((const char *)inbuf + datatype->true_lb) ||
+         obj_pack_is_device((char *)outbuf + pos)))
         rc = rail_dt_pack_external32_cb(datatype->layout, incount, inbuf, outbuf,
-                                        (size_t)outsize, &pos, mpi_pack_accel_copy, NULL);
+                                        (size_t)outsize, &pos, obj_pack_accel_copy, NULL);
     else
         rc = rail_dt_pack_external32(datatype->layout, incount, inbuf, outbuf, (size_t)outsize,
                                      &pos);
     if (rc != MPI_SUCCESS)
-        return mpi_errf(rc, "external32 packing failed");
+        return obj_errf(rc, "external32 packing failed");
     *position = (MPI_Count)pos;
     return MPI_SUCCESS;
 }
 
 int mpii_unpack_external(const char datarep[], const void *inbuf, MPI_Count insize,
                          MPI_Count *position, void *outbuf, MPI_Count outcount,
-                         mpi_datatype_t *datatype)
+                         obj_datatype_t *datatype)
 {
     MPI_Count bytes = 0;
     int rc = check_datarep(datarep);
@@ -101,24 +101,24 @@ int mpii_unpack_external(const char datarep[], const void *inbuf, MPI_Count insi
     if (rc != MPI_SUCCESS)
         return rc;
     if (bytes > insize - *position)
-        return mpi_errf(MPI_ERR_TRUNCATE, "%lld elements need %lld bytes of external32 data, the "
+        return obj_errf(MPI_ERR_TRUNCATE, "%lld elements need %lld bytes of external32 data, the "
                         "input buffer has %lld left", (long long)outcount, (long long)bytes,
                         (long long)(insize - *position));
     if (bytes == 0)
         return MPI_SUCCESS;
     if (!inbuf)
-        return mpi_errf(MPI_ERR_BUFFER, "inbuf is NULL");
+        return obj_errf(MPI_ERR_BUFFER, "inbuf is NULL");
     size_t pos = (size_t)*position;
     if (RAIL_UNLIKELY(accel_any_device_active) &&
-        (mpi_pack_is_device((char *)outbuf + datatype->true_lb) ||
-         mpi_pack_is_device((const char *)inbuf + pos)))
+        (obj_pack_is_device((char *)outbuf + datatype->true_lb) ||
+         obj_pack_is_device((const char *)inbuf + pos)))
         rc = rail_dt_unpack_external32_cb(datatype->layout, outcount, outbuf, inbuf,
-                                          (size_t)insize, &pos, mpi_pack_accel_copy, NULL);
+                                          (size_t)insize, &pos, obj_pack_accel_copy, NULL);
     else
         rc = rail_dt_unpack_external32(datatype->layout, outcount, outbuf, inbuf, (size_t)insize,
                                        &pos);
     if (rc != MPI_SUCCESS)
-        return mpi_errf(rc, "external32 unpacking failed");
+        return obj_errf(rc, "external32 unpacking failed");
     *position = (MPI_Count)pos;
     return MPI_SUCCESS;
 }

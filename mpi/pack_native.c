@@ -5,33 +5,33 @@
  * layouts go through the engine's whole-buffer pack (no staging); device
  * memory on either side goes through accel_copy.
  */
-#include "mpi/type_impl.h"
+#include "obj/type_impl.h"
 #include "mpi/binding/gen/mpi_impl.h"
 #include "accel/accel.h"
 #include "accel/accel_dt.h"
 
 #include <string.h>
 
-int mpi_pack_accel_copy(void *dst, const void *src, size_t len, void *ctx)
+int obj_pack_accel_copy(void *dst, const void *src, size_t len, void *ctx)
 {
     (void)ctx;
     return accel_copy(dst, src, len, NULL);
 }
 
-bool mpi_pack_is_device(const void *ptr)
+bool obj_pack_is_device(const void *ptr)
 {
     return accel_is_device(ptr);
 }
 
 /* Bytes of count elements: MPI_ERR_COUNT when negative or too large. */
-static int packed_bytes(MPI_Count count, const mpi_datatype_t *dt, const char *name,
+static int packed_bytes(MPI_Count count, const obj_datatype_t *dt, const char *name,
                         MPI_Count *bytes)
 {
     if (count < 0)
-        return mpi_errf(MPI_ERR_COUNT, "invalid %s %lld (must be non-negative)", name,
+        return obj_errf(MPI_ERR_COUNT, "invalid %s %lld (must be non-negative)", name,
                         (long long)count);
     if (__builtin_mul_overflow(count, dt->size, bytes))
-        return mpi_errf(MPI_ERR_COUNT, "%s %lld of a %lld-byte datatype overflows", name,
+        return obj_errf(MPI_ERR_COUNT, "%s %lld of a %lld-byte datatype overflows", name,
                         (long long)count, (long long)dt->size);
     return MPI_SUCCESS;
 }
@@ -40,7 +40,7 @@ static int check_position(MPI_Count pos, MPI_Count size, const char *name)
 {
     if (pos >= 0 && pos <= size)
         return MPI_SUCCESS;
-    return mpi_errf(MPI_ERR_ARG, "position %lld is outside the %s of %lld bytes", (long long)pos,
+    return obj_errf(MPI_ERR_ARG, "position %lld is outside the %s of %lld bytes", (long long)pos,
                     name, (long long)size);
 }
 
@@ -54,7 +54,7 @@ static int pack_device(const struct rail_dt *l, MPI_Count count, const void *buf
     int rc = rail_dt_cursor_init(&c, l, count, buf);
     if (rc != MPI_SUCCESS)
         return rc;
-    rail_dt_cursor_set_copy(&c, mpi_pack_accel_copy, NULL);
+    rail_dt_cursor_set_copy(&c, obj_pack_accel_copy, NULL);
     size_t n = pack ? accel_dt_pack(&c, packed, bytes, like)
                     : accel_dt_unpack(&c, packed, bytes, like);
     if (rail_dt_cursor_status(&c) != MPI_SUCCESS)
@@ -62,8 +62,8 @@ static int pack_device(const struct rail_dt *l, MPI_Count count, const void *buf
     return n == bytes ? MPI_SUCCESS : MPI_ERR_INTERN;
 }
 
-int mpii_pack(const void *inbuf, MPI_Count incount, mpi_datatype_t *datatype, void *outbuf,
-              MPI_Count outsize, MPI_Count *position, mpi_comm_t *comm)
+int mpii_pack(const void *inbuf, MPI_Count incount, obj_datatype_t *datatype, void *outbuf,
+              MPI_Count outsize, MPI_Count *position, obj_comm_t *comm)
 {
     (void)comm;
     MPI_Count bytes = 0, pos = *position;
@@ -73,31 +73,31 @@ int mpii_pack(const void *inbuf, MPI_Count incount, mpi_datatype_t *datatype, vo
     if (rc != MPI_SUCCESS)
         return rc;
     if (RAIL_UNLIKELY(bytes > outsize - pos))
-        return mpi_errf(MPI_ERR_TRUNCATE, "%lld bytes do not fit in the %lld left of the output "
+        return obj_errf(MPI_ERR_TRUNCATE, "%lld bytes do not fit in the %lld left of the output "
                         "buffer", (long long)bytes, (long long)(outsize - pos));
     if (bytes == 0)
         return MPI_SUCCESS;
     if (RAIL_UNLIKELY(!outbuf))
-        return mpi_errf(MPI_ERR_BUFFER, "outbuf is NULL");
+        return obj_errf(MPI_ERR_BUFFER, "outbuf is NULL");
     char *dst = (char *)outbuf + pos;
     const struct rail_dt *l = datatype->layout;
     const char *user = (const char *)inbuf + datatype->true_lb;
     if (RAIL_UNLIKELY(accel_any_device_active) &&
-        (mpi_pack_is_device(user) || mpi_pack_is_device(dst)))
+        (obj_pack_is_device(user) || obj_pack_is_device(dst)))
         rc = pack_device(l, incount, inbuf, dst, (size_t)bytes,
-                         mpi_pack_is_device(user) ? (const void *)user : dst, true);
+                         obj_pack_is_device(user) ? (const void *)user : dst, true);
     else if (rail_dt_is_contig(l, incount))
         memcpy(dst, rail_dt_contig_ptr(l, incount, inbuf), (size_t)bytes);
     else
         rc = rail_dt_pack_all(l, incount, inbuf, dst, (size_t)bytes, NULL);
     if (rc != MPI_SUCCESS)
-        return mpi_errf(rc, "packing failed");
+        return obj_errf(rc, "packing failed");
     *position = pos + bytes;
     return MPI_SUCCESS;
 }
 
 int mpii_unpack(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
-                MPI_Count outcount, mpi_datatype_t *datatype, mpi_comm_t *comm)
+                MPI_Count outcount, obj_datatype_t *datatype, obj_comm_t *comm)
 {
     (void)comm;
     MPI_Count bytes = 0, pos = *position;
@@ -107,31 +107,31 @@ int mpii_unpack(const void *inbuf, MPI_Count insize, MPI_Count *position, void *
     if (rc != MPI_SUCCESS)
         return rc;
     if (RAIL_UNLIKELY(bytes > insize - pos))
-        return mpi_errf(MPI_ERR_TRUNCATE, "%lld elements need %lld bytes, the input buffer has "
+        return obj_errf(MPI_ERR_TRUNCATE, "%lld elements need %lld bytes, the input buffer has "
                         "%lld left", (long long)outcount, (long long)bytes,
                         (long long)(insize - pos));
     if (bytes == 0)
         return MPI_SUCCESS;
     if (RAIL_UNLIKELY(!inbuf))
-        return mpi_errf(MPI_ERR_BUFFER, "inbuf is NULL");
+        return obj_errf(MPI_ERR_BUFFER, "inbuf is NULL");
     const char *src = (const char *)inbuf + pos;
     const struct rail_dt *l = datatype->layout;
     const char *user = (const char *)outbuf + datatype->true_lb;
     if (RAIL_UNLIKELY(accel_any_device_active) &&
-        (mpi_pack_is_device(user) || mpi_pack_is_device(src)))
+        (obj_pack_is_device(user) || obj_pack_is_device(src)))
         rc = pack_device(l, outcount, outbuf, (void *)src, (size_t)bytes,
-                         mpi_pack_is_device(user) ? (const void *)user : src, false);
+                         obj_pack_is_device(user) ? (const void *)user : src, false);
     else if (rail_dt_is_contig(l, outcount))
         memcpy(rail_dt_contig_ptr(l, outcount, outbuf), src, (size_t)bytes);
     else
         rc = rail_dt_unpack_all(l, outcount, outbuf, src, (size_t)bytes, NULL);
     if (rc != MPI_SUCCESS)
-        return mpi_errf(rc, "unpacking failed");
+        return obj_errf(rc, "unpacking failed");
     *position = pos + bytes;
     return MPI_SUCCESS;
 }
 
-int mpii_pack_size(MPI_Count incount, mpi_datatype_t *datatype, mpi_comm_t *comm, MPI_Count *size)
+int mpii_pack_size(MPI_Count incount, obj_datatype_t *datatype, obj_comm_t *comm, MPI_Count *size)
 {
     (void)comm;
     return packed_bytes(incount, datatype, "incount", size);

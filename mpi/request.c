@@ -10,8 +10,9 @@
 #include "base/rail.h"
 #include "base/progress.h"
 #include "mpi/mpi_err.h"
-#include "mpi/mpi_errcode.h"
-#include "mpi/mpi_request.h"
+#include "mpi/mpi_status.h"
+#include "obj/errcode.h"
+#include "obj/request.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,7 @@ void mpi_status_set_cancelled_flag(MPI_Status *st, int flag)
     st->internal[2] = flag != 0;
 }
 
-void mpi_status_write(MPI_Status *dst, const mpi_req_status_t *src, bool with_error)
+void mpi_status_write(MPI_Status *dst, const obj_req_status_t *src, bool with_error)
 {
     if (dst == MPI_STATUS_IGNORE)
         return;
@@ -55,7 +56,7 @@ void mpi_status_write(MPI_Status *dst, const mpi_req_status_t *src, bool with_er
     dst->internal[4] = 0;
 }
 
-void mpi_status_read(const MPI_Status *src, mpi_req_status_t *dst)
+void mpi_status_read(const MPI_Status *src, obj_req_status_t *dst)
 {
     dst->source = src->MPI_SOURCE;
     dst->tag = src->MPI_TAG;
@@ -67,23 +68,23 @@ void mpi_status_read(const MPI_Status *src, mpi_req_status_t *dst)
 
 static void status_empty_out(MPI_Status *st, bool with_error)
 {
-    mpi_req_status_t e;
-    mpi_req_status_empty(&e);
+    obj_req_status_t e;
+    obj_req_status_empty(&e);
     mpi_status_write(st, &e, with_error);
 }
 
 /* ------------------------------------------------------------ errors */
 
-int mpi_request_error(mpi_request_t *req)
+int mpi_request_error(obj_request_t *req)
 {
-    const mpi_req_status_t *st = &req->status;
+    const obj_req_status_t *st = &req->status;
     if (st->error != MPI_SUCCESS)
         mpi_err_use_comm(req->comm);
     switch (st->error) {
     case MPI_SUCCESS:
         return MPI_SUCCESS;
     case MPI_ERR_TRUNCATE:
-        return mpi_errf(MPI_ERR_TRUNCATE,
+        return obj_errf(MPI_ERR_TRUNCATE,
                         "message of %lld bytes from rank %d (tag %d) truncated to %lld-byte "
                         "receive buffer",
                         (long long)st->msg_len, st->source, st->tag, (long long)st->count);
@@ -94,13 +95,13 @@ int mpi_request_error(mpi_request_t *req)
 
 /* ------------------------------------------------------------ one request */
 
-static inline bool req_inactive(const mpi_request_t *req)
+static inline bool req_inactive(const obj_request_t *req)
 {
-    return (req->flags & MPI_REQ_FLAG_PERSISTENT) && !(req->flags & MPI_REQ_FLAG_ACTIVE);
+    return (req->flags & OBJ_REQ_FLAG_PERSISTENT) && !(req->flags & OBJ_REQ_FLAG_ACTIVE);
 }
 
 /* Report a complete request and release it (or make it inactive). */
-static int request_report(MPI_Request *handle, mpi_request_t *req, MPI_Status *status,
+static int request_report(MPI_Request *handle, obj_request_t *req, MPI_Status *status,
                           bool with_error)
 {
     if (req->ops->query)
@@ -110,8 +111,8 @@ static int request_report(MPI_Request *handle, mpi_request_t *req, MPI_Status *s
     if (err != MPI_SUCCESS)
         err = mpi_request_error(req);
     RAIL_CS_ENTER();
-    if (req->flags & MPI_REQ_FLAG_PERSISTENT) {
-        req->flags &= (uint8_t)~MPI_REQ_FLAG_ACTIVE;
+    if (req->flags & OBJ_REQ_FLAG_PERSISTENT) {
+        req->flags &= (uint8_t)~OBJ_REQ_FLAG_ACTIVE;
     } else {
         req->ops->release(req);
         *handle = MPI_REQUEST_NULL;
@@ -122,28 +123,28 @@ static int request_report(MPI_Request *handle, mpi_request_t *req, MPI_Status *s
 
 int mpi_request_wait_one(MPI_Request *handle, MPI_Status *status)
 {
-    mpi_request_t *req = (mpi_request_t *)mpi_obj_of_handle(*handle);
+    obj_request_t *req = (obj_request_t *)obj_of_handle(*handle);
     if (req_inactive(req)) {
         status_empty_out(status, false);
         return MPI_SUCCESS;
     }
-    mpi_request_wait_complete(req);
+    obj_request_wait_complete(req);
     return request_report(handle, req, status, false);
 }
 
 /* Look up a handle of an array: NULL for MPI_REQUEST_NULL. */
-static int lookup_at(const MPI_Request *reqs, int i, mpi_request_t **out)
+static int lookup_at(const MPI_Request *reqs, int i, obj_request_t **out)
 {
-    int rc = mpi_request_lookup_null(reqs[i], out);
+    int rc = obj_request_lookup_null(reqs[i], out);
     if (rc != MPI_SUCCESS)
-        return mpi_errf(rc, "invalid request in array_of_requests[%d]", i);
+        return obj_errf(rc, "invalid request in array_of_requests[%d]", i);
     return MPI_SUCCESS;
 }
 
 int mpii_wait(MPI_Request *request, MPI_Status *status)
 {
-    mpi_request_t *req = NULL;
-    int rc = mpi_request_lookup_null(*request, &req);
+    obj_request_t *req = NULL;
+    int rc = obj_request_lookup_null(*request, &req);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!req) {
@@ -155,8 +156,8 @@ int mpii_wait(MPI_Request *request, MPI_Status *status)
 
 int mpii_test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    mpi_request_t *req = NULL;
-    int rc = mpi_request_lookup_null(*request, &req);
+    obj_request_t *req = NULL;
+    int rc = obj_request_lookup_null(*request, &req);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!req || req_inactive(req)) {
@@ -164,9 +165,9 @@ int mpii_test(MPI_Request *request, int *flag, MPI_Status *status)
         status_empty_out(status, false);
         return MPI_SUCCESS;
     }
-    if (!mpi_request_is_complete(req))
+    if (!obj_request_is_complete(req))
         rail_progress();
-    if (!mpi_request_is_complete(req)) {
+    if (!obj_request_is_complete(req)) {
         *flag = 0;
         return MPI_SUCCESS;
     }
@@ -178,7 +179,7 @@ int mpii_test(MPI_Request *request, int *flag, MPI_Status *status)
 
 typedef struct reqs_arg {
     int n;
-    mpi_request_t **objs;   /* NULL: null or inactive (ignored) */
+    obj_request_t **objs;   /* NULL: null or inactive (ignored) */
     bool all;               /* wait for all (else: any) */
     int first;              /* all: the requests before this one are complete */
 } reqs_arg_t;
@@ -194,7 +195,7 @@ static bool reqs_done(void *arg)
     for (int i = a->all ? a->first : 0; i < a->n; i++) {
         if (!a->objs[i])
             continue;
-        bool c = mpi_request_is_complete(a->objs[i]);
+        bool c = obj_request_is_complete(a->objs[i]);
         if (a->all && !c) {
             a->first = i;
             return false;
@@ -208,7 +209,7 @@ static bool reqs_done(void *arg)
 }
 
 /* Objects of the array; *active: how many are non-null and active. */
-static int reqs_objs(int n, const MPI_Request reqs[], mpi_request_t **objs, int *active)
+static int reqs_objs(int n, const MPI_Request reqs[], obj_request_t **objs, int *active)
 {
     *active = 0;
     for (int i = 0; i < n; i++) {
@@ -225,14 +226,14 @@ static int reqs_objs(int n, const MPI_Request reqs[], mpi_request_t **objs, int 
 
 #define REQS_STACK 32
 
-static mpi_request_t **objs_alloc(int n, mpi_request_t **stack)
+static obj_request_t **objs_alloc(int n, obj_request_t **stack)
 {
     if (n <= REQS_STACK)
         return stack;
-    return malloc((size_t)n * sizeof(mpi_request_t *));
+    return malloc((size_t)n * sizeof(obj_request_t *));
 }
 
-static void objs_free(mpi_request_t **objs, mpi_request_t **stack)
+static void objs_free(obj_request_t **objs, obj_request_t **stack)
 {
     if (objs != stack)
         free(objs);
@@ -246,14 +247,14 @@ static MPI_Status *status_at(MPI_Status *arr, int i)
 /* MPI_ERR_IN_STATUS with a message naming the first failed request. */
 static int in_status_error(int failed, int total, int first, int first_err)
 {
-    return mpi_errf(MPI_ERR_IN_STATUS,
+    return obj_errf(MPI_ERR_IN_STATUS,
                     "%d of %d requests failed (the first, array_of_requests[%d], with %s); see "
                     "the MPI_ERROR field of the statuses",
-                    failed, total, first, mpi_errcode_class_name(mpi_errcode_class(first_err)));
+                    failed, total, first, obj_errcode_class_name(obj_errcode_class(first_err)));
 }
 
 /* Report every request of objs (all complete). */
-static int report_all(int n, MPI_Request reqs[], mpi_request_t **objs, MPI_Status statuses[])
+static int report_all(int n, MPI_Request reqs[], obj_request_t **objs, MPI_Status statuses[])
 {
     int failed = 0, first = -1, first_err = MPI_SUCCESS;
     for (int i = 0; i < n; i++) {
@@ -272,8 +273,8 @@ static int report_all(int n, MPI_Request reqs[], mpi_request_t **objs, MPI_Statu
 
 int mpii_waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
-    mpi_request_t *stack[REQS_STACK];
-    mpi_request_t **objs = objs_alloc(count, stack);
+    obj_request_t *stack[REQS_STACK];
+    obj_request_t **objs = objs_alloc(count, stack);
     int active, rc;
     if (!objs)
         return MPI_ERR_NO_MEM;
@@ -290,8 +291,8 @@ int mpii_waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
 int mpii_testall(int count, MPI_Request array_of_requests[], int *flag,
                  MPI_Status array_of_statuses[])
 {
-    mpi_request_t *stack[REQS_STACK];
-    mpi_request_t **objs = objs_alloc(count, stack);
+    obj_request_t *stack[REQS_STACK];
+    obj_request_t **objs = objs_alloc(count, stack);
     int active, rc;
     if (!objs)
         return MPI_ERR_NO_MEM;
@@ -308,10 +309,10 @@ int mpii_testall(int count, MPI_Request array_of_requests[], int *flag,
     return rc;
 }
 
-static int first_complete(int n, mpi_request_t **objs)
+static int first_complete(int n, obj_request_t **objs)
 {
     for (int i = 0; i < n; i++)
-        if (objs[i] && mpi_request_is_complete(objs[i]))
+        if (objs[i] && obj_request_is_complete(objs[i]))
             return i;
     return -1;
 }
@@ -319,8 +320,8 @@ static int first_complete(int n, mpi_request_t **objs)
 static int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status,
                       bool wait)
 {
-    mpi_request_t *stack[REQS_STACK];
-    mpi_request_t **objs = objs_alloc(count, stack);
+    obj_request_t *stack[REQS_STACK];
+    obj_request_t **objs = objs_alloc(count, stack);
     int active, rc;
     if (!objs)
         return MPI_ERR_NO_MEM;
@@ -367,8 +368,8 @@ int mpii_testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 static int some_common(int incount, MPI_Request reqs[], int *outcount, int indices[],
                        MPI_Status statuses[], bool wait)
 {
-    mpi_request_t *stack[REQS_STACK];
-    mpi_request_t **objs = objs_alloc(incount, stack);
+    obj_request_t *stack[REQS_STACK];
+    obj_request_t **objs = objs_alloc(incount, stack);
     int active, rc;
     if (!objs)
         return MPI_ERR_NO_MEM;
@@ -386,7 +387,7 @@ static int some_common(int incount, MPI_Request reqs[], int *outcount, int indic
         rail_progress();
     int n = 0, failed = 0, first = -1, first_err = MPI_SUCCESS;
     for (int i = 0; i < incount; i++) {
-        if (!objs[i] || !mpi_request_is_complete(objs[i]))
+        if (!objs[i] || !obj_request_is_complete(objs[i]))
             continue;
         indices[n] = i;
         int e = request_report(&reqs[i], objs[i], status_at(statuses, n), true);
@@ -421,14 +422,14 @@ int mpii_testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 /* ------------------------------------------------------------ get_status */
 
 /* Status of a request without releasing it; *flag: complete. */
-static void peek_status(mpi_request_t *req, int *flag, MPI_Status *status, bool with_error)
+static void peek_status(obj_request_t *req, int *flag, MPI_Status *status, bool with_error)
 {
     if (!req || req_inactive(req)) {
         *flag = 1;
         status_empty_out(status, with_error);
         return;
     }
-    *flag = mpi_request_is_complete(req);
+    *flag = obj_request_is_complete(req);
     if (*flag) {
         if (req->ops->query)
             req->ops->query(req);
@@ -436,9 +437,9 @@ static void peek_status(mpi_request_t *req, int *flag, MPI_Status *status, bool 
     }
 }
 
-int mpii_request_get_status(mpi_request_t *request, int *flag, MPI_Status *status)
+int mpii_request_get_status(obj_request_t *request, int *flag, MPI_Status *status)
 {
-    if (request && !req_inactive(request) && !mpi_request_is_complete(request))
+    if (request && !req_inactive(request) && !obj_request_is_complete(request))
         rail_progress();
     peek_status(request, flag, status, false);
     return MPI_SUCCESS;
@@ -447,8 +448,8 @@ int mpii_request_get_status(mpi_request_t *request, int *flag, MPI_Status *statu
 int mpii_request_get_status_any(int count, const MPI_Request array_of_requests[], int *index,
                                 int *flag, MPI_Status *status)
 {
-    mpi_request_t *stack[REQS_STACK];
-    mpi_request_t **objs = objs_alloc(count, stack);
+    obj_request_t *stack[REQS_STACK];
+    obj_request_t **objs = objs_alloc(count, stack);
     int active, rc;
     if (!objs)
         return MPI_ERR_NO_MEM;
@@ -475,8 +476,8 @@ int mpii_request_get_status_any(int count, const MPI_Request array_of_requests[]
 int mpii_request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
                                 MPI_Status array_of_statuses[])
 {
-    mpi_request_t *stack[REQS_STACK];
-    mpi_request_t **objs = objs_alloc(count, stack);
+    obj_request_t *stack[REQS_STACK];
+    obj_request_t **objs = objs_alloc(count, stack);
     int active, rc;
     if (!objs)
         return MPI_ERR_NO_MEM;
@@ -506,8 +507,8 @@ int mpii_request_get_status_some(int incount, const MPI_Request array_of_request
                                  int *outcount, int array_of_indices[],
                                  MPI_Status array_of_statuses[])
 {
-    mpi_request_t *stack[REQS_STACK];
-    mpi_request_t **objs = objs_alloc(incount, stack);
+    obj_request_t *stack[REQS_STACK];
+    obj_request_t **objs = objs_alloc(incount, stack);
     int active, rc;
     if (!objs)
         return MPI_ERR_NO_MEM;
@@ -520,7 +521,7 @@ int mpii_request_get_status_some(int incount, const MPI_Request array_of_request
                 rail_progress();
             int n = 0, failed = 0, first = -1, first_err = MPI_SUCCESS;
             for (int i = 0; i < incount; i++) {
-                if (!objs[i] || !mpi_request_is_complete(objs[i]))
+                if (!objs[i] || !obj_request_is_complete(objs[i]))
                     continue;
                 int f;
                 array_of_indices[n] = i;
@@ -544,15 +545,15 @@ int mpii_request_get_status_some(int incount, const MPI_Request array_of_request
 
 int mpii_request_free(MPI_Request *request)
 {
-    mpi_request_t *req = NULL;
-    int rc = mpi_request_lookup(*request, &req);
+    obj_request_t *req = NULL;
+    int rc = obj_request_lookup(*request, &req);
     if (rc != MPI_SUCCESS)
         return rc;
     RAIL_CS_ENTER();
-    if (req_inactive(req) || mpi_request_is_complete(req))
+    if (req_inactive(req) || obj_request_is_complete(req))
         req->ops->release(req);
     else
-        req->flags |= MPI_REQ_FLAG_FREED;
+        req->flags |= OBJ_REQ_FLAG_FREED;
     RAIL_CS_EXIT();
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
@@ -560,30 +561,30 @@ int mpii_request_free(MPI_Request *request)
 
 int mpii_cancel(MPI_Request *request)
 {
-    mpi_request_t *req = NULL;
-    int rc = mpi_request_lookup(*request, &req);
+    obj_request_t *req = NULL;
+    int rc = obj_request_lookup(*request, &req);
     if (rc != MPI_SUCCESS)
         return rc;
     if (req_inactive(req))
-        return mpi_errf(MPI_ERR_REQUEST, "cannot cancel an inactive persistent request");
-    if (req->ops->cancel && !mpi_request_is_complete(req))
+        return obj_errf(MPI_ERR_REQUEST, "cannot cancel an inactive persistent request");
+    if (req->ops->cancel && !obj_request_is_complete(req))
         return req->ops->cancel(req);
     return MPI_SUCCESS;
 }
 
 static int start_one(MPI_Request *handle, int index)
 {
-    mpi_request_t *req = NULL;
-    int rc = mpi_request_lookup(*handle, &req);
+    obj_request_t *req = NULL;
+    int rc = obj_request_lookup(*handle, &req);
     if (rc != MPI_SUCCESS) {
         if (index >= 0)
-            return mpi_errf(rc, "invalid request in array_of_requests[%d]", index);
+            return obj_errf(rc, "invalid request in array_of_requests[%d]", index);
         return rc;
     }
-    if (!(req->flags & MPI_REQ_FLAG_PERSISTENT) || !req->ops->start)
-        return mpi_errf(MPI_ERR_REQUEST, "MPI_Start needs a persistent request");
-    if (req->flags & MPI_REQ_FLAG_ACTIVE)
-        return mpi_errf(MPI_ERR_REQUEST, "the persistent request is already active");
+    if (!(req->flags & OBJ_REQ_FLAG_PERSISTENT) || !req->ops->start)
+        return obj_errf(MPI_ERR_REQUEST, "MPI_Start needs a persistent request");
+    if (req->flags & OBJ_REQ_FLAG_ACTIVE)
+        return obj_errf(MPI_ERR_REQUEST, "the persistent request is already active");
     return req->ops->start(req);
 }
 
@@ -604,30 +605,30 @@ int mpii_startall(int count, MPI_Request array_of_requests[])
 
 /* ------------------------------------------------------------ complete requests */
 
-static void done_release(mpi_request_t *req)
+static void done_release(obj_request_t *req)
 {
-    req->obj.kind = MPI_OBJ_FREED;
+    req->obj.kind = OBJ_FREED;
     free(req);
 }
 
-static int done_start(mpi_request_t *req)
+static int done_start(obj_request_t *req)
 {
-    req->flags |= MPI_REQ_FLAG_ACTIVE;
+    req->flags |= OBJ_REQ_FLAG_ACTIVE;
     return MPI_SUCCESS;
 }
 
-static const mpi_request_ops_t done_ops = { .release = done_release, .start = done_start };
+static const obj_request_ops_t done_ops = { .release = done_release, .start = done_start };
 
-int mpi_request_new_complete(const mpi_req_status_t *st, bool persistent, MPI_Request *handle)
+int mpi_request_new_complete(const obj_req_status_t *st, bool persistent, MPI_Request *handle)
 {
-    mpi_request_t *req = malloc(sizeof(*req));
+    obj_request_t *req = malloc(sizeof(*req));
     if (!req)
         return MPI_ERR_NO_MEM;
-    mpi_request_init(req, MPI_REQ_SEND, &done_ops, NULL);
+    obj_request_init(req, OBJ_REQ_SEND, &done_ops, NULL);
     req->status = *st;
     req->complete = 1;
     if (persistent)
-        req->flags |= MPI_REQ_FLAG_PERSISTENT;
+        req->flags |= OBJ_REQ_FLAG_PERSISTENT;
     *handle = (MPI_Request)req;
     return MPI_SUCCESS;
 }

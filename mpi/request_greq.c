@@ -10,36 +10,37 @@
 #include "base/rail.h"
 #include "base/progress.h"
 #include "mpi/mpi_err.h"
-#include "mpi/mpi_request.h"
+#include "mpi/mpi_status.h"
+#include "obj/request.h"
 
 #include <stdlib.h>
 
 typedef struct mpi_greq {
-    mpi_request_t req;
+    obj_request_t req;
     MPI_Grequest_query_function *query_fn;
     MPI_Grequest_free_function *free_fn;
     MPI_Grequest_cancel_function *cancel_fn;
     void *extra_state;
 } mpi_greq_t;
 
-static void greq_release(mpi_request_t *req)
+static void greq_release(obj_request_t *req)
 {
     mpi_greq_t *g = (mpi_greq_t *)req;
     if (g->free_fn)
         g->free_fn(g->extra_state);
-    req->obj.kind = MPI_OBJ_FREED;
+    req->obj.kind = OBJ_FREED;
     free(g);
 }
 
-static int greq_cancel(mpi_request_t *req)
+static int greq_cancel(obj_request_t *req)
 {
     mpi_greq_t *g = (mpi_greq_t *)req;
     if (!g->cancel_fn)
         return MPI_SUCCESS;
-    return g->cancel_fn(g->extra_state, mpi_request_is_complete(req));
+    return g->cancel_fn(g->extra_state, obj_request_is_complete(req));
 }
 
-static int greq_query(mpi_request_t *req)
+static int greq_query(obj_request_t *req)
 {
     mpi_greq_t *g = (mpi_greq_t *)req;
     if (!g->query_fn)
@@ -56,7 +57,7 @@ static int greq_query(mpi_request_t *req)
     return rc;
 }
 
-static const mpi_request_ops_t greq_ops = {
+static const obj_request_ops_t greq_ops = {
     .release = greq_release,
     .cancel = greq_cancel,
     .query = greq_query,
@@ -68,8 +69,8 @@ int mpii_grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
 {
     mpi_greq_t *g = malloc(sizeof(*g));
     if (!g)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory for a generalized request");
-    mpi_request_init(&g->req, MPI_REQ_GREQ, &greq_ops, NULL);
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory for a generalized request");
+    obj_request_init(&g->req, OBJ_REQ_GREQ, &greq_ops, NULL);
     g->query_fn = query_fn;
     g->free_fn = free_fn;
     g->cancel_fn = cancel_fn;
@@ -78,14 +79,14 @@ int mpii_grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
     return MPI_SUCCESS;
 }
 
-int mpii_grequest_complete(mpi_request_t *request)
+int mpii_grequest_complete(obj_request_t *request)
 {
-    if (request->kind != MPI_REQ_GREQ)
-        return mpi_errf(MPI_ERR_REQUEST, "MPI_Grequest_complete needs a generalized request");
-    if (mpi_request_is_complete(request))
-        return mpi_errf(MPI_ERR_REQUEST, "generalized request completed twice");
+    if (request->kind != OBJ_REQ_GREQ)
+        return obj_errf(MPI_ERR_REQUEST, "MPI_Grequest_complete needs a generalized request");
+    if (obj_request_is_complete(request))
+        return obj_errf(MPI_ERR_REQUEST, "generalized request completed twice");
     RAIL_CS_ENTER();
-    mpi_request_complete(request);
+    obj_request_complete(request);
     RAIL_CS_EXIT();
     rail_progress_wake();
     return MPI_SUCCESS;

@@ -1,7 +1,7 @@
-/* Topology objects (mpi_topo.h): copy, free, common helpers; MPI_Topo_test
+/* Topology objects (obj_topo.h): copy, free, common helpers; MPI_Topo_test
  * and MPI_Dims_create. */
-#include "mpi/mpi_comm_int.h"
-#include "mpi/mpi_topo.h"
+#include "obj/comm_int.h"
+#include "obj/topo.h"
 #include "mpi/binding/gen/mpi_impl.h"
 
 #include <stdlib.h>
@@ -21,7 +21,7 @@ int *topo_dup_ints(const int *src, int n, bool *ok)
     return d;
 }
 
-void mpi_topo_free(mpi_topo_t *t)
+void obj_topo_free(obj_topo_t *t)
 {
     if (!t)
         return;
@@ -41,14 +41,14 @@ void mpi_topo_free(mpi_topo_t *t)
     free(t);
 }
 
-int mpi_topo_copy(const mpi_topo_t *src, mpi_topo_t **out)
+int obj_topo_copy(const obj_topo_t *src, obj_topo_t **out)
 {
     *out = NULL;
     if (!src)
         return MPI_SUCCESS;
-    mpi_topo_t *t = calloc(1, sizeof(*t));
+    obj_topo_t *t = calloc(1, sizeof(*t));
     if (!t)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory copying a topology");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory copying a topology");
     bool ok = true;
     *t = *src;
     t->in = topo_dup_ints(src->in, src->indegree, &ok);
@@ -67,44 +67,44 @@ int mpi_topo_copy(const mpi_topo_t *src, mpi_topo_t **out)
                                          &ok);
     }
     if (!ok) {
-        mpi_topo_free(t);
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory copying a topology");
+        obj_topo_free(t);
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory copying a topology");
     }
     *out = t;
     return MPI_SUCCESS;
 }
 
-int topo_of(const mpi_comm_t *comm, int kind, const mpi_topo_t **t)
+int topo_of(const obj_comm_t *comm, int kind, const obj_topo_t **t)
 {
     static const char *names[] = {"a Cartesian", "a graph", "a distributed graph"};
     *t = comm->topo;
     if (*t && (*t)->kind == kind)
         return MPI_SUCCESS;
-    return mpi_errf(MPI_ERR_TOPOLOGY, "the communicator does not have %s topology",
+    return obj_errf(MPI_ERR_TOPOLOGY, "the communicator does not have %s topology",
                     names[kind - MPI_CART]);
 }
 
 /* A communicator of the first n processes of comm_old (n <= its size);
  * *out NULL at the others. */
-int topo_comm_first(mpi_comm_t *comm_old, int n, mpi_comm_t **out)
+int topo_comm_first(obj_comm_t *comm_old, int n, obj_comm_t **out)
 {
     int *w = malloc((size_t)RAIL_MAX(n, 1) * sizeof(int));
     if (!w)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     for (int i = 0; i < n; i++)
-        w[i] = mpi_group_world_rank(comm_old->group, i);
-    mpi_group_t *g;
-    int rc = mpi_group_make(n, w, comm_old->session, &g);
+        w[i] = obj_group_world_rank(comm_old->group, i);
+    obj_group_t *g;
+    int rc = obj_group_make(n, w, comm_old->session, &g);
     if (rc != MPI_SUCCESS)
         return rc;
     rc = comm_create_intra(comm_old, g, out);
-    mpi_group_release(g);
+    obj_group_release(g);
     return rc;
 }
 
 /* ------------------------------------------------------------ Topo_test */
 
-int mpii_topo_test(mpi_comm_t *comm, int *status)
+int mpii_topo_test(obj_comm_t *comm, int *status)
 {
     *status = comm->topo ? comm->topo->kind : MPI_UNDEFINED;
     return MPI_SUCCESS;
@@ -220,23 +220,23 @@ static bool balanced(int m, int k, int *out)
 static int dims_check(int nnodes, int ndims, const int dims[], int *fixed, int *nfree)
 {
     if (nnodes <= 0)
-        return mpi_errf(MPI_ERR_ARG, "invalid nnodes %d (must be positive)", nnodes);
+        return obj_errf(MPI_ERR_ARG, "invalid nnodes %d (must be positive)", nnodes);
     if (ndims < 0)
-        return mpi_errf(MPI_ERR_DIMS, "invalid ndims %d", ndims);
+        return obj_errf(MPI_ERR_DIMS, "invalid ndims %d", ndims);
     if (ndims > 0 && !dims)
-        return mpi_errf(MPI_ERR_ARG, "argument 'dims' must not be NULL");
+        return obj_errf(MPI_ERR_ARG, "argument 'dims' must not be NULL");
     long long prod = 1;
     *nfree = 0;
     for (int i = 0; i < ndims; i++) {
         if (dims[i] < 0)
-            return mpi_errf(MPI_ERR_DIMS, "dims[%d] = %d is negative", i, dims[i]);
+            return obj_errf(MPI_ERR_DIMS, "dims[%d] = %d is negative", i, dims[i]);
         if (dims[i] == 0)
             (*nfree)++;
         else if ((prod *= dims[i]) > nnodes)
             break;
     }
     if (prod > nnodes || nnodes % prod != 0 || (*nfree == 0 && prod != nnodes))
-        return mpi_errf(MPI_ERR_DIMS, "%d processes cannot be arranged with the dimensions "
+        return obj_errf(MPI_ERR_DIMS, "%d processes cannot be arranged with the dimensions "
                         "given (the fixed ones multiply to %lld)", nnodes, prod);
     *fixed = (int)prod;
     return MPI_SUCCESS;
@@ -250,10 +250,10 @@ int mpii_dims_create(int nnodes, int ndims, int dims[])
         return rc;
     int *f = malloc((size_t)nfree * sizeof(int));
     if (!f)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     if (!balanced(nnodes / fixed, nfree, f)) {
         free(f);
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     }
     for (int i = 0, k = 0; i < ndims; i++)
         if (dims[i] == 0)

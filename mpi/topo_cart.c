@@ -1,8 +1,8 @@
 /* Cartesian topologies: MPI_Cart_create, _get, _rank, _coords, _shift,
  * _sub, _map, MPI_Cartdim_get.  Ranks are row-major in the coordinates
  * (the last dimension varies fastest); reorder is ignored (identity). */
-#include "mpi/mpi_comm_int.h"
-#include "mpi/mpi_topo.h"
+#include "obj/comm_int.h"
+#include "obj/topo.h"
 #include "mpi/binding/gen/mpi_impl.h"
 
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 
 /* ------------------------------------------------------------ helpers */
 
-void mpi_topo_cart_coords(const mpi_topo_t *t, int rank, int coords[])
+void obj_topo_cart_coords(const obj_topo_t *t, int rank, int coords[])
 {
     for (int d = t->u.cart.ndims - 1; d >= 0; d--) {
         coords[d] = rank % t->u.cart.dims[d];
@@ -18,7 +18,7 @@ void mpi_topo_cart_coords(const mpi_topo_t *t, int rank, int coords[])
     }
 }
 
-int mpi_topo_cart_rank(const mpi_topo_t *t, const int coords[], int *rank)
+int obj_topo_cart_rank(const obj_topo_t *t, const int coords[], int *rank)
 {
     int r = 0;
     for (int d = 0; d < t->u.cart.ndims; d++) {
@@ -26,7 +26,7 @@ int mpi_topo_cart_rank(const mpi_topo_t *t, const int coords[], int *rank)
         if (t->u.cart.periods[d])
             c = ((c % n) + n) % n;
         else if (c < 0 || c >= n)
-            return mpi_errf(MPI_ERR_RANK, "coordinate %d out of range 0..%d in non-periodic "
+            return obj_errf(MPI_ERR_RANK, "coordinate %d out of range 0..%d in non-periodic "
                             "dimension %d", coords[d], n - 1, d);
         r = r * n + c;
     }
@@ -36,7 +36,7 @@ int mpi_topo_cart_rank(const mpi_topo_t *t, const int coords[], int *rank)
 
 /* Rank at displacement disp along dimension d from coords (PROC_NULL off a
  * non-periodic edge). */
-static int cart_neighbor(const mpi_topo_t *t, const int *coords, int d, int disp)
+static int cart_neighbor(const obj_topo_t *t, const int *coords, int d, int disp)
 {
     int save = coords[d], n = t->u.cart.dims[d], r;
     int c = save + disp;
@@ -44,7 +44,7 @@ static int cart_neighbor(const mpi_topo_t *t, const int *coords, int d, int disp
         return MPI_PROC_NULL;
     int *cc = (int *)coords;
     cc[d] = c;
-    mpi_topo_cart_rank(t, cc, &r);
+    obj_topo_cart_rank(t, cc, &r);
     cc[d] = save;
     return r;
 }
@@ -53,29 +53,29 @@ static int cart_neighbor(const mpi_topo_t *t, const int *coords, int d, int disp
 static int cart_check(int ndims, const int dims[], const int periods[], int size, int *total)
 {
     if (ndims < 0)
-        return mpi_errf(MPI_ERR_DIMS, "invalid ndims %d", ndims);
+        return obj_errf(MPI_ERR_DIMS, "invalid ndims %d", ndims);
     if (ndims > 0 && (!dims || !periods))
-        return mpi_errf(MPI_ERR_ARG, "dims and periods must not be NULL");
+        return obj_errf(MPI_ERR_ARG, "dims and periods must not be NULL");
     long long p = 1;
     for (int d = 0; d < ndims; d++) {
         if (dims[d] <= 0)
-            return mpi_errf(MPI_ERR_DIMS, "dims[%d] = %d (must be positive)", d, dims[d]);
+            return obj_errf(MPI_ERR_DIMS, "dims[%d] = %d (must be positive)", d, dims[d]);
         if ((p *= dims[d]) > size)
-            return mpi_errf(MPI_ERR_ARG, "a grid of more than %d processes does not fit in a "
+            return obj_errf(MPI_ERR_ARG, "a grid of more than %d processes does not fit in a "
                             "communicator of %d", size, size);
     }
     *total = (int)p;
     return MPI_SUCCESS;
 }
 
-static int cart_fill(mpi_topo_t *t, int rank)
+static int cart_fill(obj_topo_t *t, int rank)
 {
     int n = t->u.cart.ndims;
     t->in = malloc((size_t)RAIL_MAX(2 * n, 1) * sizeof(int));
     t->u.cart.coords = malloc((size_t)RAIL_MAX(n, 1) * sizeof(int));
     if (!t->in || !t->u.cart.coords)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
-    mpi_topo_cart_coords(t, rank, t->u.cart.coords);
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
+    obj_topo_cart_coords(t, rank, t->u.cart.coords);
     for (int d = 0; d < n; d++) {
         t->in[2 * d] = cart_neighbor(t, t->u.cart.coords, d, -1);
         t->in[2 * d + 1] = cart_neighbor(t, t->u.cart.coords, d, 1);
@@ -86,11 +86,11 @@ static int cart_fill(mpi_topo_t *t, int rank)
     return MPI_SUCCESS;
 }
 
-int topo_cart_attach(mpi_comm_t *c, int ndims, const int dims[], const int periods[])
+int topo_cart_attach(obj_comm_t *c, int ndims, const int dims[], const int periods[])
 {
-    mpi_topo_t *t = calloc(1, sizeof(*t));
+    obj_topo_t *t = calloc(1, sizeof(*t));
     if (!t)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     t->kind = MPI_CART;
     t->u.cart.ndims = ndims;
     bool ok = true;
@@ -99,56 +99,56 @@ int topo_cart_attach(mpi_comm_t *c, int ndims, const int dims[], const int perio
     for (int d = 0; t->u.cart.periods && d < ndims; d++)
         t->u.cart.periods[d] = periods[d] ? 1 : 0;
     int rc = ok && t->u.cart.periods ? cart_fill(t, c->rank)
-                                     : mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+                                     : obj_errf(MPI_ERR_NO_MEM, "out of memory");
     if (rc != MPI_SUCCESS) {
-        mpi_topo_free(t);
+        obj_topo_free(t);
         return rc;
     }
-    mpi_topo_free(c->topo);
+    obj_topo_free(c->topo);
     c->topo = t;
     return MPI_SUCCESS;
 }
 
 /* ------------------------------------------------------------ API */
 
-int mpii_cart_create(mpi_comm_t *comm_old, int ndims, const int dims[], const int periods[],
+int mpii_cart_create(obj_comm_t *comm_old, int ndims, const int dims[], const int periods[],
                      int reorder, MPI_Comm *comm_cart)
 {
     (void)reorder;
     if (comm_old->is_inter)
-        return mpi_errf(MPI_ERR_COMM, "MPI_Cart_create needs an intracommunicator");
+        return obj_errf(MPI_ERR_COMM, "MPI_Cart_create needs an intracommunicator");
     int total;
     int rc = cart_check(ndims, dims, periods, comm_old->size, &total);
-    mpi_comm_t *c = NULL;
+    obj_comm_t *c = NULL;
     if (rc == MPI_SUCCESS)
         rc = topo_comm_first(comm_old, total, &c);
     if (rc == MPI_SUCCESS && c && (rc = topo_cart_attach(c, ndims, dims, periods)))
-        mpi_comm_release(c);
+        obj_comm_release(c);
     /* On an error the new communicator is MPI_COMM_NULL (not left unset). */
-    *comm_cart = rc == MPI_SUCCESS ? mpi_comm_handle(c) : MPI_COMM_NULL;
+    *comm_cart = rc == MPI_SUCCESS ? obj_comm_handle(c) : MPI_COMM_NULL;
     return rc;
 }
 
-int mpii_cartdim_get(mpi_comm_t *comm, int *ndims)
+int mpii_cartdim_get(obj_comm_t *comm, int *ndims)
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int rc = topo_of(comm, MPI_CART, &t);
     if (rc == MPI_SUCCESS)
         *ndims = t->u.cart.ndims;
     return rc;
 }
 
-static int check_maxdims(const mpi_topo_t *t, int maxdims)
+static int check_maxdims(const obj_topo_t *t, int maxdims)
 {
     if (maxdims < t->u.cart.ndims)
-        return mpi_errf(MPI_ERR_ARG, "maxdims %d is less than the %d dimensions of the topology",
+        return obj_errf(MPI_ERR_ARG, "maxdims %d is less than the %d dimensions of the topology",
                         maxdims, t->u.cart.ndims);
     return MPI_SUCCESS;
 }
 
-int mpii_cart_get(mpi_comm_t *comm, int maxdims, int dims[], int periods[], int coords[])
+int mpii_cart_get(obj_comm_t *comm, int maxdims, int dims[], int periods[], int coords[])
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int rc = topo_of(comm, MPI_CART, &t);
     if (rc == MPI_SUCCESS)
         rc = check_maxdims(t, maxdims);
@@ -156,7 +156,7 @@ int mpii_cart_get(mpi_comm_t *comm, int maxdims, int dims[], int periods[], int 
         return rc;
     int n = t->u.cart.ndims;
     if (n > 0 && (!dims || !periods || !coords))
-        return mpi_errf(MPI_ERR_ARG, "dims, periods and coords must not be NULL");
+        return obj_errf(MPI_ERR_ARG, "dims, periods and coords must not be NULL");
     for (int d = 0; d < n; d++) {
         dims[d] = t->u.cart.dims[d];
         periods[d] = t->u.cart.periods[d];
@@ -165,44 +165,44 @@ int mpii_cart_get(mpi_comm_t *comm, int maxdims, int dims[], int periods[], int 
     return MPI_SUCCESS;
 }
 
-int mpii_cart_rank(mpi_comm_t *comm, const int coords[], int *rank)
+int mpii_cart_rank(obj_comm_t *comm, const int coords[], int *rank)
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int rc = topo_of(comm, MPI_CART, &t);
     if (rc == MPI_SUCCESS && t->u.cart.ndims > 0 && !coords)
-        rc = mpi_errf(MPI_ERR_ARG, "argument 'coords' must not be NULL");
+        rc = obj_errf(MPI_ERR_ARG, "argument 'coords' must not be NULL");
     if (rc == MPI_SUCCESS)
-        rc = mpi_topo_cart_rank(t, coords, rank);
+        rc = obj_topo_cart_rank(t, coords, rank);
     return rc;
 }
 
-int mpii_cart_coords(mpi_comm_t *comm, int rank, int maxdims, int coords[])
+int mpii_cart_coords(obj_comm_t *comm, int rank, int maxdims, int coords[])
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int rc = topo_of(comm, MPI_CART, &t);
     if (rc == MPI_SUCCESS)
         rc = check_maxdims(t, maxdims);
     if (rc == MPI_SUCCESS && (rank < 0 || rank >= comm->size))
-        rc = mpi_errf(MPI_ERR_RANK, "invalid rank %d (communicator of size %d)", rank,
+        rc = obj_errf(MPI_ERR_RANK, "invalid rank %d (communicator of size %d)", rank,
                       comm->size);
     if (rc == MPI_SUCCESS && t->u.cart.ndims > 0 && !coords)
-        rc = mpi_errf(MPI_ERR_ARG, "argument 'coords' must not be NULL");
+        rc = obj_errf(MPI_ERR_ARG, "argument 'coords' must not be NULL");
     if (rc == MPI_SUCCESS)
-        mpi_topo_cart_coords(t, rank, coords);
+        obj_topo_cart_coords(t, rank, coords);
     return rc;
 }
 
-int mpii_cart_shift(mpi_comm_t *comm, int direction, int disp, int *rank_source, int *rank_dest)
+int mpii_cart_shift(obj_comm_t *comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int rc = topo_of(comm, MPI_CART, &t);
     if (rc == MPI_SUCCESS && (direction < 0 || direction >= t->u.cart.ndims))
-        rc = mpi_errf(MPI_ERR_ARG, "invalid direction %d (the topology has %d dimensions)",
+        rc = obj_errf(MPI_ERR_ARG, "invalid direction %d (the topology has %d dimensions)",
                       direction, t->u.cart.ndims);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!rank_source || !rank_dest)
-        return mpi_errf(MPI_ERR_ARG, "rank_source and rank_dest must not be NULL");
+        return obj_errf(MPI_ERR_ARG, "rank_source and rank_dest must not be NULL");
     /* Large displacements: reduce first so that coords + disp cannot overflow. */
     int n = t->u.cart.dims[direction];
     long long dd = disp;
@@ -216,7 +216,7 @@ int mpii_cart_shift(mpi_comm_t *comm, int direction, int disp, int *rank_source,
 }
 
 /* Color (coordinates in the dropped dimensions) and key (in the kept ones). */
-static void sub_color_key(const mpi_topo_t *t, const int remain[], int *color, int *key)
+static void sub_color_key(const obj_topo_t *t, const int remain[], int *color, int *key)
 {
     *color = 0;
     *key = 0;
@@ -226,21 +226,21 @@ static void sub_color_key(const mpi_topo_t *t, const int remain[], int *color, i
     }
 }
 
-int mpii_cart_sub(mpi_comm_t *comm, const int remain_dims[], MPI_Comm *newcomm)
+int mpii_cart_sub(obj_comm_t *comm, const int remain_dims[], MPI_Comm *newcomm)
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int rc = topo_of(comm, MPI_CART, &t);
     if (rc != MPI_SUCCESS)
         return rc;
     int n = t->u.cart.ndims, k = 0, color, key;
     if (n > 0 && !remain_dims)
-        return mpi_errf(MPI_ERR_ARG, "argument 'remain_dims' must not be NULL");
+        return obj_errf(MPI_ERR_ARG, "argument 'remain_dims' must not be NULL");
     int *dims = malloc((size_t)RAIL_MAX(n, 1) * sizeof(int));
     int *periods = malloc((size_t)RAIL_MAX(n, 1) * sizeof(int));
     if (!dims || !periods) {
         free(dims);
         free(periods);
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     }
     for (int d = 0; d < n; d++) {
         if (remain_dims[d]) {
@@ -249,18 +249,18 @@ int mpii_cart_sub(mpi_comm_t *comm, const int remain_dims[], MPI_Comm *newcomm)
         }
     }
     sub_color_key(t, remain_dims, &color, &key);
-    mpi_comm_t *c = NULL;
+    obj_comm_t *c = NULL;
     rc = comm_split_internal(comm, color, key, &c);
     if (rc == MPI_SUCCESS && (rc = topo_cart_attach(c, k, dims, periods)) != MPI_SUCCESS)
-        mpi_comm_release(c);
+        obj_comm_release(c);
     free(dims);
     free(periods);
     if (rc == MPI_SUCCESS)
-        *newcomm = mpi_comm_handle(c);
+        *newcomm = obj_comm_handle(c);
     return rc;
 }
 
-int mpii_cart_map(mpi_comm_t *comm, int ndims, const int dims[], const int periods[],
+int mpii_cart_map(obj_comm_t *comm, int ndims, const int dims[], const int periods[],
                   int *newrank)
 {
     int total;

@@ -1,8 +1,8 @@
 /* Distributed graph topologies: MPI_Dist_graph_create(_adjacent),
  * MPI_Dist_graph_neighbors(_count).  reorder is ignored (identity); the new
  * communicator has comm_old's group. */
-#include "mpi/mpi_comm_int.h"
-#include "mpi/mpi_topo.h"
+#include "obj/comm_int.h"
+#include "obj/topo.h"
 #include "mpi/binding/gen/mpi_impl.h"
 
 #include <stdlib.h>
@@ -13,10 +13,10 @@
 static int check_ranks(const int *r, int n, int size, const char *what)
 {
     if (n > 0 && !r)
-        return mpi_errf(MPI_ERR_ARG, "argument '%s' must not be NULL", what);
+        return obj_errf(MPI_ERR_ARG, "argument '%s' must not be NULL", what);
     for (int i = 0; i < n; i++)
         if (r[i] < 0 || r[i] >= size)
-            return mpi_errf(MPI_ERR_RANK, "invalid rank %d in %s[%d] (communicator of size %d)",
+            return obj_errf(MPI_ERR_RANK, "invalid rank %d in %s[%d] (communicator of size %d)",
                             r[i], what, i, size);
     return MPI_SUCCESS;
 }
@@ -26,30 +26,30 @@ static int check_weights(const int *w, int n, const char *what)
     if (w == MPI_UNWEIGHTED)
         return MPI_SUCCESS;
     if (n > 0 && (w == MPI_WEIGHTS_EMPTY || !w))
-        return mpi_errf(MPI_ERR_ARG, "%s: %d weights are needed", what, n);
+        return obj_errf(MPI_ERR_ARG, "%s: %d weights are needed", what, n);
     for (int i = 0; i < n; i++)
         if (w[i] < 0)
-            return mpi_errf(MPI_ERR_ARG, "negative weight %d in %s[%d]", w[i], what, i);
+            return obj_errf(MPI_ERR_ARG, "negative weight %d in %s[%d]", w[i], what, i);
     return MPI_SUCCESS;
 }
 
 /* A communicator of all of comm_old's processes.  ok: this process's
  * arguments were valid; it takes part either way so that nobody hangs,
  * and drops the communicator when they were not. */
-static int dist_comm(mpi_comm_t *comm_old, bool ok, mpi_comm_t **out)
+static int dist_comm(obj_comm_t *comm_old, bool ok, obj_comm_t **out)
 {
     comm_agree_t a;
     uint32_t ids[2];
     comm_agree_over(comm_old, true, &a);
     *out = NULL;
     int rc = comm_ctxid_agree(&a, ids);
-    mpi_comm_t *c = rc == MPI_SUCCESS ? comm_new(comm_old) : NULL;
+    obj_comm_t *c = rc == MPI_SUCCESS ? comm_new(comm_old) : NULL;
     if (rc == MPI_SUCCESS && !c)
-        rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        rc = obj_errf(MPI_ERR_NO_MEM, "out of memory");
     if (rc == MPI_SUCCESS)
         rc = comm_setup_intra(c, comm_old->group, ids[0]);
     if (rc == MPI_SUCCESS && !ok)
-        mpi_comm_release(c);
+        obj_comm_release(c);
     else if (rc == MPI_SUCCESS)
         *out = c;
     return rc;
@@ -62,12 +62,12 @@ static const int *real_weights(const int *w)
 }
 
 /* The topology from in / out lists (copied; weights NULL when unweighted). */
-static int dist_attach(mpi_comm_t *c, int indeg, const int *src, const int *sw, int outdeg,
+static int dist_attach(obj_comm_t *c, int indeg, const int *src, const int *sw, int outdeg,
                        const int *dst, const int *dw, bool weighted)
 {
-    mpi_topo_t *t = calloc(1, sizeof(*t));
+    obj_topo_t *t = calloc(1, sizeof(*t));
     if (!t)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     bool ok = true;
     t->kind = MPI_DIST_GRAPH;
     t->weighted = weighted;
@@ -80,8 +80,8 @@ static int dist_attach(mpi_comm_t *c, int indeg, const int *src, const int *sw, 
         t->out_weights = topo_dup_ints(real_weights(dw), outdeg, &ok);
     }
     if (!ok) {
-        mpi_topo_free(t);
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        obj_topo_free(t);
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     }
     c->topo = t;
     return MPI_SUCCESS;
@@ -89,17 +89,17 @@ static int dist_attach(mpi_comm_t *c, int indeg, const int *src, const int *sw, 
 
 /* ------------------------------------------------------------ adjacent */
 
-int mpii_dist_graph_create_adjacent(mpi_comm_t *comm_old, int indegree, const int sources[],
+int mpii_dist_graph_create_adjacent(obj_comm_t *comm_old, int indegree, const int sources[],
                                     const int sourceweights[], int outdegree,
                                     const int destinations[], const int destweights[],
-                                    mpi_info_t *info, int reorder, MPI_Comm *comm_dist_graph)
+                                    obj_info_t *info, int reorder, MPI_Comm *comm_dist_graph)
 {
     (void)info;
     (void)reorder;
     if (comm_old->is_inter)
-        return mpi_errf(MPI_ERR_COMM, "MPI_Dist_graph_create_adjacent needs an intracommunicator");
+        return obj_errf(MPI_ERR_COMM, "MPI_Dist_graph_create_adjacent needs an intracommunicator");
     int rc = indegree < 0 || outdegree < 0
-                 ? mpi_errf(MPI_ERR_ARG, "negative degree (indegree %d, outdegree %d)", indegree,
+                 ? obj_errf(MPI_ERR_ARG, "negative degree (indegree %d, outdegree %d)", indegree,
                             outdegree)
                  : MPI_SUCCESS;
     if (rc == MPI_SUCCESS)
@@ -110,7 +110,7 @@ int mpii_dist_graph_create_adjacent(mpi_comm_t *comm_old, int indegree, const in
         rc = check_weights(sourceweights, indegree, "sourceweights");
     if (rc == MPI_SUCCESS)
         rc = check_weights(destweights, outdegree, "destweights");
-    mpi_comm_t *c;
+    obj_comm_t *c;
     int crc = dist_comm(comm_old, rc == MPI_SUCCESS, &c);
     if (rc != MPI_SUCCESS || (rc = crc) != MPI_SUCCESS)
         return rc;
@@ -118,10 +118,10 @@ int mpii_dist_graph_create_adjacent(mpi_comm_t *comm_old, int indegree, const in
     rc = dist_attach(c, indegree, sources, sourceweights, outdegree, destinations, destweights,
                      weighted);
     if (rc != MPI_SUCCESS) {
-        mpi_comm_release(c);
+        obj_comm_release(c);
         return rc;
     }
-    *comm_dist_graph = mpi_comm_handle(c);
+    *comm_dist_graph = obj_comm_handle(c);
     return MPI_SUCCESS;
 }
 
@@ -135,22 +135,22 @@ typedef struct {
     int weight;
 } dist_edge_t;
 
-static int dist_check(const mpi_comm_t *comm, int n, const int sources[], const int degrees[],
+static int dist_check(const obj_comm_t *comm, int n, const int sources[], const int degrees[],
                       const int destinations[], const int weights[], int *nedges)
 {
     int rc = check_ranks(sources, n, comm->size, "sources");
     if (rc != MPI_SUCCESS)
         return rc;
     if (n > 0 && !degrees)
-        return mpi_errf(MPI_ERR_ARG, "argument 'degrees' must not be NULL");
+        return obj_errf(MPI_ERR_ARG, "argument 'degrees' must not be NULL");
     long long total = 0;
     for (int i = 0; i < n; i++) {
         if (degrees[i] < 0)
-            return mpi_errf(MPI_ERR_ARG, "negative degree %d in degrees[%d]", degrees[i], i);
+            return obj_errf(MPI_ERR_ARG, "negative degree %d in degrees[%d]", degrees[i], i);
         total += degrees[i];
     }
     if (total > (1 << 28))
-        return mpi_errf(MPI_ERR_ARG, "too many edges (%lld)", total);
+        return obj_errf(MPI_ERR_ARG, "too many edges (%lld)", total);
     *nedges = (int)total;
     rc = check_ranks(destinations, *nedges, comm->size, "destinations");
     if (rc == MPI_SUCCESS)
@@ -159,7 +159,7 @@ static int dist_check(const mpi_comm_t *comm, int n, const int sources[], const 
 }
 
 /* Bucket this process's edges by the process each record goes to. */
-static int dist_bucket(const mpi_comm_t *comm, int n, const int sources[], const int degrees[],
+static int dist_bucket(const obj_comm_t *comm, int n, const int sources[], const int degrees[],
                        const int destinations[], const int weights[], int nedges,
                        dist_edge_t **sbuf, int *scounts, int *sdispls)
 {
@@ -177,10 +177,10 @@ static int dist_bucket(const mpi_comm_t *comm, int n, const int sources[], const
     }
     *sbuf = malloc((size_t)RAIL_MAX(2 * nedges, 1) * sizeof(dist_edge_t));
     if (!*sbuf)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     int *fill = calloc((size_t)size, sizeof(int));
     if (!fill)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     for (int i = 0, e = 0; i < n; i++)
         for (int j = 0; j < degrees[i]; j++, e++) {
             int s = sources[i], d = destinations[e], wt = w ? weights[e] : 1;
@@ -192,14 +192,14 @@ static int dist_bucket(const mpi_comm_t *comm, int n, const int sources[], const
 }
 
 /* Split the received records into in- and out-lists, in arrival order. */
-static int dist_collect(mpi_comm_t *c, const dist_edge_t *r, int nr, bool weighted)
+static int dist_collect(obj_comm_t *c, const dist_edge_t *r, int nr, bool weighted)
 {
     int nin = 0, nout = 0;
     for (int i = 0; i < nr; i++)
         r[i].dir ? nout++ : nin++;
     int *buf = malloc((size_t)RAIL_MAX(2 * (nin + nout), 1) * sizeof(int));
     if (!buf)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     int *src = buf, *sw = buf + nin, *dst = buf + 2 * nin, *dw = dst + nout;
     for (int i = 0, a = 0, b = 0; i < nr; i++) {
         if (r[i].dir) {
@@ -216,12 +216,12 @@ static int dist_collect(mpi_comm_t *c, const dist_edge_t *r, int nr, bool weight
 }
 
 /* Deliver the edges to their ends. */
-static int dist_exchange(mpi_comm_t *comm, const dist_edge_t *sbuf, const int *scounts,
+static int dist_exchange(obj_comm_t *comm, const dist_edge_t *sbuf, const int *scounts,
                          const int *sdispls, dist_edge_t **rbuf, int *nr)
 {
     int size = comm->size;
     int *rcounts = malloc((size_t)size * sizeof(int)), *rdispls = malloc((size_t)size * sizeof(int));
-    int rc = rcounts && rdispls ? MPI_SUCCESS : mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+    int rc = rcounts && rdispls ? MPI_SUCCESS : obj_errf(MPI_ERR_NO_MEM, "out of memory");
     comm_xchg_t x = comm_xchg_intra(comm);
     if (rc == MPI_SUCCESS)
         rc = comm_xchg_alltoall_counts(&x, scounts, rcounts);
@@ -231,7 +231,7 @@ static int dist_exchange(mpi_comm_t *comm, const dist_edge_t *sbuf, const int *s
         *nr += rcounts[p];
     }
     if (rc == MPI_SUCCESS && !(*rbuf = malloc((size_t)RAIL_MAX(*nr, 1) * sizeof(dist_edge_t))))
-        rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        rc = obj_errf(MPI_ERR_NO_MEM, "out of memory");
     x = comm_xchg_intra(comm);
     if (rc == MPI_SUCCESS)
         rc = comm_xchg_alltoallv(&x, sbuf, scounts, sdispls, *rbuf, rcounts, rdispls,
@@ -241,18 +241,18 @@ static int dist_exchange(mpi_comm_t *comm, const dist_edge_t *sbuf, const int *s
     return rc;
 }
 
-int mpii_dist_graph_create(mpi_comm_t *comm_old, int n, const int sources[], const int degrees[],
-                           const int destinations[], const int weights[], mpi_info_t *info,
+int mpii_dist_graph_create(obj_comm_t *comm_old, int n, const int sources[], const int degrees[],
+                           const int destinations[], const int weights[], obj_info_t *info,
                            int reorder, MPI_Comm *comm_dist_graph)
 {
     (void)info;
     (void)reorder;
     if (comm_old->is_inter)
-        return mpi_errf(MPI_ERR_COMM, "MPI_Dist_graph_create needs an intracommunicator");
+        return obj_errf(MPI_ERR_COMM, "MPI_Dist_graph_create needs an intracommunicator");
     int size = comm_old->size, nedges = 0, nr = 0;
     int *scounts = calloc((size_t)size, sizeof(int)), *sdispls = calloc((size_t)size, sizeof(int));
     dist_edge_t *sbuf = NULL, *rbuf = NULL;
-    int rc = scounts && sdispls ? MPI_SUCCESS : mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+    int rc = scounts && sdispls ? MPI_SUCCESS : obj_errf(MPI_ERR_NO_MEM, "out of memory");
     if (rc == MPI_SUCCESS)
         rc = dist_check(comm_old, n, sources, degrees, destinations, weights, &nedges);
     if (rc == MPI_SUCCESS)
@@ -261,27 +261,27 @@ int mpii_dist_graph_create(mpi_comm_t *comm_old, int n, const int sources[], con
     if (rc != MPI_SUCCESS)   /* still take part, sending nothing */
         memset(scounts, 0, scounts ? (size_t)size * sizeof(int) : 0);
     int xrc = scounts ? dist_exchange(comm_old, sbuf, scounts, sdispls, &rbuf, &nr) : rc;
-    mpi_comm_t *c = NULL;
+    obj_comm_t *c = NULL;
     int crc = dist_comm(comm_old, rc == MPI_SUCCESS && xrc == MPI_SUCCESS, &c);
     if (rc == MPI_SUCCESS)
         rc = xrc != MPI_SUCCESS ? xrc : crc;
     if (rc == MPI_SUCCESS && (rc = dist_collect(c, rbuf, nr, weights != MPI_UNWEIGHTED)))
-        mpi_comm_release(c);
+        obj_comm_release(c);
     free(scounts);
     free(sdispls);
     free(sbuf);
     free(rbuf);
     if (rc == MPI_SUCCESS)
-        *comm_dist_graph = mpi_comm_handle(c);
+        *comm_dist_graph = obj_comm_handle(c);
     return rc;
 }
 
 /* ------------------------------------------------------------ queries */
 
-int mpii_dist_graph_neighbors_count(mpi_comm_t *comm, int *indegree, int *outdegree,
+int mpii_dist_graph_neighbors_count(obj_comm_t *comm, int *indegree, int *outdegree,
                                     int *weighted)
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int rc = topo_of(comm, MPI_DIST_GRAPH, &t);
     if (rc == MPI_SUCCESS) {
         *indegree = t->indegree;
@@ -297,17 +297,17 @@ static void copy_list(int *dst, const int *src, int n)
         memcpy(dst, src, (size_t)n * sizeof(int));
 }
 
-int mpii_dist_graph_neighbors(mpi_comm_t *comm, int maxindegree, int sources[],
+int mpii_dist_graph_neighbors(obj_comm_t *comm, int maxindegree, int sources[],
                               int sourceweights[], int maxoutdegree, int destinations[],
                               int destweights[])
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int rc = topo_of(comm, MPI_DIST_GRAPH, &t);
     if (rc != MPI_SUCCESS)
         return rc;
     int nin = RAIL_MIN(maxindegree, t->indegree), nout = RAIL_MIN(maxoutdegree, t->outdegree);
     if ((nin > 0 && !sources) || (nout > 0 && !destinations))
-        return mpi_errf(MPI_ERR_ARG, "sources and destinations must not be NULL");
+        return obj_errf(MPI_ERR_ARG, "sources and destinations must not be NULL");
     copy_list(sources, t->in, RAIL_MAX(nin, 0));
     copy_list(destinations, t->out, RAIL_MAX(nout, 0));
     if (t->weighted) {

@@ -1,7 +1,7 @@
 /* Graph topologies: MPI_Graph_create, _get, _neighbors(_count), _map,
  * MPI_Graphdims_get.  reorder is ignored (identity). */
-#include "mpi/mpi_comm_int.h"
-#include "mpi/mpi_topo.h"
+#include "obj/comm_int.h"
+#include "obj/topo.h"
 #include "mpi/binding/gen/mpi_impl.h"
 
 #include <stdlib.h>
@@ -10,35 +10,35 @@
 static int graph_check(int nnodes, const int index[], const int edges[], int size)
 {
     if (nnodes < 0 || nnodes > size)
-        return mpi_errf(MPI_ERR_ARG, "invalid nnodes %d (communicator of size %d)", nnodes, size);
+        return obj_errf(MPI_ERR_ARG, "invalid nnodes %d (communicator of size %d)", nnodes, size);
     if (nnodes > 0 && !index)
-        return mpi_errf(MPI_ERR_ARG, "argument 'index' must not be NULL");
+        return obj_errf(MPI_ERR_ARG, "argument 'index' must not be NULL");
     for (int i = 0; i < nnodes; i++)
         if (index[i] < (i ? index[i - 1] : 0))
-            return mpi_errf(MPI_ERR_ARG, "index[%d] = %d is smaller than the previous entry", i,
+            return obj_errf(MPI_ERR_ARG, "index[%d] = %d is smaller than the previous entry", i,
                             index[i]);
     int nedges = nnodes ? index[nnodes - 1] : 0;
     if (nedges > 0 && !edges)
-        return mpi_errf(MPI_ERR_ARG, "argument 'edges' must not be NULL");
+        return obj_errf(MPI_ERR_ARG, "argument 'edges' must not be NULL");
     for (int i = 0; i < nedges; i++)
         if (edges[i] < 0 || edges[i] >= nnodes)
-            return mpi_errf(MPI_ERR_ARG, "edges[%d] = %d is not a node of the graph (0..%d)", i,
+            return obj_errf(MPI_ERR_ARG, "edges[%d] = %d is not a node of the graph (0..%d)", i,
                             edges[i], nnodes - 1);
     return MPI_SUCCESS;
 }
 
 /* Neighbours of node r: edges[first .. first + n). */
-static void graph_span(const mpi_topo_t *t, int r, int *first, int *n)
+static void graph_span(const obj_topo_t *t, int r, int *first, int *n)
 {
     *first = r ? t->u.graph.index[r - 1] : 0;
     *n = t->u.graph.index[r] - *first;
 }
 
-static int graph_attach(mpi_comm_t *c, int nnodes, const int index[], const int edges[])
+static int graph_attach(obj_comm_t *c, int nnodes, const int index[], const int edges[])
 {
-    mpi_topo_t *t = calloc(1, sizeof(*t));
+    obj_topo_t *t = calloc(1, sizeof(*t));
     if (!t)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     bool ok = true;
     t->kind = MPI_GRAPH;
     t->u.graph.nnodes = nnodes;
@@ -53,33 +53,33 @@ static int graph_attach(mpi_comm_t *c, int nnodes, const int index[], const int 
         t->indegree = t->outdegree = n;
     }
     if (!ok) {
-        mpi_topo_free(t);
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        obj_topo_free(t);
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     }
     c->topo = t;
     return MPI_SUCCESS;
 }
 
-int mpii_graph_create(mpi_comm_t *comm_old, int nnodes, const int index[], const int edges[],
+int mpii_graph_create(obj_comm_t *comm_old, int nnodes, const int index[], const int edges[],
                       int reorder, MPI_Comm *comm_graph)
 {
     (void)reorder;
     if (comm_old->is_inter)
-        return mpi_errf(MPI_ERR_COMM, "MPI_Graph_create needs an intracommunicator");
+        return obj_errf(MPI_ERR_COMM, "MPI_Graph_create needs an intracommunicator");
     int rc = graph_check(nnodes, index, edges, comm_old->size);
-    mpi_comm_t *c = NULL;
+    obj_comm_t *c = NULL;
     if (rc == MPI_SUCCESS)
         rc = topo_comm_first(comm_old, nnodes, &c);
     if (rc == MPI_SUCCESS && c && (rc = graph_attach(c, nnodes, index, edges)) != MPI_SUCCESS)
-        mpi_comm_release(c);
+        obj_comm_release(c);
     if (rc == MPI_SUCCESS)
-        *comm_graph = mpi_comm_handle(c);
+        *comm_graph = obj_comm_handle(c);
     return rc;
 }
 
-int mpii_graphdims_get(mpi_comm_t *comm, int *nnodes, int *nedges)
+int mpii_graphdims_get(obj_comm_t *comm, int *nnodes, int *nedges)
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int rc = topo_of(comm, MPI_GRAPH, &t);
     if (rc == MPI_SUCCESS) {
         *nnodes = t->u.graph.nnodes;
@@ -88,16 +88,16 @@ int mpii_graphdims_get(mpi_comm_t *comm, int *nnodes, int *nedges)
     return rc;
 }
 
-int mpii_graph_get(mpi_comm_t *comm, int maxindex, int maxedges, int index[], int edges[])
+int mpii_graph_get(obj_comm_t *comm, int maxindex, int maxedges, int index[], int edges[])
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int rc = topo_of(comm, MPI_GRAPH, &t);
     if (rc != MPI_SUCCESS)
         return rc;
     int nn = RAIL_MIN(maxindex, t->u.graph.nnodes);
     int ne = RAIL_MIN(maxedges, t->u.graph.index[t->u.graph.nnodes - 1]);
     if ((nn > 0 && !index) || (ne > 0 && !edges))
-        return mpi_errf(MPI_ERR_ARG, "index and edges must not be NULL");
+        return obj_errf(MPI_ERR_ARG, "index and edges must not be NULL");
     for (int i = 0; i < nn; i++)
         index[i] = t->u.graph.index[i];
     for (int i = 0; i < ne; i++)
@@ -105,40 +105,40 @@ int mpii_graph_get(mpi_comm_t *comm, int maxindex, int maxedges, int index[], in
     return MPI_SUCCESS;
 }
 
-static int graph_node(mpi_comm_t *comm, int rank, const mpi_topo_t **t)
+static int graph_node(obj_comm_t *comm, int rank, const obj_topo_t **t)
 {
     int rc = topo_of(comm, MPI_GRAPH, t);
     if (rc == MPI_SUCCESS && (rank < 0 || rank >= (*t)->u.graph.nnodes))
-        rc = mpi_errf(MPI_ERR_RANK, "invalid rank %d (graph of %d nodes)", rank,
+        rc = obj_errf(MPI_ERR_RANK, "invalid rank %d (graph of %d nodes)", rank,
                       (*t)->u.graph.nnodes);
     return rc;
 }
 
-int mpii_graph_neighbors_count(mpi_comm_t *comm, int rank, int *nneighbors)
+int mpii_graph_neighbors_count(obj_comm_t *comm, int rank, int *nneighbors)
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int first, rc = graph_node(comm, rank, &t);
     if (rc == MPI_SUCCESS)
         graph_span(t, rank, &first, nneighbors);
     return rc;
 }
 
-int mpii_graph_neighbors(mpi_comm_t *comm, int rank, int maxneighbors, int neighbors[])
+int mpii_graph_neighbors(obj_comm_t *comm, int rank, int maxneighbors, int neighbors[])
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int first, n, rc = graph_node(comm, rank, &t);
     if (rc != MPI_SUCCESS)
         return rc;
     graph_span(t, rank, &first, &n);
     n = RAIL_MIN(n, maxneighbors);
     if (n > 0 && !neighbors)
-        return mpi_errf(MPI_ERR_ARG, "argument 'neighbors' must not be NULL");
+        return obj_errf(MPI_ERR_ARG, "argument 'neighbors' must not be NULL");
     for (int i = 0; i < n; i++)
         neighbors[i] = t->u.graph.edges[first + i];
     return MPI_SUCCESS;
 }
 
-int mpii_graph_map(mpi_comm_t *comm, int nnodes, const int index[], const int edges[],
+int mpii_graph_map(obj_comm_t *comm, int nnodes, const int index[], const int edges[],
                    int *newrank)
 {
     int rc = graph_check(nnodes, index, edges, comm->size);

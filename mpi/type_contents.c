@@ -4,30 +4,30 @@
  * back are new handles of derived types (the caller frees them) and the
  * predefined handles as they are.
  */
-#include "mpi/type_impl.h"
+#include "obj/type_impl.h"
 #include "mpi/binding/gen/mpi_impl.h"
 
 #include <string.h>
 
-static const struct mpi_type_contents empty;
+static const struct obj_type_contents empty;
 
-static const struct mpi_type_contents *contents_of(const mpi_datatype_t *d)
+static const struct obj_type_contents *contents_of(const obj_datatype_t *d)
 {
     return d->contents ? d->contents : &empty;
 }
 
-static int named_error(const mpi_datatype_t *d)
+static int named_error(const obj_datatype_t *d)
 {
-    return mpi_errf(MPI_ERR_TYPE, "%s is a named predefined datatype: it has no contents",
+    return obj_errf(MPI_ERR_TYPE, "%s is a named predefined datatype: it has no contents",
                     d->name[0] ? d->name : "the datatype");
 }
 
-int mpii_type_get_envelope(mpi_datatype_t *datatype, int *num_integers, int *num_addresses,
+int mpii_type_get_envelope(obj_datatype_t *datatype, int *num_integers, int *num_addresses,
                            int *num_datatypes, int *combiner)
 {
-    const struct mpi_type_contents *c = contents_of(datatype);
+    const struct obj_type_contents *c = contents_of(datatype);
     if (c->nc > 0)
-        return mpi_errf(MPI_ERR_TYPE, "the datatype was built with counts that do not fit in an "
+        return obj_errf(MPI_ERR_TYPE, "the datatype was built with counts that do not fit in an "
                         "int: use MPI_Type_get_envelope_c");
     *num_integers = (int)c->ni;
     *num_addresses = (int)c->na;
@@ -36,11 +36,11 @@ int mpii_type_get_envelope(mpi_datatype_t *datatype, int *num_integers, int *num
     return MPI_SUCCESS;
 }
 
-int mpii_type_get_envelope_c(mpi_datatype_t *datatype, MPI_Count *num_integers,
+int mpii_type_get_envelope_c(obj_datatype_t *datatype, MPI_Count *num_integers,
                              MPI_Count *num_addresses, MPI_Count *num_large_counts,
                              MPI_Count *num_datatypes, int *combiner)
 {
-    const struct mpi_type_contents *c = contents_of(datatype);
+    const struct obj_type_contents *c = contents_of(datatype);
     *num_integers = c->ni;
     *num_addresses = c->na;
     *num_large_counts = c->nc;
@@ -52,15 +52,15 @@ int mpii_type_get_envelope_c(mpi_datatype_t *datatype, MPI_Count *num_integers,
 static int check_room(const char *what, MPI_Count have, MPI_Count need, const void *array)
 {
     if (have < need)
-        return mpi_errf(MPI_ERR_ARG, "%s is %lld: the datatype has %lld (MPI_Type_get_envelope)",
+        return obj_errf(MPI_ERR_ARG, "%s is %lld: the datatype has %lld (MPI_Type_get_envelope)",
                         what, (long long)have, (long long)need);
     if (need > 0 && !array)
-        return mpi_errf(MPI_ERR_ARG, "the array for %lld %s must not be NULL", (long long)need,
+        return obj_errf(MPI_ERR_ARG, "the array for %lld %s must not be NULL", (long long)need,
                         what + 4);
     return MPI_SUCCESS;
 }
 
-static void copy_out(const struct mpi_type_contents *c, int ints[], MPI_Aint addrs[],
+static void copy_out(const struct obj_type_contents *c, int ints[], MPI_Aint addrs[],
                      MPI_Count counts[], MPI_Datatype types[])
 {
     if (c->ni)
@@ -70,18 +70,18 @@ static void copy_out(const struct mpi_type_contents *c, int ints[], MPI_Aint add
     if (c->nc)
         memcpy(counts, c->counts, (size_t)c->nc * sizeof(MPI_Count));
     for (MPI_Count i = 0; i < c->nd; i++)
-        types[i] = mpi_type_new_handle(c->types[i]);
+        types[i] = obj_type_new_handle(c->types[i]);
 }
 
-int mpii_type_get_contents(mpi_datatype_t *datatype, int max_integers, int max_addresses,
+int mpii_type_get_contents(obj_datatype_t *datatype, int max_integers, int max_addresses,
                            int max_datatypes, int array_of_integers[],
                            MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
     if (datatype->combiner == MPI_COMBINER_NAMED)
         return named_error(datatype);
-    const struct mpi_type_contents *c = contents_of(datatype);
+    const struct obj_type_contents *c = contents_of(datatype);
     if (c->nc > 0)
-        return mpi_errf(MPI_ERR_TYPE, "the datatype was built with counts that do not fit in an "
+        return obj_errf(MPI_ERR_TYPE, "the datatype was built with counts that do not fit in an "
                         "int: use MPI_Type_get_contents_c");
     int rc = check_room("max_integers", max_integers, c->ni, array_of_integers);
     if (rc == MPI_SUCCESS)
@@ -93,7 +93,7 @@ int mpii_type_get_contents(mpi_datatype_t *datatype, int max_integers, int max_a
     return rc;
 }
 
-int mpii_type_get_contents_c(mpi_datatype_t *datatype, MPI_Count max_integers,
+int mpii_type_get_contents_c(obj_datatype_t *datatype, MPI_Count max_integers,
                              MPI_Count max_addresses, MPI_Count max_large_counts,
                              MPI_Count max_datatypes, int array_of_integers[],
                              MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
@@ -101,7 +101,7 @@ int mpii_type_get_contents_c(mpi_datatype_t *datatype, MPI_Count max_integers,
 {
     if (datatype->combiner == MPI_COMBINER_NAMED)
         return named_error(datatype);
-    const struct mpi_type_contents *c = contents_of(datatype);
+    const struct obj_type_contents *c = contents_of(datatype);
     int rc = check_room("max_integers", max_integers, c->ni, array_of_integers);
     if (rc == MPI_SUCCESS)
         rc = check_room("max_addresses", max_addresses, c->na, array_of_addresses);

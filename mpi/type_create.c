@@ -4,7 +4,7 @@
  * engine layout and records its arguments in the encoding of MPI-4.1
  * section 5.1.13 (type_impl.h says when the large-count one is used).
  */
-#include "mpi/type_impl.h"
+#include "obj/type_impl.h"
 #include "mpi/binding/gen/mpi_impl.h"
 
 #include <stdlib.h>
@@ -13,13 +13,13 @@ static int engine_error(int rc, const char *what)
 {
     switch (rc) {
     case MPI_ERR_NO_MEM:
-        return mpi_errf(rc, "out of memory building %s", what);
+        return obj_errf(rc, "out of memory building %s", what);
     case MPI_ERR_COUNT:
-        return mpi_errf(rc, "invalid count for %s", what);
+        return obj_errf(rc, "invalid count for %s", what);
     case MPI_ERR_TYPE:
-        return mpi_errf(rc, "invalid old type for %s", what);
+        return obj_errf(rc, "invalid old type for %s", what);
     default:
-        return mpi_errf(rc, "invalid arguments for %s", what);
+        return obj_errf(rc, "invalid arguments for %s", what);
     }
 }
 
@@ -27,16 +27,16 @@ static int check_count(MPI_Count v, const char *name)
 {
     if (v >= 0)
         return MPI_SUCCESS;
-    return mpi_errf(MPI_ERR_COUNT, "invalid %s %lld (must be non-negative)", name, (long long)v);
+    return obj_errf(MPI_ERR_COUNT, "invalid %s %lld (must be non-negative)", name, (long long)v);
 }
 
 static int check_counts(const MPI_Count *a, MPI_Count n, const char *name)
 {
     if (n > 0 && !a)
-        return mpi_errf(MPI_ERR_ARG, "%s must not be NULL", name);
+        return obj_errf(MPI_ERR_ARG, "%s must not be NULL", name);
     for (MPI_Count i = 0; i < n; i++)
         if (a[i] < 0)
-            return mpi_errf(MPI_ERR_COUNT, "invalid %s[%lld] = %lld (must be non-negative)", name,
+            return obj_errf(MPI_ERR_COUNT, "invalid %s[%lld] = %lld (must be non-negative)", name,
                             (long long)i, (long long)a[i]);
     return MPI_SUCCESS;
 }
@@ -44,44 +44,44 @@ static int check_counts(const MPI_Count *a, MPI_Count n, const char *name)
 static int check_ptr(const void *p, MPI_Count n, const char *name)
 {
     if (n > 0 && !p)
-        return mpi_errf(MPI_ERR_ARG, "%s must not be NULL", name);
+        return obj_errf(MPI_ERR_ARG, "%s must not be NULL", name);
     return MPI_SUCCESS;
 }
 
 /* count x blocklen x old must have a size and span that fit in MPI_Count. */
-static int check_span(MPI_Count count, MPI_Count blocklen, const mpi_datatype_t *old)
+static int check_span(MPI_Count count, MPI_Count blocklen, const obj_datatype_t *old)
 {
     MPI_Count n, bytes, span;
     MPI_Count unit = RAIL_MAX(old->size, old->extent < 0 ? -old->extent : old->extent);
     if (__builtin_mul_overflow(count, blocklen, &n) || __builtin_mul_overflow(n, old->size, &bytes) ||
         __builtin_mul_overflow(n, unit, &span))
-        return mpi_errf(MPI_ERR_COUNT, "datatype too large: %lld x %lld elements of %lld bytes",
+        return obj_errf(MPI_ERR_COUNT, "datatype too large: %lld x %lld elements of %lld bytes",
                         (long long)count, (long long)blocklen, (long long)unit);
     return MPI_SUCCESS;
 }
 
-static int finish(int rc, struct rail_dt *layout, int combiner, struct mpi_type_contents *c,
+static int finish(int rc, struct rail_dt *layout, int combiner, struct obj_type_contents *c,
                   const char *what, MPI_Datatype *newtype)
 {
     if (rc != MPI_SUCCESS) {
-        mpi_type_contents_free(c);
+        obj_type_contents_free(c);
         return engine_error(rc, what);
     }
     if (!c) {
         rail_dt_release(layout);
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory building %s", what);
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory building %s", what);
     }
-    return mpi_type_new(layout, combiner, c, newtype);
+    return obj_type_new(layout, combiner, c, newtype);
 }
 
 /* Contents of the constructors taking (count, blocklength, stride): ints
  * for nints leading values and addresses for the rest, or all large. */
-static struct mpi_type_contents *scalar_contents(const MPI_Count *v, int n, int nints,
-                                                 mpi_datatype_t *old)
+static struct obj_type_contents *scalar_contents(const MPI_Count *v, int n, int nints,
+                                                 obj_datatype_t *old)
 {
-    bool big = mpi_type_any_big(v, nints);
-    struct mpi_type_contents *c = big ? mpi_type_contents_new(0, 0, n, 1)
-                                      : mpi_type_contents_new(nints, n - nints, 0, 1);
+    bool big = obj_type_any_big(v, nints);
+    struct obj_type_contents *c = big ? obj_type_contents_new(0, 0, n, 1)
+                                      : obj_type_contents_new(nints, n - nints, 0, 1);
     if (!c)
         return NULL;
     for (int i = 0; i < n; i++) {
@@ -92,11 +92,11 @@ static struct mpi_type_contents *scalar_contents(const MPI_Count *v, int n, int 
         else
             c->aints[i - nints] = (MPI_Aint)v[i];
     }
-    mpi_type_contents_set_type(c, 0, old);
+    obj_type_contents_set_type(c, 0, old);
     return c;
 }
 
-int mpii_type_contiguous(MPI_Count count, mpi_datatype_t *oldtype, MPI_Datatype *newtype)
+int mpii_type_contiguous(MPI_Count count, obj_datatype_t *oldtype, MPI_Datatype *newtype)
 {
     int rc = check_count(count, "count");
     if (rc == MPI_SUCCESS)
@@ -111,7 +111,7 @@ int mpii_type_contiguous(MPI_Count count, mpi_datatype_t *oldtype, MPI_Datatype 
 }
 
 int mpii_type_vector(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
-                     mpi_datatype_t *oldtype, MPI_Datatype *newtype)
+                     obj_datatype_t *oldtype, MPI_Datatype *newtype)
 {
     int rc = check_count(count, "count");
     if (rc == MPI_SUCCESS)
@@ -128,7 +128,7 @@ int mpii_type_vector(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
 }
 
 int mpii_type_create_hvector(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
-                             mpi_datatype_t *oldtype, MPI_Datatype *newtype)
+                             obj_datatype_t *oldtype, MPI_Datatype *newtype)
 {
     int rc = check_count(count, "count");
     if (rc == MPI_SUCCESS)
@@ -146,17 +146,17 @@ int mpii_type_create_hvector(MPI_Count count, MPI_Count blocklength, MPI_Count s
 
 /* Contents of indexed (bytes = false) and hindexed: count, blocklengths and
  * displacements (ints, or addresses for hindexed), or all large. */
-static struct mpi_type_contents *indexed_contents(MPI_Count count, const MPI_Count *bl,
+static struct obj_type_contents *indexed_contents(MPI_Count count, const MPI_Count *bl,
                                                   const MPI_Count *displs, bool bytes,
-                                                  mpi_datatype_t *old)
+                                                  obj_datatype_t *old)
 {
-    bool big = mpi_type_big(count) || mpi_type_big(2 * count + 1) || mpi_type_any_big(bl, count) ||
-               (!bytes && mpi_type_any_big(displs, count));
-    struct mpi_type_contents *c;
+    bool big = obj_type_big(count) || obj_type_big(2 * count + 1) || obj_type_any_big(bl, count) ||
+               (!bytes && obj_type_any_big(displs, count));
+    struct obj_type_contents *c;
     if (big)
-        c = mpi_type_contents_new(0, 0, 2 * count + 1, 1);
+        c = obj_type_contents_new(0, 0, 2 * count + 1, 1);
     else
-        c = mpi_type_contents_new(bytes ? count + 1 : 2 * count + 1, bytes ? count : 0, 0, 1);
+        c = obj_type_contents_new(bytes ? count + 1 : 2 * count + 1, bytes ? count : 0, 0, 1);
     if (!c)
         return NULL;
     if (big) {
@@ -175,12 +175,12 @@ static struct mpi_type_contents *indexed_contents(MPI_Count count, const MPI_Cou
                 c->ints[1 + count + i] = (int)displs[i];
         }
     }
-    mpi_type_contents_set_type(c, 0, old);
+    obj_type_contents_set_type(c, 0, old);
     return c;
 }
 
 static int check_indexed(MPI_Count count, const MPI_Count bl[], const MPI_Count displs[],
-                         mpi_datatype_t *old)
+                         obj_datatype_t *old)
 {
     int rc = check_count(count, "count");
     if (rc == MPI_SUCCESS)
@@ -193,7 +193,7 @@ static int check_indexed(MPI_Count count, const MPI_Count bl[], const MPI_Count 
 }
 
 int mpii_type_indexed(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                      const MPI_Count array_of_displacements[], mpi_datatype_t *oldtype,
+                      const MPI_Count array_of_displacements[], obj_datatype_t *oldtype,
                       MPI_Datatype *newtype)
 {
     int rc = check_indexed(count, array_of_blocklengths, array_of_displacements, oldtype);
@@ -209,7 +209,7 @@ int mpii_type_indexed(MPI_Count count, const MPI_Count array_of_blocklengths[],
 }
 
 int mpii_type_create_hindexed(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                              const MPI_Count array_of_displacements[], mpi_datatype_t *oldtype,
+                              const MPI_Count array_of_displacements[], obj_datatype_t *oldtype,
                               MPI_Datatype *newtype)
 {
     int rc = check_indexed(count, array_of_blocklengths, array_of_displacements, oldtype);
@@ -226,17 +226,17 @@ int mpii_type_create_hindexed(MPI_Count count, const MPI_Count array_of_blocklen
 
 /* Contents of indexed_block / hindexed_block: count, blocklength, then the
  * displacements (ints or addresses), or all large. */
-static struct mpi_type_contents *block_contents(MPI_Count count, MPI_Count blocklength,
+static struct obj_type_contents *block_contents(MPI_Count count, MPI_Count blocklength,
                                                 const MPI_Count *displs, bool bytes,
-                                                mpi_datatype_t *old)
+                                                obj_datatype_t *old)
 {
-    bool big = mpi_type_big(count) || mpi_type_big(count + 2) || mpi_type_big(blocklength) ||
-               (!bytes && mpi_type_any_big(displs, count));
-    struct mpi_type_contents *c;
+    bool big = obj_type_big(count) || obj_type_big(count + 2) || obj_type_big(blocklength) ||
+               (!bytes && obj_type_any_big(displs, count));
+    struct obj_type_contents *c;
     if (big)
-        c = mpi_type_contents_new(0, 0, count + 2, 1);
+        c = obj_type_contents_new(0, 0, count + 2, 1);
     else
-        c = mpi_type_contents_new(bytes ? 2 : count + 2, bytes ? count : 0, 0, 1);
+        c = obj_type_contents_new(bytes ? 2 : count + 2, bytes ? count : 0, 0, 1);
     if (!c)
         return NULL;
     if (big) {
@@ -254,12 +254,12 @@ static struct mpi_type_contents *block_contents(MPI_Count count, MPI_Count block
                 c->ints[2 + i] = (int)displs[i];
         }
     }
-    mpi_type_contents_set_type(c, 0, old);
+    obj_type_contents_set_type(c, 0, old);
     return c;
 }
 
 static int check_block(MPI_Count count, MPI_Count blocklength, const MPI_Count displs[],
-                       mpi_datatype_t *old)
+                       obj_datatype_t *old)
 {
     int rc = check_count(count, "count");
     if (rc == MPI_SUCCESS)
@@ -273,7 +273,7 @@ static int check_block(MPI_Count count, MPI_Count blocklength, const MPI_Count d
 
 int mpii_type_create_indexed_block(MPI_Count count, MPI_Count blocklength,
                                    const MPI_Count array_of_displacements[],
-                                   mpi_datatype_t *oldtype, MPI_Datatype *newtype)
+                                   obj_datatype_t *oldtype, MPI_Datatype *newtype)
 {
     int rc = check_block(count, blocklength, array_of_displacements, oldtype);
     if (rc != MPI_SUCCESS)
@@ -289,7 +289,7 @@ int mpii_type_create_indexed_block(MPI_Count count, MPI_Count blocklength,
 
 int mpii_type_create_hindexed_block(MPI_Count count, MPI_Count blocklength,
                                     const MPI_Count array_of_displacements[],
-                                    mpi_datatype_t *oldtype, MPI_Datatype *newtype)
+                                    obj_datatype_t *oldtype, MPI_Datatype *newtype)
 {
     int rc = check_block(count, blocklength, array_of_displacements, oldtype);
     if (rc != MPI_SUCCESS)
@@ -303,12 +303,12 @@ int mpii_type_create_hindexed_block(MPI_Count count, MPI_Count blocklength,
                   "an hindexed_block type", newtype);
 }
 
-static struct mpi_type_contents *struct_contents(MPI_Count count, const MPI_Count *bl,
-                                                 const MPI_Count *displs, mpi_datatype_t **objs)
+static struct obj_type_contents *struct_contents(MPI_Count count, const MPI_Count *bl,
+                                                 const MPI_Count *displs, obj_datatype_t **objs)
 {
-    bool big = mpi_type_big(count) || mpi_type_big(count + 1) || mpi_type_any_big(bl, count);
-    struct mpi_type_contents *c = big ? mpi_type_contents_new(0, 0, 2 * count + 1, count)
-                                      : mpi_type_contents_new(count + 1, count, 0, count);
+    bool big = obj_type_big(count) || obj_type_big(count + 1) || obj_type_any_big(bl, count);
+    struct obj_type_contents *c = big ? obj_type_contents_new(0, 0, 2 * count + 1, count)
+                                      : obj_type_contents_new(count + 1, count, 0, count);
     if (!c)
         return NULL;
     if (big)
@@ -323,7 +323,7 @@ static struct mpi_type_contents *struct_contents(MPI_Count count, const MPI_Coun
             c->ints[1 + i] = (int)bl[i];
             c->aints[i] = (MPI_Aint)displs[i];
         }
-        mpi_type_contents_set_type(c, i, objs[i]);
+        obj_type_contents_set_type(c, i, objs[i]);
     }
     return c;
 }
@@ -333,17 +333,17 @@ int mpii_type_create_struct(MPI_Count count, const MPI_Count array_of_blocklengt
                             const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
     int rc = check_indexed(count, array_of_blocklengths, array_of_displacements,
-                           mpi_datatype_predef(MPI_BYTE));
+                           obj_datatype_predef(MPI_BYTE));
     if (rc != MPI_SUCCESS)
         return rc;
-    mpi_datatype_t **objs = malloc((size_t)RAIL_MAX(count, 1) * sizeof(*objs));
+    obj_datatype_t **objs = malloc((size_t)RAIL_MAX(count, 1) * sizeof(*objs));
     struct rail_dt **layouts = malloc((size_t)RAIL_MAX(count, 1) * sizeof(*layouts));
     struct rail_dt *t = NULL;
     if (!objs || !layouts) {
-        rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        rc = obj_errf(MPI_ERR_NO_MEM, "out of memory");
         goto out;
     }
-    rc = mpi_type_lookup_array(array_of_types, count, objs);
+    rc = obj_type_lookup_array(array_of_types, count, objs);
     for (MPI_Count i = 0; rc == MPI_SUCCESS && i < count; i++) {
         layouts[i] = objs[i]->layout;
         rc = check_span(1, array_of_blocklengths[i], objs[i]);
@@ -361,16 +361,16 @@ out:
     return rc;
 }
 
-int mpii_type_create_resized(mpi_datatype_t *oldtype, MPI_Count lb, MPI_Count extent,
+int mpii_type_create_resized(obj_datatype_t *oldtype, MPI_Count lb, MPI_Count extent,
                              MPI_Datatype *newtype)
 {
     struct rail_dt *t = NULL;
     int rc = rail_dt_create_resized(oldtype->layout, lb, extent, &t);
-    struct mpi_type_contents *c = NULL;
-    if (rc == MPI_SUCCESS && (c = mpi_type_contents_new(0, 2, 0, 1))) {
+    struct obj_type_contents *c = NULL;
+    if (rc == MPI_SUCCESS && (c = obj_type_contents_new(0, 2, 0, 1))) {
         c->aints[0] = (MPI_Aint)lb;
         c->aints[1] = (MPI_Aint)extent;
-        mpi_type_contents_set_type(c, 0, oldtype);
+        obj_type_contents_set_type(c, 0, oldtype);
     }
     return finish(rc, t, MPI_COMBINER_RESIZED, c, "a resized type", newtype);
 }
@@ -381,25 +381,25 @@ static int check_order(int order)
 {
     if (order == MPI_ORDER_C || order == MPI_ORDER_FORTRAN)
         return MPI_SUCCESS;
-    return mpi_errf(MPI_ERR_ARG, "invalid order %d (MPI_ORDER_C or MPI_ORDER_FORTRAN)", order);
+    return obj_errf(MPI_ERR_ARG, "invalid order %d (MPI_ORDER_C or MPI_ORDER_FORTRAN)", order);
 }
 
 static int check_subarray(int ndims, const MPI_Count sizes[], const MPI_Count subsizes[],
                           const MPI_Count starts[], int order)
 {
     if (ndims < 1)
-        return mpi_errf(MPI_ERR_ARG, "invalid ndims %d (must be positive)", ndims);
+        return obj_errf(MPI_ERR_ARG, "invalid ndims %d (must be positive)", ndims);
     if (!sizes || !subsizes || !starts)
-        return mpi_errf(MPI_ERR_ARG, "array arguments must not be NULL");
+        return obj_errf(MPI_ERR_ARG, "array arguments must not be NULL");
     for (int d = 0; d < ndims; d++) {
         if (sizes[d] < 1)
-            return mpi_errf(MPI_ERR_ARG, "array_of_sizes[%d] = %lld (must be positive)", d,
+            return obj_errf(MPI_ERR_ARG, "array_of_sizes[%d] = %lld (must be positive)", d,
                             (long long)sizes[d]);
         if (subsizes[d] < 1 || subsizes[d] > sizes[d])
-            return mpi_errf(MPI_ERR_ARG, "array_of_subsizes[%d] = %lld (must be 1..%lld)", d,
+            return obj_errf(MPI_ERR_ARG, "array_of_subsizes[%d] = %lld (must be 1..%lld)", d,
                             (long long)subsizes[d], (long long)sizes[d]);
         if (starts[d] < 0 || starts[d] > sizes[d] - subsizes[d])
-            return mpi_errf(MPI_ERR_ARG,
+            return obj_errf(MPI_ERR_ARG,
                             "array_of_starts[%d] = %lld (must be 0..%lld for a subsize of %lld)",
                             d, (long long)starts[d], (long long)(sizes[d] - subsizes[d]),
                             (long long)subsizes[d]);
@@ -407,15 +407,15 @@ static int check_subarray(int ndims, const MPI_Count sizes[], const MPI_Count su
     return check_order(order);
 }
 
-static struct mpi_type_contents *subarray_contents(int ndims, const MPI_Count *sizes,
+static struct obj_type_contents *subarray_contents(int ndims, const MPI_Count *sizes,
                                                    const MPI_Count *subsizes,
                                                    const MPI_Count *starts, int order,
-                                                   mpi_datatype_t *old)
+                                                   obj_datatype_t *old)
 {
-    bool big = mpi_type_big(3 * (MPI_Count)ndims + 2) || mpi_type_any_big(sizes, ndims) ||
-               mpi_type_any_big(subsizes, ndims) || mpi_type_any_big(starts, ndims);
-    struct mpi_type_contents *c = big ? mpi_type_contents_new(2, 0, 3 * ndims, 1)
-                                      : mpi_type_contents_new(3 * ndims + 2, 0, 0, 1);
+    bool big = obj_type_big(3 * (MPI_Count)ndims + 2) || obj_type_any_big(sizes, ndims) ||
+               obj_type_any_big(subsizes, ndims) || obj_type_any_big(starts, ndims);
+    struct obj_type_contents *c = big ? obj_type_contents_new(2, 0, 3 * ndims, 1)
+                                      : obj_type_contents_new(3 * ndims + 2, 0, 0, 1);
     if (!c)
         return NULL;
     c->ints[0] = ndims;
@@ -431,20 +431,20 @@ static struct mpi_type_contents *subarray_contents(int ndims, const MPI_Count *s
         }
     }
     c->ints[big ? 1 : 3 * ndims + 1] = order;
-    mpi_type_contents_set_type(c, 0, old);
+    obj_type_contents_set_type(c, 0, old);
     return c;
 }
 
 int mpii_type_create_subarray(int ndims, const MPI_Count array_of_sizes[],
                               const MPI_Count array_of_subsizes[],
                               const MPI_Count array_of_starts[], int order,
-                              mpi_datatype_t *oldtype, MPI_Datatype *newtype)
+                              obj_datatype_t *oldtype, MPI_Datatype *newtype)
 {
     int rc = check_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order);
     MPI_Count total = 1;
     for (int d = 0; rc == MPI_SUCCESS && d < ndims; d++)
         if (__builtin_mul_overflow(total, array_of_sizes[d], &total))
-            rc = mpi_errf(MPI_ERR_ARG, "the array has more than 2^63 elements");
+            rc = obj_errf(MPI_ERR_ARG, "the array has more than 2^63 elements");
     if (rc == MPI_SUCCESS)
         rc = check_span(total, 1, oldtype);
     if (rc != MPI_SUCCESS)

@@ -10,7 +10,7 @@
  * single process.  The process grid is row-major whatever the array order:
  * the last dimension's coordinate varies fastest with the rank.
  */
-#include "mpi/type_impl.h"
+#include "obj/type_impl.h"
 #include "mpi/binding/gen/mpi_impl.h"
 
 #include <stdlib.h>
@@ -72,16 +72,16 @@ fail:
 static int check_dim(int i, int64_t gsize, int distrib, int darg, int psize, dim_t *d)
 {
     if (gsize < 1)
-        return mpi_errf(MPI_ERR_ARG, "array_of_gsizes[%d] = %lld (must be positive)", i,
+        return obj_errf(MPI_ERR_ARG, "array_of_gsizes[%d] = %lld (must be positive)", i,
                         (long long)gsize);
     if (psize < 1)
-        return mpi_errf(MPI_ERR_ARG, "array_of_psizes[%d] = %d (must be positive)", i, psize);
+        return obj_errf(MPI_ERR_ARG, "array_of_psizes[%d] = %d (must be positive)", i, psize);
     d->gsize = gsize;
     d->psize = psize;
     switch (distrib) {
     case MPI_DISTRIBUTE_NONE:
         if (psize != 1)
-            return mpi_errf(MPI_ERR_ARG,
+            return obj_errf(MPI_ERR_ARG,
                             "array_of_psizes[%d] = %d: a dimension with MPI_DISTRIBUTE_NONE "
                             "must have 1 process", i, psize);
         d->darg = gsize;
@@ -92,7 +92,7 @@ static int check_dim(int i, int64_t gsize, int distrib, int darg, int psize, dim
             return MPI_SUCCESS;
         }
         if (darg < 1 || (int64_t)darg * psize < gsize)
-            return mpi_errf(MPI_ERR_ARG,
+            return obj_errf(MPI_ERR_ARG,
                             "array_of_dargs[%d] = %d: a block distribution of %lld elements "
                             "over %d processes needs blocks of at least %lld", i, darg,
                             (long long)gsize, psize, (long long)((gsize + psize - 1) / psize));
@@ -104,12 +104,12 @@ static int check_dim(int i, int64_t gsize, int distrib, int darg, int psize, dim
             return MPI_SUCCESS;
         }
         if (darg < 1)
-            return mpi_errf(MPI_ERR_ARG, "array_of_dargs[%d] = %d (must be positive or "
+            return obj_errf(MPI_ERR_ARG, "array_of_dargs[%d] = %d (must be positive or "
                             "MPI_DISTRIBUTE_DFLT_DARG)", i, darg);
         d->darg = darg;
         return MPI_SUCCESS;
     default:
-        return mpi_errf(MPI_ERR_ARG, "array_of_distribs[%d] = %d (MPI_DISTRIBUTE_NONE, _BLOCK "
+        return obj_errf(MPI_ERR_ARG, "array_of_distribs[%d] = %d (MPI_DISTRIBUTE_NONE, _BLOCK "
                         "or _CYCLIC)", i, distrib);
     }
 }
@@ -119,13 +119,13 @@ static int check_args(int size, int rank, int ndims, const MPI_Count gsizes[],
                       dim_t *dims)
 {
     if (size < 1)
-        return mpi_errf(MPI_ERR_ARG, "invalid size %d (must be positive)", size);
+        return obj_errf(MPI_ERR_ARG, "invalid size %d (must be positive)", size);
     if (rank < 0 || rank >= size)
-        return mpi_errf(MPI_ERR_ARG, "invalid rank %d (group of size %d)", rank, size);
+        return obj_errf(MPI_ERR_ARG, "invalid rank %d (group of size %d)", rank, size);
     if (!gsizes || !distribs || !dargs || !psizes)
-        return mpi_errf(MPI_ERR_ARG, "array arguments must not be NULL");
+        return obj_errf(MPI_ERR_ARG, "array arguments must not be NULL");
     if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
-        return mpi_errf(MPI_ERR_ARG, "invalid order %d (MPI_ORDER_C or MPI_ORDER_FORTRAN)", order);
+        return obj_errf(MPI_ERR_ARG, "invalid order %d (MPI_ORDER_C or MPI_ORDER_FORTRAN)", order);
     int64_t procs = 1;
     for (int i = 0; i < ndims; i++) {
         int rc = check_dim(i, gsizes[i], distribs[i], dargs[i], psizes[i], &dims[i]);
@@ -136,7 +136,7 @@ static int check_args(int size, int rank, int ndims, const MPI_Count gsizes[],
             break;
     }
     if (procs != size)
-        return mpi_errf(MPI_ERR_ARG, "the process grid (product of array_of_psizes) does not "
+        return obj_errf(MPI_ERR_ARG, "the process grid (product of array_of_psizes) does not "
                         "have %d processes", size);
     /* Row-major process grid. */
     for (int i = ndims - 1, r = rank; i >= 0; i--) {
@@ -146,14 +146,14 @@ static int check_args(int size, int rank, int ndims, const MPI_Count gsizes[],
     return MPI_SUCCESS;
 }
 
-static struct mpi_type_contents *darray_contents(int size, int rank, int ndims,
+static struct obj_type_contents *darray_contents(int size, int rank, int ndims,
                                                  const MPI_Count gsizes[], const int distribs[],
                                                  const int dargs[], const int psizes[],
-                                                 int order, mpi_datatype_t *old)
+                                                 int order, obj_datatype_t *old)
 {
-    bool big = mpi_type_big(4 * (MPI_Count)ndims + 4) || mpi_type_any_big(gsizes, ndims);
-    struct mpi_type_contents *c = big ? mpi_type_contents_new(3 * ndims + 4, 0, ndims, 1)
-                                      : mpi_type_contents_new(4 * ndims + 4, 0, 0, 1);
+    bool big = obj_type_big(4 * (MPI_Count)ndims + 4) || obj_type_any_big(gsizes, ndims);
+    struct obj_type_contents *c = big ? obj_type_contents_new(3 * ndims + 4, 0, ndims, 1)
+                                      : obj_type_contents_new(4 * ndims + 4, 0, 0, 1);
     if (!c)
         return NULL;
     int *p = c->ints;
@@ -174,20 +174,20 @@ static struct mpi_type_contents *darray_contents(int size, int rank, int ndims,
         p[2 * ndims + i] = psizes[i];
     }
     p[3 * ndims] = order;
-    mpi_type_contents_set_type(c, 0, old);
+    obj_type_contents_set_type(c, 0, old);
     return c;
 }
 
 int mpii_type_create_darray(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
                             const int array_of_distribs[], const int array_of_dargs[],
-                            const int array_of_psizes[], int order, mpi_datatype_t *oldtype,
+                            const int array_of_psizes[], int order, obj_datatype_t *oldtype,
                             MPI_Datatype *newtype)
 {
     if (ndims < 1)
-        return mpi_errf(MPI_ERR_ARG, "invalid ndims %d (must be positive)", ndims);
+        return obj_errf(MPI_ERR_ARG, "invalid ndims %d (must be positive)", ndims);
     dim_t *dims = malloc((size_t)ndims * sizeof(*dims));
     if (!dims)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     struct rail_dt *t = rail_dt_retain(oldtype->layout);
     int rc = check_args(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
                         array_of_psizes, order, dims);
@@ -197,19 +197,19 @@ int mpii_type_create_darray(int size, int rank, int ndims, const MPI_Count array
         rc = dim_type(&dims[i], t, &next);
         rc = swap(&t, rc, next);
         if (rc != MPI_SUCCESS)
-            rc = mpi_errf(rc, "cannot build dimension %d of the darray type", i);
+            rc = obj_errf(rc, "cannot build dimension %d of the darray type", i);
     }
     free(dims);
     if (rc != MPI_SUCCESS) {
         rail_dt_release(t);
         return rc;
     }
-    struct mpi_type_contents *c =
+    struct obj_type_contents *c =
         darray_contents(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
                         array_of_psizes, order, oldtype);
     if (!c) {
         rail_dt_release(t);
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     }
-    return mpi_type_new(t, MPI_COMBINER_DARRAY, c, newtype);
+    return obj_type_new(t, MPI_COMBINER_DARRAY, c, newtype);
 }

@@ -14,7 +14,7 @@
  * (MPI_Type_free refuses them), made once and kept for the life of the
  * process: the same arguments give the same handle.
  */
-#include "mpi/type_impl.h"
+#include "obj/type_impl.h"
 #include "mpi/binding/gen/mpi_impl.h"
 
 #include <pthread.h>
@@ -22,7 +22,7 @@
 #include <string.h>
 
 typedef struct cached {
-    mpi_datatype_t dt;
+    obj_datatype_t dt;
     int combiner;
     int64_t key1, key2;
     struct cached *next;
@@ -34,9 +34,9 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Find or make the predefined type (combiner, key1, key2) behaving like
  * `like`, made of `basic` (NULL: itself); the contents are ints[] (f90) or
  * types[] (value-index). */
-static int cached_type(int combiner, int64_t key1, int64_t key2, const mpi_datatype_t *like,
-                       mpi_datatype_t *basic, const int *ints, int ni,
-                       mpi_datatype_t *const *types, int nd, MPI_Datatype *out)
+static int cached_type(int combiner, int64_t key1, int64_t key2, const obj_datatype_t *like,
+                       obj_datatype_t *basic, const int *ints, int ni,
+                       obj_datatype_t *const *types, int nd, MPI_Datatype *out)
 {
     int rc = MPI_SUCCESS;
     pthread_mutex_lock(&cache_lock);
@@ -46,19 +46,19 @@ static int cached_type(int combiner, int64_t key1, int64_t key2, const mpi_datat
             break;
     if (!c) {
         c = calloc(1, sizeof(*c));
-        struct mpi_type_contents *ct = c ? mpi_type_contents_new(ni, 0, 0, nd) : NULL;
+        struct obj_type_contents *ct = c ? obj_type_contents_new(ni, 0, 0, nd) : NULL;
         if (!ct) {
             free(c);
             pthread_mutex_unlock(&cache_lock);
-            return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+            return obj_errf(MPI_ERR_NO_MEM, "out of memory");
         }
         if (ni)
             memcpy(ct->ints, ints, (size_t)ni * sizeof(int));
         for (int i = 0; i < nd; i++)
-            mpi_type_contents_set_type(ct, i, types[i]);
-        mpi_datatype_t *d = &c->dt;
+            obj_type_contents_set_type(ct, i, types[i]);
+        obj_datatype_t *d = &c->dt;
         *d = *like;
-        mpi_obj_init_predef(&d->obj, MPI_OBJ_DATATYPE, d);
+        obj_init_predef(&d->obj, OBJ_DATATYPE, d);
         d->attrs = NULL;
         d->combiner = combiner;
         d->contents = ct;
@@ -70,7 +70,7 @@ static int cached_type(int combiner, int64_t key1, int64_t key2, const mpi_datat
         cache = c;
     }
     pthread_mutex_unlock(&cache_lock);
-    *out = mpi_datatype_handle(&c->dt);
+    *out = obj_datatype_handle(&c->dt);
     return rc;
 }
 
@@ -94,7 +94,7 @@ static MPI_Datatype match(int typeclass, int size)
         if (table[i].typeclass != typeclass || table[i].size != size)
             continue;
         /* Kinds this compiler lacks have no reductions: not offered. */
-        mpi_datatype_t *d = mpi_datatype_predef(table[i].type);
+        obj_datatype_t *d = obj_datatype_predef(table[i].type);
         return d && d->opclass != OPC_NONE ? table[i].type : MPI_DATATYPE_NULL;
     }
     return MPI_DATATYPE_NULL;
@@ -104,11 +104,11 @@ int mpii_type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
     if (typeclass != MPI_TYPECLASS_INTEGER && typeclass != MPI_TYPECLASS_REAL &&
         typeclass != MPI_TYPECLASS_COMPLEX)
-        return mpi_errf(MPI_ERR_ARG, "invalid typeclass %d (MPI_TYPECLASS_INTEGER, _REAL or "
+        return obj_errf(MPI_ERR_ARG, "invalid typeclass %d (MPI_TYPECLASS_INTEGER, _REAL or "
                         "_COMPLEX)", typeclass);
     MPI_Datatype t = match(typeclass, size);
     if (t == MPI_DATATYPE_NULL)
-        return mpi_errf(MPI_ERR_ARG, "no %s type of %d bytes",
+        return obj_errf(MPI_ERR_ARG, "no %s type of %d bytes",
                         typeclass == MPI_TYPECLASS_INTEGER ? "integer"
                         : typeclass == MPI_TYPECLASS_REAL  ? "real"
                                                            : "complex",
@@ -132,27 +132,27 @@ int mpii_type_create_f90_integer(int r, MPI_Datatype *newtype)
     for (size_t i = 0; i < RAIL_ARRAY_SIZE(int_kinds); i++) {
         MPI_Datatype t = match(MPI_TYPECLASS_INTEGER, int_kinds[i].size);
         if (r <= int_kinds[i].range && t != MPI_DATATYPE_NULL)
-            return cached_type(MPI_COMBINER_F90_INTEGER, r, 0, mpi_datatype_predef(t),
-                               mpi_datatype_predef(t), &r, 1, NULL, 0, newtype);
+            return cached_type(MPI_COMBINER_F90_INTEGER, r, 0, obj_datatype_predef(t),
+                               obj_datatype_predef(t), &r, 1, NULL, 0, newtype);
     }
-    return mpi_errf(MPI_ERR_ARG, "no Fortran integer kind has a decimal range of %d", r);
+    return obj_errf(MPI_ERR_ARG, "no Fortran integer kind has a decimal range of %d", r);
 }
 
 static int f90_real(int combiner, int typeclass, int p, int r, MPI_Datatype *newtype)
 {
     if (p == MPI_UNDEFINED && r == MPI_UNDEFINED)
-        return mpi_errf(MPI_ERR_ARG, "p and r must not both be MPI_UNDEFINED");
+        return obj_errf(MPI_ERR_ARG, "p and r must not both be MPI_UNDEFINED");
     for (size_t i = 0; i < RAIL_ARRAY_SIZE(real_kinds); i++) {
         int size = real_kinds[i].size * (typeclass == MPI_TYPECLASS_COMPLEX ? 2 : 1);
         MPI_Datatype t = match(typeclass, size);
         if ((p == MPI_UNDEFINED || p <= real_kinds[i].precision) &&
             (r == MPI_UNDEFINED || r <= real_kinds[i].range) && t != MPI_DATATYPE_NULL) {
             int ints[2] = {p, r};
-            return cached_type(combiner, p, r, mpi_datatype_predef(t), mpi_datatype_predef(t),
+            return cached_type(combiner, p, r, obj_datatype_predef(t), obj_datatype_predef(t),
                                ints, 2, NULL, 0, newtype);
         }
     }
-    return mpi_errf(MPI_ERR_ARG, "no Fortran %s kind has a precision of %d and a range of %d",
+    return obj_errf(MPI_ERR_ARG, "no Fortran %s kind has a precision of %d and a range of %d",
                     typeclass == MPI_TYPECLASS_REAL ? "real" : "complex", p, r);
 }
 
@@ -190,10 +190,10 @@ static const struct {
     {RAIL_TK_INT64, RAIL_TK_INT64, RAIL_TK_2INT64},
 };
 
-int mpii_type_get_value_index(mpi_datatype_t *value_type, mpi_datatype_t *index_type,
+int mpii_type_get_value_index(obj_datatype_t *value_type, obj_datatype_t *index_type,
                               MPI_Datatype *pair_type)
 {
-    MPI_Datatype v = mpi_datatype_handle(value_type), ix = mpi_datatype_handle(index_type);
+    MPI_Datatype v = obj_datatype_handle(value_type), ix = obj_datatype_handle(index_type);
     *pair_type = MPI_DATATYPE_NULL;
     for (size_t i = 0; i < RAIL_ARRAY_SIZE(named_pairs); i++)
         if (named_pairs[i].value == v && named_pairs[i].index == ix) {
@@ -210,7 +210,7 @@ int mpii_type_get_value_index(mpi_datatype_t *value_type, mpi_datatype_t *index_
         if (pair_kinds[i].value != (rail_typekind_t)value_type->kind ||
             pair_kinds[i].index != (rail_typekind_t)index_type->kind)
             continue;
-        mpi_datatype_t like;
+        obj_datatype_t like;
         memset(&like, 0, sizeof(like));
         like.committed = like.predefined = 1;
         like.layout = rail_dt_predefined(pair_kinds[i].pair);
@@ -224,7 +224,7 @@ int mpii_type_get_value_index(mpi_datatype_t *value_type, mpi_datatype_t *index_
         like.extent = rail_dt_extent(like.layout);
         like.true_lb = rail_dt_true_lb(like.layout);
         like.true_extent = rail_dt_true_extent(like.layout);
-        mpi_datatype_t *types[2] = {value_type, index_type};
+        obj_datatype_t *types[2] = {value_type, index_type};
         return cached_type(MPI_COMBINER_VALUE_INDEX, (int64_t)(uintptr_t)v,
                            (int64_t)(uintptr_t)ix, &like, NULL, NULL, 0, types, 2, pair_type);
     }

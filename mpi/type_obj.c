@@ -1,9 +1,9 @@
 /*
  * Derived datatype objects: creation around an engine layout, references
- * (see mpi_datatype.h), MPI_Type_commit, MPI_Type_free, MPI_Type_dup.
+ * (see obj/datatype.h), MPI_Type_commit, MPI_Type_free, MPI_Type_dup.
  */
-#include "mpi/type_impl.h"
-#include "mpi/mpi_attr.h"
+#include "obj/type_impl.h"
+#include "obj/attr.h"
 #include "mpi/binding/gen/mpi_impl.h"
 #include "base/atomic.h"
 
@@ -12,13 +12,13 @@
 
 /* ------------------------------------------------------------ contents */
 
-struct mpi_type_contents *mpi_type_contents_new(MPI_Count ni, MPI_Count na, MPI_Count nc,
+struct obj_type_contents *obj_type_contents_new(MPI_Count ni, MPI_Count na, MPI_Count nc,
                                                 MPI_Count nd)
 {
-    size_t bytes = sizeof(struct mpi_type_contents) + (size_t)na * sizeof(MPI_Aint) +
-                   (size_t)nc * sizeof(MPI_Count) + (size_t)nd * sizeof(mpi_datatype_t *) +
+    size_t bytes = sizeof(struct obj_type_contents) + (size_t)na * sizeof(MPI_Aint) +
+                   (size_t)nc * sizeof(MPI_Count) + (size_t)nd * sizeof(obj_datatype_t *) +
                    (size_t)ni * sizeof(int);
-    struct mpi_type_contents *c = calloc(1, bytes);
+    struct obj_type_contents *c = calloc(1, bytes);
     if (!c)
         return NULL;
     char *p = (char *)(c + 1);
@@ -28,39 +28,39 @@ struct mpi_type_contents *mpi_type_contents_new(MPI_Count ni, MPI_Count na, MPI_
     p += (size_t)na * sizeof(MPI_Aint);
     c->counts = (MPI_Count *)p;
     p += (size_t)nc * sizeof(MPI_Count);
-    c->types = (mpi_datatype_t **)p;
-    p += (size_t)nd * sizeof(mpi_datatype_t *);
+    c->types = (obj_datatype_t **)p;
+    p += (size_t)nd * sizeof(obj_datatype_t *);
     c->ints = (int *)p;
     return c;
 }
 
-void mpi_type_contents_set_type(struct mpi_type_contents *c, MPI_Count i, mpi_datatype_t *t)
+void obj_type_contents_set_type(struct obj_type_contents *c, MPI_Count i, obj_datatype_t *t)
 {
-    mpi_datatype_retain(t);
+    obj_datatype_retain(t);
     c->types[i] = t;
 }
 
-void mpi_type_contents_free(struct mpi_type_contents *c)
+void obj_type_contents_free(struct obj_type_contents *c)
 {
     if (!c)
         return;
     for (MPI_Count i = 0; i < c->nd; i++)
-        mpi_datatype_release(c->types[i]);
+        obj_datatype_release(c->types[i]);
     free(c);
 }
 
 /* ------------------------------------------------------------ objects */
 
 /* The predefined type all of the type map is made of, or NULL. */
-static mpi_datatype_t *common_basic(int combiner, const struct mpi_type_contents *c)
+static obj_datatype_t *common_basic(int combiner, const struct obj_type_contents *c)
 {
     if (combiner != MPI_COMBINER_STRUCT)
         return c->nd > 0 ? c->types[0]->basic : NULL;
     /* struct: the entries that hold data must agree. */
-    mpi_datatype_t *basic = NULL;
+    obj_datatype_t *basic = NULL;
     for (MPI_Count i = 0; i < c->nd; i++) {
         MPI_Count bl = c->nc ? c->counts[1 + i] : c->ints[1 + i];
-        mpi_datatype_t *t = c->types[i];
+        obj_datatype_t *t = c->types[i];
         if (bl == 0 || t->size == 0)
             continue;
         if (!t->basic || (basic && basic != t->basic))
@@ -70,16 +70,16 @@ static mpi_datatype_t *common_basic(int combiner, const struct mpi_type_contents
     return basic ? basic : (c->nd > 0 ? c->types[0]->basic : NULL);
 }
 
-int mpi_type_new(struct rail_dt *layout, int combiner, struct mpi_type_contents *c,
+int obj_type_new(struct rail_dt *layout, int combiner, struct obj_type_contents *c,
                  MPI_Datatype *newtype)
 {
-    mpi_datatype_t *d = calloc(1, sizeof(*d));
+    obj_datatype_t *d = calloc(1, sizeof(*d));
     if (!d) {
         rail_dt_release(layout);
-        mpi_type_contents_free(c);
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory for a datatype");
+        obj_type_contents_free(c);
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory for a datatype");
     }
-    mpi_obj_init(&d->obj, MPI_OBJ_DATATYPE);
+    obj_init(&d->obj, OBJ_DATATYPE);
     d->handles = 1;
     d->layout = layout;
     d->combiner = combiner;
@@ -90,53 +90,53 @@ int mpi_type_new(struct rail_dt *layout, int combiner, struct mpi_type_contents 
     d->extent = rail_dt_extent(layout);
     d->true_lb = rail_dt_true_lb(layout);
     d->true_extent = rail_dt_true_extent(layout);
-    *newtype = mpi_datatype_handle(d);
+    *newtype = obj_datatype_handle(d);
     return MPI_SUCCESS;
 }
 
-static void type_destroy(mpi_datatype_t *d)
+static void type_destroy(obj_datatype_t *d)
 {
-    mpi_type_contents_free(d->contents);
+    obj_type_contents_free(d->contents);
     rail_dt_release(d->layout);
-    d->obj.kind = MPI_OBJ_DATATYPE;   /* freed handles are tagged FREED: count it down */
-    mpi_obj_fini(&d->obj);
+    d->obj.kind = OBJ_DATATYPE;   /* freed handles are tagged FREED: count it down */
+    obj_fini(&d->obj);
     free(d);
 }
 
-void mpi_datatype_retain(mpi_datatype_t *d)
+void obj_datatype_retain(obj_datatype_t *d)
 {
     if (d && !d->predefined)
         rail_atomic_add_fetch(&d->obj.refcount, 1);
 }
 
-void mpi_datatype_release(mpi_datatype_t *d)
+void obj_datatype_release(obj_datatype_t *d)
 {
     if (d && !d->predefined && rail_atomic_sub_fetch(&d->obj.refcount, 1) == 0)
         type_destroy(d);
 }
 
 /* A new user handle for d (MPI_Type_get_contents). */
-MPI_Datatype mpi_type_new_handle(mpi_datatype_t *d)
+MPI_Datatype obj_type_new_handle(obj_datatype_t *d)
 {
     if (d->predefined)
-        return mpi_datatype_handle(d);
-    mpi_datatype_retain(d);
+        return obj_datatype_handle(d);
+    obj_datatype_retain(d);
     if (rail_atomic_add_fetch(&d->handles, 1) == 1)
-        d->obj.kind = MPI_OBJ_DATATYPE;   /* all its handles had been freed */
-    return mpi_datatype_handle(d);
+        d->obj.kind = OBJ_DATATYPE;   /* all its handles had been freed */
+    return obj_datatype_handle(d);
 }
 
-int mpi_type_lookup_array(const MPI_Datatype types[], MPI_Count n, mpi_datatype_t **objs)
+int obj_type_lookup_array(const MPI_Datatype types[], MPI_Count n, obj_datatype_t **objs)
 {
     if (n > 0 && !types)
-        return mpi_errf(MPI_ERR_ARG, "array_of_types must not be NULL");
+        return obj_errf(MPI_ERR_ARG, "array_of_types must not be NULL");
     for (MPI_Count i = 0; i < n; i++) {
         if (types[i] == MPI_DATATYPE_NULL)
-            return mpi_errf(MPI_ERR_TYPE, "array_of_types[%lld] is MPI_DATATYPE_NULL",
+            return obj_errf(MPI_ERR_TYPE, "array_of_types[%lld] is MPI_DATATYPE_NULL",
                             (long long)i);
-        int rc = mpi_datatype_lookup(types[i], &objs[i]);
+        int rc = obj_datatype_lookup(types[i], &objs[i]);
         if (rc != MPI_SUCCESS)
-            return mpi_errf(rc, "array_of_types[%lld] is not a valid datatype", (long long)i);
+            return obj_errf(rc, "array_of_types[%lld] is not a valid datatype", (long long)i);
     }
     return MPI_SUCCESS;
 }
@@ -145,15 +145,15 @@ int mpi_type_lookup_array(const MPI_Datatype types[], MPI_Count n, mpi_datatype_
 
 int mpii_type_commit(MPI_Datatype *datatype)
 {
-    mpi_datatype_t *d;
-    int rc = mpi_datatype_lookup(*datatype, &d);
+    obj_datatype_t *d;
+    int rc = obj_datatype_lookup(*datatype, &d);
     if (rc != MPI_SUCCESS)
         return rc;
     if (d->committed)
         return MPI_SUCCESS;
     rc = rail_dt_commit(d->layout);
     if (rc != MPI_SUCCESS)
-        return mpi_errf(rc, "cannot commit the datatype (%s)",
+        return obj_errf(rc, "cannot commit the datatype (%s)",
                         rc == MPI_ERR_NO_MEM ? "out of memory" : "engine error");
     d->committed = 1;
     return MPI_SUCCESS;
@@ -161,45 +161,45 @@ int mpii_type_commit(MPI_Datatype *datatype)
 
 int mpii_type_free(MPI_Datatype *datatype)
 {
-    mpi_datatype_t *d;
-    int rc = mpi_datatype_lookup(*datatype, &d);
+    obj_datatype_t *d;
+    int rc = obj_datatype_lookup(*datatype, &d);
     if (rc != MPI_SUCCESS)
         return rc;
     if (d->predefined)
-        return mpi_errf(MPI_ERR_TYPE, "predefined datatype %s cannot be freed",
+        return obj_errf(MPI_ERR_TYPE, "predefined datatype %s cannot be freed",
                         d->name[0] ? d->name : "(unnamed)");
     /* The last handle: delete the attributes first; a failing delete
      * callback fails the call and leaves the type as it was. */
     if (rail_atomic_load_acquire(&d->handles) == 1 && d->attrs) {
-        rc = mpi_attr_delete_all(MPI_ATTR_TYPE, *datatype, &d->attrs);
+        rc = obj_attr_delete_all(OBJ_ATTR_TYPE, *datatype, &d->attrs);
         if (rc != MPI_SUCCESS)
             return rc;
     }
     if (rail_atomic_sub_fetch(&d->handles, 1) == 0)
-        d->obj.kind = MPI_OBJ_FREED;
+        d->obj.kind = OBJ_FREED;
     *datatype = MPI_DATATYPE_NULL;
-    mpi_datatype_release(d);
+    obj_datatype_release(d);
     return MPI_SUCCESS;
 }
 
-int mpii_type_dup(mpi_datatype_t *oldtype, MPI_Datatype *newtype)
+int mpii_type_dup(obj_datatype_t *oldtype, MPI_Datatype *newtype)
 {
-    struct mpi_type_contents *c = mpi_type_contents_new(0, 0, 0, 1);
+    struct obj_type_contents *c = obj_type_contents_new(0, 0, 0, 1);
     if (!c)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
-    mpi_type_contents_set_type(c, 0, oldtype);
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
+    obj_type_contents_set_type(c, 0, oldtype);
     MPI_Datatype h;
-    int rc = mpi_type_new(rail_dt_retain(oldtype->layout), MPI_COMBINER_DUP, c, &h);
+    int rc = obj_type_new(rail_dt_retain(oldtype->layout), MPI_COMBINER_DUP, c, &h);
     if (rc != MPI_SUCCESS)
         return rc;
-    mpi_datatype_t *d = (mpi_datatype_t *)mpi_obj_of_handle(h);
+    obj_datatype_t *d = (obj_datatype_t *)obj_of_handle(h);
     d->committed = oldtype->committed;
-    rc = mpi_attr_copy_all(MPI_ATTR_TYPE, mpi_datatype_handle(oldtype), oldtype->attrs, &d->attrs);
+    rc = obj_attr_copy_all(OBJ_ATTR_TYPE, obj_datatype_handle(oldtype), oldtype->attrs, &d->attrs);
     if (rc != MPI_SUCCESS) {
         /* Copies already made are deleted with their callbacks. */
-        mpi_attr_delete_all(MPI_ATTR_TYPE, h, &d->attrs);
+        obj_attr_delete_all(OBJ_ATTR_TYPE, h, &d->attrs);
         d->handles = 0;
-        mpi_datatype_release(d);
+        obj_datatype_release(d);
         return rc;
     }
     *newtype = h;

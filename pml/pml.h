@@ -59,9 +59,9 @@
 #define PML_PML_H
 
 #include "base/rail.h"
-#include "mpi/mpi_comm.h"
-#include "mpi/mpi_datatype.h"
-#include "mpi/mpi_request.h"
+#include "obj/comm.h"
+#include "obj/datatype.h"
+#include "obj/request.h"
 
 #define PML_CONTEXT_COLL_BIT 0x80000000u
 #define PML_COLL_CONTEXT(cid) ((uint32_t)(cid) | PML_CONTEXT_COLL_BIT)
@@ -99,62 +99,62 @@ int pml_finalize(void);
  * it (pml queues and btl queues): call before a fence that does not
  * progress, or a peer still receiving waits for those bytes forever. */
 void pml_quiesce(void);
-int pml_comm_create(mpi_comm_t *comm);
-int pml_comm_destroy(mpi_comm_t *comm);
+int pml_comm_create(obj_comm_t *comm);
+int pml_comm_destroy(obj_comm_t *comm);
 
 /* ------------------------------------------------------------ requests */
 
 /* Create a send / receive request without starting it (nonpersistent
  * ones are started with pml_start before anybody else sees them; callers
  * may set req->on_complete in between). */
-int pml_send_create(const void *buf, MPI_Count count, mpi_datatype_t *dt, int dst, int tag,
-                    pml_send_mode_t mode, mpi_comm_t *comm, unsigned flags, mpi_request_t **req);
-int pml_recv_create(void *buf, MPI_Count count, mpi_datatype_t *dt, int src, int tag,
-                    mpi_comm_t *comm, unsigned flags, mpi_request_t **req);
-int pml_start(mpi_request_t *req);
+int pml_send_create(const void *buf, MPI_Count count, obj_datatype_t *dt, int dst, int tag,
+                    pml_send_mode_t mode, obj_comm_t *comm, unsigned flags, obj_request_t **req);
+int pml_recv_create(void *buf, MPI_Count count, obj_datatype_t *dt, int src, int tag,
+                    obj_comm_t *comm, unsigned flags, obj_request_t **req);
+int pml_start(obj_request_t *req);
 
 /* Nonblocking: create + start.  dst/src MPI_PROC_NULL gives a request that
  * is complete at once. */
-int pml_isend(const void *buf, MPI_Count count, mpi_datatype_t *dt, int dst, int tag,
-              pml_send_mode_t mode, mpi_comm_t *comm, unsigned flags, mpi_request_t **req);
-int pml_irecv(void *buf, MPI_Count count, mpi_datatype_t *dt, int src, int tag, mpi_comm_t *comm,
-              unsigned flags, mpi_request_t **req);
+int pml_isend(const void *buf, MPI_Count count, obj_datatype_t *dt, int dst, int tag,
+              pml_send_mode_t mode, obj_comm_t *comm, unsigned flags, obj_request_t **req);
+int pml_irecv(void *buf, MPI_Count count, obj_datatype_t *dt, int src, int tag, obj_comm_t *comm,
+              unsigned flags, obj_request_t **req);
 
 /* Blocking; errors (truncation) come back as the return value and in st. */
-int pml_send(const void *buf, MPI_Count count, mpi_datatype_t *dt, int dst, int tag,
-             pml_send_mode_t mode, mpi_comm_t *comm, unsigned flags);
-int pml_recv(void *buf, MPI_Count count, mpi_datatype_t *dt, int src, int tag, mpi_comm_t *comm,
-             unsigned flags, mpi_req_status_t *st);
+int pml_send(const void *buf, MPI_Count count, obj_datatype_t *dt, int dst, int tag,
+             pml_send_mode_t mode, obj_comm_t *comm, unsigned flags);
+int pml_recv(void *buf, MPI_Count count, obj_datatype_t *dt, int src, int tag, obj_comm_t *comm,
+             unsigned flags, obj_req_status_t *st);
 
 /* Probes.  *msg gets the dequeued message (improbe/mprobe) or NULL for
  * MPI_PROC_NULL sources (the front end uses MPI_MESSAGE_NO_PROC). */
-int pml_iprobe(int src, int tag, mpi_comm_t *comm, unsigned flags, int *flag,
-               mpi_req_status_t *st);
-int pml_probe(int src, int tag, mpi_comm_t *comm, unsigned flags, mpi_req_status_t *st);
-int pml_improbe(int src, int tag, mpi_comm_t *comm, unsigned flags, int *flag,
-                mpi_message_t **msg, mpi_req_status_t *st);
-int pml_mprobe(int src, int tag, mpi_comm_t *comm, unsigned flags, mpi_message_t **msg,
-               mpi_req_status_t *st);
+int pml_iprobe(int src, int tag, obj_comm_t *comm, unsigned flags, int *flag,
+               obj_req_status_t *st);
+int pml_probe(int src, int tag, obj_comm_t *comm, unsigned flags, obj_req_status_t *st);
+int pml_improbe(int src, int tag, obj_comm_t *comm, unsigned flags, int *flag,
+                obj_message_t **msg, obj_req_status_t *st);
+int pml_mprobe(int src, int tag, obj_comm_t *comm, unsigned flags, obj_message_t **msg,
+               obj_req_status_t *st);
 /* Receive a matched message; msg is consumed. */
-int pml_imrecv(void *buf, MPI_Count count, mpi_datatype_t *dt, mpi_message_t *msg,
-               mpi_request_t **req);
+int pml_imrecv(void *buf, MPI_Count count, obj_datatype_t *dt, obj_message_t *msg,
+               obj_request_t **req);
 
 /* Wait for an internal (or any) request, report its status (st may be
  * NULL) and release it; returns the request's error. */
-int pml_wait(mpi_request_t *req, mpi_req_status_t *st);
-int pml_waitall(int n, mpi_request_t **reqs);
+int pml_wait(obj_request_t *req, obj_req_status_t *st);
+int pml_waitall(int n, obj_request_t **reqs);
 /* Release a request the caller no longer needs (completes in background). */
-void pml_request_free(mpi_request_t *req);
+void pml_request_free(obj_request_t *req);
 
 /* Communicator references.  A nonblocking or persistent request keeps its
  * communicator alive (MPI_Comm_free with operations pending): the front end
  * hands the pml its retain/release functions; releases are deferred to the
  * next progress call, so a communicator is never taken down under the
  * pml's feet.  NULL hooks: no references. */
-void pml_set_comm_hooks(void (*retain)(mpi_comm_t *comm), void (*release)(mpi_comm_t *comm));
+void pml_set_comm_hooks(void (*retain)(obj_comm_t *comm), void (*release)(obj_comm_t *comm));
 
 /* Bytes of count elements (count * size) */
-static inline MPI_Count pml_bytes_of(const mpi_datatype_t *dt, MPI_Count count)
+static inline MPI_Count pml_bytes_of(const obj_datatype_t *dt, MPI_Count count)
 {
     return dt->size * count;
 }

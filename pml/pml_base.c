@@ -124,7 +124,7 @@ pml_request_t *pml_req_alloc(void)
 
 void pml_req_free(pml_request_t *r)
 {
-    r->req.obj.kind = MPI_OBJ_FREED;
+    r->req.obj.kind = OBJ_FREED;
     r->next_free = req_free;
     req_free = r;
 }
@@ -179,12 +179,12 @@ pml_frag_t *pml_frag_from_inmsg(const pml_inmsg_t *m)
 
 /* ------------------------------------------------------------ communicator references */
 
-static void (*comm_retain_hook)(mpi_comm_t *comm);
-static void (*comm_release_hook)(mpi_comm_t *comm);
-static mpi_comm_t **deferred;     /* releases waiting for the next progress call */
+static void (*comm_retain_hook)(obj_comm_t *comm);
+static void (*comm_release_hook)(obj_comm_t *comm);
+static obj_comm_t **deferred;     /* releases waiting for the next progress call */
 static int n_deferred, cap_deferred;
 
-void pml_set_comm_hooks(void (*retain)(mpi_comm_t *comm), void (*release)(mpi_comm_t *comm))
+void pml_set_comm_hooks(void (*retain)(obj_comm_t *comm), void (*release)(obj_comm_t *comm))
 {
     comm_retain_hook = retain;
     comm_release_hook = release;
@@ -205,7 +205,7 @@ void pml_req_comm_unref(pml_request_t *r)
     r->rflags &= (uint8_t)~PML_RF_COMMREF;
     if (n_deferred == cap_deferred) {
         int cap = RAIL_MAX(16, 2 * cap_deferred);
-        mpi_comm_t **d = realloc(deferred, (size_t)cap * sizeof(*d));
+        obj_comm_t **d = realloc(deferred, (size_t)cap * sizeof(*d));
         if (!d) {
             rail_warn("pml: out of memory; a communicator will not be freed");
             return;
@@ -221,7 +221,7 @@ static int release_deferred(void *arg)
 {
     int n = 0;
     while (n_deferred > 0) {
-        mpi_comm_t *c = deferred[--n_deferred];
+        obj_comm_t *c = deferred[--n_deferred];
         comm_release_hook(c);
         n++;
     }

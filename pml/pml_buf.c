@@ -16,7 +16,7 @@ static int buf_accel_copy(void *dst, const void *src, size_t len, void *ctx)
     return accel_copy(dst, src, len, NULL);
 }
 
-int pml_buf_init(pml_buf_t *b, const void *buf, MPI_Count count, mpi_datatype_t *dt)
+int pml_buf_init(pml_buf_t *b, const void *buf, MPI_Count count, obj_datatype_t *dt)
 {
     struct rail_dt *layout = dt->layout;
     b->base = (uintptr_t)buf;

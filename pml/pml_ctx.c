@@ -33,9 +33,9 @@ static int ctx_table_set(uint32_t cid, pml_ctx_t *ctx)
     return MPI_SUCCESS;
 }
 
-static int ctx_init(pml_ctx_t *ctx, mpi_comm_t *comm, uint32_t cid)
+static int ctx_init(pml_ctx_t *ctx, obj_comm_t *comm, uint32_t cid)
 {
-    mpi_group_t *peers = comm->is_inter ? comm->remote_group : comm->group;
+    obj_group_t *peers = comm->is_inter ? comm->remote_group : comm->group;
     ctx->cid = cid;
     ctx->comm = comm;
     ctx->size = comm->is_inter ? comm->remote_size : comm->size;
@@ -51,7 +51,7 @@ static int ctx_init(pml_ctx_t *ctx, mpi_comm_t *comm, uint32_t cid)
         rail_list_init(&s->posted);
         rail_list_init(&s->unexp);
         rail_list_init(&s->ooo);
-        int w = peers ? mpi_group_world_rank(peers, i) : i;
+        int w = peers ? obj_group_world_rank(peers, i) : i;
         s->peer = (w >= 0 && w < pml_n_peers) ? &pml_peers[w] : NULL;
     }
     return ctx_table_set(cid, ctx);
@@ -82,7 +82,7 @@ static void ctx_fini(pml_ctx_t *ctx)
     ctx->src = NULL;
 }
 
-int pml_comm_create(mpi_comm_t *comm)
+int pml_comm_create(obj_comm_t *comm)
 {
     int rc = MPI_SUCCESS;
     if (comm->context_id & PML_CONTEXT_COLL_BIT) {
@@ -109,7 +109,7 @@ int pml_comm_create(mpi_comm_t *comm)
     return rc;
 }
 
-int pml_comm_destroy(mpi_comm_t *comm)
+int pml_comm_destroy(obj_comm_t *comm)
 {
     struct pml_comm *pc = comm->pml;
     if (!pc)

@@ -128,7 +128,7 @@ typedef struct pml_buf {
     struct rail_dt_cursor cur;
 } pml_buf_t;
 
-int pml_buf_init(pml_buf_t *b, const void *buf, MPI_Count count, mpi_datatype_t *dt);
+int pml_buf_init(pml_buf_t *b, const void *buf, MPI_Count count, obj_datatype_t *dt);
 void pml_buf_fini(pml_buf_t *b);
 /* Copy packed bytes [off, off+len) out of / into the user buffer. */
 int pml_buf_pack(pml_buf_t *b, size_t off, void *dst, size_t len);
@@ -204,7 +204,7 @@ typedef struct pml_ctx {
     int size;                 /* ranks a peer argument may name */
     int my_rank;              /* our rank as peers see it (header src) */
     uint32_t post_seq;        /* post order, for MPI_ANY_SOURCE */
-    mpi_comm_t *comm;
+    obj_comm_t *comm;
     rail_list_t posted_any;   /* receives with MPI_ANY_SOURCE */
     rail_list_t unexp_all;    /* every unexpected message, arrival order */
     pml_src_t *src;
@@ -214,7 +214,7 @@ struct pml_comm {
     pml_ctx_t ctx[2];         /* point-to-point, collective */
 };
 
-static inline pml_ctx_t *pml_ctx_of(mpi_comm_t *comm, unsigned flags)
+static inline pml_ctx_t *pml_ctx_of(obj_comm_t *comm, unsigned flags)
 {
     return &comm->pml->ctx[flags & PML_COLL ? 1 : 0];
 }
@@ -286,7 +286,7 @@ enum { PML_RF_STATIC = 1, PML_RF_REGISTERED = 2, PML_RF_COMMREF = 4, PML_RF_SING
        PML_RF_GET_ALONE = 128 };
 
 typedef struct pml_request {
-    mpi_request_t req;           /* first: the handle points here */
+    obj_request_t req;           /* first: the handle points here */
     pml_pend_t pend;             /* posted queue, or peer pending queue */
     pml_ctx_t *ctx;
     pml_peer_t *peer;            /* send: destination; recv: sender once matched */
@@ -315,20 +315,20 @@ typedef struct pml_request {
     pml_buf_t buf;               /* last: the cursor is large */
 } pml_request_t;
 
-extern const mpi_request_ops_t pml_send_ops, pml_recv_ops;
+extern const obj_request_ops_t pml_send_ops, pml_recv_ops;
 
 pml_request_t *pml_req_alloc(void);
 void pml_req_free(pml_request_t *r);
-void pml_req_init_send(pml_request_t *r, const void *buf, MPI_Count count, mpi_datatype_t *dt,
-                       int dst, int tag, pml_send_mode_t mode, mpi_comm_t *comm, unsigned flags);
-int pml_req_init_recv(pml_request_t *r, void *buf, MPI_Count count, mpi_datatype_t *dt, int src,
-                      int tag, mpi_comm_t *comm, unsigned flags);
+void pml_req_init_send(pml_request_t *r, const void *buf, MPI_Count count, obj_datatype_t *dt,
+                       int dst, int tag, pml_send_mode_t mode, obj_comm_t *comm, unsigned flags);
+int pml_req_init_recv(pml_request_t *r, void *buf, MPI_Count count, obj_datatype_t *dt, int src,
+                      int tag, obj_comm_t *comm, unsigned flags);
 
 /* Complete with the status already filled in. */
 static inline void pml_req_complete(pml_request_t *r)
 {
     r->state = PML_RS_DONE;
-    mpi_request_complete(&r->req);
+    obj_request_complete(&r->req);
 }
 
 /* ------------------------------------------------------------ protocol */

@@ -164,7 +164,7 @@ pml_frag_t *pml_unexp_find(pml_ctx_t *ctx, int src, int tag, bool remove)
 
 /* ------------------------------------------------------------ probes */
 
-static void status_of_frag(const pml_frag_t *f, mpi_req_status_t *st)
+static void status_of_frag(const pml_frag_t *f, obj_req_status_t *st)
 {
     st->source = f->hdr.src;
     st->tag = f->hdr.tag;
@@ -174,13 +174,13 @@ static void status_of_frag(const pml_frag_t *f, mpi_req_status_t *st)
     st->msg_len = (MPI_Count)f->msg_len;
 }
 
-int pml_iprobe(int src, int tag, mpi_comm_t *comm, unsigned flags, int *flag,
-               mpi_req_status_t *st)
+int pml_iprobe(int src, int tag, obj_comm_t *comm, unsigned flags, int *flag,
+               obj_req_status_t *st)
 {
     if (src == MPI_PROC_NULL) {
         *flag = 1;
         if (st)
-            mpi_req_status_proc_null(st);
+            obj_req_status_proc_null(st);
         return MPI_SUCCESS;
     }
     RAIL_CS_ENTER();
@@ -200,11 +200,11 @@ int pml_iprobe(int src, int tag, mpi_comm_t *comm, unsigned flags, int *flag,
 
 typedef struct probe_wait {
     int src, tag;
-    mpi_comm_t *comm;
+    obj_comm_t *comm;
     unsigned flags;
     bool remove;
     pml_frag_t *found;
-    mpi_req_status_t st;
+    obj_req_status_t st;
 } probe_wait_t;
 
 static bool probe_cond(void *arg)
@@ -219,11 +219,11 @@ static bool probe_cond(void *arg)
     return w->found != NULL;
 }
 
-int pml_probe(int src, int tag, mpi_comm_t *comm, unsigned flags, mpi_req_status_t *st)
+int pml_probe(int src, int tag, obj_comm_t *comm, unsigned flags, obj_req_status_t *st)
 {
     if (src == MPI_PROC_NULL) {
         if (st)
-            mpi_req_status_proc_null(st);
+            obj_req_status_proc_null(st);
         return MPI_SUCCESS;
     }
     probe_wait_t w = { src, tag, comm, flags, false, NULL, { 0 } };
@@ -233,12 +233,12 @@ int pml_probe(int src, int tag, mpi_comm_t *comm, unsigned flags, mpi_req_status
     return MPI_SUCCESS;
 }
 
-static mpi_message_t *message_of(pml_frag_t *f, mpi_comm_t *comm)
+static obj_message_t *message_of(pml_frag_t *f, obj_comm_t *comm)
 {
-    mpi_message_t *msg = malloc(sizeof(*msg));
+    obj_message_t *msg = malloc(sizeof(*msg));
     if (!msg)
         return NULL;
-    msg->obj.kind = MPI_OBJ_MESSAGE;
+    msg->obj.kind = OBJ_MESSAGE;
     msg->obj.refcount = 1;
     msg->obj.handle = msg;
     msg->comm = comm;
@@ -246,14 +246,14 @@ static mpi_message_t *message_of(pml_frag_t *f, mpi_comm_t *comm)
     return msg;
 }
 
-int pml_improbe(int src, int tag, mpi_comm_t *comm, unsigned flags, int *flag,
-                mpi_message_t **msg, mpi_req_status_t *st)
+int pml_improbe(int src, int tag, obj_comm_t *comm, unsigned flags, int *flag,
+                obj_message_t **msg, obj_req_status_t *st)
 {
     *msg = NULL;
     if (src == MPI_PROC_NULL) {
         *flag = 1;
         if (st)
-            mpi_req_status_proc_null(st);
+            obj_req_status_proc_null(st);
         return MPI_SUCCESS;
     }
     probe_wait_t w = { src, tag, comm, flags, true, NULL, { 0 } };
@@ -270,13 +270,13 @@ int pml_improbe(int src, int tag, mpi_comm_t *comm, unsigned flags, int *flag,
     return *msg ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
-int pml_mprobe(int src, int tag, mpi_comm_t *comm, unsigned flags, mpi_message_t **msg,
-               mpi_req_status_t *st)
+int pml_mprobe(int src, int tag, obj_comm_t *comm, unsigned flags, obj_message_t **msg,
+               obj_req_status_t *st)
 {
     *msg = NULL;
     if (src == MPI_PROC_NULL) {
         if (st)
-            mpi_req_status_proc_null(st);
+            obj_req_status_proc_null(st);
         return MPI_SUCCESS;
     }
     probe_wait_t w = { src, tag, comm, flags, true, NULL, { 0 } };

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pml_req_init_recv(pml_request_t *r, void *buf, MPI_Count count, mpi_datatype_t *dt, int src,
-                      int tag, mpi_comm_t *comm, unsigned flags)
+int pml_req_init_recv(pml_request_t *r, void *buf, MPI_Count count, obj_datatype_t *dt, int src,
+                      int tag, obj_comm_t *comm, unsigned flags)
 {
-    mpi_request_init(&r->req, MPI_REQ_RECV, &pml_recv_ops, comm);
+    obj_request_init(&r->req, OBJ_REQ_RECV, &pml_recv_ops, comm);
     r->ctx = comm ? pml_ctx_of(comm, flags) : NULL;
     r->peer = NULL;
     r->rank = src;
@@ -31,7 +31,7 @@ int pml_req_init_recv(pml_request_t *r, void *buf, MPI_Count count, mpi_datatype
 int pml_recv_start(pml_request_t *r)
 {
     if (RAIL_UNLIKELY(r->rank == MPI_PROC_NULL)) {
-        mpi_req_status_proc_null(&r->req.status);
+        obj_req_status_proc_null(&r->req.status);
         pml_req_complete(r);
         return MPI_SUCCESS;
     }
@@ -55,8 +55,8 @@ int pml_recv_start(pml_request_t *r)
     return MPI_SUCCESS;
 }
 
-int pml_recv_create(void *buf, MPI_Count count, mpi_datatype_t *dt, int src, int tag,
-                    mpi_comm_t *comm, unsigned flags, mpi_request_t **req)
+int pml_recv_create(void *buf, MPI_Count count, obj_datatype_t *dt, int src, int tag,
+                    obj_comm_t *comm, unsigned flags, obj_request_t **req)
 {
     RAIL_CS_ENTER();
     pml_request_t *r = pml_req_alloc();
@@ -66,15 +66,15 @@ int pml_recv_create(void *buf, MPI_Count count, mpi_datatype_t *dt, int src, int
     pml_req_init_recv(r, buf, count, dt, src, tag, comm, flags);
     pml_req_comm_ref(r);
     if (flags & PML_PERSISTENT) {
-        r->req.flags |= MPI_REQ_FLAG_PERSISTENT;
+        r->req.flags |= OBJ_REQ_FLAG_PERSISTENT;
         r->req.complete = 1;   /* inactive */
     }
     *req = &r->req;
     return MPI_SUCCESS;
 }
 
-int pml_irecv(void *buf, MPI_Count count, mpi_datatype_t *dt, int src, int tag, mpi_comm_t *comm,
-              unsigned flags, mpi_request_t **req)
+int pml_irecv(void *buf, MPI_Count count, obj_datatype_t *dt, int src, int tag, obj_comm_t *comm,
+              unsigned flags, obj_request_t **req)
 {
     RAIL_CS_ENTER();
     pml_request_t *r = pml_req_alloc();
@@ -90,25 +90,25 @@ int pml_irecv(void *buf, MPI_Count count, mpi_datatype_t *dt, int src, int tag, 
     return rc;
 }
 
-int pml_recv(void *buf, MPI_Count count, mpi_datatype_t *dt, int src, int tag, mpi_comm_t *comm,
-             unsigned flags, mpi_req_status_t *st)
+int pml_recv(void *buf, MPI_Count count, obj_datatype_t *dt, int src, int tag, obj_comm_t *comm,
+             unsigned flags, obj_req_status_t *st)
 {
     pml_request_t r;
     pml_req_init_recv(&r, buf, count, dt, src, tag, comm, flags);
     r.rflags |= PML_RF_STATIC;
-    r.req.flags |= MPI_REQ_FLAG_INTERNAL;
+    r.req.flags |= OBJ_REQ_FLAG_INTERNAL;
     RAIL_CS_ENTER();
     pml_recv_start(&r);
     RAIL_CS_EXIT();
-    mpi_request_wait_complete(&r.req);
+    obj_request_wait_complete(&r.req);
     if (st)
         *st = r.req.status;
     pml_buf_fini(&r.buf);
     return r.req.status.error;
 }
 
-int pml_imrecv(void *buf, MPI_Count count, mpi_datatype_t *dt, mpi_message_t *msg,
-               mpi_request_t **req)
+int pml_imrecv(void *buf, MPI_Count count, obj_datatype_t *dt, obj_message_t *msg,
+               obj_request_t **req)
 {
     RAIL_CS_ENTER();
     pml_request_t *r = pml_req_alloc();
@@ -120,7 +120,7 @@ int pml_imrecv(void *buf, MPI_Count count, mpi_datatype_t *dt, mpi_message_t *ms
         /* MPI_MESSAGE_NO_PROC */
         pml_req_init_recv(r, buf, count, dt, MPI_PROC_NULL, MPI_ANY_TAG, NULL, 0);
         *req = &r->req;
-        mpi_req_status_proc_null(&r->req.status);
+        obj_req_status_proc_null(&r->req.status);
         pml_req_complete(r);
         RAIL_CS_EXIT();
         return MPI_SUCCESS;
@@ -130,7 +130,7 @@ int pml_imrecv(void *buf, MPI_Count count, mpi_datatype_t *dt, mpi_message_t *ms
                       (f->hdr.ctx & PML_CONTEXT_COLL_BIT) ? PML_COLL : 0);
     pml_req_comm_ref(r);
     *req = &r->req;
-    msg->obj.kind = MPI_OBJ_FREED;
+    msg->obj.kind = OBJ_FREED;
     free(msg);
     pml_inmsg_t m = { .hdr = &f->hdr, .sreq = f->sreq, .msg_len = f->msg_len, .data = f->data,
                       .data_len = f->data_len, .peer = f->peer, .frag = f };

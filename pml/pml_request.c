@@ -4,7 +4,7 @@
  */
 #include "pml/pml_internal.h"
 
-static void pml_req_release(mpi_request_t *req)
+static void pml_req_release(obj_request_t *req)
 {
     pml_request_t *r = (pml_request_t *)req;
     pml_buf_fini(&r->buf);
@@ -13,7 +13,7 @@ static void pml_req_release(mpi_request_t *req)
         pml_req_free(r);
 }
 
-static int pml_req_cancel(mpi_request_t *req)
+static int pml_req_cancel(obj_request_t *req)
 {
     pml_request_t *r = (pml_request_t *)req;
     RAIL_CS_ENTER();
@@ -28,18 +28,18 @@ static int pml_req_cancel(mpi_request_t *req)
     return MPI_SUCCESS;
 }
 
-static int pml_req_start(mpi_request_t *req)
+static int pml_req_start(obj_request_t *req)
 {
     pml_request_t *r = (pml_request_t *)req;
     int rc;
     RAIL_CS_ENTER();
     uint8_t keep = r->rflags & (PML_RF_COMMREF | PML_RF_STATIC);
-    mpi_comm_t *comm = req->comm;
+    obj_comm_t *comm = req->comm;
     uint8_t flags = req->flags;
-    mpi_req_kind_t kind = (mpi_req_kind_t)req->kind;
-    const mpi_request_ops_t *ops = req->ops;
-    mpi_request_init(req, kind, ops, comm);
-    req->flags = flags | MPI_REQ_FLAG_ACTIVE;
+    obj_req_kind_t kind = (obj_req_kind_t)req->kind;
+    const obj_request_ops_t *ops = req->ops;
+    obj_request_init(req, kind, ops, comm);
+    req->flags = flags | OBJ_REQ_FLAG_ACTIVE;
     r->state = PML_RS_INACTIVE;
     r->offset = 0;
     r->xfer = 0;
@@ -48,45 +48,45 @@ static int pml_req_start(mpi_request_t *req)
     r->hdr_flags = 0;
     r->rflags = keep;
     r->desc_frag = NULL;
-    rc = kind == MPI_REQ_SEND ? pml_send_start(r) : pml_recv_start(r);
+    rc = kind == OBJ_REQ_SEND ? pml_send_start(r) : pml_recv_start(r);
     RAIL_CS_EXIT();
     return rc;
 }
 
-const mpi_request_ops_t pml_send_ops = {
+const obj_request_ops_t pml_send_ops = {
     .release = pml_req_release,
     .cancel = pml_req_cancel,
     .start = pml_req_start,
 };
 
-const mpi_request_ops_t pml_recv_ops = {
+const obj_request_ops_t pml_recv_ops = {
     .release = pml_req_release,
     .cancel = pml_req_cancel,
     .start = pml_req_start,
 };
 
-int pml_start(mpi_request_t *req)
+int pml_start(obj_request_t *req)
 {
-    if (req->flags & MPI_REQ_FLAG_PERSISTENT)
+    if (req->flags & OBJ_REQ_FLAG_PERSISTENT)
         return req->ops->start(req);
     pml_request_t *r = (pml_request_t *)req;
     RAIL_CS_ENTER();
-    int rc = req->kind == MPI_REQ_SEND ? pml_send_start(r) : pml_recv_start(r);
+    int rc = req->kind == OBJ_REQ_SEND ? pml_send_start(r) : pml_recv_start(r);
     RAIL_CS_EXIT();
     return rc;
 }
 
-int pml_wait(mpi_request_t *req, mpi_req_status_t *st)
+int pml_wait(obj_request_t *req, obj_req_status_t *st)
 {
-    mpi_request_wait_complete(req);
+    obj_request_wait_complete(req);
     if (req->ops->query)
         req->ops->query(req);
     int rc = req->status.error;
     if (st)
         *st = req->status;
     RAIL_CS_ENTER();
-    if (req->flags & MPI_REQ_FLAG_PERSISTENT)
-        req->flags &= (uint8_t)~MPI_REQ_FLAG_ACTIVE;
+    if (req->flags & OBJ_REQ_FLAG_PERSISTENT)
+        req->flags &= (uint8_t)~OBJ_REQ_FLAG_ACTIVE;
     else
         req->ops->release(req);
     RAIL_CS_EXIT();
@@ -95,19 +95,19 @@ int pml_wait(mpi_request_t *req, mpi_req_status_t *st)
 
 typedef struct waitall_arg {
     int n;
-    mpi_request_t **reqs;
+    obj_request_t **reqs;
 } waitall_arg_t;
 
 static bool all_done(void *arg)
 {
     waitall_arg_t *w = arg;
     for (int i = 0; i < w->n; i++)
-        if (w->reqs[i] && !mpi_request_is_complete(w->reqs[i]))
+        if (w->reqs[i] && !obj_request_is_complete(w->reqs[i]))
             return false;
     return true;
 }
 
-int pml_waitall(int n, mpi_request_t **reqs)
+int pml_waitall(int n, obj_request_t **reqs)
 {
     waitall_arg_t w = { n, reqs };
     rail_progress_wait(all_done, &w);
@@ -123,12 +123,12 @@ int pml_waitall(int n, mpi_request_t **reqs)
     return rc;
 }
 
-void pml_request_free(mpi_request_t *req)
+void pml_request_free(obj_request_t *req)
 {
     RAIL_CS_ENTER();
-    if (mpi_request_is_complete(req))
+    if (obj_request_is_complete(req))
         req->ops->release(req);
     else
-        req->flags |= MPI_REQ_FLAG_FREED;
+        req->flags |= OBJ_REQ_FLAG_FREED;
     RAIL_CS_EXIT();
 }

@@ -7,10 +7,10 @@
 
 #include <string.h>
 
-void pml_req_init_send(pml_request_t *r, const void *buf, MPI_Count count, mpi_datatype_t *dt,
-                       int dst, int tag, pml_send_mode_t mode, mpi_comm_t *comm, unsigned flags)
+void pml_req_init_send(pml_request_t *r, const void *buf, MPI_Count count, obj_datatype_t *dt,
+                       int dst, int tag, pml_send_mode_t mode, obj_comm_t *comm, unsigned flags)
 {
-    mpi_request_init(&r->req, MPI_REQ_SEND, &pml_send_ops, comm);
+    obj_request_init(&r->req, OBJ_REQ_SEND, &pml_send_ops, comm);
     r->ctx = pml_ctx_of(comm, flags);
     r->peer = NULL;
     r->rank = dst;
@@ -93,7 +93,7 @@ int pml_send_try(pml_request_t *r)
 int pml_send_start(pml_request_t *r)
 {
     if (RAIL_UNLIKELY(r->rank == MPI_PROC_NULL)) {
-        mpi_req_status_proc_null(&r->req.status);
+        obj_req_status_proc_null(&r->req.status);
         pml_req_complete(r);
         return MPI_SUCCESS;
     }
@@ -137,8 +137,8 @@ void pml_cb_credit(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_
 
 /* ------------------------------------------------------------ entry points */
 
-int pml_send_create(const void *buf, MPI_Count count, mpi_datatype_t *dt, int dst, int tag,
-                    pml_send_mode_t mode, mpi_comm_t *comm, unsigned flags, mpi_request_t **req)
+int pml_send_create(const void *buf, MPI_Count count, obj_datatype_t *dt, int dst, int tag,
+                    pml_send_mode_t mode, obj_comm_t *comm, unsigned flags, obj_request_t **req)
 {
     RAIL_CS_ENTER();
     pml_request_t *r = pml_req_alloc();
@@ -148,15 +148,15 @@ int pml_send_create(const void *buf, MPI_Count count, mpi_datatype_t *dt, int ds
     pml_req_init_send(r, buf, count, dt, dst, tag, mode, comm, flags);
     pml_req_comm_ref(r);
     if (flags & PML_PERSISTENT) {
-        r->req.flags |= MPI_REQ_FLAG_PERSISTENT;
+        r->req.flags |= OBJ_REQ_FLAG_PERSISTENT;
         r->req.complete = 1;   /* inactive */
     }
     *req = &r->req;
     return MPI_SUCCESS;
 }
 
-int pml_isend(const void *buf, MPI_Count count, mpi_datatype_t *dt, int dst, int tag,
-              pml_send_mode_t mode, mpi_comm_t *comm, unsigned flags, mpi_request_t **req)
+int pml_isend(const void *buf, MPI_Count count, obj_datatype_t *dt, int dst, int tag,
+              pml_send_mode_t mode, obj_comm_t *comm, unsigned flags, obj_request_t **req)
 {
     RAIL_CS_ENTER();
     pml_request_t *r = pml_req_alloc();
@@ -174,8 +174,8 @@ int pml_isend(const void *buf, MPI_Count count, mpi_datatype_t *dt, int dst, int
 
 /* Blocking send: small contiguous host messages go straight to the btl
  * without a request. */
-int pml_send(const void *buf, MPI_Count count, mpi_datatype_t *dt, int dst, int tag,
-             pml_send_mode_t mode, mpi_comm_t *comm, unsigned flags)
+int pml_send(const void *buf, MPI_Count count, obj_datatype_t *dt, int dst, int tag,
+             pml_send_mode_t mode, obj_comm_t *comm, unsigned flags)
 {
     if (RAIL_UNLIKELY(dst == MPI_PROC_NULL))
         return MPI_SUCCESS;
@@ -207,12 +207,12 @@ int pml_send(const void *buf, MPI_Count count, mpi_datatype_t *dt, int dst, int 
     pml_request_t r;
     pml_req_init_send(&r, buf, count, dt, dst, tag, mode, comm, flags);
     r.rflags |= PML_RF_STATIC;
-    r.req.flags |= MPI_REQ_FLAG_INTERNAL;
+    r.req.flags |= OBJ_REQ_FLAG_INTERNAL;
     RAIL_CS_ENTER();
     int rc = pml_send_start(&r);
     RAIL_CS_EXIT();
     if (rc == MPI_SUCCESS) {
-        mpi_request_wait_complete(&r.req);
+        obj_request_wait_complete(&r.req);
         rc = r.req.status.error;
     }
     pml_buf_fini(&r.buf);

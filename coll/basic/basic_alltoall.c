@@ -12,7 +12,7 @@ static int stage_blocks(const coll_blocks_t *r, int n, int me, char **tmp, MPI_C
     int rc = MPI_SUCCESS;
     *offs = malloc(((size_t)n + 1) * sizeof(**offs));
     if (!*offs)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory staging MPI_IN_PLACE data");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory staging MPI_IN_PLACE data");
     for (int i = 0; i < n; i++) {
         (*offs)[i] = total;
         if (i != me)
@@ -20,9 +20,9 @@ static int stage_blocks(const coll_blocks_t *r, int n, int me, char **tmp, MPI_C
     }
     *tmp = malloc((size_t)total + 1);
     if (!*tmp)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory staging %lld bytes of MPI_IN_PLACE data",
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory staging %lld bytes of MPI_IN_PLACE data",
                         (long long)total);
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
         if (i != me)
             rc = coll_copy(coll_block(r, i), r->counts[i], r->dts[i], *tmp + (*offs)[i],
@@ -31,7 +31,7 @@ static int stage_blocks(const coll_blocks_t *r, int n, int me, char **tmp, MPI_C
 }
 
 int coll_basic_exchange(const coll_blocks_t *s, const coll_blocks_t *r, bool self_copy,
-                        bool stage, int tag, mpi_comm_t *comm)
+                        bool stage, int tag, obj_comm_t *comm)
 {
     int n = comm->remote_size, me = comm->is_inter ? -1 : comm->rank, rc = MPI_SUCCESS;
     char *tmp = NULL;
@@ -63,9 +63,9 @@ int coll_basic_exchange(const coll_blocks_t *s, const coll_blocks_t *r, bool sel
 
 /* ------------------------------------------------------------ allgather */
 
-static int allgather_any(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+static int allgather_any(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
                          MPI_Count rcount, const MPI_Count *rcounts, const MPI_Aint *displs,
-                         mpi_datatype_t *rdt, mpi_comm_t *comm)
+                         obj_datatype_t *rdt, obj_comm_t *comm)
 {
     int tag = coll_tag_next(comm), n = comm->remote_size;
     coll_blocks_t s = { 0 }, r = { 0 };
@@ -84,17 +84,17 @@ static int allgather_any(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt
     return rc;
 }
 
-int coll_basic_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                         MPI_Count rcount, mpi_datatype_t *rdt, mpi_comm_t *comm,
+int coll_basic_allgather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                         MPI_Count rcount, obj_datatype_t *rdt, obj_comm_t *comm,
                          coll_module_t *module)
 {
     (void)module;
     return allgather_any(sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, comm);
 }
 
-int coll_basic_allgatherv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                          const MPI_Count rcounts[], const MPI_Aint displs[], mpi_datatype_t *rdt,
-                          mpi_comm_t *comm, coll_module_t *module)
+int coll_basic_allgatherv(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                          const MPI_Count rcounts[], const MPI_Aint displs[], obj_datatype_t *rdt,
+                          obj_comm_t *comm, coll_module_t *module)
 {
     (void)module;
     return allgather_any(sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt, comm);
@@ -103,9 +103,9 @@ int coll_basic_allgatherv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sd
 /* ------------------------------------------------------------ alltoall */
 
 static int alltoall_any(const void *sbuf, MPI_Count scount, const MPI_Count *scounts,
-                        const MPI_Aint *sdispls, mpi_datatype_t *sdt, void *rbuf,
+                        const MPI_Aint *sdispls, obj_datatype_t *sdt, void *rbuf,
                         MPI_Count rcount, const MPI_Count *rcounts, const MPI_Aint *rdispls,
-                        mpi_datatype_t *rdt, mpi_comm_t *comm)
+                        obj_datatype_t *rdt, obj_comm_t *comm)
 {
     int tag = coll_tag_next(comm), n = comm->remote_size;
     coll_blocks_t s = { 0 }, r = { 0 };
@@ -120,8 +120,8 @@ static int alltoall_any(const void *sbuf, MPI_Count scount, const MPI_Count *sco
     return rc;
 }
 
-int coll_basic_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                        MPI_Count rcount, mpi_datatype_t *rdt, mpi_comm_t *comm,
+int coll_basic_alltoall(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                        MPI_Count rcount, obj_datatype_t *rdt, obj_comm_t *comm,
                         coll_module_t *module)
 {
     (void)module;
@@ -129,8 +129,8 @@ int coll_basic_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt,
 }
 
 int coll_basic_alltoallv(const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],
-                         mpi_datatype_t *sdt, void *rbuf, const MPI_Count rcounts[],
-                         const MPI_Aint rdispls[], mpi_datatype_t *rdt, mpi_comm_t *comm,
+                         obj_datatype_t *sdt, void *rbuf, const MPI_Count rcounts[],
+                         const MPI_Aint rdispls[], obj_datatype_t *rdt, obj_comm_t *comm,
                          coll_module_t *module)
 {
     (void)module;
@@ -138,8 +138,8 @@ int coll_basic_alltoallv(const void *sbuf, const MPI_Count scounts[], const MPI_
 }
 
 int coll_basic_alltoallw(const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],
-                         mpi_datatype_t *const sdts[], void *rbuf, const MPI_Count rcounts[],
-                         const MPI_Aint rdispls[], mpi_datatype_t *const rdts[], mpi_comm_t *comm,
+                         obj_datatype_t *const sdts[], void *rbuf, const MPI_Count rcounts[],
+                         const MPI_Aint rdispls[], obj_datatype_t *const rdts[], obj_comm_t *comm,
                          coll_module_t *module)
 {
     (void)module;

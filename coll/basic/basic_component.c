@@ -18,7 +18,7 @@ extern const coll_component_t coll_basic_component;
 
 /* Each communicator's module keeps the schedule engine's progress callback
  * registered (the nonblocking forms are schedules). */
-static void basic_release(coll_module_t *module, mpi_comm_t *comm)
+static void basic_release(coll_module_t *module, obj_comm_t *comm)
 {
     (void)module;
     (void)comm;
@@ -35,7 +35,7 @@ static coll_module_t basic_module = {
     .release = basic_release,
 };
 
-static coll_module_t *basic_comm_query(mpi_comm_t *comm, int *priority)
+static coll_module_t *basic_comm_query(obj_comm_t *comm, int *priority)
 {
     (void)comm;
     coll_sched_engine_hold(1);

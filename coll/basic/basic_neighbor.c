@@ -4,8 +4,8 @@
 
 /* Block i of rb from in[i], block j of sb to out[j]; MPI_PROC_NULL
  * neighbours are skipped (their receive block stays untouched). */
-static int nbr_exchange(const coll_blocks_t *sb, const coll_blocks_t *rb, const mpi_topo_t *t,
-                        int tag, mpi_comm_t *comm)
+static int nbr_exchange(const coll_blocks_t *sb, const coll_blocks_t *rb, const obj_topo_t *t,
+                        int tag, obj_comm_t *comm)
 {
     int rc = MPI_SUCCESS;
     coll_reqs_t b;
@@ -25,11 +25,11 @@ static int nbr_exchange(const coll_blocks_t *sb, const coll_blocks_t *rb, const 
 
 /* The vector forms: counts/displs in elements (NULL: count, i * count). */
 static int nbr_any(const void *sbuf, MPI_Count scount, const MPI_Count *scounts,
-                   const MPI_Aint *sdispls, MPI_Aint sstride, mpi_datatype_t *sdt, void *rbuf,
+                   const MPI_Aint *sdispls, MPI_Aint sstride, obj_datatype_t *sdt, void *rbuf,
                    MPI_Count rcount, const MPI_Count *rcounts, const MPI_Aint *rdispls,
-                   mpi_datatype_t *rdt, mpi_comm_t *comm)
+                   obj_datatype_t *rdt, obj_comm_t *comm)
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int tag = coll_tag_next(comm);
     int rc = coll_topo(comm, &t);
     if (rc != MPI_SUCCESS)
@@ -45,47 +45,47 @@ static int nbr_any(const void *sbuf, MPI_Count scount, const MPI_Count *scounts,
     return rc;
 }
 
-int coll_basic_neighbor_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt,
-                                  void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt,
-                                  mpi_comm_t *comm, coll_module_t *module)
+int coll_basic_neighbor_allgather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt,
+                                  void *rbuf, MPI_Count rcount, obj_datatype_t *rdt,
+                                  obj_comm_t *comm, coll_module_t *module)
 {
     (void)module;
     return nbr_any(sbuf, scount, NULL, NULL, 0, sdt, rbuf, rcount, NULL, NULL, rdt, comm);
 }
 
-int coll_basic_neighbor_allgatherv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt,
+int coll_basic_neighbor_allgatherv(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt,
                                    void *rbuf, const MPI_Count rcounts[], const MPI_Aint displs[],
-                                   mpi_datatype_t *rdt, mpi_comm_t *comm, coll_module_t *module)
+                                   obj_datatype_t *rdt, obj_comm_t *comm, coll_module_t *module)
 {
     (void)module;
     return nbr_any(sbuf, scount, NULL, NULL, 0, sdt, rbuf, 0, rcounts, displs, rdt, comm);
 }
 
-int coll_basic_neighbor_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt,
-                                 void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt,
-                                 mpi_comm_t *comm, coll_module_t *module)
+int coll_basic_neighbor_alltoall(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt,
+                                 void *rbuf, MPI_Count rcount, obj_datatype_t *rdt,
+                                 obj_comm_t *comm, coll_module_t *module)
 {
     (void)module;
     return nbr_any(sbuf, scount, NULL, NULL, scount, sdt, rbuf, rcount, NULL, NULL, rdt, comm);
 }
 
 int coll_basic_neighbor_alltoallv(const void *sbuf, const MPI_Count scounts[],
-                                  const MPI_Aint sdispls[], mpi_datatype_t *sdt, void *rbuf,
+                                  const MPI_Aint sdispls[], obj_datatype_t *sdt, void *rbuf,
                                   const MPI_Count rcounts[], const MPI_Aint rdispls[],
-                                  mpi_datatype_t *rdt, mpi_comm_t *comm, coll_module_t *module)
+                                  obj_datatype_t *rdt, obj_comm_t *comm, coll_module_t *module)
 {
     (void)module;
     return nbr_any(sbuf, 0, scounts, sdispls, 0, sdt, rbuf, 0, rcounts, rdispls, rdt, comm);
 }
 
 int coll_basic_neighbor_alltoallw(const void *sbuf, const MPI_Count scounts[],
-                                  const MPI_Aint sdispls[], mpi_datatype_t *const sdts[],
+                                  const MPI_Aint sdispls[], obj_datatype_t *const sdts[],
                                   void *rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[],
-                                  mpi_datatype_t *const rdts[], mpi_comm_t *comm,
+                                  obj_datatype_t *const rdts[], obj_comm_t *comm,
                                   coll_module_t *module)
 {
     (void)module;
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int tag = coll_tag_next(comm);
     int rc = coll_topo(comm, &t);
     if (rc != MPI_SUCCESS)

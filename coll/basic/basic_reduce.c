@@ -6,7 +6,7 @@
 
 /* Operand of peer i into temporary t. */
 static int operand(const coll_red_t *r, int i, int self, const void *mine, void *t, int tag,
-                   mpi_comm_t *comm)
+                   obj_comm_t *comm)
 {
     if (i == self)
         return coll_red_load(r, t, mine, r->count);
@@ -14,14 +14,14 @@ static int operand(const coll_red_t *r, int i, int self, const void *mine, void 
 }
 
 int coll_basic_reduce_ordered(const coll_red_t *r, int n, int self, const void *mine, int tag,
-                              mpi_comm_t *comm, void **acc, void **mem)
+                              obj_comm_t *comm, void **acc, void **mem)
 {
     void *tmem = NULL;
     void *a = coll_red_tmp(r, r->count, mem);
     void *t = n > 1 ? coll_red_tmp(r, r->count, &tmem) : NULL;
     int rc = MPI_SUCCESS;
     if (!a || (n > 1 && !t)) {
-        rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory for reduction temporaries (%lld elements)",
+        rc = obj_errf(MPI_ERR_NO_MEM, "out of memory for reduction temporaries (%lld elements)",
                       (long long)r->count);
         if (a)
             coll_red_tmp_free(r, *mem);
@@ -50,8 +50,8 @@ static const void *own(const void *sbuf, const void *rbuf)
 /* ------------------------------------------------------------ reduce */
 
 /* Reduce at root (a rank of an intracommunicator, or MPI_ROOT) into rbuf. */
-static int reduce_root(const void *mine, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                       mpi_op_t *op, int tag, mpi_comm_t *comm)
+static int reduce_root(const void *mine, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                       obj_op_t *op, int tag, obj_comm_t *comm)
 {
     coll_red_t r;
     void *acc, *mem = NULL;
@@ -66,8 +66,8 @@ static int reduce_root(const void *mine, void *rbuf, MPI_Count count, mpi_dataty
     return rc;
 }
 
-int coll_basic_reduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                      mpi_op_t *op, int root, mpi_comm_t *comm, coll_module_t *module)
+int coll_basic_reduce(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                      obj_op_t *op, int root, obj_comm_t *comm, coll_module_t *module)
 {
     (void)module;
     int tag = coll_tag_next(comm);
@@ -83,8 +83,8 @@ int coll_basic_reduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatyp
 
 /* Intercommunicator: this group's result is the reduction of the other
  * group's operands; everyone sends its operand to every remote process. */
-static int allreduce_inter(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                           mpi_op_t *op, int tag, mpi_comm_t *comm)
+static int allreduce_inter(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                           obj_op_t *op, int tag, obj_comm_t *comm)
 {
     coll_reqs_t b;
     coll_reqs_init(&b);
@@ -96,8 +96,8 @@ static int allreduce_inter(const void *sbuf, void *rbuf, MPI_Count count, mpi_da
     return coll_reqs_wait(&b, rc);
 }
 
-int coll_basic_allreduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                         mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module)
+int coll_basic_allreduce(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                         obj_op_t *op, obj_comm_t *comm, coll_module_t *module)
 {
     (void)module;
     int tag = coll_tag_next(comm), rc;
@@ -124,8 +124,8 @@ int coll_basic_allreduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
 
 /* counts: the local group's receive counts (NULL: count for everyone). */
 static int reduce_scatter_any(const void *sbuf, void *rbuf, const MPI_Count counts[],
-                              MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op,
-                              mpi_comm_t *comm)
+                              MPI_Count count, obj_datatype_t *dt, obj_op_t *op,
+                              obj_comm_t *comm)
 {
     int tag = coll_tag_next(comm), n = comm->size, me = comm->rank, rc = MPI_SUCCESS;
     MPI_Count total = 0, off = 0;
@@ -178,7 +178,7 @@ static int reduce_scatter_any(const void *sbuf, void *rbuf, const MPI_Count coun
 }
 
 int coll_basic_reduce_scatter(const void *sbuf, void *rbuf, const MPI_Count rcounts[],
-                              mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm,
+                              obj_datatype_t *dt, obj_op_t *op, obj_comm_t *comm,
                               coll_module_t *module)
 {
     (void)module;
@@ -186,7 +186,7 @@ int coll_basic_reduce_scatter(const void *sbuf, void *rbuf, const MPI_Count rcou
 }
 
 int coll_basic_reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count rcount,
-                                    mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm,
+                                    obj_datatype_t *dt, obj_op_t *op, obj_comm_t *comm,
                                     coll_module_t *module)
 {
     (void)module;
@@ -197,8 +197,8 @@ int coll_basic_reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count rcou
 
 /* A chain: rank i receives the prefix of ranks 0..i-1 from i-1, combines
  * it with its operand and passes the new prefix to i+1. */
-static int scan_chain(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                      mpi_op_t *op, bool exclusive, mpi_comm_t *comm)
+static int scan_chain(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                      obj_op_t *op, bool exclusive, obj_comm_t *comm)
 {
     int tag = coll_tag_next(comm), me = comm->rank, n = comm->size;
     const void *mine = own(sbuf, rbuf);
@@ -226,7 +226,7 @@ static int scan_chain(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatyp
     void *acc = coll_red_tmp(&r, count, &amem);
     void *pre = coll_red_tmp(&r, count, &pmem);
     if (!acc || !pre) {
-        rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory for scan temporaries");
+        rc = obj_errf(MPI_ERR_NO_MEM, "out of memory for scan temporaries");
         goto out;
     }
     /* (after an error the prefix still goes on: nobody waits for ever) */
@@ -246,15 +246,15 @@ out:
     return rc;
 }
 
-int coll_basic_scan(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                    mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module)
+int coll_basic_scan(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                    obj_op_t *op, obj_comm_t *comm, coll_module_t *module)
 {
     (void)module;
     return scan_chain(sbuf, rbuf, count, dt, op, false, comm);
 }
 
-int coll_basic_exscan(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                      mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module)
+int coll_basic_exscan(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                      obj_op_t *op, obj_comm_t *comm, coll_module_t *module)
 {
     (void)module;
     return scan_chain(sbuf, rbuf, count, dt, op, true, comm);

@@ -8,11 +8,11 @@
 
 /* ------------------------------------------------------------ barrier */
 
-int coll_basic_barrier(mpi_comm_t *comm, coll_module_t *module)
+int coll_basic_barrier(obj_comm_t *comm, coll_module_t *module)
 {
     (void)module;
     int tag = coll_tag_next(comm), rc = MPI_SUCCESS;
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     coll_reqs_t b;
     coll_reqs_init(&b);
     if (comm->is_inter) {
@@ -39,7 +39,7 @@ int coll_basic_barrier(mpi_comm_t *comm, coll_module_t *module)
 
 /* ------------------------------------------------------------ bcast */
 
-int coll_basic_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_comm_t *comm,
+int coll_basic_bcast(void *buf, MPI_Count count, obj_datatype_t *dt, int root, obj_comm_t *comm,
                      coll_module_t *module)
 {
     (void)module;
@@ -60,9 +60,9 @@ int coll_basic_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, m
 /* ------------------------------------------------------------ gather */
 
 /* The root's side of gather(v): block i of rbuf from peer i. */
-static int gather_root(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+static int gather_root(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
                        MPI_Count rcount, const MPI_Count rcounts[], const MPI_Aint displs[],
-                       mpi_datatype_t *rdt, int tag, mpi_comm_t *comm)
+                       obj_datatype_t *rdt, int tag, obj_comm_t *comm)
 {
     int rc = MPI_SUCCESS;
     coll_reqs_t b;
@@ -80,8 +80,8 @@ static int gather_root(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, 
     return coll_reqs_wait(&b, rc);
 }
 
-int coll_basic_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                      MPI_Count rcount, mpi_datatype_t *rdt, int root, mpi_comm_t *comm,
+int coll_basic_gather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                      MPI_Count rcount, obj_datatype_t *rdt, int root, obj_comm_t *comm,
                       coll_module_t *module)
 {
     (void)module;
@@ -94,9 +94,9 @@ int coll_basic_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, v
     return gather_root(sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, tag, comm);
 }
 
-int coll_basic_gatherv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                       const MPI_Count rcounts[], const MPI_Aint displs[], mpi_datatype_t *rdt,
-                       int root, mpi_comm_t *comm, coll_module_t *module)
+int coll_basic_gatherv(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                       const MPI_Count rcounts[], const MPI_Aint displs[], obj_datatype_t *rdt,
+                       int root, obj_comm_t *comm, coll_module_t *module)
 {
     (void)module;
     int tag = coll_tag_next(comm);
@@ -111,8 +111,8 @@ int coll_basic_gatherv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, 
 /* ------------------------------------------------------------ scatter */
 
 static int scatter_root(const void *sbuf, MPI_Count scount, const MPI_Count scounts[],
-                        const MPI_Aint displs[], mpi_datatype_t *sdt, void *rbuf,
-                        MPI_Count rcount, mpi_datatype_t *rdt, int tag, mpi_comm_t *comm)
+                        const MPI_Aint displs[], obj_datatype_t *sdt, void *rbuf,
+                        MPI_Count rcount, obj_datatype_t *rdt, int tag, obj_comm_t *comm)
 {
     int rc = MPI_SUCCESS;
     coll_reqs_t b;
@@ -130,8 +130,8 @@ static int scatter_root(const void *sbuf, MPI_Count scount, const MPI_Count scou
     return coll_reqs_wait(&b, rc);
 }
 
-int coll_basic_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                       MPI_Count rcount, mpi_datatype_t *rdt, int root, mpi_comm_t *comm,
+int coll_basic_scatter(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                       MPI_Count rcount, obj_datatype_t *rdt, int root, obj_comm_t *comm,
                        coll_module_t *module)
 {
     (void)module;
@@ -145,8 +145,8 @@ int coll_basic_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, 
 }
 
 int coll_basic_scatterv(const void *sbuf, const MPI_Count scounts[], const MPI_Aint displs[],
-                        mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt,
-                        int root, mpi_comm_t *comm, coll_module_t *module)
+                        obj_datatype_t *sdt, void *rbuf, MPI_Count rcount, obj_datatype_t *rdt,
+                        int root, obj_comm_t *comm, coll_module_t *module)
 {
     (void)module;
     int tag = coll_tag_next(comm);

@@ -29,7 +29,7 @@ COLL_OPS(COLL_BASIC_X_PROTO)
  * stage: MPI_IN_PLACE all-to-all, the send blocks are the receive blocks,
  * staged through a temporary before anything arrives. */
 int coll_basic_exchange(const coll_blocks_t *s, const coll_blocks_t *r, bool self_copy,
-                        bool stage, int tag, mpi_comm_t *comm);
+                        bool stage, int tag, obj_comm_t *comm);
 
 /* Reduce the vectors (count elements of r->udt) of peers 0..n-1 in rank
  * order into a new temporary *acc (free *mem with coll_red_tmp_free, after
@@ -39,6 +39,6 @@ int coll_basic_exchange(const coll_blocks_t *s, const coll_blocks_t *r, bool sel
  * MPI_ERR_TRUNCATE or MPI_ERR_COUNT), so that no sender waits for ever;
  * the callers likewise send and receive everything they would have. */
 int coll_basic_reduce_ordered(const coll_red_t *r, int n, int self, const void *mine, int tag,
-                              mpi_comm_t *comm, void **acc, void **mem);
+                              obj_comm_t *comm, void **acc, void **mem);
 
 #endif

@@ -41,7 +41,7 @@ typedef struct coll_han_module {
     bool is_leader;
     bool ready;                    /* low / up made */
     int setup_rc;                  /* their creation failed: this error, always */
-    mpi_comm_t *low, *up;          /* up: NULL but at leaders */
+    obj_comm_t *low, *up;          /* up: NULL but at leaders */
 } coll_han_module_t;
 
 typedef struct coll_han_params {
@@ -59,17 +59,17 @@ static inline int coll_han_verbosity(void)
 }
 
 /* Make low / up at the first call (collective over comm). */
-int coll_han_setup(coll_han_module_t *m, mpi_comm_t *comm);
+int coll_han_setup(coll_han_module_t *m, obj_comm_t *comm);
 
-int coll_han_barrier(mpi_comm_t *comm, coll_module_t *module);
-int coll_han_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_comm_t *comm,
+int coll_han_barrier(obj_comm_t *comm, coll_module_t *module);
+int coll_han_bcast(void *buf, MPI_Count count, obj_datatype_t *dt, int root, obj_comm_t *comm,
                    coll_module_t *module);
-int coll_han_reduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                    mpi_op_t *op, int root, mpi_comm_t *comm, coll_module_t *module);
-int coll_han_allreduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                       mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module);
-int coll_han_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                       MPI_Count rcount, mpi_datatype_t *rdt, mpi_comm_t *comm,
+int coll_han_reduce(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                    obj_op_t *op, int root, obj_comm_t *comm, coll_module_t *module);
+int coll_han_allreduce(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                       obj_op_t *op, obj_comm_t *comm, coll_module_t *module);
+int coll_han_allgather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                       MPI_Count rcount, obj_datatype_t *rdt, obj_comm_t *comm,
                        coll_module_t *module);
 
 #endif

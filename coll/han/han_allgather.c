@@ -4,7 +4,7 @@
  * node at the leaders; processes of a node need not have consecutive ranks.
  */
 #include "coll/han/coll_han.h"
-#include "mpi/mpi_err.h"
+#include "obj/err.h"
 
 #include <stdlib.h>
 
@@ -18,7 +18,7 @@ static int han_layout(const coll_han_module_t *m, size_t bb, han_layout_t *l)
     l->counts = malloc((size_t)m->n_nodes * sizeof(MPI_Count));
     l->displs = malloc((size_t)m->n_nodes * sizeof(MPI_Aint));
     if (!l->counts || !l->displs)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     MPI_Aint off = 0;
     for (int i = 0; i < m->n_nodes; i++) {
         l->counts[i] = (MPI_Count)(m->node_size[i] * bb);
@@ -30,10 +30,10 @@ static int han_layout(const coll_han_module_t *m, size_t bb, han_layout_t *l)
 
 /* Leader: the gathered buffer of all blocks -> rbuf in rank order. */
 static int han_unpack(const coll_han_module_t *m, const han_layout_t *l, const char *all,
-                      size_t bb, void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt)
+                      size_t bb, void *rbuf, MPI_Count rcount, obj_datatype_t *rdt)
 {
     int rc = MPI_SUCCESS;
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     for (int r = 0; r < m->n && rc == MPI_SUCCESS; r++) {
         const char *blk = all + l->displs[m->node_of[r]] + (size_t)m->lrank_of[r] * bb;
         rc = coll_copy(blk, (MPI_Count)bb, byte, coll_elem(rbuf, rdt, r * rcount), rcount, rdt);
@@ -42,13 +42,13 @@ static int han_unpack(const coll_han_module_t *m, const han_layout_t *l, const c
 }
 
 static int han_allgather_leader(coll_han_module_t *m, const void *sbuf, MPI_Count scount,
-                                mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                                mpi_datatype_t *rdt, size_t bb)
+                                obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                                obj_datatype_t *rdt, size_t bb)
 {
     han_layout_t l = {NULL, NULL};
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     char *all = malloc((size_t)m->n * bb);
-    int rc = all ? han_layout(m, bb, &l) : mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+    int rc = all ? han_layout(m, bb, &l) : obj_errf(MPI_ERR_NO_MEM, "out of memory");
     if (rc == MPI_SUCCESS)
         rc = coll_gather(sbuf, scount, sdt, all + l.displs[m->my_node], (MPI_Count)bb, byte, 0,
                          m->low);
@@ -62,8 +62,8 @@ static int han_allgather_leader(coll_han_module_t *m, const void *sbuf, MPI_Coun
     return rc;
 }
 
-int coll_han_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                       MPI_Count rcount, mpi_datatype_t *rdt, mpi_comm_t *comm,
+int coll_han_allgather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                       MPI_Count rcount, obj_datatype_t *rdt, obj_comm_t *comm,
                        coll_module_t *module)
 {
     coll_han_module_t *m = (coll_han_module_t *)module;

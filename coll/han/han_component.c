@@ -3,7 +3,7 @@
 #include "coll/han/coll_han.h"
 #include "base/log.h"
 #include "base/param.h"
-#include "mpi/mpi_err.h"
+#include "obj/err.h"
 #include "runtime/rte.h"
 
 #include <stdio.h>
@@ -46,7 +46,7 @@ static void han_free_map(coll_han_module_t *m)
 /* Node of every rank, numbered by first appearance in rank order (so node
  * i's leader, its lowest rank, is rank i of up); false when out of memory
  * or a node is unknown. */
-static bool han_map(coll_han_module_t *m, const mpi_comm_t *comm)
+static bool han_map(coll_han_module_t *m, const obj_comm_t *comm)
 {
     int n = comm->size, k = coll_han_params.split_nodes;
     long *id = malloc((size_t)n * sizeof(long));
@@ -60,7 +60,7 @@ static bool han_map(coll_han_module_t *m, const mpi_comm_t *comm)
     int n_real = 0;
     /* real node of each rank, and with split_nodes its part */
     for (int r = 0; ok && r < n; r++) {
-        long real = rte_node_of(mpi_group_world_rank(comm->group, r));
+        long real = rte_node_of(obj_group_world_rank(comm->group, r));
         ok = real >= 0;
         int j = 0;
         while (j < n_real && seen[j] != real)
@@ -87,26 +87,26 @@ static bool han_map(coll_han_module_t *m, const mpi_comm_t *comm)
 
 /* ------------------------------------------------------------ module */
 
-static void han_release(coll_module_t *module, mpi_comm_t *comm)
+static void han_release(coll_module_t *module, obj_comm_t *comm)
 {
     (void)comm;
     coll_han_module_t *m = (coll_han_module_t *)module;
     if (m->low)
-        mpi_comm_release(m->low);
+        obj_comm_release(m->low);
     if (m->up)
-        mpi_comm_release(m->up);
+        obj_comm_release(m->up);
     han_free_map(m);
     free(m);
 }
 
-static coll_module_t *han_decline(const mpi_comm_t *comm, const char *why)
+static coll_module_t *han_decline(const obj_comm_t *comm, const char *why)
 {
     RAIL_VERBOSE(coll_han_verbosity(), 3, "coll han: not for communicator %s (%s)",
                  comm->name[0] ? comm->name : "(unnamed)", why);
     return NULL;
 }
 
-static coll_module_t *han_comm_query(mpi_comm_t *comm, int *priority)
+static coll_module_t *han_comm_query(obj_comm_t *comm, int *priority)
 {
     if (han_building)
         return han_decline(comm, "one of han's own sub-communicators");
@@ -149,7 +149,7 @@ const coll_component_t coll_han_component = {
 
 /* ------------------------------------------------------------ sub-communicators */
 
-static void han_report(coll_han_module_t *m, mpi_comm_t *comm)
+static void han_report(coll_han_module_t *m, obj_comm_t *comm)
 {
     char sizes[256];
     size_t len = 0;
@@ -166,7 +166,7 @@ static void han_report(coll_han_module_t *m, mpi_comm_t *comm)
                   ? m->up->coll->mods[COLL_OP_bcast]->component->name : "?");
 }
 
-int coll_han_setup(coll_han_module_t *m, mpi_comm_t *comm)
+int coll_han_setup(coll_han_module_t *m, obj_comm_t *comm)
 {
     if (m->ready)
         return MPI_SUCCESS;
@@ -181,7 +181,7 @@ int coll_han_setup(coll_han_module_t *m, mpi_comm_t *comm)
         (!m->low || m->low->size != m->node_size[m->my_node] ||
          m->low->rank != m->lrank_of[comm->rank] ||
          (m->is_leader && (!m->up || m->up->size != m->n_nodes || m->up->rank != m->my_node))))
-        rc = mpi_errf(MPI_ERR_INTERN, "coll han: the sub-communicators do not match the node map");
+        rc = obj_errf(MPI_ERR_INTERN, "coll han: the sub-communicators do not match the node map");
     if (rc != MPI_SUCCESS) {
         m->setup_rc = rc;
         return rc;

@@ -18,31 +18,31 @@
  * Reductions with a non-commutative operation go to the next module.
  */
 #include "coll/han/coll_han.h"
-#include "mpi/mpi_err.h"
+#include "obj/err.h"
 
 #include <stdlib.h>
 
 #define HAN_KEEP(rc, r) ((rc) != MPI_SUCCESS ? (rc) : (r))
 
-static coll_han_module_t *han_ready(mpi_comm_t *comm, coll_module_t *module, int *rc)
+static coll_han_module_t *han_ready(obj_comm_t *comm, coll_module_t *module, int *rc)
 {
     coll_han_module_t *m = (coll_han_module_t *)module;
     *rc = coll_han_setup(m, comm);
     return m;
 }
 
-static coll_module_t *han_next(mpi_comm_t *comm, int op, coll_module_t *module)
+static coll_module_t *han_next(obj_comm_t *comm, int op, coll_module_t *module)
 {
     coll_module_t *next = coll_next_module(comm, op, module);
     if (!next)
-        mpi_errf(MPI_ERR_UNSUPPORTED_OPERATION, "coll han cannot serve this %s (non-commutative "
+        obj_errf(MPI_ERR_UNSUPPORTED_OPERATION, "coll han cannot serve this %s (non-commutative "
                  "operation) and no component below it offers it", coll_op_name(op));
     return next;
 }
 
 /* ------------------------------------------------------------ barrier */
 
-int coll_han_barrier(mpi_comm_t *comm, coll_module_t *module)
+int coll_han_barrier(obj_comm_t *comm, coll_module_t *module)
 {
     int rc;
     coll_han_module_t *m = han_ready(comm, module, &rc);
@@ -56,7 +56,7 @@ int coll_han_barrier(mpi_comm_t *comm, coll_module_t *module)
 
 /* ------------------------------------------------------------ bcast */
 
-int coll_han_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_comm_t *comm,
+int coll_han_bcast(void *buf, MPI_Count count, obj_datatype_t *dt, int root, obj_comm_t *comm,
                    coll_module_t *module)
 {
     int rc;
@@ -79,14 +79,14 @@ int coll_han_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi
 
 /* Leader's temporary for count elements of dt (device memory when the
  * user's buffer is). */
-static void *han_tmp(const void *like, MPI_Count count, mpi_datatype_t *dt, bool *dev, void **mem)
+static void *han_tmp(const void *like, MPI_Count count, obj_datatype_t *dt, bool *dev, void **mem)
 {
     *dev = coll_is_device(like, count, dt);
     return coll_tmp_alloc(dt, count, *dev, *dev ? (const char *)like + dt->true_lb : NULL, mem);
 }
 
-int coll_han_reduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                    mpi_op_t *op, int root, mpi_comm_t *comm, coll_module_t *module)
+int coll_han_reduce(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                    obj_op_t *op, int root, obj_comm_t *comm, coll_module_t *module)
 {
     int rc, tag = coll_tag_next(comm);
     if (!op->commute) {
@@ -110,7 +110,7 @@ int coll_han_reduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_
     }
     acc = am_root ? rbuf : han_tmp(sbuf, count, dt, &dev, &mem);
     if (!acc)
-        return mpi_errf(MPI_ERR_NO_MEM, "coll han: out of memory for a reduction temporary");
+        return obj_errf(MPI_ERR_NO_MEM, "coll han: out of memory for a reduction temporary");
     rc = coll_reduce(am_root && inplace ? MPI_IN_PLACE : sbuf, acc, count, dt, op, 0, m->low);
     if (m->my_node == rn)
         rc = HAN_KEEP(rc, coll_reduce(MPI_IN_PLACE, acc, count, dt, op, rn, m->up));
@@ -124,8 +124,8 @@ int coll_han_reduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_
 
 /* ------------------------------------------------------------ allreduce */
 
-int coll_han_allreduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                       mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module)
+int coll_han_allreduce(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                       obj_op_t *op, obj_comm_t *comm, coll_module_t *module)
 {
     int rc;
     if (!op->commute) {

@@ -9,7 +9,7 @@
  * when they have all completed, and the next one starts.  So data received
  * in round k are combined or forwarded in round k+1.
  *
- * The schedule is the request (mpi_request_t first, kind MPI_REQ_COLL).
+ * The schedule is the request (obj_request_t first, kind OBJ_REQ_COLL).
  * Its sends and receives are pml requests whose completion hook counts
  * them down; a schedule whose round is done is put on a ready list, which
  * the progress callback (registered while an nbc module exists) drains by
@@ -36,21 +36,21 @@ typedef struct coll_sched coll_sched_t;
 
 /* A new, empty schedule for one collective call on comm: takes the call's
  * tag (coll_tag_next). */
-int coll_sched_create(mpi_comm_t *comm, coll_sched_t **s);
+int coll_sched_create(obj_comm_t *comm, coll_sched_t **s);
 /* Free a schedule that was not committed (building failed). */
 void coll_sched_free(coll_sched_t *s);
 
 /* Actions of the current round.  peer: a rank of the communicator's peer
  * group (the remote group of an intercommunicator). */
-int coll_sched_send(coll_sched_t *s, const void *buf, MPI_Count count, mpi_datatype_t *dt,
+int coll_sched_send(coll_sched_t *s, const void *buf, MPI_Count count, obj_datatype_t *dt,
                     int peer);
-int coll_sched_recv(coll_sched_t *s, void *buf, MPI_Count count, mpi_datatype_t *dt, int peer);
+int coll_sched_recv(coll_sched_t *s, void *buf, MPI_Count count, obj_datatype_t *dt, int peer);
 /* A receive that must fill count x dt: a shorter message (the sender's type
  * signature differs, erroneous) ends the schedule with MPI_ERR_COUNT. */
-int coll_sched_recv_all(coll_sched_t *s, void *buf, MPI_Count count, mpi_datatype_t *dt,
+int coll_sched_recv_all(coll_sched_t *s, void *buf, MPI_Count count, obj_datatype_t *dt,
                         int peer);
-int coll_sched_copy(coll_sched_t *s, const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt,
-                    void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt);
+int coll_sched_copy(coll_sched_t *s, const void *sbuf, MPI_Count scount, obj_datatype_t *sdt,
+                    void *rbuf, MPI_Count rcount, obj_datatype_t *rdt);
 /* inout = in op inout on temporaries of n elements (the schedule's
  * reduction, set up with coll_sched_red). */
 int coll_sched_reduce(coll_sched_t *s, const void *in, void *inout, MPI_Count n);
@@ -58,7 +58,7 @@ int coll_sched_reduce(coll_sched_t *s, const void *in, void *inout, MPI_Count n)
 int coll_sched_round(coll_sched_t *s);
 
 /* The schedule's reduction (coll_red_init, see coll_util.h). */
-int coll_sched_red(coll_sched_t *s, mpi_op_t *op, mpi_datatype_t *dt, MPI_Count count,
+int coll_sched_red(coll_sched_t *s, obj_op_t *op, obj_datatype_t *dt, MPI_Count count,
                    const void *b1, const void *b2, coll_red_t **r);
 /* A reduction temporary of n user elements, freed with the schedule. */
 void *coll_sched_red_tmp(coll_sched_t *s, MPI_Count n);
@@ -68,10 +68,10 @@ void *coll_sched_host_tmp(coll_sched_t *s, size_t len);
 /* Close the last round and hand the schedule over as a request: started
  * now, or inactive and persistent with COLL_F_PERSISTENT.  On failure the
  * schedule is freed. */
-int coll_sched_commit(coll_sched_t *s, unsigned flags, mpi_request_t **req);
+int coll_sched_commit(coll_sched_t *s, unsigned flags, obj_request_t **req);
 
 /* Wait for a nonpersistent schedule request, release it, return its error. */
-int coll_sched_wait(mpi_request_t *req);
+int coll_sched_wait(obj_request_t *req);
 
 /* Progress callback registration, held by every nbc module. */
 void coll_sched_engine_hold(int delta);
@@ -89,8 +89,8 @@ COLL_OPS(COLL_NBC_X_BUILD)
  * schedule (the algorithms of coll basic) and commit it.  Both basic and
  * nbc put these in their tables. */
 #define COLL_NBC_X_IFN(name, params, args)                                                         \
-    int coll_nbc_i##name(COLL_UNPAREN params, unsigned flags, mpi_info_t *info,                    \
-                         mpi_request_t **req, coll_module_t *module);
+    int coll_nbc_i##name(COLL_UNPAREN params, unsigned flags, obj_info_t *info,                    \
+                         obj_request_t **req, coll_module_t *module);
 COLL_OPS(COLL_NBC_X_IFN)
 #undef COLL_NBC_X_IFN
 

@@ -4,16 +4,16 @@
 
 #define INTER_IDLE(comm, root) ((comm)->is_inter && (root) == MPI_PROC_NULL)
 
-static bool am_root(const mpi_comm_t *comm, int root)
+static bool am_root(const obj_comm_t *comm, int root)
 {
     return comm->is_inter ? root == MPI_ROOT : comm->rank == root;
 }
 
 /* ------------------------------------------------------------ barrier */
 
-int coll_nbc_build_barrier(coll_sched_t *s, mpi_comm_t *comm)
+int coll_nbc_build_barrier(coll_sched_t *s, obj_comm_t *comm)
 {
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     int rc = MPI_SUCCESS, n = comm->size, me = comm->rank;
     if (comm->is_inter) {
         for (int i = 0; i < comm->remote_size; i++) {
@@ -34,8 +34,8 @@ fail:
 
 /* ------------------------------------------------------------ rooted */
 
-int coll_nbc_build_bcast(coll_sched_t *s, void *buf, MPI_Count count, mpi_datatype_t *dt,
-                         int root, mpi_comm_t *comm)
+int coll_nbc_build_bcast(coll_sched_t *s, void *buf, MPI_Count count, obj_datatype_t *dt,
+                         int root, obj_comm_t *comm)
 {
     int rc = MPI_SUCCESS;
     if (INTER_IDLE(comm, root))
@@ -49,9 +49,9 @@ fail:
     return rc;
 }
 
-static int gather_root(coll_sched_t *s, const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt,
+static int gather_root(coll_sched_t *s, const void *sbuf, MPI_Count scount, obj_datatype_t *sdt,
                        void *rbuf, MPI_Count rcount, const MPI_Count rcounts[],
-                       const MPI_Aint displs[], mpi_datatype_t *rdt, mpi_comm_t *comm)
+                       const MPI_Aint displs[], obj_datatype_t *rdt, obj_comm_t *comm)
 {
     int rc = MPI_SUCCESS;
     for (int i = 0; i < comm->remote_size; i++) {
@@ -67,8 +67,8 @@ fail:
 }
 
 int coll_nbc_build_gather(coll_sched_t *s, const void *sbuf, MPI_Count scount,
-                          mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt,
-                          int root, mpi_comm_t *comm)
+                          obj_datatype_t *sdt, void *rbuf, MPI_Count rcount, obj_datatype_t *rdt,
+                          int root, obj_comm_t *comm)
 {
     if (INTER_IDLE(comm, root))
         return MPI_SUCCESS;
@@ -78,9 +78,9 @@ int coll_nbc_build_gather(coll_sched_t *s, const void *sbuf, MPI_Count scount,
 }
 
 int coll_nbc_build_gatherv(coll_sched_t *s, const void *sbuf, MPI_Count scount,
-                           mpi_datatype_t *sdt, void *rbuf, const MPI_Count rcounts[],
-                           const MPI_Aint displs[], mpi_datatype_t *rdt, int root,
-                           mpi_comm_t *comm)
+                           obj_datatype_t *sdt, void *rbuf, const MPI_Count rcounts[],
+                           const MPI_Aint displs[], obj_datatype_t *rdt, int root,
+                           obj_comm_t *comm)
 {
     if (INTER_IDLE(comm, root))
         return MPI_SUCCESS;
@@ -90,8 +90,8 @@ int coll_nbc_build_gatherv(coll_sched_t *s, const void *sbuf, MPI_Count scount,
 }
 
 static int scatter_root(coll_sched_t *s, const void *sbuf, MPI_Count scount,
-                        const MPI_Count scounts[], const MPI_Aint displs[], mpi_datatype_t *sdt,
-                        void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt, mpi_comm_t *comm)
+                        const MPI_Count scounts[], const MPI_Aint displs[], obj_datatype_t *sdt,
+                        void *rbuf, MPI_Count rcount, obj_datatype_t *rdt, obj_comm_t *comm)
 {
     int rc = MPI_SUCCESS;
     for (int i = 0; i < comm->remote_size; i++) {
@@ -107,8 +107,8 @@ fail:
 }
 
 int coll_nbc_build_scatter(coll_sched_t *s, const void *sbuf, MPI_Count scount,
-                           mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                           mpi_datatype_t *rdt, int root, mpi_comm_t *comm)
+                           obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                           obj_datatype_t *rdt, int root, obj_comm_t *comm)
 {
     if (INTER_IDLE(comm, root))
         return MPI_SUCCESS;
@@ -118,8 +118,8 @@ int coll_nbc_build_scatter(coll_sched_t *s, const void *sbuf, MPI_Count scount,
 }
 
 int coll_nbc_build_scatterv(coll_sched_t *s, const void *sbuf, const MPI_Count scounts[],
-                            const MPI_Aint displs[], mpi_datatype_t *sdt, void *rbuf,
-                            MPI_Count rcount, mpi_datatype_t *rdt, int root, mpi_comm_t *comm)
+                            const MPI_Aint displs[], obj_datatype_t *sdt, void *rbuf,
+                            MPI_Count rcount, obj_datatype_t *rdt, int root, obj_comm_t *comm)
 {
     if (INTER_IDLE(comm, root))
         return MPI_SUCCESS;
@@ -136,10 +136,10 @@ int coll_nbc_build_scatterv(coll_sched_t *s, const void *sbuf, const MPI_Count s
  * are packed into a temporary first (local actions run before the round's
  * receives are posted). */
 static int exchange(coll_sched_t *s, const coll_blocks_t *sb, const coll_blocks_t *rb,
-                    bool self_copy, bool stage, mpi_comm_t *comm)
+                    bool self_copy, bool stage, obj_comm_t *comm)
 {
     int rc = MPI_SUCCESS, n = comm->remote_size, me = comm->is_inter ? -1 : comm->rank;
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     char *tmp = NULL;
     if (stage) {
         size_t total = 0;
@@ -148,7 +148,7 @@ static int exchange(coll_sched_t *s, const coll_blocks_t *sb, const coll_blocks_
                 total += (size_t)(rb->counts[i] * rb->dts[i]->size);
         tmp = coll_sched_host_tmp(s, total);
         if (!tmp)
-            return mpi_errf(MPI_ERR_NO_MEM, "out of memory staging %zu bytes of MPI_IN_PLACE "
+            return obj_errf(MPI_ERR_NO_MEM, "out of memory staging %zu bytes of MPI_IN_PLACE "
                             "data", total);
     }
     size_t off = 0;
@@ -175,9 +175,9 @@ fail:
 }
 
 static int allgather_any(coll_sched_t *s, const void *sbuf, MPI_Count scount,
-                         mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                         const MPI_Count *rcounts, const MPI_Aint *displs, mpi_datatype_t *rdt,
-                         mpi_comm_t *comm)
+                         obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                         const MPI_Count *rcounts, const MPI_Aint *displs, obj_datatype_t *rdt,
+                         obj_comm_t *comm)
 {
     int n = comm->remote_size, me = comm->rank;
     coll_blocks_t sb = { 0 }, rb = { 0 };
@@ -196,23 +196,23 @@ static int allgather_any(coll_sched_t *s, const void *sbuf, MPI_Count scount,
 }
 
 int coll_nbc_build_allgather(coll_sched_t *s, const void *sbuf, MPI_Count scount,
-                             mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                             mpi_datatype_t *rdt, mpi_comm_t *comm)
+                             obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                             obj_datatype_t *rdt, obj_comm_t *comm)
 {
     return allgather_any(s, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, comm);
 }
 
 int coll_nbc_build_allgatherv(coll_sched_t *s, const void *sbuf, MPI_Count scount,
-                              mpi_datatype_t *sdt, void *rbuf, const MPI_Count rcounts[],
-                              const MPI_Aint displs[], mpi_datatype_t *rdt, mpi_comm_t *comm)
+                              obj_datatype_t *sdt, void *rbuf, const MPI_Count rcounts[],
+                              const MPI_Aint displs[], obj_datatype_t *rdt, obj_comm_t *comm)
 {
     return allgather_any(s, sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt, comm);
 }
 
 static int alltoall_any(coll_sched_t *s, const void *sbuf, MPI_Count scount,
-                        const MPI_Count *scounts, const MPI_Aint *sdispls, mpi_datatype_t *sdt,
+                        const MPI_Count *scounts, const MPI_Aint *sdispls, obj_datatype_t *sdt,
                         void *rbuf, MPI_Count rcount, const MPI_Count *rcounts,
-                        const MPI_Aint *rdispls, mpi_datatype_t *rdt, mpi_comm_t *comm)
+                        const MPI_Aint *rdispls, obj_datatype_t *rdt, obj_comm_t *comm)
 {
     int n = comm->remote_size;
     coll_blocks_t sb = { 0 }, rb = { 0 };
@@ -228,24 +228,24 @@ static int alltoall_any(coll_sched_t *s, const void *sbuf, MPI_Count scount,
 }
 
 int coll_nbc_build_alltoall(coll_sched_t *s, const void *sbuf, MPI_Count scount,
-                            mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                            mpi_datatype_t *rdt, mpi_comm_t *comm)
+                            obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                            obj_datatype_t *rdt, obj_comm_t *comm)
 {
     return alltoall_any(s, sbuf, scount, NULL, NULL, sdt, rbuf, rcount, NULL, NULL, rdt, comm);
 }
 
 int coll_nbc_build_alltoallv(coll_sched_t *s, const void *sbuf, const MPI_Count scounts[],
-                             const MPI_Aint sdispls[], mpi_datatype_t *sdt, void *rbuf,
+                             const MPI_Aint sdispls[], obj_datatype_t *sdt, void *rbuf,
                              const MPI_Count rcounts[], const MPI_Aint rdispls[],
-                             mpi_datatype_t *rdt, mpi_comm_t *comm)
+                             obj_datatype_t *rdt, obj_comm_t *comm)
 {
     return alltoall_any(s, sbuf, 0, scounts, sdispls, sdt, rbuf, 0, rcounts, rdispls, rdt, comm);
 }
 
 int coll_nbc_build_alltoallw(coll_sched_t *s, const void *sbuf, const MPI_Count scounts[],
-                             const MPI_Aint sdispls[], mpi_datatype_t *const sdts[], void *rbuf,
+                             const MPI_Aint sdispls[], obj_datatype_t *const sdts[], void *rbuf,
                              const MPI_Count rcounts[], const MPI_Aint rdispls[],
-                             mpi_datatype_t *const rdts[], mpi_comm_t *comm)
+                             obj_datatype_t *const rdts[], obj_comm_t *comm)
 {
     bool inplace = sbuf == MPI_IN_PLACE;
     coll_blocks_t sb = { sbuf, scounts, sdispls, sdts, NULL };

@@ -3,7 +3,7 @@
 #include "coll/nbc/nbc.h"
 
 static int nbr_exchange(coll_sched_t *s, const coll_blocks_t *sb, const coll_blocks_t *rb,
-                        const mpi_topo_t *t)
+                        const obj_topo_t *t)
 {
     int rc = MPI_SUCCESS;
     for (int i = 0; i < t->indegree; i++)
@@ -19,11 +19,11 @@ fail:
 }
 
 static int nbr_any(coll_sched_t *s, const void *sbuf, MPI_Count scount, const MPI_Count *scounts,
-                   const MPI_Aint *sdispls, MPI_Aint sstride, mpi_datatype_t *sdt, void *rbuf,
+                   const MPI_Aint *sdispls, MPI_Aint sstride, obj_datatype_t *sdt, void *rbuf,
                    MPI_Count rcount, const MPI_Count *rcounts, const MPI_Aint *rdispls,
-                   mpi_datatype_t *rdt, mpi_comm_t *comm)
+                   obj_datatype_t *rdt, obj_comm_t *comm)
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int rc = coll_topo(comm, &t);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -39,43 +39,43 @@ static int nbr_any(coll_sched_t *s, const void *sbuf, MPI_Count scount, const MP
 }
 
 int coll_nbc_build_neighbor_allgather(coll_sched_t *s, const void *sbuf, MPI_Count scount,
-                                      mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                                      mpi_datatype_t *rdt, mpi_comm_t *comm)
+                                      obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                                      obj_datatype_t *rdt, obj_comm_t *comm)
 {
     return nbr_any(s, sbuf, scount, NULL, NULL, 0, sdt, rbuf, rcount, NULL, NULL, rdt, comm);
 }
 
 int coll_nbc_build_neighbor_allgatherv(coll_sched_t *s, const void *sbuf, MPI_Count scount,
-                                       mpi_datatype_t *sdt, void *rbuf, const MPI_Count rcounts[],
-                                       const MPI_Aint displs[], mpi_datatype_t *rdt,
-                                       mpi_comm_t *comm)
+                                       obj_datatype_t *sdt, void *rbuf, const MPI_Count rcounts[],
+                                       const MPI_Aint displs[], obj_datatype_t *rdt,
+                                       obj_comm_t *comm)
 {
     return nbr_any(s, sbuf, scount, NULL, NULL, 0, sdt, rbuf, 0, rcounts, displs, rdt, comm);
 }
 
 int coll_nbc_build_neighbor_alltoall(coll_sched_t *s, const void *sbuf, MPI_Count scount,
-                                     mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                                     mpi_datatype_t *rdt, mpi_comm_t *comm)
+                                     obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                                     obj_datatype_t *rdt, obj_comm_t *comm)
 {
     return nbr_any(s, sbuf, scount, NULL, NULL, scount, sdt, rbuf, rcount, NULL, NULL, rdt, comm);
 }
 
 int coll_nbc_build_neighbor_alltoallv(coll_sched_t *s, const void *sbuf,
                                       const MPI_Count scounts[], const MPI_Aint sdispls[],
-                                      mpi_datatype_t *sdt, void *rbuf, const MPI_Count rcounts[],
-                                      const MPI_Aint rdispls[], mpi_datatype_t *rdt,
-                                      mpi_comm_t *comm)
+                                      obj_datatype_t *sdt, void *rbuf, const MPI_Count rcounts[],
+                                      const MPI_Aint rdispls[], obj_datatype_t *rdt,
+                                      obj_comm_t *comm)
 {
     return nbr_any(s, sbuf, 0, scounts, sdispls, 0, sdt, rbuf, 0, rcounts, rdispls, rdt, comm);
 }
 
 int coll_nbc_build_neighbor_alltoallw(coll_sched_t *s, const void *sbuf,
                                       const MPI_Count scounts[], const MPI_Aint sdispls[],
-                                      mpi_datatype_t *const sdts[], void *rbuf,
+                                      obj_datatype_t *const sdts[], void *rbuf,
                                       const MPI_Count rcounts[], const MPI_Aint rdispls[],
-                                      mpi_datatype_t *const rdts[], mpi_comm_t *comm)
+                                      obj_datatype_t *const rdts[], obj_comm_t *comm)
 {
-    const mpi_topo_t *t;
+    const obj_topo_t *t;
     int rc = coll_topo(comm, &t);
     if (rc != MPI_SUCCESS)
         return rc;

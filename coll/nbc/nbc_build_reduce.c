@@ -18,11 +18,11 @@ static int operands_and_chain(coll_sched_t *s, const coll_red_t *r, int n, int s
     int rc = MPI_SUCCESS;
     void **t = calloc((size_t)n + 1, sizeof(*t));
     if (!t)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory building a reduction schedule");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory building a reduction schedule");
     for (int i = 0; i < n; i++) {
         t[i] = coll_sched_red_tmp(s, r->count);
         if (!t[i]) {
-            rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory for %d reduction temporaries of %lld "
+            rc = obj_errf(MPI_ERR_NO_MEM, "out of memory for %d reduction temporaries of %lld "
                           "elements", n, (long long)r->count);
             goto fail;
         }
@@ -44,7 +44,7 @@ fail:
 /* ------------------------------------------------------------ reduce */
 
 static int reduce_root(coll_sched_t *s, const void *mine, void *rbuf, MPI_Count count,
-                       mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm)
+                       obj_datatype_t *dt, obj_op_t *op, obj_comm_t *comm)
 {
     coll_red_t *r;
     void *acc;
@@ -59,7 +59,7 @@ static int reduce_root(coll_sched_t *s, const void *mine, void *rbuf, MPI_Count 
 }
 
 int coll_nbc_build_reduce(coll_sched_t *s, const void *sbuf, void *rbuf, MPI_Count count,
-                          mpi_datatype_t *dt, mpi_op_t *op, int root, mpi_comm_t *comm)
+                          obj_datatype_t *dt, obj_op_t *op, int root, obj_comm_t *comm)
 {
     if (comm->is_inter && root == MPI_PROC_NULL)
         return MPI_SUCCESS;
@@ -72,7 +72,7 @@ int coll_nbc_build_reduce(coll_sched_t *s, const void *sbuf, void *rbuf, MPI_Cou
 /* ------------------------------------------------------------ allreduce */
 
 int coll_nbc_build_allreduce(coll_sched_t *s, const void *sbuf, void *rbuf, MPI_Count count,
-                             mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm)
+                             obj_datatype_t *dt, obj_op_t *op, obj_comm_t *comm)
 {
     int rc = MPI_SUCCESS;
     if (count == 0)
@@ -98,8 +98,8 @@ fail:
 /* ------------------------------------------------------------ reduce_scatter */
 
 static int reduce_scatter_any(coll_sched_t *s, const void *sbuf, void *rbuf,
-                              const MPI_Count counts[], MPI_Count count, mpi_datatype_t *dt,
-                              mpi_op_t *op, mpi_comm_t *comm)
+                              const MPI_Count counts[], MPI_Count count, obj_datatype_t *dt,
+                              obj_op_t *op, obj_comm_t *comm)
 {
     int n = comm->size, me = comm->rank, rc = MPI_SUCCESS;
     MPI_Count total = 0, off = 0;
@@ -140,15 +140,15 @@ fail:
 }
 
 int coll_nbc_build_reduce_scatter(coll_sched_t *s, const void *sbuf, void *rbuf,
-                                  const MPI_Count rcounts[], mpi_datatype_t *dt, mpi_op_t *op,
-                                  mpi_comm_t *comm)
+                                  const MPI_Count rcounts[], obj_datatype_t *dt, obj_op_t *op,
+                                  obj_comm_t *comm)
 {
     return reduce_scatter_any(s, sbuf, rbuf, rcounts, 0, dt, op, comm);
 }
 
 int coll_nbc_build_reduce_scatter_block(coll_sched_t *s, const void *sbuf, void *rbuf,
-                                        MPI_Count rcount, mpi_datatype_t *dt, mpi_op_t *op,
-                                        mpi_comm_t *comm)
+                                        MPI_Count rcount, obj_datatype_t *dt, obj_op_t *op,
+                                        obj_comm_t *comm)
 {
     return reduce_scatter_any(s, sbuf, rbuf, NULL, rcount, dt, op, comm);
 }
@@ -156,7 +156,7 @@ int coll_nbc_build_reduce_scatter_block(coll_sched_t *s, const void *sbuf, void 
 /* ------------------------------------------------------------ scan, exscan */
 
 static int scan_chain(coll_sched_t *s, const void *sbuf, void *rbuf, MPI_Count count,
-                      mpi_datatype_t *dt, mpi_op_t *op, bool exclusive, mpi_comm_t *comm)
+                      obj_datatype_t *dt, obj_op_t *op, bool exclusive, obj_comm_t *comm)
 {
     int me = comm->rank, n = comm->size, rc = MPI_SUCCESS;
     const void *mine = own(sbuf, rbuf);
@@ -168,7 +168,7 @@ static int scan_chain(coll_sched_t *s, const void *sbuf, void *rbuf, MPI_Count c
     void *acc = coll_sched_red_tmp(s, count);
     void *pre = me > 0 ? coll_sched_red_tmp(s, count) : NULL;
     if (!acc || (me > 0 && !pre))
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory for scan temporaries");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory for scan temporaries");
     RAIL_CHECK(coll_sched_copy(s, mine, count, r->udt, acc, rn, r->rdt));
     if (me > 0)
         RAIL_CHECK(coll_sched_recv_all(s, pre, rn, r->rdt, me - 1));
@@ -186,13 +186,13 @@ fail:
 }
 
 int coll_nbc_build_scan(coll_sched_t *s, const void *sbuf, void *rbuf, MPI_Count count,
-                        mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm)
+                        obj_datatype_t *dt, obj_op_t *op, obj_comm_t *comm)
 {
     return scan_chain(s, sbuf, rbuf, count, dt, op, false, comm);
 }
 
 int coll_nbc_build_exscan(coll_sched_t *s, const void *sbuf, void *rbuf, MPI_Count count,
-                          mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm)
+                          obj_datatype_t *dt, obj_op_t *op, obj_comm_t *comm)
 {
     return scan_chain(s, sbuf, rbuf, count, dt, op, true, comm);
 }

@@ -20,8 +20,8 @@ static int nbc_register_params(void)
 }
 
 #define COLL_NBC_X_FNS(name, params, args)                                                         \
-    int coll_nbc_i##name(COLL_UNPAREN params, unsigned flags, mpi_info_t *info,                    \
-                         mpi_request_t **req, coll_module_t *module)                               \
+    int coll_nbc_i##name(COLL_UNPAREN params, unsigned flags, obj_info_t *info,                    \
+                         obj_request_t **req, coll_module_t *module)                               \
     {                                                                                              \
         coll_sched_t *s;                                                                           \
         (void)info;                                                                                \
@@ -37,7 +37,7 @@ static int nbc_register_params(void)
     }                                                                                              \
     static int nbc_##name(COLL_UNPAREN params, coll_module_t *module)                              \
     {                                                                                              \
-        mpi_request_t *req;                                                                        \
+        obj_request_t *req;                                                                        \
         int rc = coll_nbc_i##name(COLL_UNPAREN args, 0, NULL, &req, module);                            \
         return rc == MPI_SUCCESS ? coll_sched_wait(req) : rc;                                      \
     }
@@ -48,7 +48,7 @@ extern const coll_component_t coll_nbc_component;
 
 /* Each communicator's module keeps the schedule engine's progress callback
  * registered. */
-static void nbc_release(coll_module_t *module, mpi_comm_t *comm)
+static void nbc_release(coll_module_t *module, obj_comm_t *comm)
 {
     (void)module;
     (void)comm;
@@ -65,7 +65,7 @@ static coll_module_t nbc_module = {
     .release = nbc_release,
 };
 
-static coll_module_t *nbc_comm_query(mpi_comm_t *comm, int *priority)
+static coll_module_t *nbc_comm_query(obj_comm_t *comm, int *priority)
 {
     (void)comm;
     coll_sched_engine_hold(1);

@@ -4,7 +4,7 @@
 #include "base/dt.h"
 #include "base/list.h"
 #include "base/progress.h"
-#include "mpi/mpi_err.h"
+#include "obj/err.h"
 #include "pml/pml.h"
 
 #include <stdlib.h>
@@ -19,7 +19,7 @@ typedef struct sched_act {
     const void *src;
     void *dst;
     MPI_Count scount, rcount;
-    mpi_datatype_t *sdt, *rdt;
+    obj_datatype_t *sdt, *rdt;
 } sched_act_t;
 
 typedef struct sched_tmp {
@@ -28,9 +28,9 @@ typedef struct sched_tmp {
 } sched_tmp_t;
 
 struct coll_sched {
-    mpi_request_t req;          /* first: the handle points here */
+    obj_request_t req;          /* first: the handle points here */
     rail_list_item_t ready_item;
-    mpi_comm_t *comm;
+    obj_comm_t *comm;
     int tag;
     sched_act_t *acts;
     int n_acts, cap_acts;
@@ -43,9 +43,9 @@ struct coll_sched {
     coll_red_t red;
     sched_tmp_t *tmps;
     int n_tmps, cap_tmps;
-    mpi_datatype_t **dts;       /* derived datatypes the schedule holds a reference on */
+    obj_datatype_t **dts;       /* derived datatypes the schedule holds a reference on */
     int n_dts, cap_dts;
-    mpi_op_t *op;               /* the reduction's operation, referenced */
+    obj_op_t *op;               /* the reduction's operation, referenced */
     bool comm_held;             /* committed: holds a reference on comm */
 };
 
@@ -63,18 +63,18 @@ static int grow(void **p, int *cap, int n, size_t sz)
     int c = *cap ? *cap * 2 : 8;
     void *q = realloc(*p, (size_t)c * sz);
     if (!q)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory building a collective schedule");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory building a collective schedule");
     *p = q;
     *cap = c;
     return MPI_SUCCESS;
 }
 
-int coll_sched_create(mpi_comm_t *comm, coll_sched_t **out)
+int coll_sched_create(obj_comm_t *comm, coll_sched_t **out)
 {
     coll_sched_t *s = calloc(1, sizeof(*s));
     *out = s;
     if (!s)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory for a collective schedule");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory for a collective schedule");
     s->comm = comm;
     s->tag = coll_tag_next(comm);
     return MPI_SUCCESS;
@@ -85,15 +85,15 @@ static void sched_destroy(coll_sched_t *s)
     for (int i = 0; i < s->n_tmps; i++)
         coll_tmp_free(s->tmps[i].mem, s->tmps[i].device);
     for (int i = 0; i < s->n_dts; i++)
-        mpi_datatype_release(s->dts[i]);
-    mpi_op_release(s->op);
+        obj_datatype_release(s->dts[i]);
+    obj_op_release(s->op);
     if (s->comm_held)
-        mpi_comm_release(s->comm);   /* last: may take the communicator down */
+        obj_comm_release(s->comm);   /* last: may take the communicator down */
     free(s->tmps);
     free(s->dts);
     free(s->acts);
     free(s->round_end);
-    s->req.obj.kind = MPI_OBJ_FREED;
+    s->req.obj.kind = OBJ_FREED;
     free(s);
 }
 
@@ -105,7 +105,7 @@ void coll_sched_free(coll_sched_t *s)
 
 /* Hold a reference on a derived datatype an action uses (the user may free
  * it while the operation runs); NULL only when out of memory. */
-static mpi_datatype_t *keep_dt(coll_sched_t *s, mpi_datatype_t *dt)
+static obj_datatype_t *keep_dt(coll_sched_t *s, obj_datatype_t *dt)
 {
     if (!dt || dt->predefined)
         return dt;
@@ -114,7 +114,7 @@ static mpi_datatype_t *keep_dt(coll_sched_t *s, mpi_datatype_t *dt)
             return dt;
     if (grow((void **)&s->dts, &s->cap_dts, s->n_dts, sizeof(*s->dts)) != MPI_SUCCESS)
         return NULL;
-    mpi_datatype_retain(dt);
+    obj_datatype_retain(dt);
     s->dts[s->n_dts++] = dt;
     return dt;
 }
@@ -129,33 +129,33 @@ static int add(coll_sched_t *s, const sched_act_t *a)
     b->sdt = keep_dt(s, a->sdt);
     b->rdt = keep_dt(s, a->rdt);
     if ((a->sdt && !b->sdt) || (a->rdt && !b->rdt))
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory building a collective schedule");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory building a collective schedule");
     s->n_acts++;
     return MPI_SUCCESS;
 }
 
-int coll_sched_send(coll_sched_t *s, const void *buf, MPI_Count count, mpi_datatype_t *dt,
+int coll_sched_send(coll_sched_t *s, const void *buf, MPI_Count count, obj_datatype_t *dt,
                     int peer)
 {
     return add(s, &(sched_act_t){ .kind = ACT_SEND, .peer = peer, .src = buf, .scount = count,
                                   .sdt = dt });
 }
 
-int coll_sched_recv(coll_sched_t *s, void *buf, MPI_Count count, mpi_datatype_t *dt, int peer)
+int coll_sched_recv(coll_sched_t *s, void *buf, MPI_Count count, obj_datatype_t *dt, int peer)
 {
     return add(s, &(sched_act_t){ .kind = ACT_RECV, .peer = peer, .dst = buf, .rcount = count,
                                   .rdt = dt });
 }
 
-int coll_sched_recv_all(coll_sched_t *s, void *buf, MPI_Count count, mpi_datatype_t *dt,
+int coll_sched_recv_all(coll_sched_t *s, void *buf, MPI_Count count, obj_datatype_t *dt,
                         int peer)
 {
     return add(s, &(sched_act_t){ .kind = ACT_RECV, .exact = true, .peer = peer, .dst = buf,
                                   .rcount = count, .rdt = dt });
 }
 
-int coll_sched_copy(coll_sched_t *s, const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt,
-                    void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt)
+int coll_sched_copy(coll_sched_t *s, const void *sbuf, MPI_Count scount, obj_datatype_t *sdt,
+                    void *rbuf, MPI_Count rcount, obj_datatype_t *rdt)
 {
     if (scount == 0)
         return MPI_SUCCESS;
@@ -166,7 +166,7 @@ int coll_sched_copy(coll_sched_t *s, const void *sbuf, MPI_Count scount, mpi_dat
 int coll_sched_reduce(coll_sched_t *s, const void *in, void *inout, MPI_Count n)
 {
     if (!s->has_red)
-        return mpi_errf(MPI_ERR_INTERN, "schedule reduction without an operation");
+        return obj_errf(MPI_ERR_INTERN, "schedule reduction without an operation");
     return add(s, &(sched_act_t){ .kind = ACT_REDUCE, .src = in, .dst = inout, .scount = n });
 }
 
@@ -181,16 +181,16 @@ int coll_sched_round(coll_sched_t *s)
     return rc;
 }
 
-int coll_sched_red(coll_sched_t *s, mpi_op_t *op, mpi_datatype_t *dt, MPI_Count count,
+int coll_sched_red(coll_sched_t *s, obj_op_t *op, obj_datatype_t *dt, MPI_Count count,
                    const void *b1, const void *b2, coll_red_t **r)
 {
     int rc = coll_red_init(&s->red, op, dt, count, b1, b2);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!keep_dt(s, dt))
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory building a collective schedule");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory building a collective schedule");
     if (!s->op) {
-        mpi_op_retain(op);
+        obj_op_retain(op);
         s->op = op;
     }
     s->has_red = true;
@@ -227,13 +227,13 @@ void *coll_sched_host_tmp(coll_sched_t *s, size_t len)
 
 static void sched_complete(coll_sched_t *s)
 {
-    mpi_req_status_empty(&s->req.status);
+    obj_req_status_empty(&s->req.status);
     s->req.status.error = s->error;
-    mpi_request_complete(&s->req);   /* s may be gone after this */
+    obj_request_complete(&s->req);   /* s may be gone after this */
 }
 
 /* Completion hook of a send or receive (inside the critical section). */
-static void child_done(mpi_request_t *child)
+static void child_done(obj_request_t *child)
 {
     coll_sched_t *s = child->cb_arg;
     if (child->status.error != MPI_SUCCESS && s->error == MPI_SUCCESS)
@@ -253,7 +253,7 @@ typedef struct sched_exact {
     int peer;
 } sched_exact_t;
 
-static void child_done_exact(mpi_request_t *child)
+static void child_done_exact(obj_request_t *child)
 {
     sched_exact_t *e = child->cb_arg;
     coll_sched_t *s = e->s;
@@ -273,7 +273,7 @@ static int run_local(coll_sched_t *s, const sched_act_t *a)
 
 static int post(coll_sched_t *s, const sched_act_t *a)
 {
-    mpi_request_t *r;
+    obj_request_t *r;
     int rc;
     if (a->kind == ACT_SEND)
         rc = pml_send_create(a->src, a->scount, a->sdt, a->peer, s->tag, PML_SEND_STANDARD,
@@ -288,7 +288,7 @@ static int post(coll_sched_t *s, const sched_act_t *a)
         sched_exact_t *e = malloc(sizeof(*e));
         if (!e) {
             pml_request_free(r);
-            return mpi_errf(MPI_ERR_NO_MEM, "out of memory starting a collective schedule");
+            return obj_errf(MPI_ERR_NO_MEM, "out of memory starting a collective schedule");
         }
         *e = (sched_exact_t){ s, a->rcount * a->rdt->size, a->peer };
         r->on_complete = child_done_exact;
@@ -350,18 +350,18 @@ void coll_sched_engine_hold(int delta)
 
 /* ------------------------------------------------------------ the request */
 
-static void sched_release(mpi_request_t *req)
+static void sched_release(obj_request_t *req)
 {
     sched_destroy((coll_sched_t *)req);
 }
 
-static int sched_start(mpi_request_t *req)
+static int sched_start(obj_request_t *req)
 {
     coll_sched_t *s = (coll_sched_t *)req;
     RAIL_CS_ENTER();
     uint8_t flags = req->flags;
-    mpi_request_init(req, MPI_REQ_COLL, req->ops, s->comm);
-    req->flags = flags | MPI_REQ_FLAG_ACTIVE;
+    obj_request_init(req, OBJ_REQ_COLL, req->ops, s->comm);
+    req->flags = flags | OBJ_REQ_FLAG_ACTIVE;
     s->cur = 0;
     s->error = MPI_SUCCESS;
     sched_advance(s);
@@ -369,26 +369,26 @@ static int sched_start(mpi_request_t *req)
     return MPI_SUCCESS;
 }
 
-static const mpi_request_ops_t sched_ops = {
+static const obj_request_ops_t sched_ops = {
     .release = sched_release,
     .cancel = NULL,   /* collectives cannot be cancelled */
     .start = sched_start,
 };
 
-int coll_sched_commit(coll_sched_t *s, unsigned flags, mpi_request_t **req)
+int coll_sched_commit(coll_sched_t *s, unsigned flags, obj_request_t **req)
 {
     int rc = coll_sched_round(s);
     if (rc != MPI_SUCCESS) {
         sched_destroy(s);
         return rc;
     }
-    mpi_request_init(&s->req, MPI_REQ_COLL, &sched_ops, s->comm);
-    mpi_comm_retain(s->comm);   /* MPI_Comm_free may come before the completion */
+    obj_request_init(&s->req, OBJ_REQ_COLL, &sched_ops, s->comm);
+    obj_comm_retain(s->comm);   /* MPI_Comm_free may come before the completion */
     s->comm_held = true;
     s->ready_item.next = s->ready_item.prev = &s->ready_item;
     *req = &s->req;
     if (flags & COLL_F_PERSISTENT) {
-        s->req.flags = MPI_REQ_FLAG_PERSISTENT;
+        s->req.flags = OBJ_REQ_FLAG_PERSISTENT;
         return MPI_SUCCESS;
     }
     RAIL_CS_ENTER();
@@ -397,9 +397,9 @@ int coll_sched_commit(coll_sched_t *s, unsigned flags, mpi_request_t **req)
     return MPI_SUCCESS;
 }
 
-int coll_sched_wait(mpi_request_t *req)
+int coll_sched_wait(obj_request_t *req)
 {
-    mpi_request_wait_complete(req);
+    obj_request_wait_complete(req);
     int rc = req->status.error;
     RAIL_CS_ENTER();
     req->ops->release(req);

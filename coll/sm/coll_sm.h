@@ -228,8 +228,8 @@ typedef struct coll_sm_module {
     MPI_Count *small_starts;       /* [n] reduce_scatter: where each block starts */
     /* the last predefined operation and datatype coll_sm_red_prepare
      * accepted (both live forever), and the datatype's kind */
-    mpi_op_t *prep_op;
-    mpi_datatype_t *prep_dt;
+    obj_op_t *prep_op;
+    obj_datatype_t *prep_dt;
     rail_typekind_t prep_kind;
     const char **small_x;          /* [n] inputs of a small fold */
     uint64_t small_min;            /* the least of them (others than me) */
@@ -384,11 +384,11 @@ static inline int coll_sm_set(const coll_sm_module_t *m, uint64_t seq)
 
 /* Set up the segment at the first sm collective of comm (collective):
  * MPI_SUCCESS (state READY or OFF), or an error of the exchange. */
-int coll_sm_segment_setup(coll_sm_module_t *m, mpi_comm_t *comm);
+int coll_sm_segment_setup(coll_sm_module_t *m, obj_comm_t *comm);
 void coll_sm_segment_release(coll_sm_module_t *m);
 /* The communicator goes away: keep its segment for the next communicator
  * of the same members (sm_segment.c, REUSE), or release it. */
-void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm);
+void coll_sm_segment_keep(coll_sm_module_t *m, obj_comm_t *comm);
 /* Segments this process set up fresh / continued from a freed
  * communicator (MPI_T counters). */
 extern uint64_t coll_sm_count_created, coll_sm_count_reused, coll_sm_count_populated,
@@ -439,7 +439,7 @@ int coll_sm_cma_write(int32_t pid, uint64_t remote, const void *local, size_t le
 /* Start an operation: MPI_SUCCESS with *seq its number, or COLL_SM_HANDOFF
  * (not set up: hand the call to the next module), or an error. */
 #define COLL_SM_HANDOFF 1
-int coll_sm_begin(coll_sm_module_t *m, mpi_comm_t *comm, uint64_t *seq);
+int coll_sm_begin(coll_sm_module_t *m, obj_comm_t *comm, uint64_t *seq);
 
 /* ------------------------------------------------------------ adaptive single copy */
 
@@ -635,7 +635,7 @@ char *coll_sm_cma_bufs(coll_sm_module_t *m);
  * with r and *kind set (or *rc an argument error), else why the call must
  * go to the next module (the same answer on every process). */
 const char *coll_sm_red_prepare(coll_sm_module_t *m, coll_red_t *r, rail_typekind_t *kind,
-                                mpi_op_t *op, mpi_datatype_t *dt, MPI_Count count, int *rc);
+                                obj_op_t *op, obj_datatype_t *dt, MPI_Count count, int *rc);
 
 /* ------------------------------------------------------------ slots */
 
@@ -763,13 +763,13 @@ typedef struct coll_sm_blocks {
  * basic's scan chain combines it. */
 #define COLL_SM_SMALL_SCAN (-2)
 #define COLL_SM_SMALL_EXSCAN (-3)
-bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf, void *rbuf,
-                          MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op, int root,
+bool coll_sm_small_reduce(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf, void *rbuf,
+                          MPI_Count count, obj_datatype_t *dt, obj_op_t *op, int root,
                           MPI_Count lo, MPI_Count cnt, const coll_sm_blocks_t *blocks,
                           bool *handoff, bool *all_device, int *rc);
-bool coll_sm_small_barrier(coll_sm_module_t *m, mpi_comm_t *comm, int *rc);
-bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_Count count,
-                         mpi_datatype_t *dt, int root, int *rc);
+bool coll_sm_small_barrier(coll_sm_module_t *m, obj_comm_t *comm, int *rc);
+bool coll_sm_small_bcast(coll_sm_module_t *m, obj_comm_t *comm, void *buf, MPI_Count count,
+                         obj_datatype_t *dt, int root, int *rc);
 struct coll_sm_data;
 /* A bcast's or scatter's receiver about to follow the root's flag rounds
  * of operation s: true when the root took the slots for this call instead
@@ -778,48 +778,48 @@ struct coll_sm_data;
 bool coll_sm_small_bcast_late(coll_sm_module_t *m, uint64_t s, int root,
                               const struct coll_sm_data *d, int *rc);
 bool coll_sm_small_scatter_late(coll_sm_module_t *m, uint64_t s, int root, void *rbuf,
-                                MPI_Count rcount, mpi_datatype_t *rdt, int *rc);
+                                MPI_Count rcount, obj_datatype_t *rdt, int *rc);
 /* scatter, gather of blocks that fit the slots (scatter: the n - 1 blocks
  * for the others together); gather: *handoff where every sender has
  * device buffers (everyone goes on to the flag path) */
-bool coll_sm_small_scatter(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
-                           MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                           mpi_datatype_t *rdt, int root, int *rc);
+bool coll_sm_small_scatter(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf,
+                           MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                           obj_datatype_t *rdt, int root, int *rc);
 /* gather: *mixed where the root found senders on both paths (MISMATCHED
  * SIZES, sm_small.c): the call is finished with an error, and the caller
  * ends the flag operation that the others run (coll_sm_gather). */
-bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
-                          MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                          mpi_datatype_t *rdt, int root, bool *handoff, bool *mixed, int *rc);
+bool coll_sm_small_gather(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf,
+                          MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                          obj_datatype_t *rdt, int root, bool *handoff, bool *mixed, int *rc);
 /* A gather's root about to run the flag rounds of operation s: true when
  * every sender took the slots for this call instead (MISMATCHED SIZES); s
  * is then given back and the call finished with *rc.  Also true, with
  * *mixed, where some senders took the slots and some did not: their
  * blocks read, an error in *rc, s kept (the caller ends it). */
-bool coll_sm_small_gather_late(coll_sm_module_t *m, mpi_comm_t *comm, uint64_t s,
-                               const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt,
-                               void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt, bool *mixed,
+bool coll_sm_small_gather_late(coll_sm_module_t *m, obj_comm_t *comm, uint64_t s,
+                               const void *sbuf, MPI_Count scount, obj_datatype_t *sdt,
+                               void *rbuf, MPI_Count rcount, obj_datatype_t *rdt, bool *mixed,
                                int *rc);
 /* the v forms (sm_small.c): scatterv's *handoff where the root's blocks
  * do not fit (everyone hands the call on) */
-bool coll_sm_small_allgatherv(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
-                              MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+bool coll_sm_small_allgatherv(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf,
+                              MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
                               const MPI_Count rcounts[], const MPI_Aint displs[],
-                              mpi_datatype_t *rdt, int *rc);
-bool coll_sm_small_scatterv(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
+                              obj_datatype_t *rdt, int *rc);
+bool coll_sm_small_scatterv(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf,
                             const MPI_Count scounts[], const MPI_Aint displs[],
-                            mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                            mpi_datatype_t *rdt, int root, bool *handoff, int *rc);
-bool coll_sm_small_gatherv(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
-                           MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+                            obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                            obj_datatype_t *rdt, int root, bool *handoff, int *rc);
+bool coll_sm_small_gatherv(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf,
+                           MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
                            const MPI_Count rcounts[], const MPI_Aint displs[],
-                           mpi_datatype_t *rdt, int root, int *rc);
-bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
-                             MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                             mpi_datatype_t *rdt, int *rc);
-bool coll_sm_small_alltoall(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
-                            MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                            mpi_datatype_t *rdt, int *rc);
+                           obj_datatype_t *rdt, int root, int *rc);
+bool coll_sm_small_allgather(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf,
+                             MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                             obj_datatype_t *rdt, int *rc);
+bool coll_sm_small_alltoall(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf,
+                            MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                            obj_datatype_t *rdt, int *rc);
 
 /* The first error of a sequence of steps: rc once it is one, else r. */
 #define SM_KEEP(rc, r) ((rc) != MPI_SUCCESS ? (rc) : (r))
@@ -830,7 +830,7 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
  * offset; host or device memory (accel copies). */
 typedef struct coll_sm_data {
     char *contig;                  /* contiguous data (host or device memory), else NULL */
-    const mpi_datatype_t *dt;
+    const obj_datatype_t *dt;
     const void *buf;
     MPI_Count count;
     size_t bytes;
@@ -839,7 +839,7 @@ typedef struct coll_sm_data {
 } coll_sm_data_t;
 
 void coll_sm_data_init(coll_sm_data_t *d, const void *buf, MPI_Count count,
-                       const mpi_datatype_t *dt);
+                       const obj_datatype_t *dt);
 /* DEVICE TO DEVICE (sm_device.c): operations of coll_sm_device_handoff_min
  * bytes (blocks_min, ipc_reduce_min) with device buffers where
  * coll_sm_device_ipc allows.  A process with device buffers publishes
@@ -950,47 +950,47 @@ int coll_sm_unpack(const coll_sm_data_t *d, size_t off, const void *src, size_t 
 
 /* ------------------------------------------------------------ operations */
 
-int coll_sm_barrier(mpi_comm_t *comm, coll_module_t *module);
-int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_comm_t *comm,
+int coll_sm_barrier(obj_comm_t *comm, coll_module_t *module);
+int coll_sm_bcast(void *buf, MPI_Count count, obj_datatype_t *dt, int root, obj_comm_t *comm,
                   coll_module_t *module);
-int coll_sm_reduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                   mpi_op_t *op, int root, mpi_comm_t *comm, coll_module_t *module);
-int coll_sm_scan(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op,
-                 mpi_comm_t *comm, coll_module_t *module);
-int coll_sm_exscan(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                   mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module);
-int coll_sm_allreduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                      mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module);
+int coll_sm_reduce(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                   obj_op_t *op, int root, obj_comm_t *comm, coll_module_t *module);
+int coll_sm_scan(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt, obj_op_t *op,
+                 obj_comm_t *comm, coll_module_t *module);
+int coll_sm_exscan(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                   obj_op_t *op, obj_comm_t *comm, coll_module_t *module);
+int coll_sm_allreduce(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                      obj_op_t *op, obj_comm_t *comm, coll_module_t *module);
 int coll_sm_reduce_scatter(const void *sbuf, void *rbuf, const MPI_Count rcounts[],
-                           mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm,
+                           obj_datatype_t *dt, obj_op_t *op, obj_comm_t *comm,
                            coll_module_t *module);
 int coll_sm_reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count rcount,
-                                 mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm,
+                                 obj_datatype_t *dt, obj_op_t *op, obj_comm_t *comm,
                                  coll_module_t *module);
-int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                   MPI_Count rcount, mpi_datatype_t *rdt, int root, mpi_comm_t *comm,
+int coll_sm_gather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                   MPI_Count rcount, obj_datatype_t *rdt, int root, obj_comm_t *comm,
                    coll_module_t *module);
-int coll_sm_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                    MPI_Count rcount, mpi_datatype_t *rdt, int root, mpi_comm_t *comm,
+int coll_sm_scatter(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                    MPI_Count rcount, obj_datatype_t *rdt, int root, obj_comm_t *comm,
                     coll_module_t *module);
-int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                      MPI_Count rcount, mpi_datatype_t *rdt, mpi_comm_t *comm,
+int coll_sm_allgather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                      MPI_Count rcount, obj_datatype_t *rdt, obj_comm_t *comm,
                       coll_module_t *module);
-int coll_sm_allgatherv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                       const MPI_Count rcounts[], const MPI_Aint displs[], mpi_datatype_t *rdt,
-                       mpi_comm_t *comm, coll_module_t *module);
-int coll_sm_gatherv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                    const MPI_Count rcounts[], const MPI_Aint displs[], mpi_datatype_t *rdt,
-                    int root, mpi_comm_t *comm, coll_module_t *module);
+int coll_sm_allgatherv(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                       const MPI_Count rcounts[], const MPI_Aint displs[], obj_datatype_t *rdt,
+                       obj_comm_t *comm, coll_module_t *module);
+int coll_sm_gatherv(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                    const MPI_Count rcounts[], const MPI_Aint displs[], obj_datatype_t *rdt,
+                    int root, obj_comm_t *comm, coll_module_t *module);
 int coll_sm_scatterv(const void *sbuf, const MPI_Count scounts[], const MPI_Aint displs[],
-                     mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt,
-                     int root, mpi_comm_t *comm, coll_module_t *module);
-int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                     MPI_Count rcount, mpi_datatype_t *rdt, mpi_comm_t *comm,
+                     obj_datatype_t *sdt, void *rbuf, MPI_Count rcount, obj_datatype_t *rdt,
+                     int root, obj_comm_t *comm, coll_module_t *module);
+int coll_sm_alltoall(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                     MPI_Count rcount, obj_datatype_t *rdt, obj_comm_t *comm,
                      coll_module_t *module);
 
 /* The module below sm for op, or an MPI_ERR_UNSUPPORTED_OPERATION message
  * (NULL) when there is none. */
-coll_module_t *coll_sm_next(mpi_comm_t *comm, int op, coll_module_t *module, const char *why);
+coll_module_t *coll_sm_next(obj_comm_t *comm, int op, coll_module_t *module, const char *why);
 
 #endif

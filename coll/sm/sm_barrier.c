@@ -12,7 +12,7 @@
  */
 #include "coll/sm/coll_sm.h"
 
-int coll_sm_barrier(mpi_comm_t *comm, coll_module_t *module)
+int coll_sm_barrier(obj_comm_t *comm, coll_module_t *module)
 {
     coll_sm_module_t *m = (coll_sm_module_t *)module;
     uint64_t s;

@@ -38,7 +38,7 @@
  */
 #include "coll/sm/coll_sm.h"
 #include "base/copy.h"
-#include "mpi/mpi_err.h"
+#include "obj/err.h"
 
 #include <stdlib.h>
 
@@ -223,15 +223,15 @@ static bool root_handed_on(coll_sm_module_t *m, uint64_t s, int root, bool *ipc)
     return meta & COLL_SM_META_HANDOFF;
 }
 
-static int bcast_next(void *buf, MPI_Count count, mpi_datatype_t *dt, int root,
-                      mpi_comm_t *comm, coll_module_t *module)
+static int bcast_next(void *buf, MPI_Count count, obj_datatype_t *dt, int root,
+                      obj_comm_t *comm, coll_module_t *module)
 {
     coll_module_t *next = coll_sm_next(comm, COLL_OP_bcast, module, "device buffer");
     return next ? next->fns.bcast(buf, count, dt, root, comm, next)
                 : MPI_ERR_UNSUPPORTED_OPERATION;
 }
 
-int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_comm_t *comm,
+int coll_sm_bcast(void *buf, MPI_Count count, obj_datatype_t *dt, int root, obj_comm_t *comm,
                   coll_module_t *module)
 {
     coll_sm_module_t *m = (coll_sm_module_t *)module;
@@ -318,7 +318,7 @@ int coll_sm_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_
 /* ------------------------------------------------------------ scatter */
 
 static int scatter_root(coll_sm_module_t *m, uint64_t s, const void *sbuf, MPI_Count scount,
-                        mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt)
+                        obj_datatype_t *sdt, void *rbuf, MPI_Count rcount, obj_datatype_t *rdt)
 {
     int n = m->n, me = m->me, rc = MPI_SUCCESS;
     if (rbuf != MPI_IN_PLACE)
@@ -338,7 +338,7 @@ static int scatter_root(coll_sm_module_t *m, uint64_t s, const void *sbuf, MPI_C
     if (!src || !owner) {
         free(src);
         free(owner);
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory");
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     }
     int k = 0;
     for (int j = 0; j < n; j++) {
@@ -353,8 +353,8 @@ static int scatter_root(coll_sm_module_t *m, uint64_t s, const void *sbuf, MPI_C
     return rc != MPI_SUCCESS ? rc : r;
 }
 
-int coll_sm_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                    MPI_Count rcount, mpi_datatype_t *rdt, int root, mpi_comm_t *comm,
+int coll_sm_scatter(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                    MPI_Count rcount, obj_datatype_t *rdt, int root, obj_comm_t *comm,
                     coll_module_t *module)
 {
     coll_sm_module_t *m = (coll_sm_module_t *)module;
@@ -420,8 +420,8 @@ int coll_sm_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, voi
 /* Through the slots where the root's blocks fit (sm_small.c: the root
  * decides, everyone follows); the rest to the next component. */
 int coll_sm_scatterv(const void *sbuf, const MPI_Count scounts[], const MPI_Aint displs[],
-                     mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt,
-                     int root, mpi_comm_t *comm, coll_module_t *module)
+                     obj_datatype_t *sdt, void *rbuf, MPI_Count rcount, obj_datatype_t *rdt,
+                     int root, obj_comm_t *comm, coll_module_t *module)
 {
     coll_sm_module_t *m = (coll_sm_module_t *)module;
     int rc;

@@ -6,7 +6,7 @@
 #include "base/copy.h"
 #include "base/log.h"
 #include "base/param.h"
-#include "mpi/mpi_err.h"
+#include "obj/err.h"
 #include "runtime/rte.h"
 
 #include <stdlib.h>
@@ -331,7 +331,7 @@ static int sm_register_params(void)
 
 /* ------------------------------------------------------------ module */
 
-static void sm_release(coll_module_t *module, mpi_comm_t *comm)
+static void sm_release(coll_module_t *module, obj_comm_t *comm)
 {
     coll_sm_module_t *m = (coll_sm_module_t *)module;
     coll_sm_segment_keep(m, comm);
@@ -359,10 +359,10 @@ static int peer_cmp(const void *a, const void *b)
 }
 
 /* Whether every member of comm runs on this node. */
-static bool sm_all_local(const mpi_comm_t *comm)
+static bool sm_all_local(const obj_comm_t *comm)
 {
     for (int i = 0; i < comm->size; i++) {
-        int w = mpi_group_world_rank(comm->group, i);
+        int w = obj_group_world_rank(comm->group, i);
         if (!bsearch(&w, rte_info.local_peers, (size_t)rte_info.local_size, sizeof(int),
                      peer_cmp))
             return false;
@@ -370,7 +370,7 @@ static bool sm_all_local(const mpi_comm_t *comm)
     return true;
 }
 
-static coll_module_t *sm_comm_query(mpi_comm_t *comm, int *priority)
+static coll_module_t *sm_comm_query(obj_comm_t *comm, int *priority)
 {
     if (comm->is_inter || comm->size < 2 || !rte_info.local_peers || !sm_all_local(comm)) {
         RAIL_VERBOSE(coll_sm_verbosity(), 3, "coll sm: not for communicator %s (%s)",
@@ -419,11 +419,11 @@ const coll_component_t coll_sm_component = {
 
 /* ------------------------------------------------------------ hand-off */
 
-coll_module_t *coll_sm_next(mpi_comm_t *comm, int op, coll_module_t *module, const char *why)
+coll_module_t *coll_sm_next(obj_comm_t *comm, int op, coll_module_t *module, const char *why)
 {
     coll_module_t *next = coll_next_module(comm, op, module);
     if (!next) {
-        mpi_errf(MPI_ERR_UNSUPPORTED_OPERATION,
+        obj_errf(MPI_ERR_UNSUPPORTED_OPERATION,
                  "coll sm cannot serve this %s (%s) and no component below it offers it",
                  coll_op_name(op), why);
         return NULL;
@@ -442,7 +442,7 @@ static int sm_copy_cb(void *dst, const void *src, size_t len, void *ctx)
 }
 
 void coll_sm_data_init(coll_sm_data_t *d, const void *buf, MPI_Count count,
-                       const mpi_datatype_t *dt)
+                       const obj_datatype_t *dt)
 {
     d->dt = dt;
     d->buf = buf;
@@ -490,13 +490,13 @@ static int sm_move(const coll_sm_data_t *d, size_t off, void *shm, size_t len, b
 int coll_sm_pack(const coll_sm_data_t *d, size_t off, void *dst, size_t len)
 {
     int rc = sm_move(d, off, dst, len, true);
-    return rc == MPI_SUCCESS ? rc : mpi_errf(rc, "coll sm: copying %zu bytes of a buffer failed",
+    return rc == MPI_SUCCESS ? rc : obj_errf(rc, "coll sm: copying %zu bytes of a buffer failed",
                                              len);
 }
 
 int coll_sm_unpack(const coll_sm_data_t *d, size_t off, const void *src, size_t len)
 {
     int rc = sm_move(d, off, (void *)src, len, false);
-    return rc == MPI_SUCCESS ? rc : mpi_errf(rc, "coll sm: copying %zu bytes to a buffer failed",
+    return rc == MPI_SUCCESS ? rc : obj_errf(rc, "coll sm: copying %zu bytes to a buffer failed",
                                              len);
 }

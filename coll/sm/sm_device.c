@@ -69,7 +69,7 @@
 #include "coll/sm/coll_sm.h"
 #include "accel/accel.h"
 #include "base/log.h"
-#include "mpi/mpi_err.h"
+#include "obj/err.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -314,7 +314,7 @@ static int dev_one_end(coll_sm_module_t *m, uint64_t s, accel_stream_t *st, int 
     }
     coll_sm_wait(m, one, COLL_SM_V(s, COLL_SM_FINAL));
     if (r0->failed)
-        rc = mpi_errf(MPI_ERR_OTHER, "coll sm: process %d of the communicator could not move "
+        rc = obj_errf(MPI_ERR_OTHER, "coll sm: process %d of the communicator could not move "
                       "this operation's device buffers (see its error)", one);
     return dev_finish(m, s, NULL, rc);
 }
@@ -428,7 +428,7 @@ static int dev_blocks(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0,
         coll_sm_data_t dj = coll_sm_data_at(r0, j * r0->count);
         const char *src = m->dev_ptr[2 * j] + sel * bj;
         if (bj > r0->bytes)
-            rc = mpi_errf(MPI_ERR_TRUNCATE, "process %d sent %zu bytes, this process's "
+            rc = obj_errf(MPI_ERR_TRUNCATE, "process %d sent %zu bytes, this process's "
                           "arguments hold %zu per process (type signatures differ)", j, bj,
                           r0->bytes);
         else if (dj.contig) {
@@ -483,7 +483,7 @@ static int dev_blocks_one(coll_sm_module_t *m, uint64_t s, size_t div, const voi
             const char *sb = (j == 0 ? (const char *)send : m->dev_ptr[2 * j]) +
                              (div > 1 ? (size_t)i * bj : 0);
             if (bj > ri)
-                rc = mpi_errf(MPI_ERR_TRUNCATE, "process %d sent %zu bytes, process %d's "
+                rc = obj_errf(MPI_ERR_TRUNCATE, "process %d sent %zu bytes, process %d's "
                               "arguments hold %zu per process (type signatures differ)", j, bj,
                               i, ri);
             else if (rb + (size_t)j * ri != sb && bj > 0) {
@@ -629,7 +629,7 @@ int coll_sm_dev_reduce_scatter(coll_sm_module_t *m, uint64_t s, uint32_t step, r
     if (in == out && lo != 0 && len > 0 && rc == MPI_SUCCESS) {
         tmp = accel_alloc_device(len * esz, out);
         if (tmp == NULL)
-            rc = mpi_errf(MPI_ERR_NO_MEM, "coll sm: no device memory for a reduce_scatter "
+            rc = obj_errf(MPI_ERR_NO_MEM, "coll sm: no device memory for a reduce_scatter "
                           "result of %zu bytes", len * esz);
         res = tmp;
     }

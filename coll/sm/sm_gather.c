@@ -53,7 +53,7 @@
 #include "coll/sm/coll_sm.h"
 #include "base/copy.h"
 #include "base/log.h"
-#include "mpi/mpi_err.h"
+#include "obj/err.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +98,7 @@ static int sm_truncated(coll_sm_module_t *m, int set, size_t mine)
 {
     for (int j = 0; j < m->n; j++)
         if (j != m->me && sm_meta(m, j, set) > mine)
-            return mpi_errf(MPI_ERR_TRUNCATE, "process %d sent %zu bytes, this process's "
+            return obj_errf(MPI_ERR_TRUNCATE, "process %d sent %zu bytes, this process's "
                             "arguments hold %zu (type signatures differ)", j,
                             sm_meta(m, j, set), mine);
     return MPI_SUCCESS;
@@ -260,7 +260,7 @@ static int gather_send_timed(coll_sm_module_t *m, uint64_t s, int root, const co
  * are free (after its FINAL: it keeps nobody waiting). */
 static int gather_root_timed(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d0,
                              size_t total, const void *sbuf, MPI_Count scount,
-                             mpi_datatype_t *sdt)
+                             obj_datatype_t *sdt)
 {
     int set = coll_sm_set(m, s), rc = MPI_SUCCESS;
     coll_sm_ctl_t *my = coll_sm_ctl(m, m->me);
@@ -306,7 +306,7 @@ static int gather_root_timed(coll_sm_module_t *m, uint64_t s, const coll_sm_data
     if (sbuf != MPI_IN_PLACE)
         rc = SM_KEEP(rc, coll_copy(sbuf, scount, sdt,
                                    coll_elem(d0->buf, d0->dt, m->me * d0->count), d0->count,
-                                   (mpi_datatype_t *)d0->dt));
+                                   (obj_datatype_t *)d0->dt));
     if (a) {   /* timed whole: until every sender is done */
         coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
         rail_adapt_record(a, cma ? COLL_SM_PATH_CMA : COLL_SM_PATH_SEGMENT, total,
@@ -328,8 +328,8 @@ static void gather_end_for_late(coll_sm_module_t *m, uint64_t s)
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
 }
 
-int coll_sm_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                   MPI_Count rcount, mpi_datatype_t *rdt, int root, mpi_comm_t *comm,
+int coll_sm_gather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                   MPI_Count rcount, obj_datatype_t *rdt, int root, obj_comm_t *comm,
                    coll_module_t *module)
 {
     coll_sm_module_t *m = (coll_sm_module_t *)module;
@@ -637,8 +637,8 @@ bool coll_sm_oversub_alltoall_wants_cma(size_t total)
  * or alltoall, same arguments) ends here for sm; the next component runs
  * it. */
 static int hand_on(coll_sm_module_t *m, uint64_t s, int op, const char *why, const void *sbuf,
-                   MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                   mpi_datatype_t *rdt, mpi_comm_t *comm, coll_module_t *module)
+                   MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                   obj_datatype_t *rdt, obj_comm_t *comm, coll_module_t *module)
 {
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     coll_module_t *next = coll_sm_next(comm, op, module, why);
@@ -663,8 +663,8 @@ static int direct_read(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0
     return SM_KEEP(rc, sm_truncated(m, set, r0->bytes));
 }
 
-int coll_sm_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                      MPI_Count rcount, mpi_datatype_t *rdt, mpi_comm_t *comm,
+int coll_sm_allgather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                      MPI_Count rcount, obj_datatype_t *rdt, obj_comm_t *comm,
                       coll_module_t *module)
 {
     coll_sm_module_t *m = (coll_sm_module_t *)module;
@@ -788,9 +788,9 @@ static void alltoall_copy_own(coll_sm_module_t *m, const coll_sm_data_t *s0,
                               const coll_sm_data_t *r0, int *rc)
 {
     *rc = SM_KEEP(*rc, coll_copy(coll_elem(s0->buf, s0->dt, m->me * s0->count), s0->count,
-                                 (mpi_datatype_t *)s0->dt,
+                                 (obj_datatype_t *)s0->dt,
                                  coll_elem(r0->buf, r0->dt, m->me * r0->count), r0->count,
-                                 (mpi_datatype_t *)r0->dt));
+                                 (obj_datatype_t *)r0->dt));
 }
 
 /* Round k of writer r's pieces (blocks of `bytes`): *piece bytes apart.
@@ -863,8 +863,8 @@ static int alltoall_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
     return SM_KEEP(rc, sm_truncated(m, set, r0->bytes));
 }
 
-int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                     MPI_Count rcount, mpi_datatype_t *rdt, mpi_comm_t *comm,
+int coll_sm_alltoall(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                     MPI_Count rcount, obj_datatype_t *rdt, obj_comm_t *comm,
                      coll_module_t *module)
 {
     coll_sm_module_t *m = (coll_sm_module_t *)module;
@@ -989,9 +989,9 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, vo
 
 /* Small ones through the slots (sm_small.c); the rest to the next
  * component. */
-int coll_sm_allgatherv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                       const MPI_Count rcounts[], const MPI_Aint displs[], mpi_datatype_t *rdt,
-                       mpi_comm_t *comm, coll_module_t *module)
+int coll_sm_allgatherv(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                       const MPI_Count rcounts[], const MPI_Aint displs[], obj_datatype_t *rdt,
+                       obj_comm_t *comm, coll_module_t *module)
 {
     coll_sm_module_t *m = (coll_sm_module_t *)module;
     int rc;
@@ -1002,9 +1002,9 @@ int coll_sm_allgatherv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, 
                 : MPI_ERR_UNSUPPORTED_OPERATION;
 }
 
-int coll_sm_gatherv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                    const MPI_Count rcounts[], const MPI_Aint displs[], mpi_datatype_t *rdt,
-                    int root, mpi_comm_t *comm, coll_module_t *module)
+int coll_sm_gatherv(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                    const MPI_Count rcounts[], const MPI_Aint displs[], obj_datatype_t *rdt,
+                    int root, obj_comm_t *comm, coll_module_t *module)
 {
     coll_sm_module_t *m = (coll_sm_module_t *)module;
     int rc;

@@ -59,7 +59,7 @@
  */
 #include "coll/sm/coll_sm.h"
 #include "accel/accel.h"
-#include "mpi/mpi_err.h"
+#include "obj/err.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -99,7 +99,7 @@ int coll_sm_fold_own(rail_op_t rop, rail_typekind_t kind, int n, const char *x, 
     for (int i = n - 3; i >= 0 && rc == MPI_SUCCESS; i--)
         rc = rail_op_reduce(rop, kind, SM_X(i), out, len);
 #undef SM_X
-    return rc == MPI_SUCCESS ? rc : mpi_errf(rc, "coll sm: reduction kernel failed");
+    return rc == MPI_SUCCESS ? rc : obj_errf(rc, "coll sm: reduction kernel failed");
 }
 
 int coll_sm_fold_ptrs(rail_op_t rop, rail_typekind_t kind, int n, const char *const *x,
@@ -110,7 +110,7 @@ int coll_sm_fold_ptrs(rail_op_t rop, rail_typekind_t kind, int n, const char *co
     int rc = rail_op_reduce3(rop, kind, x[n - 2], x[n - 1], out, len);
     for (int i = n - 3; i >= 0 && rc == MPI_SUCCESS; i--)
         rc = rail_op_reduce(rop, kind, x[i], out, len);
-    return rc == MPI_SUCCESS ? rc : mpi_errf(rc, "coll sm: reduction kernel failed");
+    return rc == MPI_SUCCESS ? rc : obj_errf(rc, "coll sm: reduction kernel failed");
 }
 
 /* Round sizes; false when one user element does not fit a buffer. */
@@ -365,7 +365,7 @@ static int sm_red_announce(coll_sm_module_t *m, sm_red_t *c, uint64_t s, int pat
 {
     int set = coll_sm_set(m, s);
     coll_sm_ctl_t *my = coll_sm_ctl(m, m->me);
-    mpi_datatype_t *dt = c->r.udt;
+    obj_datatype_t *dt = c->r.udt;
     coll_sm_claim_set(m, s);
     my->meta[set] =
         (c->dev ? 1u : 0u) | (uint64_t)path << 1 | coll_sm_red_meta(m, sm_red_bytes(c));
@@ -390,7 +390,7 @@ static int sm_cma_run(coll_sm_module_t *m, sm_red_t *c, uint64_t s, bool *handof
     int dst = c->root < 0 ? me : c->root;
     const coll_sm_ctl_t *cd = coll_sm_ctl(m, dst);
     if (!coll_sm_cma_bufs(m))
-        return mpi_errf(MPI_ERR_NO_MEM, "coll sm: out of memory for single-copy buffers");
+        return obj_errf(MPI_ERR_NO_MEM, "coll sm: out of memory for single-copy buffers");
     char *acc = m->cma_buf, *t1 = acc + COLL_SM_CMA_PIECE, *t2 = t1 + COLL_SM_CMA_PIECE;
     const char *own = rail_dt_contig_ptr(c->r.udt->layout, c->r.count, c->mine);
     size_t P = COLL_SM_CMA_PIECE / esz, lo = me * N / n, hi = (me + 1) * N / n;
@@ -424,7 +424,7 @@ static int sm_cma_run(coll_sm_module_t *m, sm_red_t *c, uint64_t s, bool *handof
 /* Why sm cannot reduce this call (the same answer on every process), or
  * NULL; fills c. */
 const char *coll_sm_red_prepare(coll_sm_module_t *m, coll_red_t *r, rail_typekind_t *kind,
-                                mpi_op_t *op, mpi_datatype_t *dt, MPI_Count count, int *rc)
+                                obj_op_t *op, obj_datatype_t *dt, MPI_Count count, int *rc)
 {
     *rc = MPI_SUCCESS;
     if (op->op == RAIL_OP_NONE)
@@ -444,7 +444,7 @@ const char *coll_sm_red_prepare(coll_sm_module_t *m, coll_red_t *r, rail_typekin
     *kind = (rail_typekind_t)r->rdt->kind;
     if (*kind == RAIL_TK_NONE || !rail_op_kernel(r->rop, *kind))
         return "no host kernel for this datatype";
-    if (mpi_datatype_is_predefined(dt) && r->rdt == dt && r->factor == 1) {
+    if (obj_datatype_is_predefined(dt) && r->rdt == dt && r->factor == 1) {
         m->prep_op = op;
         m->prep_dt = dt;
         m->prep_kind = *kind;
@@ -452,8 +452,8 @@ const char *coll_sm_red_prepare(coll_sm_module_t *m, coll_red_t *r, rail_typekin
     return NULL;
 }
 
-static const char *sm_red_check(coll_sm_module_t *m, sm_red_t *c, mpi_op_t *op,
-                                mpi_datatype_t *dt, MPI_Count count, int *rc)
+static const char *sm_red_check(coll_sm_module_t *m, sm_red_t *c, obj_op_t *op,
+                                obj_datatype_t *dt, MPI_Count count, int *rc)
 {
     const char *why = coll_sm_red_prepare(m, &c->r, &c->kind, op, dt, count, rc);
     if (why || *rc != MPI_SUCCESS)
@@ -463,8 +463,8 @@ static const char *sm_red_check(coll_sm_module_t *m, sm_red_t *c, mpi_op_t *op,
     return NULL;
 }
 
-static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                         mpi_op_t *op, int root, mpi_comm_t *comm, coll_module_t *module,
+static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                         obj_op_t *op, int root, obj_comm_t *comm, coll_module_t *module,
                          bool *handoff, const char **why)
 {
     coll_sm_module_t *m = (coll_sm_module_t *)module;
@@ -602,8 +602,8 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_data
     return *handoff ? MPI_SUCCESS : rc;
 }
 
-int coll_sm_reduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                   mpi_op_t *op, int root, mpi_comm_t *comm, coll_module_t *module)
+int coll_sm_reduce(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                   obj_op_t *op, int root, obj_comm_t *comm, coll_module_t *module)
 {
     bool handoff;
     const char *why;
@@ -615,8 +615,8 @@ int coll_sm_reduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t
                 : MPI_ERR_UNSUPPORTED_OPERATION;
 }
 
-int coll_sm_allreduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                      mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module)
+int coll_sm_allreduce(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                      obj_op_t *op, obj_comm_t *comm, coll_module_t *module)
 {
     bool handoff;
     const char *why;
@@ -631,8 +631,8 @@ int coll_sm_allreduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatyp
 /* Scan and exscan through the slots where they fit and no process has a
  * device component (sm_small.c: each waits for the prefix's slots only);
  * otherwise the next component. */
-static int sm_scan_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                       mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module, bool exclusive)
+static int sm_scan_any(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                       obj_op_t *op, obj_comm_t *comm, coll_module_t *module, bool exclusive)
 {
     coll_sm_module_t *m = (coll_sm_module_t *)module;
     bool handoff = false;   /* (never set: no device buffers where scans take the slots) */
@@ -650,14 +650,14 @@ static int sm_scan_any(const void *sbuf, void *rbuf, MPI_Count count, mpi_dataty
                      : next->fns.scan(sbuf, rbuf, count, dt, op, comm, next);
 }
 
-int coll_sm_scan(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op,
-                 mpi_comm_t *comm, coll_module_t *module)
+int coll_sm_scan(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt, obj_op_t *op,
+                 obj_comm_t *comm, coll_module_t *module)
 {
     return sm_scan_any(sbuf, rbuf, count, dt, op, comm, module, false);
 }
 
-int coll_sm_exscan(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                   mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module)
+int coll_sm_exscan(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                   obj_op_t *op, obj_comm_t *comm, coll_module_t *module)
 {
     return sm_scan_any(sbuf, rbuf, count, dt, op, comm, module, true);
 }

@@ -49,7 +49,7 @@
  * SIZES of allreduces and reduce_scatters).
  */
 #include "coll/sm/coll_sm.h"
-#include "mpi/mpi_err.h"
+#include "obj/err.h"
 
 
 typedef struct sm_rs {
@@ -149,7 +149,7 @@ static bool rs_announce(coll_sm_module_t *m, uint64_t s, sm_rs_t *c, bool dev, i
 static int rs_cma(coll_sm_module_t *m, uint64_t s, const sm_rs_t *c)
 {
     if (!coll_sm_cma_bufs(m))
-        return mpi_errf(MPI_ERR_NO_MEM, "coll sm: out of memory for single-copy buffers");
+        return obj_errf(MPI_ERR_NO_MEM, "coll sm: out of memory for single-copy buffers");
     char *t1 = m->cma_buf + COLL_SM_CMA_PIECE, *t2 = t1 + COLL_SM_CMA_PIECE;
     size_t esz = (size_t)c->r.rdt->size, P = COLL_SM_CMA_PIECE / esz;
     size_t lo = (size_t)(c->lo * c->r.factor), N = (size_t)(rs_block(c, m->me) * c->r.factor);
@@ -161,7 +161,7 @@ static int rs_cma(coll_sm_module_t *m, uint64_t s, const sm_rs_t *c)
 }
 
 /* The rounds of a reduce_scatter too large for the slots (or single copy). */
-static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, bool *handoff)
+static int rs_run(coll_sm_module_t *m, obj_comm_t *comm, sm_rs_t *c, bool dev, bool *handoff)
 {
     int n = m->n, me = m->me, rc;
     MPI_Count K = 0;
@@ -177,7 +177,7 @@ static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, b
     const char *din = NULL;
     char *dout = NULL;
     if (dev_try) {
-        const mpi_datatype_t *dt = c->r.udt;
+        const obj_datatype_t *dt = c->r.udt;
         MPI_Count mylen = rs_block(c, me);
         if (c->r.rdt->size == c->r.rdt->extent) {
             din = rail_dt_contig_ptr(dt->layout, c->total, c->mine);
@@ -226,7 +226,7 @@ static int rs_run(coll_sm_module_t *m, mpi_comm_t *comm, sm_rs_t *c, bool dev, b
 }
 
 static int rs_any(const void *sbuf, void *rbuf, const MPI_Count counts[], MPI_Count count,
-                  mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module,
+                  obj_datatype_t *dt, obj_op_t *op, obj_comm_t *comm, coll_module_t *module,
                   bool *handoff, const char **why)
 {
     coll_sm_module_t *m = (coll_sm_module_t *)module;
@@ -302,7 +302,7 @@ static int rs_any(const void *sbuf, void *rbuf, const MPI_Count counts[], MPI_Co
 }
 
 int coll_sm_reduce_scatter(const void *sbuf, void *rbuf, const MPI_Count rcounts[],
-                           mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm,
+                           obj_datatype_t *dt, obj_op_t *op, obj_comm_t *comm,
                            coll_module_t *module)
 {
     bool handoff;
@@ -316,7 +316,7 @@ int coll_sm_reduce_scatter(const void *sbuf, void *rbuf, const MPI_Count rcounts
 }
 
 int coll_sm_reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count rcount,
-                                 mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm,
+                                 obj_datatype_t *dt, obj_op_t *op, obj_comm_t *comm,
                                  coll_module_t *module)
 {
     bool handoff;

@@ -32,7 +32,7 @@
 #include "coll/sm/coll_sm.h"
 #include "accel/accel.h"
 #include "base/log.h"
-#include "mpi/mpi_err.h"
+#include "obj/err.h"
 #include "runtime/rte.h"
 
 #include <errno.h>
@@ -100,7 +100,7 @@ static int sm_cma(int32_t pid, uint64_t remote, void *local, size_t len, bool wr
         ssize_t got = write ? process_vm_writev((pid_t)pid, &l, 1, &r, 1, 0)
                             : process_vm_readv((pid_t)pid, &l, 1, &r, 1, 0);
         if (got <= 0)
-            return mpi_errf(MPI_ERR_OTHER, "coll sm: %s %zu bytes of process %d failed: %s",
+            return obj_errf(MPI_ERR_OTHER, "coll sm: %s %zu bytes of process %d failed: %s",
                             write ? "writing" : "reading", len, (int)pid,
                             got < 0 ? strerror(errno) : "nothing moved");
         local = (char *)local + got;
@@ -554,12 +554,12 @@ static void sm_free_private(coll_sm_module_t *m)
 static pthread_mutex_t sm_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static size_t sm_cache_held;   /* the entries' held bytes together */
 
-static bool sm_cache_members(const sm_cached_t *e, const mpi_comm_t *comm)
+static bool sm_cache_members(const sm_cached_t *e, const obj_comm_t *comm)
 {
     if (e->n != comm->size)
         return false;
     for (int i = 0; i < e->n; i++)
-        if (e->world[i] != mpi_group_world_rank(comm->group, i))
+        if (e->world[i] != obj_group_world_rank(comm->group, i))
             return false;
     return true;
 }
@@ -584,7 +584,7 @@ static void sm_cached_free(sm_cached_t *e, bool unmap)
 
 /* Take out the most recently freed entry for comm's members (comm != NULL)
  * or the one with `id`; false when there is none. */
-static bool sm_cache_take(const mpi_comm_t *comm, uint64_t id, sm_cached_t *out)
+static bool sm_cache_take(const obj_comm_t *comm, uint64_t id, sm_cached_t *out)
 {
     bool found = false;
     pthread_mutex_lock(&sm_cache_lock);
@@ -644,7 +644,7 @@ static size_t sm_held(const coll_sm_module_t *m)
            (m->populated ? n * coll_sm_rank_stride(m) : 0);
 }
 
-void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm)
+void coll_sm_segment_keep(coll_sm_module_t *m, obj_comm_t *comm)
 {
     int max = RAIL_MIN(coll_sm_params.segment_cache, SM_CACHE_MAX);
     if (m->state != COLL_SM_READY || !m->seg || max <= 0) {
@@ -663,7 +663,7 @@ void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm)
         return;
     }
     for (int i = 0; i < comm->size; i++)
-        world[i] = mpi_group_world_rank(comm->group, i);
+        world[i] = obj_group_world_rank(comm->group, i);
     sm_cached_t old[SM_CACHE_MAX];
     int n_old = 0;
     pthread_mutex_lock(&sm_cache_lock);
@@ -694,9 +694,9 @@ void coll_sm_segment_keep(coll_sm_module_t *m, mpi_comm_t *comm)
 
 /* ------------------------------------------------------------ exchange */
 
-static int sm_setup_root(coll_sm_module_t *m, mpi_comm_t *comm, int tag)
+static int sm_setup_root(coll_sm_module_t *m, obj_comm_t *comm, int tag)
 {
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     int rc = MPI_SUCCESS;
     sm_cached_t e = { 0 };
     sm_cache_take(comm, 0, &e);
@@ -744,9 +744,9 @@ static int sm_setup_root(coll_sm_module_t *m, mpi_comm_t *comm, int tag)
     }
 }
 
-static int sm_setup_other(coll_sm_module_t *m, mpi_comm_t *comm, int tag)
+static int sm_setup_other(coll_sm_module_t *m, obj_comm_t *comm, int tag)
 {
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     for (;;) {
         sm_offer_t offer;
         uint8_t ok = 0, all = 0;
@@ -805,7 +805,7 @@ static int sm_setup_other(coll_sm_module_t *m, mpi_comm_t *comm, int tag)
     }
 }
 
-int coll_sm_segment_setup(coll_sm_module_t *m, mpi_comm_t *comm)
+int coll_sm_segment_setup(coll_sm_module_t *m, obj_comm_t *comm)
 {
     int tag = coll_tag_next(comm);
     int rc = m->me == 0 ? sm_setup_root(m, comm, tag) : sm_setup_other(m, comm, tag);
@@ -837,7 +837,7 @@ void coll_sm_segment_release(coll_sm_module_t *m)
     m->seg_size = 0;
 }
 
-int coll_sm_begin(coll_sm_module_t *m, mpi_comm_t *comm, uint64_t *seq)
+int coll_sm_begin(coll_sm_module_t *m, obj_comm_t *comm, uint64_t *seq)
 {
     if (RAIL_UNLIKELY(m->state != COLL_SM_READY)) {
         if (m->state == COLL_SM_UNSET) {

@@ -128,7 +128,7 @@
  */
 #include "coll/sm/coll_sm.h"
 #include "accel/accel.h"
-#include "mpi/mpi_err.h"
+#include "obj/err.h"
 
 #include <string.h>
 
@@ -210,7 +210,7 @@ static uint64_t small_begin(coll_sm_module_t *m, int *set)
 }
 
 /* The segment, set up at the first collective; false when there is none. */
-static bool small_ready(coll_sm_module_t *m, mpi_comm_t *comm, int *rc)
+static bool small_ready(coll_sm_module_t *m, obj_comm_t *comm, int *rc)
 {
     if (m->state == COLL_SM_UNSET)
         *rc = coll_sm_segment_setup(m, comm);
@@ -221,7 +221,7 @@ static bool small_ready(coll_sm_module_t *m, mpi_comm_t *comm, int *rc)
  * most what each side holds; MPI_ERR_TRUNCATE / MPI_ERR_COUNT where the
  * lengths differ). */
 static int small_take_block(const coll_sm_slot_t *sj, int j, void *blk, MPI_Count count,
-                            mpi_datatype_t *dt)
+                            obj_datatype_t *dt)
 {
     size_t b = (size_t)(count * dt->size);
     coll_sm_data_t d;
@@ -385,8 +385,8 @@ static int small_root_verdict(coll_sm_module_t *m, int set, uint64_t t, bool dev
 /* A reduce's root, SMALL_MIXED: inputs in rank order into temporaries
  * where its own buffers are (device memory: the fold runs on the device),
  * from its buffer, the host slots, and the device non-roots' messages. */
-static int small_reduce_mixed(coll_sm_module_t *m, mpi_comm_t *comm, int set, const void *mine,
-                              void *rbuf, MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op,
+static int small_reduce_mixed(coll_sm_module_t *m, obj_comm_t *comm, int set, const void *mine,
+                              void *rbuf, MPI_Count count, obj_datatype_t *dt, obj_op_t *op,
                               int tag, int rc)
 {
     coll_red_t r;
@@ -398,7 +398,7 @@ static int small_reduce_mixed(coll_sm_module_t *m, mpi_comm_t *comm, int set, co
         acc = coll_red_tmp(&r, count, &amem);
         x = coll_red_tmp(&r, count, &xmem);
         if (acc == NULL || x == NULL)
-            rc = mpi_errf(MPI_ERR_NO_MEM, "coll sm: no memory for a reduce's temporaries");
+            rc = obj_errf(MPI_ERR_NO_MEM, "coll sm: no memory for a reduce's temporaries");
     }
     MPI_Count N = rc == MPI_SUCCESS ? count * r.factor : 0;
     /* x0 op (x1 op (... op x(n-1))), as everywhere; every device sender's
@@ -440,7 +440,7 @@ static const char *small_fold_left(rail_op_t rop, rail_typekind_t kind, int k,
         char *out = acc == a ? b : a;
         *rc = rail_op_reduce3(rop, kind, acc, x[i], out, len);
         if (*rc != MPI_SUCCESS)
-            *rc = mpi_errf(*rc, "coll sm: reduction kernel failed");
+            *rc = obj_errf(*rc, "coll sm: reduction kernel failed");
         acc = out;
     }
     return acc;
@@ -482,7 +482,7 @@ static int small_red_late(coll_sm_module_t *m, int set, uint64_t t, size_t reads
 
 /* A process on the slots that found process `late` on the flag rounds:
  * their operation joined and ended; the mismatch reported. */
-static int small_red_join(coll_sm_module_t *m, mpi_comm_t *comm, int late, uint64_t bytes)
+static int small_red_join(coll_sm_module_t *m, obj_comm_t *comm, int late, uint64_t bytes)
 {
     uint64_t s;
     int rc = coll_sm_begin(m, comm, &s);
@@ -506,8 +506,8 @@ void coll_sm_small_pass(coll_sm_module_t *m)
     coll_sm_slot_post(m, set, t);
 }
 
-bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf, void *rbuf,
-                          MPI_Count count, mpi_datatype_t *dt, mpi_op_t *op, int root,
+bool coll_sm_small_reduce(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf, void *rbuf,
+                          MPI_Count count, obj_datatype_t *dt, obj_op_t *op, int root,
                           MPI_Count lo, MPI_Count cnt, const coll_sm_blocks_t *blocks,
                           bool *handoff, bool *all_device, int *rc)
 {
@@ -671,7 +671,7 @@ bool coll_sm_small_reduce(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
     return true;
 }
 
-bool coll_sm_small_barrier(coll_sm_module_t *m, mpi_comm_t *comm, int *rc)
+bool coll_sm_small_barrier(coll_sm_module_t *m, obj_comm_t *comm, int *rc)
 {
     *rc = MPI_SUCCESS;
     if (coll_sm_params.small_max == 0 || m->n > m->degree + 1)
@@ -787,8 +787,8 @@ static bool small_bcast_fits(coll_sm_module_t *m, size_t bytes)
     return small_fits_total(m, bytes, bytes);
 }
 
-bool coll_sm_small_bcast(coll_sm_module_t *m, mpi_comm_t *comm, void *buf, MPI_Count count,
-                         mpi_datatype_t *dt, int root, int *rc)
+bool coll_sm_small_bcast(coll_sm_module_t *m, obj_comm_t *comm, void *buf, MPI_Count count,
+                         obj_datatype_t *dt, int root, int *rc)
 {
     coll_sm_data_t d;
     *rc = MPI_SUCCESS;
@@ -843,7 +843,7 @@ static bool small_blocks_fit_params(size_t per_slot, size_t b)
            !(coll_sm_params.device_handoff_min > 0 && b >= coll_sm_params.device_handoff_min);
 }
 
-static bool small_blocks_fit(coll_sm_module_t *m, mpi_comm_t *comm, size_t per_slot, size_t b,
+static bool small_blocks_fit(coll_sm_module_t *m, obj_comm_t *comm, size_t per_slot, size_t b,
                              int *rc)
 {
     return small_blocks_fit_params(per_slot, b) && small_ready(m, comm, rc) &&
@@ -852,7 +852,7 @@ static bool small_blocks_fit(coll_sm_module_t *m, mpi_comm_t *comm, size_t per_s
 
 /* A scatter's receiver: its block (b bytes here) from the root's slot. */
 static int small_scatter_take(coll_sm_module_t *m, const coll_sm_slot_t *rs, int set, uint64_t t,
-                              int root, void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt)
+                              int root, void *rbuf, MPI_Count rcount, obj_datatype_t *rdt)
 {
     size_t len = rs->len, b = (size_t)(rcount * rdt->size);
     int rc = coll_check_length(-1, len, b);
@@ -867,9 +867,9 @@ static int small_scatter_take(coll_sm_module_t *m, const coll_sm_slot_t *rs, int
     return rc;
 }
 
-bool coll_sm_small_scatter(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
-                           MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                           mpi_datatype_t *rdt, int root, int *rc)
+bool coll_sm_small_scatter(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf,
+                           MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                           obj_datatype_t *rdt, int root, int *rc)
 {
     *rc = MPI_SUCCESS;
     bool am_root = m->me == root;
@@ -904,7 +904,7 @@ bool coll_sm_small_scatter(coll_sm_module_t *m, mpi_comm_t *comm, const void *sb
 }
 
 bool coll_sm_small_scatter_late(coll_sm_module_t *m, uint64_t s, int root, void *rbuf,
-                                MPI_Count rcount, mpi_datatype_t *rdt, int *rc)
+                                MPI_Count rcount, obj_datatype_t *rdt, int *rc)
 {
     size_t b = (size_t)(rcount * rdt->size);
     size_t per_slot = (size_t)(m->n - 1) * b;
@@ -932,8 +932,8 @@ static bool small_gather_sent(coll_sm_module_t *m, int j, int set, uint64_t t, u
 /* A gather's block from sender j of the slots (MISMATCHED SIZES: sizes may
  * differ): from its slot, or where its buffers are device memory by the
  * message it sends with the call's tag once the root's slot says so. */
-static int small_gather_take(coll_sm_module_t *m, mpi_comm_t *comm, int set, int j, void *blk,
-                             MPI_Count rcount, mpi_datatype_t *rdt, int tag)
+static int small_gather_take(coll_sm_module_t *m, obj_comm_t *comm, int set, int j, void *blk,
+                             MPI_Count rcount, obj_datatype_t *rdt, int tag)
 {
     const coll_sm_slot_t *sj = coll_sm_slot(m, j, set);
     if (sj->flags & COLL_SM_SLOT_DEVICE)
@@ -946,9 +946,9 @@ static int small_gather_take(coll_sm_module_t *m, mpi_comm_t *comm, int set, int
  * Device buffers: see ROOTED OPERATIONS above (*handoff: everyone goes on
  * to the flag path, sm_gather.c, which moves device blocks device to
  * device). */
-bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
-                          MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                          mpi_datatype_t *rdt, int root, bool *handoff, bool *mixed, int *rc)
+bool coll_sm_small_gather(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf,
+                          MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                          obj_datatype_t *rdt, int root, bool *handoff, bool *mixed, int *rc)
 {
     *rc = MPI_SUCCESS;
     *handoff = false;
@@ -1002,7 +1002,7 @@ bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
             continue;
         int r2;
         if (RAIL_UNLIKELY(late > 0) && !small_gather_sent(m, j, set, t, m->seq)) {
-            r2 = mpi_errf(MPI_ERR_TRUNCATE, "process %d's block of this gather did not fit "
+            r2 = obj_errf(MPI_ERR_TRUNCATE, "process %d's block of this gather did not fit "
                           "coll sm's slots, this process's does (type signatures differ; "
                           "later collectives on this communicator are out of step)", j);
             *mixed = true;
@@ -1017,9 +1017,9 @@ bool coll_sm_small_gather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbu
     return true;
 }
 
-bool coll_sm_small_gather_late(coll_sm_module_t *m, mpi_comm_t *comm, uint64_t s,
-                               const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt,
-                               void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt, bool *mixed,
+bool coll_sm_small_gather_late(coll_sm_module_t *m, obj_comm_t *comm, uint64_t s,
+                               const void *sbuf, MPI_Count scount, obj_datatype_t *sdt,
+                               void *rbuf, MPI_Count rcount, obj_datatype_t *rdt, bool *mixed,
                                int *rc)
 {
     *mixed = false;
@@ -1048,7 +1048,7 @@ bool coll_sm_small_gather_late(coll_sm_module_t *m, mpi_comm_t *comm, uint64_t s
          * the others' not; operation s stays begun, for the caller to end
          * (the senders on it may wait for my steps) */
         uint64_t t = small_begin(m, &set);
-        *rc = mpi_errf(MPI_ERR_COUNT, "gather: %d of the %d senders' blocks fit coll sm's "
+        *rc = obj_errf(MPI_ERR_COUNT, "gather: %d of the %d senders' blocks fit coll sm's "
                        "slots, the others' and this process's did not (type signatures differ; "
                        "the blocks of those others were not received, and later collectives "
                        "on this communicator are out of step)", sent, m->n - 1);
@@ -1110,9 +1110,9 @@ static bool small_lens(coll_sm_module_t *m, int set, int skip, size_t bytes)
     return true;
 }
 
-bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
-                             MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                             mpi_datatype_t *rdt, int *rc)
+bool coll_sm_small_allgather(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf,
+                             MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                             obj_datatype_t *rdt, int *rc)
 {
     coll_sm_data_t r0, mine;
     *rc = MPI_SUCCESS;
@@ -1189,7 +1189,7 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *
         size_t len = sj->len;
         if (len > r0.bytes) {
             if (*rc == MPI_SUCCESS)
-                *rc = mpi_errf(MPI_ERR_TRUNCATE, "allgather: process %d sent %zu bytes, this "
+                *rc = obj_errf(MPI_ERR_TRUNCATE, "allgather: process %d sent %zu bytes, this "
                                "process's arguments hold %zu (type signatures differ)", j, len,
                                r0.bytes);
             len = r0.bytes;
@@ -1204,9 +1204,9 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, mpi_comm_t *comm, const void *
     return true;
 }
 
-bool coll_sm_small_alltoall(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
-                            MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                            mpi_datatype_t *rdt, int *rc)
+bool coll_sm_small_alltoall(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf,
+                            MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                            obj_datatype_t *rdt, int *rc)
 {
     coll_sm_data_t r0, s0;
     *rc = MPI_SUCCESS;
@@ -1318,7 +1318,7 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
         size_t len = sp->len, at = (size_t)((m->me - p - 1 + n) % n) * len;
         if (len > r0.bytes) {
             if (*rc == MPI_SUCCESS)
-                *rc = mpi_errf(MPI_ERR_TRUNCATE, "alltoall: process %d sent %zu bytes, this "
+                *rc = obj_errf(MPI_ERR_TRUNCATE, "alltoall: process %d sent %zu bytes, this "
                                "process's arguments hold %zu (type signatures differ)", p, len,
                                r0.bytes);
             len = r0.bytes;
@@ -1356,16 +1356,16 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
  *     the call's tag (every process takes one).  The root waits for every
  *     slot and copies out or receives. */
 
-static bool small_v_ok(coll_sm_module_t *m, mpi_comm_t *comm, int *rc)
+static bool small_v_ok(coll_sm_module_t *m, obj_comm_t *comm, int *rc)
 {
     *rc = MPI_SUCCESS;
     return coll_sm_params.small_max > 0 && small_ready(m, comm, rc);
 }
 
-bool coll_sm_small_allgatherv(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
-                              MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+bool coll_sm_small_allgatherv(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf,
+                              MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
                               const MPI_Count rcounts[], const MPI_Aint displs[],
-                              mpi_datatype_t *rdt, int *rc)
+                              obj_datatype_t *rdt, int *rc)
 {
     size_t total = 0, most = 0;
     for (int j = 0; j < m->n; j++) {
@@ -1415,10 +1415,10 @@ static size_t small_scatterv_head(int n)
     return ((size_t)(n - 1) * sizeof(uint32_t) + 7) & ~(size_t)7;
 }
 
-bool coll_sm_small_scatterv(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
+bool coll_sm_small_scatterv(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf,
                             const MPI_Count scounts[], const MPI_Aint displs[],
-                            mpi_datatype_t *sdt, void *rbuf, MPI_Count rcount,
-                            mpi_datatype_t *rdt, int root, bool *handoff, int *rc)
+                            obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                            obj_datatype_t *rdt, int root, bool *handoff, int *rc)
 {
     *handoff = false;
     if (!small_v_ok(m, comm, rc))
@@ -1486,10 +1486,10 @@ bool coll_sm_small_scatterv(coll_sm_module_t *m, mpi_comm_t *comm, const void *s
     return true;
 }
 
-bool coll_sm_small_gatherv(coll_sm_module_t *m, mpi_comm_t *comm, const void *sbuf,
-                           MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
+bool coll_sm_small_gatherv(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf,
+                           MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
                            const MPI_Count rcounts[], const MPI_Aint displs[],
-                           mpi_datatype_t *rdt, int root, int *rc)
+                           obj_datatype_t *rdt, int root, int *rc)
 {
     if (!small_v_ok(m, comm, rc))
         return *rc != MPI_SUCCESS;

@@ -103,12 +103,12 @@ TUNED_ALG(allgather, bruck)
 {
     int p = c->size, r = c->rank, rc;
     size_t B = (size_t)(c->count * c->dt->size);
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     bool dev = coll_is_device(c->rbuf, c->count * p, c->dt);
     void *mem;
     char *T = tuned_bytes_alloc(B * (size_t)p, dev, (char *)c->rbuf + c->dt->true_lb, &mem);
     if (!T)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory for %zu bytes of blocks", B * (size_t)p);
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory for %zu bytes of blocks", B * (size_t)p);
     if (c->inplace)
         rc = coll_copy(block(c, r), c->count, c->dt, T, (MPI_Count)B, byte);
     else

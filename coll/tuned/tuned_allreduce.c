@@ -57,7 +57,7 @@ enum { SMALL_MAX = 512 };
  * memory: no temporaries to set up, the kernels called directly. */
 static bool small_host(const coll_tuned_call_t *c)
 {
-    const mpi_datatype_t *dt = c->dt;
+    const obj_datatype_t *dt = c->dt;
     return c->bytes <= SMALL_MAX && dt->predefined && dt->size == dt->extent &&
            dt->kind != RAIL_TK_NONE && c->mop->op != RAIL_OP_NONE && !accel_is_device(c->rbuf) &&
            (c->inplace || !accel_is_device(c->sbuf));

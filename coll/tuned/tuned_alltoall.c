@@ -63,7 +63,7 @@ TUNED_ALG(alltoall, pairwise)
 {
     int p = c->size, r = c->rank, rc = MPI_SUCCESS;
     size_t B = block_bytes(c);
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     bool dev = false;
     void *mem = NULL;
     char *S = NULL;
@@ -71,7 +71,7 @@ TUNED_ALG(alltoall, pairwise)
         dev = rbuf_device(c);
         S = tuned_bytes_alloc(B * (size_t)p, dev, like(c), &mem);
         if (!S)
-            return mpi_errf(MPI_ERR_NO_MEM, "out of memory staging %zu bytes", B * (size_t)p);
+            return obj_errf(MPI_ERR_NO_MEM, "out of memory staging %zu bytes", B * (size_t)p);
         rc = coll_copy(c->rbuf, c->count * p, c->dt, S, (MPI_Count)(B * (size_t)p), byte);
     } else {
         rc = coll_copy(sblock(c, r), c->scount, c->sdt, rblock(c, r), c->count, c->dt);
@@ -111,10 +111,10 @@ static int bruck_move(char *T, char *X, int p, int k, size_t B, bool pack)
 static int bruck_load(const coll_tuned_call_t *c, char *T, size_t B)
 {
     int p = c->size, r = c->rank;
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     const void *base = c->inplace ? (const void *)c->rbuf : c->sbuf;
     MPI_Count n = c->inplace ? c->count : c->scount;
-    mpi_datatype_t *dt = c->inplace ? c->dt : c->sdt;
+    obj_datatype_t *dt = c->inplace ? c->dt : c->sdt;
     int rc = coll_copy(coll_elem(base, dt, n * r), n * (p - r), dt, T,
                        (MPI_Count)(B * (size_t)(p - r)), byte);
     if (rc == MPI_SUCCESS && r > 0)
@@ -128,12 +128,12 @@ TUNED_ALG(alltoall, bruck)
 {
     int p = c->size, r = c->rank, rc;
     size_t B = block_bytes(c), half = B * (size_t)((p + 1) / 2);
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     bool dev = rbuf_device(c);
     void *mem;
     char *T = tuned_bytes_alloc(B * (size_t)p + 2 * half, dev, like(c), &mem);
     if (!T)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory for %zu bytes of blocks", B * (size_t)p);
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory for %zu bytes of blocks", B * (size_t)p);
     char *S = T + B * (size_t)p, *R = S + half;
     rc = bruck_load(c, T, B);
     for (int k = 1; k < p && rc == MPI_SUCCESS; k <<= 1) {

@@ -4,7 +4,7 @@
 /* Exchange of empty messages. */
 static int zero_xchg(int dst, int src, const coll_tuned_call_t *c)
 {
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     return tuned_sendrecv(NULL, 0, byte, dst, NULL, 0, byte, src, c->tag, c->comm);
 }
 
@@ -23,7 +23,7 @@ TUNED_ALG(barrier, dissemination)
 TUNED_ALG(barrier, recursive_doubling)
 {
     int p = c->size, r = c->rank, p2 = tuned_pow2_floor(p), rc = MPI_SUCCESS;
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     if (r >= p2) {
         rc = coll_send(NULL, 0, byte, r - p2, c->tag, c->comm);
         return rc == MPI_SUCCESS ? coll_recv(NULL, 0, byte, r - p2, c->tag, c->comm) : rc;

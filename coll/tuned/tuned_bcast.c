@@ -1,6 +1,6 @@
 /* coll tuned: broadcast algorithms. */
 #include "coll/tuned/tuned_impl.h"
-#include "mpi/mpi_errcode.h"
+#include "obj/errcode.h"
 #include "pml/pml.h"
 
 #include <stdlib.h>
@@ -19,7 +19,7 @@ TUNED_ALG(bcast, linear)
     return coll_reqs_wait(&b, rc);
 }
 
-int tuned_bcast_binomial_buf(void *buf, MPI_Count count, mpi_datatype_t *dt, int root,
+int tuned_bcast_binomial_buf(void *buf, MPI_Count count, obj_datatype_t *dt, int root,
                              const coll_tuned_call_t *c)
 {
     int p = c->size, vr = (c->rank - root + p) % p, mask = 1, rc = MPI_SUCCESS;
@@ -32,8 +32,8 @@ int tuned_bcast_binomial_buf(void *buf, MPI_Count count, mpi_datatype_t *dt, int
      * an erroneous program) still filled the buffer: pass it on, so that
      * the subtree is not left waiting, and report the error here. */
     int err = rc;
-    if (rc != MPI_SUCCESS && (mpi_errcode_class(rc) == MPI_ERR_TRUNCATE ||
-                              mpi_errcode_class(rc) == MPI_ERR_COUNT))
+    if (rc != MPI_SUCCESS && (obj_errcode_class(rc) == MPI_ERR_TRUNCATE ||
+                              obj_errcode_class(rc) == MPI_ERR_COUNT))
         rc = MPI_SUCCESS;
     coll_reqs_t b;
     coll_reqs_init(&b);
@@ -71,7 +71,7 @@ typedef struct bcast_len {
 static int bcast_len_agree(const coll_tuned_call_t *c, const tuned_flat_t *f, int parent,
                            const int *kids, int nkids, bcast_len_t *b)
 {
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     uint64_t len = f->len;
     int rc = MPI_SUCCESS;
     *b = (bcast_len_t){ .len = f->len, .p = f->p };
@@ -86,7 +86,7 @@ static int bcast_len_agree(const coll_tuned_call_t *c, const tuned_flat_t *f, in
         b->device = coll_is_device(f->p, (MPI_Count)f->len, byte);
         b->p = tuned_bytes_alloc(b->len, b->device, f->p, &b->mem);
         if (!b->p)
-            return mpi_errf(MPI_ERR_NO_MEM, "out of memory for a %zu-byte bcast", b->len);
+            return obj_errf(MPI_ERR_NO_MEM, "out of memory for a %zu-byte bcast", b->len);
     }
     b->err = coll_check_length(-1, b->len, f->len);
     return MPI_SUCCESS;
@@ -96,7 +96,7 @@ static int bcast_len_agree(const coll_tuned_call_t *c, const tuned_flat_t *f, in
 static int bcast_len_end(bcast_len_t *b, const tuned_flat_t *f, int rc)
 {
     if (b->mem) {
-        mpi_datatype_t *byte = coll_byte_type();
+        obj_datatype_t *byte = coll_byte_type();
         if (rc == MPI_SUCCESS && f->len)
             rc = coll_copy(b->p, (MPI_Count)f->len, byte, f->p, (MPI_Count)f->len, byte);
         tuned_bytes_free(b->mem, b->device);
@@ -113,7 +113,7 @@ TUNED_ALG(bcast, chain)
 {
     int p = c->size, vr = (c->rank - c->root + p) % p, rc;
     int prev = (c->rank - 1 + p) % p, next = (c->rank + 1) % p;
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     tuned_flat_t f;
     rc = tuned_flat_begin(&f, c->rbuf, c->count, c->dt, vr == 0);
     if (rc != MPI_SUCCESS)
@@ -126,12 +126,12 @@ TUNED_ALG(bcast, chain)
     char *base = bl.p;
     size_t seg = c->param && c->param < len ? c->param : len;
     size_t nseg = seg ? (len + seg - 1) / seg : 0;
-    mpi_request_t **rq = vr > 0 && nseg ? calloc(nseg, sizeof(*rq)) : NULL;
+    obj_request_t **rq = vr > 0 && nseg ? calloc(nseg, sizeof(*rq)) : NULL;
     coll_reqs_t sb;
     coll_reqs_init(&sb);
     size_t posted = 0, i = 0;
     if (vr > 0 && nseg && !rq) {
-        rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory for %zu requests", nseg);
+        rc = obj_errf(MPI_ERR_NO_MEM, "out of memory for %zu requests", nseg);
         goto out;
     }
     for (; vr > 0 && posted < nseg; posted++) {
@@ -180,7 +180,7 @@ static void piece_range(size_t ps, size_t len, int a, int b, size_t *lo, size_t 
 TUNED_ALG(bcast, scatter_allgather)
 {
     int p = c->size, vr = (c->rank - c->root + p) % p, rc, pmask = 1;
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     tuned_flat_t f;
     rc = tuned_flat_begin(&f, c->rbuf, c->count, c->dt, vr == 0);
     if (rc != MPI_SUCCESS)

@@ -54,9 +54,9 @@ static int run(coll_tuned_call_t *c)
 
 /* Fill a call field by field (a zeroing initializer of the whole struct
  * costs more than the small collectives it describes). */
-static inline void call_set(coll_tuned_call_t *c, int op, mpi_comm_t *comm, const void *sbuf,
-                            MPI_Count scount, mpi_datatype_t *sdt, void *rbuf, MPI_Count count,
-                            mpi_datatype_t *dt, const MPI_Count *counts, mpi_op_t *mop, int root)
+static inline void call_set(coll_tuned_call_t *c, int op, obj_comm_t *comm, const void *sbuf,
+                            MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count count,
+                            obj_datatype_t *dt, const MPI_Count *counts, obj_op_t *mop, int root)
 {
     c->op = op;
     c->sbuf = sbuf;
@@ -79,8 +79,8 @@ static inline void call_set(coll_tuned_call_t *c, int op, mpi_comm_t *comm, cons
 
 /* The end of every entry point with data: nothing to do without bytes, a
  * local copy (unless in place) on one process, else the algorithm. */
-static int run_or_local(coll_tuned_call_t *c, MPI_Count scount, mpi_datatype_t *sdt,
-                        MPI_Count rcount, mpi_datatype_t *rdt)
+static int run_or_local(coll_tuned_call_t *c, MPI_Count scount, obj_datatype_t *sdt,
+                        MPI_Count rcount, obj_datatype_t *rdt)
 {
     if (!c->bytes)
         return MPI_SUCCESS;
@@ -92,7 +92,7 @@ static int run_or_local(coll_tuned_call_t *c, MPI_Count scount, mpi_datatype_t *
 
 /* ------------------------------------------------------------ entry points */
 
-static int tuned_barrier(mpi_comm_t *comm, coll_module_t *module)
+static int tuned_barrier(obj_comm_t *comm, coll_module_t *module)
 {
     (void)module;
     coll_tuned_call_t c;
@@ -100,7 +100,7 @@ static int tuned_barrier(mpi_comm_t *comm, coll_module_t *module)
     return c.size > 1 ? run(&c) : MPI_SUCCESS;
 }
 
-static int tuned_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root, mpi_comm_t *comm,
+static int tuned_bcast(void *buf, MPI_Count count, obj_datatype_t *dt, int root, obj_comm_t *comm,
                        coll_module_t *module)
 {
     (void)module;
@@ -110,8 +110,8 @@ static int tuned_bcast(void *buf, MPI_Count count, mpi_datatype_t *dt, int root,
     return c.size > 1 && c.bytes ? run(&c) : MPI_SUCCESS;
 }
 
-static int tuned_reduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                        mpi_op_t *op, int root, mpi_comm_t *comm, coll_module_t *module)
+static int tuned_reduce(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                        obj_op_t *op, int root, obj_comm_t *comm, coll_module_t *module)
 {
     (void)module;
     coll_tuned_call_t c;
@@ -121,8 +121,8 @@ static int tuned_reduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datat
     return run_or_local(&c, count, dt, count, dt);
 }
 
-static int tuned_allreduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_datatype_t *dt,
-                           mpi_op_t *op, mpi_comm_t *comm, coll_module_t *module)
+static int tuned_allreduce(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
+                           obj_op_t *op, obj_comm_t *comm, coll_module_t *module)
 {
     (void)module;
     coll_tuned_call_t c;
@@ -132,8 +132,8 @@ static int tuned_allreduce(const void *sbuf, void *rbuf, MPI_Count count, mpi_da
     return run_or_local(&c, count, dt, count, dt);
 }
 
-static int tuned_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                           MPI_Count rcount, mpi_datatype_t *rdt, mpi_comm_t *comm,
+static int tuned_allgather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                           MPI_Count rcount, obj_datatype_t *rdt, obj_comm_t *comm,
                            coll_module_t *module)
 {
     (void)module;
@@ -144,8 +144,8 @@ static int tuned_allgather(const void *sbuf, MPI_Count scount, mpi_datatype_t *s
     return run_or_local(&c, scount, sdt, rcount, rdt);
 }
 
-static int tuned_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                          MPI_Count rcount, mpi_datatype_t *rdt, mpi_comm_t *comm,
+static int tuned_alltoall(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                          MPI_Count rcount, obj_datatype_t *rdt, obj_comm_t *comm,
                           coll_module_t *module)
 {
     (void)module;
@@ -158,8 +158,8 @@ static int tuned_alltoall(const void *sbuf, MPI_Count scount, mpi_datatype_t *sd
 
 /* reduce_scatter and reduce_scatter_block: counts NULL means count each. */
 static int reduce_scatter_any(int op, const void *sbuf, void *rbuf, const MPI_Count counts[],
-                              MPI_Count count, mpi_datatype_t *dt, mpi_op_t *mop,
-                              mpi_comm_t *comm)
+                              MPI_Count count, obj_datatype_t *dt, obj_op_t *mop,
+                              obj_comm_t *comm)
 {
     coll_tuned_call_t c;
     call_set(&c, op, comm, sbuf, 0, NULL, rbuf, count, dt, counts, mop, 0);
@@ -176,7 +176,7 @@ static int reduce_scatter_any(int op, const void *sbuf, void *rbuf, const MPI_Co
 }
 
 static int tuned_reduce_scatter(const void *sbuf, void *rbuf, const MPI_Count rcounts[],
-                                mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm,
+                                obj_datatype_t *dt, obj_op_t *op, obj_comm_t *comm,
                                 coll_module_t *module)
 {
     (void)module;
@@ -184,7 +184,7 @@ static int tuned_reduce_scatter(const void *sbuf, void *rbuf, const MPI_Count rc
 }
 
 static int tuned_reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count rcount,
-                                      mpi_datatype_t *dt, mpi_op_t *op, mpi_comm_t *comm,
+                                      obj_datatype_t *dt, obj_op_t *op, obj_comm_t *comm,
                                       coll_module_t *module)
 {
     (void)module;
@@ -192,8 +192,8 @@ static int tuned_reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count rc
                               comm);
 }
 
-static int tuned_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                        MPI_Count rcount, mpi_datatype_t *rdt, int root, mpi_comm_t *comm,
+static int tuned_gather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                        MPI_Count rcount, obj_datatype_t *rdt, int root, obj_comm_t *comm,
                         coll_module_t *module)
 {
     (void)module;
@@ -205,8 +205,8 @@ static int tuned_gather(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt,
     return run_or_local(&c, scount, sdt, rcount, rdt);
 }
 
-static int tuned_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, void *rbuf,
-                         MPI_Count rcount, mpi_datatype_t *rdt, int root, mpi_comm_t *comm,
+static int tuned_scatter(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                         MPI_Count rcount, obj_datatype_t *rdt, int root, obj_comm_t *comm,
                          coll_module_t *module)
 {
     (void)module;
@@ -222,7 +222,7 @@ static int tuned_scatter(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt
 
 extern const coll_component_t coll_tuned_component;
 
-static void tuned_release(coll_module_t *module, mpi_comm_t *comm)
+static void tuned_release(coll_module_t *module, obj_comm_t *comm)
 {
     (void)module;
     (void)comm;
@@ -247,7 +247,7 @@ static coll_module_t tuned_module = {
     .release = tuned_release,
 };
 
-static coll_module_t *tuned_comm_query(mpi_comm_t *comm, int *priority)
+static coll_module_t *tuned_comm_query(obj_comm_t *comm, int *priority)
 {
     if (comm->is_inter) {
         RAIL_VERBOSE(coll_verbose, 1, "coll tuned: not for intercommunicators");

@@ -6,7 +6,7 @@
  * consecutive relative ranks, packed as bytes in intermediate processes.
  */
 #include "coll/tuned/tuned_impl.h"
-#include "mpi/mpi_errcode.h"
+#include "obj/errcode.h"
 
 /* Bytes of one block (the same everywhere by the type signature rules). */
 static size_t gs_block_bytes(const coll_tuned_call_t *c, bool gather)
@@ -62,7 +62,7 @@ TUNED_ALG(scatter, linear)
 /* A byte temporary of len bytes in the memory kind (host or the device)
  * of count x dt at buf, the buffer this process gives or gets; NULL when
  * out of memory.  Free with tuned_bytes_free(*mem, *dev). */
-static char *gs_tmp(size_t len, const void *buf, MPI_Count count, mpi_datatype_t *dt, bool *dev,
+static char *gs_tmp(size_t len, const void *buf, MPI_Count count, obj_datatype_t *dt, bool *dev,
                     void **mem)
 {
     *dev = coll_is_device(buf, count, dt);
@@ -77,7 +77,7 @@ static char *gs_tmp(size_t len, const void *buf, MPI_Count count, mpi_datatype_t
 static int gather_root_unpack(const coll_tuned_call_t *c, const char *T, size_t B)
 {
     int p = c->size, root = c->root, rc = MPI_SUCCESS;
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     /* relative 1 .. p-1-root are absolute root+1 .. p-1; the rest wrap */
     int n1 = p - 1 - root;
     if (n1 > 0)
@@ -95,7 +95,7 @@ TUNED_ALG(gather, binomial)
     int p = c->size, v = (c->rank - c->root + p) % p, sub = subtree(v, p), rc = MPI_SUCCESS;
     bool root = v == 0, direct = root && c->root == 0;
     size_t B = gs_block_bytes(c, true);
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     if (sub == 1)   /* a leaf sends its block as it is */
         return coll_send(c->sbuf, c->scount, c->sdt, (c->rank - tuned_lowbit(v) + p) % p, c->tag,
                          c->comm);
@@ -106,7 +106,7 @@ TUNED_ALG(gather, binomial)
         T = root ? gs_tmp(B * (size_t)sub, c->rbuf, c->count * p, c->dt, &dev, &mem)
                  : gs_tmp(B * (size_t)sub, c->sbuf, c->scount, c->sdt, &dev, &mem);
         if (!T)
-            return mpi_errf(MPI_ERR_NO_MEM, "out of memory for %zu bytes", B * (size_t)sub);
+            return obj_errf(MPI_ERR_NO_MEM, "out of memory for %zu bytes", B * (size_t)sub);
         if (!root)   /* own block first */
             rc = coll_copy(c->sbuf, c->scount, c->sdt, T, (MPI_Count)B, byte);
     }
@@ -144,7 +144,7 @@ TUNED_ALG(gather, binomial)
 static int scatter_root_pack(const coll_tuned_call_t *c, char *T, size_t B)
 {
     int p = c->size, root = c->root, rc;
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     rc = coll_copy(coll_elem(c->sbuf, c->sdt, (MPI_Count)root * c->scount),
                    c->scount * (p - root), c->sdt, T, (MPI_Count)(B * (size_t)(p - root)), byte);
     if (rc == MPI_SUCCESS && root > 0)
@@ -158,7 +158,7 @@ TUNED_ALG(scatter, binomial)
     int p = c->size, v = (c->rank - c->root + p) % p, sub = subtree(v, p), rc = MPI_SUCCESS;
     bool root = v == 0, direct = root && c->root == 0;
     size_t B = gs_block_bytes(c, false);
-    mpi_datatype_t *byte = coll_byte_type();
+    obj_datatype_t *byte = coll_byte_type();
     int parent = (c->rank - tuned_lowbit(v) + p) % p;
     if (sub == 1)   /* a leaf receives its block as it is */
         return coll_recv_all(c->rbuf, c->count, c->dt, parent, c->tag, c->comm);
@@ -169,7 +169,7 @@ TUNED_ALG(scatter, binomial)
         T = root ? gs_tmp(B * (size_t)sub, c->sbuf, c->scount * p, c->sdt, &dev, &mem)
                  : gs_tmp(B * (size_t)sub, c->rbuf, c->count, c->dt, &dev, &mem);
         if (!T)
-            return mpi_errf(MPI_ERR_NO_MEM, "out of memory for %zu bytes", B * (size_t)sub);
+            return obj_errf(MPI_ERR_NO_MEM, "out of memory for %zu bytes", B * (size_t)sub);
         rc = root ? scatter_root_pack(c, T, B)
                   : coll_recv_all(T, (MPI_Count)(B * (size_t)sub), byte, parent, c->tag, c->comm);
     }
@@ -177,8 +177,8 @@ TUNED_ALG(scatter, binomial)
      * erroneous program) is passed on all the same, so that the subtree is
      * not left waiting; the error is reported here. */
     int err = rc;
-    if (rc != MPI_SUCCESS && (mpi_errcode_class(rc) == MPI_ERR_TRUNCATE ||
-                              mpi_errcode_class(rc) == MPI_ERR_COUNT))
+    if (rc != MPI_SUCCESS && (obj_errcode_class(rc) == MPI_ERR_TRUNCATE ||
+                              obj_errcode_class(rc) == MPI_ERR_COUNT))
         rc = MPI_SUCCESS;
     coll_reqs_t b;
     coll_reqs_init(&b);

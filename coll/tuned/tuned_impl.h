@@ -32,13 +32,13 @@ typedef struct coll_tuned_call {
     const void *sbuf;          /* MPI_IN_PLACE passed as is */
     void *rbuf;                /* bcast: the buffer */
     MPI_Count scount;          /* send side (allgather, alltoall, gather, scatter) */
-    mpi_datatype_t *sdt;
+    obj_datatype_t *sdt;
     MPI_Count count;           /* bcast, reductions: the count; otherwise the receive count */
-    mpi_datatype_t *dt;        /* ... and its datatype */
+    obj_datatype_t *dt;        /* ... and its datatype */
     const MPI_Count *counts;   /* reduce_scatter: receive counts (NULL: count each) */
-    mpi_op_t *mop;
+    obj_op_t *mop;
     int root;
-    mpi_comm_t *comm;
+    obj_comm_t *comm;
     int tag;
     int rank, size;
     size_t bytes;              /* message size of the decision (README.md) */
@@ -209,13 +209,13 @@ static inline int tuned_lowbit(int v)
 }
 
 /* Blocking exchange: send to dst and receive from src at once. */
-int tuned_sendrecv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, int dst, void *rbuf,
-                   MPI_Count rcount, mpi_datatype_t *rdt, int src, int tag, mpi_comm_t *comm);
+int tuned_sendrecv(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, int dst, void *rbuf,
+                   MPI_Count rcount, obj_datatype_t *rdt, int src, int tag, obj_comm_t *comm);
 /* ... a reduction's (COUNTS THAT DIFFER): a shorter message is
  * MPI_ERR_COUNT. */
-int tuned_sendrecv_all(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, int dst,
-                       void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt, int src, int tag,
-                       mpi_comm_t *comm);
+int tuned_sendrecv_all(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, int dst,
+                       void *rbuf, MPI_Count rcount, obj_datatype_t *rdt, int src, int tag,
+                       obj_comm_t *comm);
 
 /* n bytes between two buffers of any memory type. */
 int tuned_memcpy(void *dst, const void *src, size_t n);
@@ -231,10 +231,10 @@ typedef struct tuned_flat {
 
 /* View count elements of dt at buf as bytes; load: copy the data in (when
  * a temporary is needed). */
-int tuned_flat_begin(tuned_flat_t *f, const void *buf, MPI_Count count, mpi_datatype_t *dt,
+int tuned_flat_begin(tuned_flat_t *f, const void *buf, MPI_Count count, obj_datatype_t *dt,
                      bool load);
 /* store: copy the bytes back to buf (when a temporary was used); frees. */
-int tuned_flat_end(tuned_flat_t *f, void *buf, MPI_Count count, mpi_datatype_t *dt, bool store);
+int tuned_flat_end(tuned_flat_t *f, void *buf, MPI_Count count, obj_datatype_t *dt, bool store);
 
 /* A temporary of n bytes: on the device of `like` when device, else from
  * the host scratch cache; *mem gets what to free with tuned_bytes_free. */
@@ -261,7 +261,7 @@ static inline MPI_Count tuned_red_n(const coll_red_t *r, MPI_Count n)
 }
 
 /* Local copy of n elements of dt (memcpy for contiguous host data). */
-int tuned_copy(const void *src, void *dst, MPI_Count n, mpi_datatype_t *dt);
+int tuned_copy(const void *src, void *dst, MPI_Count n, obj_datatype_t *dt);
 
 /*
  * Reduction state: an accumulator acc (user elements [0, count), in the
@@ -287,7 +287,7 @@ typedef struct tuned_red {
 
 /* Set up: own = this process's operand (NULL: none, acc left empty), res =
  * where the result goes here (NULL: nowhere; it may serve as acc). */
-int tuned_red_begin(tuned_red_t *t, mpi_op_t *op, mpi_datatype_t *dt, MPI_Count count,
+int tuned_red_begin(tuned_red_t *t, obj_op_t *op, obj_datatype_t *dt, MPI_Count count,
                     const void *own, void *res, MPI_Count tmp_count, bool defer);
 /* Store acc elements [first, first+n) into res (n user elements from res;
  * nothing when acc is res itself), then free everything.  res NULL or rc
@@ -324,7 +324,7 @@ int tuned_red_last(tuned_red_t *t, void *tmp_part, MPI_Count first, MPI_Count n,
 /* Exchange with a peer: send elements [sfirst, +sn) of the current data
  * (tuned_red_data) to dst, receive rn elements from src into tmp. */
 int tuned_red_xchg(tuned_red_t *t, MPI_Count sfirst, MPI_Count sn, int dst, MPI_Count rn, int src,
-                   int tag, mpi_comm_t *comm);
+                   int tag, obj_comm_t *comm);
 
 /* Split n elements into k nearly equal pieces: start of piece i. */
 static inline MPI_Count tuned_piece(MPI_Count n, int k, int i)
@@ -345,7 +345,7 @@ TUNED_ALGS(TUNED_X_PROTO)
  * caller with its own operand and a temporary of count elements. */
 int tuned_reduce_binomial_to0(tuned_red_t *t, const coll_tuned_call_t *c, MPI_Count count);
 /* Binomial broadcast of (buf, count, dt) from root. */
-int tuned_bcast_binomial_buf(void *buf, MPI_Count count, mpi_datatype_t *dt, int root,
+int tuned_bcast_binomial_buf(void *buf, MPI_Count count, obj_datatype_t *dt, int root,
                              const coll_tuned_call_t *c);
 
 #endif

@@ -148,9 +148,9 @@ TUNED_ALG(reduce, rabenseifner)
 
 /* Wait for receive request *rq of `want` bytes from src (and forget it);
  * a shorter message is MPI_ERR_COUNT. */
-static int wait_one(mpi_request_t **rq, size_t want, int src)
+static int wait_one(obj_request_t **rq, size_t want, int src)
 {
-    mpi_req_status_t st = { 0 };
+    obj_req_status_t st = { 0 };
     int rc = coll_recv_error(pml_wait(*rq, &st));
     *rq = NULL;
     return rc == MPI_SUCCESS ? coll_check_length(src, (size_t)st.count, want) : rc;
@@ -158,7 +158,7 @@ static int wait_one(mpi_request_t **rq, size_t want, int src)
 
 /* Post receives of nseg segments of segc elements into t->tmp from src. */
 static int post_segments(tuned_red_t *t, MPI_Count count, MPI_Count segc, size_t nseg, int src,
-                         const coll_tuned_call_t *c, mpi_request_t **rq, size_t *posted)
+                         const coll_tuned_call_t *c, obj_request_t **rq, size_t *posted)
 {
     int rc = MPI_SUCCESS;
     for (*posted = 0; *posted < nseg && rc == MPI_SUCCESS; (*posted)++) {
@@ -178,11 +178,11 @@ static int chain_body(tuned_red_t *t, const coll_tuned_call_t *c, int up, int do
 {
     MPI_Count count = c->count;
     size_t nseg = (size_t)((count + segc - 1) / segc), posted = 0, i = 0;
-    mpi_request_t **rq = calloc(nseg, sizeof(*rq));
+    obj_request_t **rq = calloc(nseg, sizeof(*rq));
     coll_reqs_t sb;
     coll_reqs_init(&sb);
     int rc = rq ? post_segments(t, count, segc, nseg, up, c, rq, &posted)
-                : mpi_errf(MPI_ERR_NO_MEM, "out of memory for %zu requests", nseg);
+                : obj_errf(MPI_ERR_NO_MEM, "out of memory for %zu requests", nseg);
     /* (after a receive's error each segment is still passed on: COUNTS
      * THAT DIFFER, tuned_impl.h) */
     for (; i < posted; i++) {

@@ -79,7 +79,7 @@ TUNED_ALG(reduce_scatter, recursive_halving)
     int p = c->size, r = c->rank, p2 = tuned_pow2_floor(p), rem = p - p2, rc;
     MPI_Count *d = block_starts(c);
     if (!d)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory for %d block offsets", p);
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory for %d block offsets", p);
     MPI_Count total = d[p], mine = d[r + 1] - d[r];
     tuned_red_t t = { 0 };
     if (r < 2 * rem && (r & 1)) {
@@ -121,7 +121,7 @@ TUNED_ALG(reduce_scatter, ring)
     int p = c->size, r = c->rank, rc;
     MPI_Count *d = block_starts(c), big = 0;
     if (!d)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory for %d block offsets", p);
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory for %d block offsets", p);
     for (int i = 0; i < p; i++)
         big = RAIL_MAX(big, d[i + 1] - d[i]);
     tuned_red_t t = { 0 };
@@ -157,7 +157,7 @@ TUNED_ALG(reduce_scatter, reduce_scatterv)
     int p = c->size, r = c->rank, rc;
     MPI_Count *d = block_starts(c);
     if (!d)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory for %d block offsets", p);
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory for %d block offsets", p);
     tuned_red_t t = { 0 };
     coll_reqs_t b;
     coll_reqs_init(&b);

@@ -150,7 +150,7 @@ int tuned_rules_parse(const char *text, size_t len, tuned_rules_t *out, char *er
             total += list->n;
     }
     if (rc == MPI_SUCCESS && total > 0 && !(out->v = calloc((size_t)total, sizeof(*out->v))))
-        rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory for %d rules", total);
+        rc = obj_errf(MPI_ERR_NO_MEM, "out of memory for %d rules", total);
     for (int i = 0; rc == MPI_SUCCESS && i < root.n; i++) {
         if (root.keys[i][0] == '_')
             continue;

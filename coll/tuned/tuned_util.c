@@ -9,16 +9,16 @@
 #include <string.h>
 
 /* exact: a shorter message is MPI_ERR_COUNT */
-static int sendrecv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, int dst, void *rbuf,
-                    MPI_Count rcount, mpi_datatype_t *rdt, int src, int tag, mpi_comm_t *comm,
+static int sendrecv(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, int dst, void *rbuf,
+                    MPI_Count rcount, obj_datatype_t *rdt, int src, int tag, obj_comm_t *comm,
                     bool exact)
 {
-    mpi_request_t *rq[2];
+    obj_request_t *rq[2];
     int rc = pml_irecv(rbuf, rcount, rdt, src, tag, comm, PML_COLL, &rq[0]);
     if (rc != MPI_SUCCESS)
         return rc;
     rc = pml_isend(sbuf, scount, sdt, dst, tag, PML_SEND_STANDARD, comm, PML_COLL, &rq[1]);
-    mpi_req_status_t st = { 0 };
+    obj_req_status_t st = { 0 };
     int wrc = coll_recv_error(pml_wait(rq[0], &st));   /* nothing left behind */
     if (rc == MPI_SUCCESS)
         rc = pml_wait(rq[1], NULL);
@@ -27,15 +27,15 @@ static int sendrecv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, int
     return tuned_first_error(rc, wrc);
 }
 
-int tuned_sendrecv(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, int dst, void *rbuf,
-                   MPI_Count rcount, mpi_datatype_t *rdt, int src, int tag, mpi_comm_t *comm)
+int tuned_sendrecv(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, int dst, void *rbuf,
+                   MPI_Count rcount, obj_datatype_t *rdt, int src, int tag, obj_comm_t *comm)
 {
     return sendrecv(sbuf, scount, sdt, dst, rbuf, rcount, rdt, src, tag, comm, false);
 }
 
-int tuned_sendrecv_all(const void *sbuf, MPI_Count scount, mpi_datatype_t *sdt, int dst,
-                       void *rbuf, MPI_Count rcount, mpi_datatype_t *rdt, int src, int tag,
-                       mpi_comm_t *comm)
+int tuned_sendrecv_all(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, int dst,
+                       void *rbuf, MPI_Count rcount, obj_datatype_t *rdt, int src, int tag,
+                       obj_comm_t *comm)
 {
     return sendrecv(sbuf, scount, sdt, dst, rbuf, rcount, rdt, src, tag, comm, true);
 }
@@ -46,7 +46,7 @@ int tuned_memcpy(void *dst, const void *src, size_t n)
         return MPI_SUCCESS;
     int rc = accel_copy(dst, src, n, NULL);
     if (rc != MPI_SUCCESS)
-        return mpi_errf(rc, "copy of %zu bytes failed", n);
+        return obj_errf(rc, "copy of %zu bytes failed", n);
     return MPI_SUCCESS;
 }
 
@@ -140,7 +140,7 @@ void tuned_bytes_free(void *mem, bool device)
 
 /* ------------------------------------------------------------ flat views */
 
-int tuned_flat_begin(tuned_flat_t *f, const void *buf, MPI_Count count, mpi_datatype_t *dt,
+int tuned_flat_begin(tuned_flat_t *f, const void *buf, MPI_Count count, obj_datatype_t *dt,
                      bool load)
 {
     *f = (tuned_flat_t){ 0 };
@@ -153,13 +153,13 @@ int tuned_flat_begin(tuned_flat_t *f, const void *buf, MPI_Count count, mpi_data
     f->device = coll_is_device(buf, count, dt);
     f->p = tuned_bytes_alloc(f->len, f->device, (const char *)buf + dt->true_lb, &f->mem);
     if (!f->p)
-        return mpi_errf(MPI_ERR_NO_MEM, "out of memory packing %zu bytes", f->len);
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory packing %zu bytes", f->len);
     if (!load)
         return MPI_SUCCESS;
     return coll_copy(buf, count, dt, f->p, (MPI_Count)f->len, coll_byte_type());
 }
 
-int tuned_flat_end(tuned_flat_t *f, void *buf, MPI_Count count, mpi_datatype_t *dt, bool store)
+int tuned_flat_end(tuned_flat_t *f, void *buf, MPI_Count count, obj_datatype_t *dt, bool store)
 {
     int rc = MPI_SUCCESS;
     if (f->mem && store)
@@ -171,7 +171,7 @@ int tuned_flat_end(tuned_flat_t *f, void *buf, MPI_Count count, mpi_datatype_t *
 
 /* ------------------------------------------------------------ copies */
 
-int tuned_copy(const void *src, void *dst, MPI_Count n, mpi_datatype_t *dt)
+int tuned_copy(const void *src, void *dst, MPI_Count n, obj_datatype_t *dt)
 {
     if (src == dst || n == 0)
         return MPI_SUCCESS;
@@ -203,7 +203,7 @@ static void *as_temp_layout(const coll_red_t *r, const void *buf)
  * MINLOC/MAXLOC pairs as C structs): the address to use with rdt. */
 static void *red_alloc(tuned_red_t *t, MPI_Count n, void **mem)
 {
-    const mpi_datatype_t *d = t->r.rdt;
+    const obj_datatype_t *d = t->r.rdt;
     MPI_Count m = n * t->r.factor, lo = 0, hi = 0;
     if (m > 0) {
         MPI_Count last = (m - 1) * d->extent;
@@ -217,14 +217,14 @@ static void *red_alloc(tuned_red_t *t, MPI_Count n, void **mem)
 /* The receive temporary: on the stack when small and on the host. */
 static void *red_tmp(tuned_red_t *t, MPI_Count n)
 {
-    const mpi_datatype_t *d = t->r.rdt;
+    const obj_datatype_t *d = t->r.rdt;
     if (t->host_kernel && d->lb == 0 && d->true_lb == 0 &&
         (size_t)(n * t->r.factor * d->extent) <= sizeof(t->small))
         return t->small;
     return red_alloc(t, n, &t->tmp_mem);
 }
 
-int tuned_red_begin(tuned_red_t *t, mpi_op_t *op, mpi_datatype_t *dt, MPI_Count count,
+int tuned_red_begin(tuned_red_t *t, obj_op_t *op, obj_datatype_t *dt, MPI_Count count,
                     const void *own, void *res, MPI_Count tmp_count, bool defer)
 {
     t->acc = t->tmp = t->acc_mem = t->tmp_mem = t->user_acc = NULL;
@@ -243,7 +243,7 @@ int tuned_red_begin(tuned_red_t *t, mpi_op_t *op, mpi_datatype_t *dt, MPI_Count 
     } else {
         t->acc = red_alloc(t, count, &t->acc_mem);
         if (!t->acc)
-            return mpi_errf(MPI_ERR_NO_MEM, "out of memory for a reduction temporary of %lld "
+            return obj_errf(MPI_ERR_NO_MEM, "out of memory for a reduction temporary of %lld "
                             "elements", (long long)count);
         if (own && !t->src)
             rc = coll_red_load(&t->r, t->acc, own, count);
@@ -251,7 +251,7 @@ int tuned_red_begin(tuned_red_t *t, mpi_op_t *op, mpi_datatype_t *dt, MPI_Count 
     if (rc == MPI_SUCCESS && tmp_count > 0) {
         t->tmp = red_tmp(t, tmp_count);
         if (!t->tmp)
-            rc = mpi_errf(MPI_ERR_NO_MEM, "out of memory for a reduction temporary of %lld "
+            rc = obj_errf(MPI_ERR_NO_MEM, "out of memory for a reduction temporary of %lld "
                           "elements", (long long)tmp_count);
     }
     if (rc != MPI_SUCCESS)
@@ -322,7 +322,7 @@ int tuned_red_last(tuned_red_t *t, void *tmp_part, MPI_Count first, MPI_Count n,
 }
 
 int tuned_red_xchg(tuned_red_t *t, MPI_Count sfirst, MPI_Count sn, int dst, MPI_Count rn, int src,
-                   int tag, mpi_comm_t *comm)
+                   int tag, obj_comm_t *comm)
 {
     const coll_red_t *r = &t->r;
     return tuned_sendrecv_all(tuned_red_data(t, sfirst), tuned_red_n(r, sn), r->rdt, dst, t->tmp,

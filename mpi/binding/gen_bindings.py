@@ -25,17 +25,17 @@ CHAPTERS = ("pt2pt", "coll", "coll_nb", "coll_persist", "comm", "datatype", "rma
 
 # MPI handle type -> (internal object type, lookup name, errhandler raise kind)
 HANDLES = {
-    "MPI_Comm": ("mpi_comm_t", "comm"),
-    "MPI_Datatype": ("mpi_datatype_t", "datatype"),
-    "MPI_Group": ("mpi_group_t", "group"),
-    "MPI_Op": ("mpi_op_t", "op"),
-    "MPI_Info": ("mpi_info_t", "info"),
-    "MPI_Errhandler": ("mpi_errhandler_t", "errhandler"),
-    "MPI_Request": ("mpi_request_t", "request"),
-    "MPI_Message": ("mpi_message_t", "message"),
-    "MPI_Win": ("mpi_win_t", "win"),
-    "MPI_File": ("mpi_file_t", "file"),
-    "MPI_Session": ("mpi_session_t", "session"),
+    "MPI_Comm": ("obj_comm_t", "comm"),
+    "MPI_Datatype": ("obj_datatype_t", "datatype"),
+    "MPI_Group": ("obj_group_t", "group"),
+    "MPI_Op": ("obj_op_t", "op"),
+    "MPI_Info": ("obj_info_t", "info"),
+    "MPI_Errhandler": ("obj_errhandler_t", "errhandler"),
+    "MPI_Request": ("obj_request_t", "request"),
+    "MPI_Message": ("obj_message_t", "message"),
+    "MPI_Win": ("obj_win_t", "win"),
+    "MPI_File": ("obj_file_t", "file"),
+    "MPI_Session": ("obj_session_t", "session"),
 }
 ERRH_RAISE = {"MPI_Comm": "comm", "MPI_Win": "win", "MPI_File": "file", "MPI_Session": "session"}
 NULL_HANDLE = {
@@ -359,14 +359,14 @@ def gen_impl_header(spec):
            " * See mpi/binding/README.md for the rules that map an MPI procedure to its",
            " * implementation function.  A definition with another signature does not compile.",
            " */", "#ifndef MPI_BINDING_GEN_MPI_IMPL_H", "#define MPI_BINDING_GEN_MPI_IMPL_H", "",
-           "#include <stdarg.h>", "#include <mpi.h>", '#include "mpi/mpi_obj.h"', ""]
+           "#include <stdarg.h>", "#include <mpi.h>", '#include "obj/obj.h"', ""]
     for name, ret, params, proc, big in impl_functions(spec):
         out.append("RAIL_HIDDEN %s %s(%s);" % (ret, name, params))
     out += ["",
             "/* Error classes (mpi_errclass.c): \"MPI_ERR_RANK\" and the default description;",
             " * NULL for a value that is not a predefined class. */",
-            "const char *mpi_errclass_name(int cls);",
-            "const char *mpi_errclass_string(int cls);", "",
+            "const char *obj_errclass_name(int cls);",
+            "const char *obj_errclass_string(int cls);", "",
             "/* API coverage (mpi_api_status.c): NULL-terminated lists of procedure names. */",
             "extern const char *const mpi_api_implemented[];",
             "extern const char *const mpi_api_unimplemented[];",
@@ -436,9 +436,9 @@ class EntryGen:
 
     def length(self, expr):
         if expr == "size":
-            return "mpi_comm_size_of(%s)" % self.comm_obj()
+            return "obj_comm_size_of(%s)" % self.comm_obj()
         if expr == "peer_size":
-            return "mpi_comm_peer_size_of(%s)" % self.comm_obj()
+            return "obj_comm_peer_size_of(%s)" % self.comm_obj()
         self.proc.param(expr)
         return expr
 
@@ -452,12 +452,12 @@ class EntryGen:
         w = p.ann.get("when")
         if buffer and w in ("contrib:" + p.name, "notinplace:" + p.name):
             if w.startswith("contrib:"):
-                conds.append("!(mpi_comm_is_inter(%s) && rail_is_root)" % self.comm_obj())
+                conds.append("!(obj_comm_is_inter(%s) && rail_is_root)" % self.comm_obj())
         elif w == "root":
             conds.append("rail_is_root")
         elif w and w.startswith("contrib:"):
             buf = w.split(":", 1)[1]
-            conds.append("(mpi_comm_is_inter(%s) ? !rail_is_root : %s != MPI_IN_PLACE)"
+            conds.append("(obj_comm_is_inter(%s) ? !rail_is_root : %s != MPI_IN_PLACE)"
                          % (self.comm_obj(), buf))
         elif w and w.startswith("notinplace:"):
             conds.append("%s != MPI_IN_PLACE" % w.split(":", 1)[1])
@@ -551,14 +551,14 @@ class EntryGen:
             if p.base() != "MPI_Message":
                 raise SpecError("%s: errh=@%s must name an MPI_Message parameter"
                                 % (proc.where, p.name))
-            b.decls.append("    mpi_comm_t *rail_errh = mpi_message_comm_of(%s);" % p.name)
+            b.decls.append("    obj_comm_t *rail_errh = mpi_message_comm_of(%s);" % p.name)
             errh_obj = "rail_errh"
         elif errh.startswith("*"):
             p = proc.param(errh[1:])
             t, lk = HANDLES[p.base()]
             b.decls.append("    %s *rail_errh = NULL;" % t)
             b.check(None, rc_check('mpi_check_ptr(%s, "%s")' % (p.name, p.name)))
-            b.check(None, rc_check("mpi_%s_lookup(*%s, &rail_errh)" % (lk, p.name)))
+            b.check(None, rc_check("obj_%s_lookup(*%s, &rail_errh)" % (lk, p.name)))
             errh_obj = "rail_errh"
             done.add((p.name, "nonnull"))
         elif errh not in ("default", "file_null"):
@@ -583,7 +583,7 @@ class EntryGen:
                                  % (self.comm_obj(), r.name)))
             if "rooted" in proc.flags:
                 b.decls.append("    int rail_nullroot = 0;")
-                b.checks.append((None, "    rail_nullroot = mpi_comm_is_inter(%s) && %s == MPI_PROC_NULL;"
+                b.checks.append((None, "    rail_nullroot = obj_comm_is_inter(%s) && %s == MPI_PROC_NULL;"
                                  % (self.comm_obj(), r.name)))
                 rooted_skip = True
         elif uses_root:
@@ -662,7 +662,7 @@ class EntryGen:
 
     def lookup(self, b, p, cond):
         lk = HANDLES[p.std_type][1]
-        fn = "mpi_%s_lookup%s" % (lk, "_null" if "null" in p.ann else "")
+        fn = "obj_%s_lookup%s" % (lk, "_null" if "null" in p.ann else "")
         b.check(cond, rc_check("%s(%s, &%s_obj)" % (fn, p.name, p.name)))
 
     def param_checks(self, b, p, cond, done):
@@ -767,10 +767,10 @@ def gen_errclass(spec):
     out = ["/*", " * Names and default descriptions of the predefined error classes.", " *",
            " * " + GEN_NOTE, " */", "#include <stddef.h>", "#include <mpi.h>",
            '#include "mpi/binding/gen/mpi_impl.h"', "",
-           "const char *mpi_errclass_name(int cls)", "{", "    switch (cls) {"]
+           "const char *obj_errclass_name(int cls)", "{", "    switch (cls) {"]
     out += ['    case %s: return "%s";' % (n, n) for n, v, d in classes]
     out += ["    default: return NULL;", "    }", "}", "",
-            "const char *mpi_errclass_string(int cls)", "{", "    switch (cls) {"]
+            "const char *obj_errclass_string(int cls)", "{", "    switch (cls) {"]
     out += ['    case %s: return "%s";' % (n, d.replace('"', '\\"')) for n, v, d in classes]
     out += ["    default: return NULL;", "    }", "}", ""]
     return "\n".join(out)

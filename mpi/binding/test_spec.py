@@ -59,15 +59,15 @@ STUBS = r'''
 #include <string.h>
 #include "base/rail.h"
 #include "mpi/mpi_err.h"
-#include "mpi/mpi_comm.h"
-#include "mpi/mpi_datatype.h"
+#include "obj/comm.h"
+#include "obj/datatype.h"
 
-mpi_obj_t *mpi_predef_table[MPI_PREDEF_MAX];
+obj_t *obj_predef_table[OBJ_PREDEF_MAX];
 volatile int mpi_api_ready = 1;
 static char detail[512], last[640];
 static int raised_on;   /* 0 default, 1 comm, 2 win, 3 file, 4 session */
 
-int mpi_errf(int code, const char *fmt, ...)
+int obj_errf(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -82,22 +82,22 @@ static int raise_(int on, int code, const char *fname)
     detail[0] = 0;
     return code;
 }
-int mpi_err_raise_comm(mpi_comm_t *c, int code, const char *f) { return raise_(c ? 1 : 0, code, f); }
-int mpi_err_raise_win(mpi_win_t *w, int code, const char *f) { return raise_(w ? 2 : 0, code, f); }
-int mpi_err_raise_file(mpi_file_t *x, int code, const char *f) { return raise_(x ? 3 : 0, code, f); }
-int mpi_err_raise_session(mpi_session_t *s, int code, const char *f) { return raise_(s ? 4 : 0, code, f); }
+int mpi_err_raise_comm(obj_comm_t *c, int code, const char *f) { return raise_(c ? 1 : 0, code, f); }
+int mpi_err_raise_win(obj_win_t *w, int code, const char *f) { return raise_(w ? 2 : 0, code, f); }
+int mpi_err_raise_file(obj_file_t *x, int code, const char *f) { return raise_(x ? 3 : 0, code, f); }
+int mpi_err_raise_session(obj_session_t *s, int code, const char *f) { return raise_(s ? 4 : 0, code, f); }
 int mpi_err_raise_default(int code, const char *f) { return raise_(0, code, f); }
-int mpi_err_unsupported(const char *f) { return mpi_errf(MPI_ERR_UNSUPPORTED_OPERATION, "%s is not implemented", f); }
+int mpi_err_unsupported(const char *f) { return obj_errf(MPI_ERR_UNSUPPORTED_OPERATION, "%s is not implemented", f); }
 int mpi_err_not_ready(const char *f) { fprintf(stderr, "%s: MPI is not initialized\n", f); return MPI_ERR_OTHER; }
-mpi_comm_t *mpi_message_comm_of(const MPI_Message *m) { (void)m; return NULL; }
-void mpi_coll_check_abandon(mpi_comm_t *c, const char *name, int rc) { (void)c; (void)name; (void)rc; }
-int mpi_obj_lookup_error(mpi_obj_kind_t kind, const void *h, int allow_null)
+obj_comm_t *mpi_message_comm_of(const MPI_Message *m) { (void)m; return NULL; }
+void mpi_coll_check_abandon(obj_comm_t *c, const char *name, int rc) { (void)c; (void)name; (void)rc; }
+int obj_lookup_error(obj_kind_t kind, const void *h, int allow_null)
 {
     (void)allow_null;
     switch (kind) {
-    case MPI_OBJ_COMM: return mpi_errf(MPI_ERR_COMM, "invalid communicator %p", h);
-    case MPI_OBJ_DATATYPE: return mpi_errf(MPI_ERR_TYPE, "invalid datatype %p", h);
-    default: return mpi_errf(MPI_ERR_ARG, "invalid handle %p", h);
+    case OBJ_COMM: return obj_errf(MPI_ERR_COMM, "invalid communicator %p", h);
+    case OBJ_DATATYPE: return obj_errf(MPI_ERR_TYPE, "invalid datatype %p", h);
+    default: return obj_errf(MPI_ERR_ARG, "invalid handle %p", h);
     }
 }
 
@@ -108,14 +108,14 @@ RAIL_EXPORT const char *MPIX_Test_last(int *on) { *on = raised_on; return last; 
 RAIL_EXPORT void MPIX_Test_setup(int ready)
 {
     mpi_api_ready = ready;
-    world.obj.kind = MPI_OBJ_COMM; world.size = world.remote_size = 4; world.rank = 1;
-    mpi_predef_table[(uintptr_t)MPI_COMM_WORLD] = &world.obj;
-    inter.obj.kind = MPI_OBJ_COMM; inter.size = 2; inter.remote_size = 3; inter.is_inter = 1;
-    mpi_predef_table[(uintptr_t)MPI_COMM_SELF] = &inter.obj;   /* an intercomm, for tests */
-    dt_int.obj.kind = MPI_OBJ_DATATYPE; dt_int.committed = 1; dt_int.predefined = 1;
-    mpi_predef_table[(uintptr_t)MPI_INT] = &dt_int.obj;
-    dt_vec.obj.kind = MPI_OBJ_DATATYPE; dt_vec.committed = 0;
-    mpi_predef_table[(uintptr_t)MPI_BYTE] = &dt_vec.obj;        /* an uncommitted type */
+    world.obj.kind = OBJ_COMM; world.size = world.remote_size = 4; world.rank = 1;
+    obj_predef_table[(uintptr_t)MPI_COMM_WORLD] = &world.obj;
+    inter.obj.kind = OBJ_COMM; inter.size = 2; inter.remote_size = 3; inter.is_inter = 1;
+    obj_predef_table[(uintptr_t)MPI_COMM_SELF] = &inter.obj;   /* an intercomm, for tests */
+    dt_int.obj.kind = OBJ_DATATYPE; dt_int.committed = 1; dt_int.predefined = 1;
+    obj_predef_table[(uintptr_t)MPI_INT] = &dt_int.obj;
+    dt_vec.obj.kind = OBJ_DATATYPE; dt_vec.committed = 0;
+    obj_predef_table[(uintptr_t)MPI_BYTE] = &dt_vec.obj;        /* an uncommitted type */
 }
 '''
 
@@ -123,30 +123,30 @@ IMPLS = r'''
 #include <stdarg.h>
 #include <string.h>
 #include "base/rail.h"
-#include "mpi/mpi_comm.h"
+#include "obj/comm.h"
 #include "mpi/binding/gen/mpi_impl.h"
 
 static long long rec[16];
 RAIL_EXPORT long long MPIX_Test_rec(int i) { return rec[i]; }
 
-int mpii_send(const void *buf, MPI_Count count, mpi_datatype_t *datatype, int dest, int tag,
-              mpi_comm_t *comm)
+int mpii_send(const void *buf, MPI_Count count, obj_datatype_t *datatype, int dest, int tag,
+              obj_comm_t *comm)
 {
     (void)buf; (void)datatype;
     rec[0] = count; rec[1] = dest; rec[2] = tag; rec[3] = comm->size;
     return MPI_SUCCESS;
 }
 
-int mpii_get_count(const MPI_Status *status, mpi_datatype_t *datatype, MPI_Count *count)
+int mpii_get_count(const MPI_Status *status, obj_datatype_t *datatype, MPI_Count *count)
 {
     (void)datatype;
     *count = status->MPI_TAG ? (MPI_Count)1 << 40 : 42;
     return MPI_SUCCESS;
 }
 
-int mpii_gatherv(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendtype, void *recvbuf,
-                 const MPI_Count recvcounts[], const MPI_Aint displs[], mpi_datatype_t *recvtype,
-                 int root, mpi_comm_t *comm)
+int mpii_gatherv(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *sendtype, void *recvbuf,
+                 const MPI_Count recvcounts[], const MPI_Aint displs[], obj_datatype_t *recvtype,
+                 int root, obj_comm_t *comm)
 {
     (void)sendbuf; (void)sendcount; (void)recvbuf; (void)root; (void)comm;
     rec[4] = recvcounts ? recvcounts[3] : -1;
@@ -156,7 +156,7 @@ int mpii_gatherv(const void *sendbuf, MPI_Count sendcount, mpi_datatype_t *sendt
     return MPI_SUCCESS;
 }
 
-int mpii_comm_rank(mpi_comm_t *comm, int *rank)
+int mpii_comm_rank(obj_comm_t *comm, int *rank)
 {
     *rank = comm->rank;
     return MPI_ERR_INTERN;    /* to see the implementation's error raised */

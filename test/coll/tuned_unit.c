@@ -192,7 +192,7 @@ static void test_rules(void)
 
 static struct MPI_ABI_Op op_commute = { .commute = 1 }, op_order = { .commute = 0 };
 
-static coll_tuned_call_t call(int op, int size, size_t bytes, mpi_op_t *mop)
+static coll_tuned_call_t call(int op, int size, size_t bytes, obj_op_t *mop)
 {
     return (coll_tuned_call_t){ .op = op, .size = size, .bytes = bytes, .count = (MPI_Count)bytes,
                                 .mop = mop };

@@ -31,13 +31,13 @@
  * (NULL otherwise).  All arrays are owned by the topology; in == out may
  * share one array (in_shared).
  */
-#ifndef MPI_MPI_TOPO_H
-#define MPI_MPI_TOPO_H
+#ifndef OBJ_TOPO_H
+#define OBJ_TOPO_H
 
 #include <stdbool.h>
-#include "mpi/mpi_obj.h"
+#include "obj/obj.h"
 
-typedef struct mpi_topo {
+typedef struct obj_topo {
     int kind;               /* MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH */
     int indegree, outdegree;
     int *in, *out;
@@ -57,16 +57,16 @@ typedef struct mpi_topo {
             int *edges;     /* index[nnodes-1] entries */
         } graph;
     } u;
-} mpi_topo_t;
+} obj_topo_t;
 
 /* Deep copy (for MPI_Comm_dup); *out NULL when src is NULL. */
-int mpi_topo_copy(const mpi_topo_t *src, mpi_topo_t **out);
-void mpi_topo_free(mpi_topo_t *topo);
+int obj_topo_copy(const obj_topo_t *src, obj_topo_t **out);
+void obj_topo_free(obj_topo_t *topo);
 
 /* Rank of the Cartesian coordinates (periodic dimensions wrap; others must
  * be in range: MPI_ERR_RANK). */
-int mpi_topo_cart_rank(const mpi_topo_t *t, const int coords[], int *rank);
+int obj_topo_cart_rank(const obj_topo_t *t, const int coords[], int *rank);
 /* Coordinates of a rank of the grid. */
-void mpi_topo_cart_coords(const mpi_topo_t *t, int rank, int coords[]);
+void obj_topo_cart_coords(const obj_topo_t *t, int rank, int coords[]);
 
 #endif

@@ -14,55 +14,55 @@
  * MPI_Type_get_envelope / get_contents refuse it with MPI_ERR_TYPE, as the
  * standard requires).
  */
-#ifndef MPI_TYPE_IMPL_H
-#define MPI_TYPE_IMPL_H
+#ifndef OBJ_TYPE_IMPL_H
+#define OBJ_TYPE_IMPL_H
 
 #include <limits.h>
-#include "mpi/mpi_err.h"
-#include "mpi/mpi_datatype.h"
+#include "obj/err.h"
+#include "obj/datatype.h"
 #include "base/dt.h"
 
-struct mpi_type_contents {
+struct obj_type_contents {
     MPI_Count ni, na, nc, nd;
     int *ints;
     MPI_Aint *aints;
     MPI_Count *counts;
-    mpi_datatype_t **types;   /* each holds a reference (mpi_datatype_retain) */
+    obj_datatype_t **types;   /* each holds a reference (obj_datatype_retain) */
 };
 
 /* One block for all four arrays; types[] are filled (and retained) by
- * mpi_type_contents_set_type.  NULL when out of memory. */
-struct mpi_type_contents *mpi_type_contents_new(MPI_Count ni, MPI_Count na, MPI_Count nc,
+ * obj_type_contents_set_type.  NULL when out of memory. */
+struct obj_type_contents *obj_type_contents_new(MPI_Count ni, MPI_Count na, MPI_Count nc,
                                                 MPI_Count nd);
-void mpi_type_contents_set_type(struct mpi_type_contents *c, MPI_Count i, mpi_datatype_t *t);
-void mpi_type_contents_free(struct mpi_type_contents *c);
+void obj_type_contents_set_type(struct obj_type_contents *c, MPI_Count i, obj_datatype_t *t);
+void obj_type_contents_free(struct obj_type_contents *c);
 
 /* A new derived type around layout (whose reference it takes, also on
  * failure) with the given combiner and contents (taken likewise); basic is
  * computed from the contents' types. */
-int mpi_type_new(struct rail_dt *layout, int combiner, struct mpi_type_contents *c,
+int obj_type_new(struct rail_dt *layout, int combiner, struct obj_type_contents *c,
                  MPI_Datatype *newtype);
 
 /* A new user handle for d (a reference; the predefined handle as is). */
-MPI_Datatype mpi_type_new_handle(mpi_datatype_t *d);
+MPI_Datatype obj_type_new_handle(obj_datatype_t *d);
 
 /* Values that need the large-count encoding. */
-static inline bool mpi_type_big(MPI_Count v) { return v > INT_MAX || v < INT_MIN; }
-static inline bool mpi_type_any_big(const MPI_Count *a, MPI_Count n)
+static inline bool obj_type_big(MPI_Count v) { return v > INT_MAX || v < INT_MIN; }
+static inline bool obj_type_any_big(const MPI_Count *a, MPI_Count n)
 {
     for (MPI_Count i = 0; i < n; i++)
-        if (mpi_type_big(a[i]))
+        if (obj_type_big(a[i]))
             return true;
     return false;
 }
 
 /* Look up array_of_types[i] for a constructor: MPI_ERR_TYPE for
  * MPI_DATATYPE_NULL or an invalid handle, with the index in the message. */
-int mpi_type_lookup_array(const MPI_Datatype types[], MPI_Count n, mpi_datatype_t **objs);
+int obj_type_lookup_array(const MPI_Datatype types[], MPI_Count n, obj_datatype_t **objs);
 
 /* Copy callback through accel for device buffers (pack_native.c). */
-int mpi_pack_accel_copy(void *dst, const void *src, size_t len, void *ctx);
+int obj_pack_accel_copy(void *dst, const void *src, size_t len, void *ctx);
 /* Whether ptr is device memory (false without any device component). */
-bool mpi_pack_is_device(const void *ptr);
+bool obj_pack_is_device(const void *ptr);
 
 #endif

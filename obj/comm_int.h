@@ -1,15 +1,15 @@
 /*
  * Internals of the communicator layer (mpi/comm*.c, intercomm.c, topo*.c,
  * session.c): internal exchanges, context-id agreement, communicator
- * construction.  Not for other layers (they use mpi_comm.h).
+ * construction.  Not for other layers (they use obj/comm.h).
  */
-#ifndef MPI_MPI_COMM_INT_H
-#define MPI_MPI_COMM_INT_H
+#ifndef OBJ_COMM_INT_H
+#define OBJ_COMM_INT_H
 
-#include "mpi/mpi_err.h"
-#include "mpi/mpi_comm.h"
-#include "mpi/mpi_group.h"
-#include "mpi/mpi_topo.h"
+#include "obj/err.h"
+#include "obj/comm.h"
+#include "obj/group.h"
+#include "obj/topo.h"
 
 /* ------------------------------------------------------------ tags
  *
@@ -31,7 +31,7 @@
 #define COMM_TAG_PEER (-0x04000000)
 #define COMM_TAG_PART (-0x08000000)
 
-static inline int comm_tag_next(mpi_comm_t *comm)
+static inline int comm_tag_next(obj_comm_t *comm)
 {
     return COMM_TAG_SEQ - (int)(comm->xchg_seq++ & 0xffffffu);
 }
@@ -47,12 +47,12 @@ static inline int comm_tag_part(int tag, uint32_t k)
 }
 
 /* Frees comm->part_seq (p2p_part.c), when the communicator goes. */
-void mpi_part_seq_free(mpi_comm_t *comm);
+void mpi_part_seq_free(obj_comm_t *comm);
 
 /* ------------------------------------------------------------ exchanges (comm_xchg.c) */
 
 typedef struct comm_xchg {
-    mpi_comm_t *comm;     /* transport */
+    obj_comm_t *comm;     /* transport */
     unsigned flags;       /* pml flags: PML_COLL, or 0 on the bootstrap communicator */
     int tag;
     int n, me;            /* participants, my index among them */
@@ -60,14 +60,14 @@ typedef struct comm_xchg {
 } comm_xchg_t;
 
 /* Every process of the intracommunicator, with the next sequence tag. */
-comm_xchg_t comm_xchg_intra(mpi_comm_t *comm);
+comm_xchg_t comm_xchg_intra(obj_comm_t *comm);
 int comm_xchg_send(const comm_xchg_t *x, int idx, const void *buf, size_t bytes);
 int comm_xchg_recv(const comm_xchg_t *x, int idx, void *buf, size_t bytes);
 int comm_xchg_bcast(const comm_xchg_t *x, int root, void *buf, size_t bytes);
 /* all[i*rec .. ] = participant i's `rec` bytes. */
 int comm_xchg_allgather(const comm_xchg_t *x, const void *mine, size_t rec, void *all);
 int comm_xchg_barrier(const comm_xchg_t *x);
-int comm_xchg_sendrecv(mpi_comm_t *comm, unsigned flags, int peer, int tag, const void *sbuf,
+int comm_xchg_sendrecv(obj_comm_t *comm, unsigned flags, int peer, int tag, const void *sbuf,
                        size_t sbytes, void *rbuf, size_t rbytes);
 /* One int to / from every participant. */
 int comm_xchg_alltoall_counts(const comm_xchg_t *x, const int *send, int *recv);
@@ -94,7 +94,7 @@ typedef struct comm_agree {
     bool member;          /* takes the ids (false: only helps the others agree) */
     int nids;             /* 1, or 2 for an intercommunicator (its own + its local_comm's) */
     /* Leader exchange with the other group of an intercommunicator (root only). */
-    mpi_comm_t *peer_comm;   /* NULL: none */
+    obj_comm_t *peer_comm;   /* NULL: none */
     unsigned peer_flags;
     int peer_rank, peer_tag;
     /* Priority, identical at every participant (see comm_ctxid.c). */
@@ -117,57 +117,57 @@ void comm_ctxid_fini(void);
 
 /* A new communicator object: refcount 1, errhandler (retained) and session
  * from parent (or fatal / none), nothing else set. */
-mpi_comm_t *comm_new(const mpi_comm_t *parent);
+obj_comm_t *comm_new(const obj_comm_t *parent);
 /* Fill an intracommunicator over group (retained) with context id cid and
  * set up pml and coll.  On failure the object is released. */
-int comm_setup_intra(mpi_comm_t *c, mpi_group_t *group, uint32_t cid);
+int comm_setup_intra(obj_comm_t *c, obj_group_t *group, uint32_t cid);
 /* Same for an intercommunicator; local_cid is its local_comm's id. */
-int comm_setup_inter(mpi_comm_t *c, mpi_group_t *local, mpi_group_t *remote, uint32_t cid,
+int comm_setup_inter(obj_comm_t *c, obj_group_t *local, obj_group_t *remote, uint32_t cid,
                      uint32_t local_cid);
 /* Take a communicator down now (refcount already 0 or never handed out). */
-void comm_destroy(mpi_comm_t *c);
+void comm_destroy(obj_comm_t *c);
 /* Merge the hints of info into *dst (created when needed). */
-int comm_info_merge(mpi_info_t **dst, const mpi_info_t *info);
+int comm_info_merge(obj_info_t **dst, const obj_info_t *info);
 /* Priority key of an agreement among all processes of comm. */
-uint64_t comm_key_of(const mpi_comm_t *comm);
+uint64_t comm_key_of(const obj_comm_t *comm);
 
 /* Agreement over all processes of comm (both groups of an intercommunicator),
  * member when `member`, with the next sequence tags. */
-void comm_agree_over(mpi_comm_t *comm, bool member, comm_agree_t *a);
+void comm_agree_over(obj_comm_t *comm, bool member, comm_agree_t *a);
 
 /* Hooks of the collective framework (comm_coll.c). */
-int comm_coll_attach(mpi_comm_t *c);
-void comm_coll_detach(mpi_comm_t *c);
+int comm_coll_attach(obj_comm_t *c);
+void comm_coll_detach(obj_comm_t *c);
 
 /* ------------------------------------------------------------ splitting (comm_split.c) */
 
 /* Split comm by (color, key) (MPI_UNDEFINED: no communicator).  Works on
  * intra- and intercommunicators; the new communicators inherit comm's
  * errhandler; *out is NULL for MPI_UNDEFINED. */
-int comm_split_internal(mpi_comm_t *comm, int color, int key, mpi_comm_t **out);
+int comm_split_internal(obj_comm_t *comm, int color, int key, obj_comm_t **out);
 /* MPI_Comm_create's semantics on an intra- or intercommunicator. */
-int comm_create_internal(mpi_comm_t *comm, mpi_group_t *group, mpi_comm_t **out);
+int comm_create_internal(obj_comm_t *comm, obj_group_t *group, obj_comm_t **out);
 
 /* MPI_Comm_create on an intracommunicator (comm_create.c). */
-int comm_create_intra(mpi_comm_t *comm, mpi_group_t *group, mpi_comm_t **out);
+int comm_create_intra(obj_comm_t *comm, obj_group_t *group, obj_comm_t **out);
 /* Set one hint of a communicator's info. */
-int comm_set_hint(mpi_comm_t *c, const char *key, const char *value);
+int comm_set_hint(obj_comm_t *c, const char *key, const char *value);
 
 /* Intercommunicator helpers (intercomm.c).  Both groups' records, in group
  * order (local first: all[0 .. size-1] local, then remote). */
-int intercomm_allgather(mpi_comm_t *inter, const void *mine, size_t rec, void *all);
+int intercomm_allgather(obj_comm_t *inter, const void *mine, size_t rec, void *all);
 /* Every process passes a group of its side (the same on a side); each
  * gets the other side's. */
-int intercomm_swap_group(mpi_comm_t *inter, const mpi_group_t *mine, mpi_group_t **theirs);
+int intercomm_swap_group(obj_comm_t *inter, const obj_group_t *mine, obj_group_t **theirs);
 
 /* Session constructors (intercomm.c): hash of a string tag; the agreement
  * among the members of group (world ranks `world`) on the bootstrap
  * communicator; a new communicator with the given errhandler and hints. */
 uint64_t comm_string_hash(const char *s);
-void comm_agree_boot(const mpi_group_t *group, const int *world, const char *stringtag,
+void comm_agree_boot(const obj_group_t *group, const int *world, const char *stringtag,
                      comm_agree_t *a);
-mpi_comm_t *comm_new_for_session(mpi_session_t *session, mpi_errhandler_t *eh,
-                                 const mpi_info_t *info);
+obj_comm_t *comm_new_for_session(obj_session_t *session, obj_errhandler_t *eh,
+                                 const obj_info_t *info);
 
 /* Hardware-guided split colors (comm_hw.c).  *color gets this process's
  * color for the hwloc object type named by `type` (MPI_UNDEFINED when the
@@ -183,11 +183,11 @@ extern const char *const comm_hw_levels[];
 /* Copy of n ints (NULL for n <= 0); *ok = false when out of memory. */
 int *topo_dup_ints(const int *src, int n, bool *ok);
 /* comm's topology when it is of this kind, else MPI_ERR_TOPOLOGY. */
-int topo_of(const mpi_comm_t *comm, int kind, const mpi_topo_t **t);
+int topo_of(const obj_comm_t *comm, int kind, const obj_topo_t **t);
 /* A communicator of the first n processes of comm_old (NULL at the others). */
-int topo_comm_first(mpi_comm_t *comm_old, int n, mpi_comm_t **out);
+int topo_comm_first(obj_comm_t *comm_old, int n, obj_comm_t **out);
 /* Attach a Cartesian topology (arrays copied) to c, whose rank gives the
  * coordinates. */
-int topo_cart_attach(mpi_comm_t *c, int ndims, const int dims[], const int periods[]);
+int topo_cart_attach(obj_comm_t *c, int ndims, const int dims[], const int periods[]);
 
 #endif

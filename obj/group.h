@@ -6,22 +6,22 @@
  * communicator's own group).  MPI_GROUP_EMPTY is predefined and never
  * freed; every operation whose result is empty returns it.
  */
-#ifndef MPI_MPI_GROUP_H
-#define MPI_MPI_GROUP_H
+#ifndef OBJ_GROUP_H
+#define OBJ_GROUP_H
 
-#include "mpi/mpi_obj.h"
+#include "obj/obj.h"
 
 struct MPI_ABI_Group {
-    mpi_obj_t obj;
+    obj_t obj;
     int size;
     int rank;              /* my rank in the group, MPI_UNDEFINED if not a member */
     int *world_ranks;      /* world rank of each member; NULL means identity (0..size-1) */
-    mpi_session_t *session;   /* session the group derives from (NULL: World model) */
+    obj_session_t *session;   /* session the group derives from (NULL: World model) */
     bool predef;           /* predefined or library-internal: never freed */
 };
 
 /* World (job) rank of group member i. */
-static inline int mpi_group_world_rank(const mpi_group_t *g, int i)
+static inline int obj_group_world_rank(const obj_group_t *g, int i)
 {
     return g->world_ranks ? g->world_ranks[i] : i;
 }
@@ -29,18 +29,18 @@ static inline int mpi_group_world_rank(const mpi_group_t *g, int i)
 /* A new group of n members (world ranks taken over: ranks is malloc()ed
  * and owned by the group afterwards; freed on failure).  n == 0 gives
  * MPI_GROUP_EMPTY's object. */
-int mpi_group_make(int n, int *ranks, mpi_session_t *session, mpi_group_t **out);
+int obj_group_make(int n, int *ranks, obj_session_t *session, obj_group_t **out);
 /* Same from a copy of n world ranks. */
-int mpi_group_make_copy(int n, const int *ranks, mpi_session_t *session, mpi_group_t **out);
-void mpi_group_retain(mpi_group_t *g);
-void mpi_group_release(mpi_group_t *g);
+int obj_group_make_copy(int n, const int *ranks, obj_session_t *session, obj_group_t **out);
+void obj_group_retain(obj_group_t *g);
+void obj_group_release(obj_group_t *g);
 /* Rank in g of a world rank, MPI_UNDEFINED if not a member (O(size)). */
-int mpi_group_rank_of_world(const mpi_group_t *g, int world);
+int obj_group_rank_of_world(const obj_group_t *g, int world);
 /* Whether every member of sub is a member of g. */
-bool mpi_group_is_subset(const mpi_group_t *sub, const mpi_group_t *g);
+bool obj_group_is_subset(const obj_group_t *sub, const obj_group_t *g);
 /* MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL. */
-int mpi_group_compare_objs(const mpi_group_t *a, const mpi_group_t *b);
+int obj_group_compare(const obj_group_t *a, const obj_group_t *b);
 /* The predefined MPI_GROUP_EMPTY object. */
-mpi_group_t *mpi_group_empty(void);
+obj_group_t *obj_group_empty(void);
 
 #endif

@@ -1,19 +1,19 @@
 /* Error classes, codes and strings, predefined and user-added. */
-#ifndef MPI_MPI_ERRCODE_H
-#define MPI_MPI_ERRCODE_H
+#ifndef OBJ_ERRCODE_H
+#define OBJ_ERRCODE_H
 
 /* Class of an error code (predefined classes map to themselves). */
-int mpi_errcode_class(int code);
+int obj_errcode_class(int code);
 /* "MPI_ERR_RANK", or "user-defined error class N". */
-const char *mpi_errcode_class_name(int cls);
+const char *obj_errcode_class_name(int cls);
 /* Text of a code into buf (MPI_MAX_ERROR_STRING bytes), its length in *len;
  * MPI_ERR_ARG for an unknown code. */
-int mpi_errcode_string(int code, char *buf, int *len);
+int obj_errcode_string(int code, char *buf, int *len);
 /* Largest code in use (the MPI_LASTUSEDCODE attribute). */
-extern int mpi_errcode_lastused;
+extern int obj_errcode_lastused;
 
 /* From the generated mpi/binding/gen/mpi_errclass.c */
-const char *mpi_errclass_name(int cls);
-const char *mpi_errclass_string(int cls);
+const char *obj_errclass_name(int cls);
+const char *obj_errclass_string(int cls);
 
 #endif

@@ -7,7 +7,7 @@
  * References.  obj.refcount counts every reference: the user's handles
  * (`handles`: 1 at creation, +1 for each handle MPI_Type_get_contents
  * returns) and internal ones (a derived type holds its old types;
- * collectives may hold a type with mpi_datatype_retain).  When the last
+ * collectives may hold a type with obj_datatype_retain).  When the last
  * user handle is freed the attributes are deleted and the handle becomes
  * invalid (lookups report a freed datatype); the object itself goes when
  * the last reference does.  A pending point-to-point request holds the
@@ -18,15 +18,15 @@
  * MPI_Type_create_f90_* and MPI_Type_get_value_index return) have
  * predefined = 1: they are never freed and MPI_Type_free refuses them.
  */
-#ifndef MPI_MPI_DATATYPE_H
-#define MPI_MPI_DATATYPE_H
+#ifndef OBJ_DATATYPE_H
+#define OBJ_DATATYPE_H
 
-#include "mpi/mpi_obj.h"
+#include "obj/obj.h"
 
-struct mpi_type_contents;
+struct obj_type_contents;
 
 struct MPI_ABI_Datatype {
-    mpi_obj_t obj;
+    obj_t obj;
     int committed;
     int predefined;
     MPI_Count size;           /* bytes of data in one element */
@@ -37,17 +37,17 @@ struct MPI_ABI_Datatype {
     int opclass;              /* predefined: reduction classes (MPI-4.1 6.9.2) */
     int handles;              /* user handles (derived types; atomic) */
     int combiner;             /* MPI_COMBINER_* */
-    struct mpi_type_contents *contents;   /* constructor arguments; NULL when NAMED */
+    struct obj_type_contents *contents;   /* constructor arguments; NULL when NAMED */
     /* The predefined type every basic element of the type map is (itself
      * for a predefined type), or NULL when the type map mixes types or is
      * empty: predefined reductions accept a derived type when this is set. */
     struct MPI_ABI_Datatype *basic;
-    struct mpi_attr_list *attrs;
+    struct obj_attr_list *attrs;
     char name[MPI_MAX_OBJECT_NAME];
 };
 
 /* Reduction classes of MPI-4.1 section 6.9.2. */
-enum mpi_opclass {
+enum obj_opclass {
     OPC_NONE = 0,
     OPC_C_INT = 1 << 0,
     OPC_F_INT = 1 << 1,
@@ -59,17 +59,17 @@ enum mpi_opclass {
     OPC_PAIR = 1 << 7,     /* MINLOC/MAXLOC pair types */
 };
 
-static inline int mpi_datatype_is_committed(const mpi_datatype_t *d) { return d->committed; }
-static inline int mpi_datatype_is_predefined(const mpi_datatype_t *d) { return d->predefined; }
+static inline int obj_datatype_is_committed(const obj_datatype_t *d) { return d->committed; }
+static inline int obj_datatype_is_predefined(const obj_datatype_t *d) { return d->predefined; }
 
 /* Internal references (collectives holding a type across a nonblocking
  * operation); no-ops on predefined types. */
-void mpi_datatype_retain(mpi_datatype_t *d);
-void mpi_datatype_release(mpi_datatype_t *d);
+void obj_datatype_retain(obj_datatype_t *d);
+void obj_datatype_release(obj_datatype_t *d);
 
 /* Predefined datatypes (mpi/datatype_predef.c). */
-int mpi_datatype_predef_init(void);
+int obj_datatype_predef_init(void);
 /* The predefined object of a predefined handle (NULL if h is none). */
-mpi_datatype_t *mpi_datatype_predef(MPI_Datatype h);
+obj_datatype_t *obj_datatype_predef(MPI_Datatype h);
 
 #endif

@@ -1,0 +1,31 @@
+/*
+ * Attribute caching on communicators, datatypes and windows: keyvals with
+ * copy and delete callbacks, called when an object is duplicated (copy) or
+ * freed / the attribute replaced or deleted (delete).
+ */
+#ifndef OBJ_ATTR_H
+#define OBJ_ATTR_H
+
+#include "obj/obj.h"
+
+typedef enum { OBJ_ATTR_COMM, OBJ_ATTR_TYPE, OBJ_ATTR_WIN } obj_attr_kind_t;
+
+struct obj_attr_list;   /* per object, NULL when empty */
+
+/* Run every copy callback of src's attributes for a duplicate; the new
+ * object's handle is passed to the callbacks.  *dst receives the list. */
+int obj_attr_copy_all(obj_attr_kind_t kind, void *old_handle, struct obj_attr_list *src,
+                      struct obj_attr_list **dst);
+/* Run every delete callback and empty the list (object being freed). */
+int obj_attr_delete_all(obj_attr_kind_t kind, void *handle, struct obj_attr_list **list);
+
+int obj_attr_set(obj_attr_kind_t kind, void *handle, struct obj_attr_list **list, int keyval,
+                 void *value);
+int obj_attr_get(obj_attr_kind_t kind, struct obj_attr_list *list, int keyval, void *value_out,
+                 int *flag);
+int obj_attr_delete(obj_attr_kind_t kind, void *handle, struct obj_attr_list **list, int keyval);
+
+/* Live keyvals (for leak checks). */
+int obj_attr_live_keyvals(void);
+
+#endif
