@@ -6,7 +6,7 @@ Open MPI and MPICH), runs them interleaved so that machine drift hits all
 alike, validates every result, and writes a CSV, a summary with ratios
 Rail/best-peer, gnuplot PNGs and a comparison with the machine's physical
 limits (../shared/tools/hwlimits.c), and every collective's time as a
-multiple of its memory-bandwidth bound (collbound.c).  See docs/performance.md.
+multiple of its memory-bandwidth bound (collbound.c).  See bench/README.md.
 
 Exit status: 0 all runs passed; 1 a run failed, timed out or did not build;
 2 bad usage or no MPI found (77 with --check, so that make check can skip).

@@ -176,7 +176,12 @@ static void print_json(bool params, const char *filter)
             json_str(p->default_str);
             printf(", \"source\": ");
             json_str(p->origin);
-            printf(", \"level\": %d, \"help\": ", p->level);
+            printf(", \"level\": %d, \"choices\": ", p->level);
+            if (p->choices)
+                json_str(p->choices);
+            else
+                printf("null");
+            printf(", \"help\": ");
             json_str(p->help);
             printf("}");
         }
