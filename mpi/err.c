@@ -17,35 +17,11 @@
 
 volatile int mpi_api_ready;
 
-static __thread char err_detail[1024];
-static __thread int err_detail_code;
 static __thread obj_comm_t *err_comm_hint;
 
 void mpi_err_use_comm(obj_comm_t *comm)
 {
     err_comm_hint = comm;
-}
-
-int obj_errf(int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err_detail, sizeof(err_detail), fmt, ap);
-    va_end(ap);
-    err_detail_code = code;
-    return code;
-}
-
-/* The detail message recorded for code, or the code's generic text. */
-static void take_message(int code, char *buf, size_t len)
-{
-    if (err_detail[0] && err_detail_code == code) {
-        snprintf(buf, len, "%s", err_detail);
-    } else {
-        int rlen;
-        obj_errcode_string(code, buf, &rlen);
-    }
-    err_detail[0] = '\0';
 }
 
 RAIL_NORETURN static void die(obj_errhandler_t *eh, int code, const char *fname,
@@ -64,7 +40,7 @@ static int raise_common(obj_errhandler_t *eh, int code, const char *fname, const
                         bool *call_user)
 {
     char msg[1024];
-    take_message(code, msg, sizeof(msg));
+    obj_err_take(code, msg, sizeof(msg));
     *call_user = false;
     switch (eh->kind) {
     case OBJ_EH_FATAL:
@@ -142,7 +118,7 @@ int mpi_err_raise_file(obj_file_t *file, int code, const char *fname)
 {
     /* MPI_FILE_NULL's handler (default MPI_ERRORS_RETURN) applies to
      * errors on files and to errors of MPI_File_open. */
-    obj_errhandler_t *eh = file ? obj_file_errhandler(file) : mpi_env.file_null_errhandler;
+    obj_errhandler_t *eh = file ? obj_file_errhandler(file) : obj_errhandler_file_null;
     bool user;
     code = raise_common(eh, code, fname, "file error", &user);
     if (user) {

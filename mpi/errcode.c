@@ -1,102 +1,14 @@
-/* Error classes, codes and strings: MPI_Error_class/string, MPI_Add_error_*,
- * MPI_Remove_error_* (MPI-4.1). */
+/* MPI_Error_class/string, MPI_Add_error_*, MPI_Remove_error_* (MPI-4.1):
+ * the error codes of obj/errcode.c. */
 #include "mpi/mpi_err.h"
 #include "obj/errcode.h"
-#include "mpi/mpi_env.h"
+#include "mpi/binding/gen/mpi_impl.h"
 
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-/* User-added classes and codes, numbered from MPI_ERR_LASTCODE + 1. */
-typedef struct user_code {
-    int cls;         /* its class (itself for a class) */
-    bool is_class;
-    bool in_use;
-    char *string;
-} user_code_t;
-
-static user_code_t *user_codes;
-static int n_user, cap_user;
-static pthread_mutex_t code_lock = PTHREAD_MUTEX_INITIALIZER;
-int obj_errcode_lastused = MPI_ERR_LASTCODE;
-
-static user_code_t *user_entry(int code)
-{
-    int i = code - MPI_ERR_LASTCODE - 1;
-    if (i < 0 || i >= n_user || !user_codes[i].in_use)
-        return NULL;
-    return &user_codes[i];
-}
-
-static bool predefined(int code)
-{
-    return obj_errclass_name(code) != NULL;
-}
-
-int obj_errcode_class(int code)
-{
-    if (predefined(code))
-        return code;
-    pthread_mutex_lock(&code_lock);
-    user_code_t *u = user_entry(code);
-    int cls = u ? u->cls : MPI_ERR_UNKNOWN;
-    pthread_mutex_unlock(&code_lock);
-    return cls;
-}
-
-const char *obj_errcode_class_name(int cls)
-{
-    const char *n = obj_errclass_name(cls);
-    return n ? n : "user-defined error class";
-}
-
-int obj_errcode_string(int code, char *buf, int *len)
-{
-    const char *s = NULL;
-    int rc = MPI_SUCCESS;
-    pthread_mutex_lock(&code_lock);
-    if (predefined(code)) {
-        s = obj_errclass_string(code);
-    } else {
-        user_code_t *u = user_entry(code);
-        if (u)
-            s = u->string ? u->string : "";
-        else
-            rc = MPI_ERR_ARG;
-    }
-    snprintf(buf, MPI_MAX_ERROR_STRING, "%s", s ? s : "unknown error code");
-    pthread_mutex_unlock(&code_lock);
-    *len = (int)strlen(buf);
-    return rc;
-}
-
-static int add_code(int cls, bool is_class, int *out)
-{
-    pthread_mutex_lock(&code_lock);
-    if (n_user == cap_user) {
-        int ncap = cap_user ? 2 * cap_user : 16;
-        user_code_t *n = realloc(user_codes, (size_t)ncap * sizeof(*n));
-        if (!n) {
-            pthread_mutex_unlock(&code_lock);
-            return obj_errf(MPI_ERR_NO_MEM, "out of memory adding an error code");
-        }
-        user_codes = n;
-        cap_user = ncap;
-    }
-    int code = MPI_ERR_LASTCODE + 1 + n_user;
-    user_codes[n_user++] = (user_code_t){is_class ? code : cls, is_class, true, NULL};
-    if (code > obj_errcode_lastused)
-        obj_errcode_lastused = code;
-    pthread_mutex_unlock(&code_lock);
-    *out = code;
-    return MPI_SUCCESS;
-}
 
 int mpii_error_class(int errorcode, int *errorclass)
 {
-    if (!predefined(errorcode) && obj_errcode_class(errorcode) == MPI_ERR_UNKNOWN &&
+    if (!obj_errcode_is_predefined(errorcode) && obj_errcode_class(errorcode) == MPI_ERR_UNKNOWN &&
         errorcode != MPI_ERR_UNKNOWN)
         return obj_errf(MPI_ERR_ARG, "invalid error code %d", errorcode);
     *errorclass = obj_errcode_class(errorcode);
@@ -112,21 +24,12 @@ int mpii_error_string(int errorcode, char *string, int *resultlen)
 
 int mpii_add_error_class(int *errorclass)
 {
-    return add_code(0, true, errorclass);
+    return obj_errcode_add_class(errorclass);
 }
 
 int mpii_add_error_code(int errorclass, int *errorcode)
 {
-    bool ok = predefined(errorclass);
-    if (!ok) {
-        pthread_mutex_lock(&code_lock);
-        user_code_t *u = user_entry(errorclass);
-        ok = u && u->is_class;
-        pthread_mutex_unlock(&code_lock);
-    }
-    if (!ok)
-        return obj_errf(MPI_ERR_ARG, "%d is not an error class", errorclass);
-    return add_code(errorclass, false, errorcode);
+    return obj_errcode_add_code(errorclass, errorcode);
 }
 
 int mpii_add_error_string(int errorcode, const char *string)
@@ -134,61 +37,20 @@ int mpii_add_error_string(int errorcode, const char *string)
     if (strlen(string) >= MPI_MAX_ERROR_STRING)
         return obj_errf(MPI_ERR_ARG, "error string longer than MPI_MAX_ERROR_STRING-1 (%d)",
                         MPI_MAX_ERROR_STRING - 1);
-    pthread_mutex_lock(&code_lock);
-    user_code_t *u = user_entry(errorcode);
-    if (!u) {
-        pthread_mutex_unlock(&code_lock);
-        return obj_errf(MPI_ERR_ARG, predefined(errorcode)
-                                         ? "cannot change the string of predefined error code %d"
-                                         : "invalid error code %d",
-                        errorcode);
-    }
-    free(u->string);
-    u->string = strdup(string);
-    pthread_mutex_unlock(&code_lock);
-    return MPI_SUCCESS;
-}
-
-static int remove_code(int code, bool want_class)
-{
-    pthread_mutex_lock(&code_lock);
-    user_code_t *u = user_entry(code);
-    int rc = MPI_SUCCESS;
-    if (!u || u->is_class != want_class) {
-        rc = obj_errf(MPI_ERR_ARG, "%d is not a user-defined error %s", code,
-                      want_class ? "class" : "code");
-    } else if (want_class) {
-        for (int i = 0; i < n_user; i++)
-            if (user_codes[i].in_use && !user_codes[i].is_class && user_codes[i].cls == code)
-                rc = obj_errf(MPI_ERR_ARG, "error class %d still has error codes", code);
-    }
-    if (rc == MPI_SUCCESS) {
-        free(u->string);
-        u->string = NULL;
-        u->in_use = false;
-    }
-    pthread_mutex_unlock(&code_lock);
-    return rc;
+    return obj_errcode_set_string(errorcode, string);
 }
 
 int mpii_remove_error_class(int errorclass)
 {
-    return remove_code(errorclass, true);
+    return obj_errcode_remove(errorclass, true);
 }
 
 int mpii_remove_error_code(int errorcode)
 {
-    return remove_code(errorcode, false);
+    return obj_errcode_remove(errorcode, false);
 }
 
 int mpii_remove_error_string(int errorcode)
 {
-    pthread_mutex_lock(&code_lock);
-    user_code_t *u = user_entry(errorcode);
-    if (u) {
-        free(u->string);
-        u->string = NULL;
-    }
-    pthread_mutex_unlock(&code_lock);
-    return u ? MPI_SUCCESS : obj_errf(MPI_ERR_ARG, "%d is not a user-defined error code", errorcode);
+    return obj_errcode_remove_string(errorcode);
 }

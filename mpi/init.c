@@ -49,7 +49,7 @@ static int core_up_locked(int thread_level)
     RAIL_CHECK(accel_init());
     RAIL_CHECK(obj_datatype_predef_init());
     RAIL_CHECK(obj_op_predef_init());
-    RAIL_CHECK(obj_info_predef_init());
+    RAIL_CHECK(obj_info_predef_init(mpi_env.argc, mpi_env.argv, mpi_env.thread_level));
     RAIL_CHECK(pml_init(thread_level));
     RAIL_CHECK(obj_comm_predef_init());
     mpi_env.core_up = true;

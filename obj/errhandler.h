@@ -1,4 +1,4 @@
-/* Errhandlers (front-end view). */
+/* Errhandlers: what an object calls on an error (raised by mpi/err.c). */
 #ifndef OBJ_ERRHANDLER_H
 #define OBJ_ERRHANDLER_H
 
@@ -27,9 +27,18 @@ struct MPI_ABI_Errhandler {
 };
 
 extern obj_errhandler_t obj_errhandler_fatal, obj_errhandler_return, obj_errhandler_abort;
+/* MPI_FILE_NULL's handler: errors of MPI_File_open and of files without
+ * one of their own (MPI_ERRORS_RETURN until set). */
+extern obj_errhandler_t *obj_errhandler_file_null;
 
 void obj_errhandler_retain(obj_errhandler_t *eh);
 void obj_errhandler_release(obj_errhandler_t *eh);
 int obj_errhandler_init(void);
+/* A user errhandler for objects of for_kind calling fn. */
+int obj_errhandler_create(obj_eh_for_t for_kind, void (*fn)(void), obj_errhandler_t **out);
+/* Put eh (retained) in an object's slot, releasing the one it replaces;
+ * MPI_ERR_ARG when eh was made for another kind of object ("what"). */
+int obj_errhandler_attach(obj_errhandler_t **slot, obj_errhandler_t *eh, obj_eh_for_t want,
+                          const char *what);
 
 #endif

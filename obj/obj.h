@@ -72,7 +72,12 @@ static inline obj_t *obj_of_handle(const void *h)
  * through obj_fini before its memory is released. */
 void obj_init(obj_t *obj, obj_kind_t kind);
 void obj_fini(obj_t *obj);
-/* Drop an object's Fortran handle index, if it has one (mpi/handle_f2c.c). */
+/* Fortran values of handles (obj/handle_f2c.c): a library-made handle gets
+ * OBJ_PREDEF_MAX + an index at its first conversion; f2c of a value that
+ * names nothing of the kind gives the kind's null handle.  obj_fini drops
+ * an object's index (obj_handle_forget). */
+MPI_Fint obj_handle_c2f(obj_kind_t kind, const void *handle);
+void *obj_handle_f2c(obj_kind_t kind, MPI_Fint f);
 void obj_handle_forget(obj_t *obj);
 /* Live objects of a kind (MPIX_Live_objects). */
 int obj_live(obj_kind_t kind);

@@ -7,7 +7,7 @@ Writes (only files whose content changed, so that make rebuilds little):
     BUILDDIR/include/mpi.h
     BUILDDIR/mpi/binding/gen/mpi_<chapter>.c    entry points, one file per chapter
     BUILDDIR/mpi/binding/gen/mpi_impl.h         prototypes of the mpii_* implementations
-    BUILDDIR/mpi/binding/gen/mpi_errclass.c     error class names and descriptions
+    BUILDDIR/obj/gen/errclass.c                 error class names and descriptions (core library)
     BUILDDIR/mpi/binding/gen/mpi_api_status.c   implemented / unimplemented procedures
 
 IMPL.c are the hand-written sources (paths relative to --srcdir, or absolute);
@@ -363,10 +363,6 @@ def gen_impl_header(spec):
     for name, ret, params, proc, big in impl_functions(spec):
         out.append("RAIL_HIDDEN %s %s(%s);" % (ret, name, params))
     out += ["",
-            "/* Error classes (mpi_errclass.c): \"MPI_ERR_RANK\" and the default description;",
-            " * NULL for a value that is not a predefined class. */",
-            "const char *obj_errclass_name(int cls);",
-            "const char *obj_errclass_string(int cls);", "",
             "/* API coverage (mpi_api_status.c): NULL-terminated lists of procedure names. */",
             "extern const char *const mpi_api_implemented[];",
             "extern const char *const mpi_api_unimplemented[];",
@@ -766,7 +762,7 @@ def gen_errclass(spec):
             classes.append(m.groups())
     out = ["/*", " * Names and default descriptions of the predefined error classes.", " *",
            " * " + GEN_NOTE, " */", "#include <stddef.h>", "#include <mpi.h>",
-           '#include "mpi/binding/gen/mpi_impl.h"', "",
+           '#include "obj/errcode.h"', "",
            "const char *obj_errclass_name(int cls)", "{", "    switch (cls) {"]
     out += ['    case %s: return "%s";' % (n, n) for n, v, d in classes]
     out += ["    default: return NULL;", "    }", "}", "",
@@ -825,7 +821,7 @@ def outputs(outdir):
     gen = os.path.join(outdir, "mpi", "binding", "gen")
     res = {"mpi.h": os.path.join(outdir, "include", "mpi.h"),
            "impl": os.path.join(gen, "mpi_impl.h"),
-           "errclass": os.path.join(gen, "mpi_errclass.c"),
+           "errclass": os.path.join(outdir, "obj", "gen", "errclass.c"),
            "status": os.path.join(gen, "mpi_api_status.c")}
     for c in CHAPTERS:
         res[c] = os.path.join(gen, "mpi_%s.c" % c)

@@ -1,6 +1,6 @@
-/* Handles and the predefined-object table (see obj.h). */
+/* Handles and the predefined-object table (see obj/obj.h). */
 #include "obj/obj.h"
-#include "mpi/mpi_err.h"
+#include "obj/err.h"
 
 #include "base/atomic.h"
 
@@ -93,24 +93,4 @@ static int kind_index(obj_kind_t kind)
         if (kinds[i].kind == kind)
             return (int)i;
     return -1;
-}
-
-RAIL_EXPORT int MPIX_Live_objects(const char *kind, int *count)
-{
-    static const char *names[] = {"comm", "datatype", "group", "op", "info", "errhandler",
-                                  "request", "message", "win", "file", "session"};
-    if (!kind || !count)
-        return MPI_ERR_ARG;
-    int total = 0;
-    bool found = false;
-    for (size_t i = 0; i < RAIL_ARRAY_SIZE(names); i++) {
-        if (strcmp(kind, "all") == 0 || strcmp(kind, names[i]) == 0) {
-            total += rail_atomic_load_relaxed(&live[i]);
-            found = true;
-        }
-    }
-    if (!found)
-        return MPI_ERR_ARG;
-    *count = total;
-    return MPI_SUCCESS;
 }

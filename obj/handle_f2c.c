@@ -1,6 +1,6 @@
 /*
- * Fortran handles: MPI_<Kind>_c2f / MPI_<Kind>_f2c, and the status
- * conversions (MPI_Status_c2f, _f2c, _c2f08, _f082c, _f082f, _f2f08).
+ * Fortran values of handles (MPI_<Kind>_c2f / MPI_<Kind>_f2c in
+ * mpi/handles.c).
  *
  * C handles are pointers; a Fortran handle is an MPI_Fint.  Predefined
  * handles (the ABI constants, below OBJ_PREDEF_MAX) are their own Fortran
@@ -9,15 +9,11 @@
  * and converting it again gives the same value.  f2c of a value that names
  * nothing of the kind gives the kind's null handle.
  *
- * Entries are dropped by obj_handle_forget(obj) when an object is finalized
- * (to be called from obj_fini).  Until that hook is in, a stale entry
- * stays: it maps to the address it was made for, so a new object at the
- * same address gets the same Fortran value, and f2c of a freed object's
- * value gives a handle that lookups report as freed.
+ * obj_fini drops an object's entry (obj_handle_forget), so a new object
+ * at the same address gets a new value, and f2c of a freed object's value
+ * gives the kind's null handle.
  */
-#include "mpi/mpi_err.h"
 #include "obj/obj.h"
-#include "mpi/binding/gen/mpi_impl.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -147,12 +143,20 @@ static int slot_alloc(f2c_table_t *t)
     return t->n++;
 }
 
-static MPI_Fint c2f(int k, const void *handle)
+static int table_of(obj_kind_t kind)
+{
+    for (int k = 0; k < T_COUNT; k++)
+        if (tables[k].kind == kind)
+            return k;
+    return -1;
+}
+
+MPI_Fint obj_handle_c2f(obj_kind_t kind, const void *handle)
 {
     uintptr_t h = (uintptr_t)handle;
     if (h < OBJ_PREDEF_MAX)
         return (MPI_Fint)h;
-    f2c_table_t *t = &tables[k];
+    f2c_table_t *t = &tables[table_of(kind)];
     MPI_Fint f = (MPI_Fint)t->null_handle;
     pthread_mutex_lock(&f2c_lock);
     int *v = hfind(t, h);
@@ -171,8 +175,9 @@ static MPI_Fint c2f(int k, const void *handle)
     return f;
 }
 
-static void *f2c(int k, MPI_Fint f)
+void *obj_handle_f2c(obj_kind_t kind, MPI_Fint f)
 {
+    int k = table_of(kind);
     f2c_table_t *t = &tables[k];
     if (f >= 0 && f < OBJ_PREDEF_MAX) {
         const obj_t *o = obj_predef_table[f];
@@ -215,166 +220,3 @@ void obj_handle_forget(obj_t *obj)
     pthread_mutex_unlock(&f2c_lock);
 }
 
-/* ------------------------------------------------------------ handles */
-
-/* Written out one by one: the binding generator looks for each definition
- * at the start of a line (mpi/binding/README.md). */
-MPI_Fint mpii_comm_c2f(MPI_Comm h)
-{
-    return c2f(T_COMM, (const void *)h);
-}
-
-MPI_Comm mpii_comm_f2c(MPI_Fint f)
-{
-    return (MPI_Comm)f2c(T_COMM, f);
-}
-
-MPI_Fint mpii_type_c2f(MPI_Datatype h)
-{
-    return c2f(T_TYPE, (const void *)h);
-}
-
-MPI_Datatype mpii_type_f2c(MPI_Fint f)
-{
-    return (MPI_Datatype)f2c(T_TYPE, f);
-}
-
-MPI_Fint mpii_group_c2f(MPI_Group h)
-{
-    return c2f(T_GROUP, (const void *)h);
-}
-
-MPI_Group mpii_group_f2c(MPI_Fint f)
-{
-    return (MPI_Group)f2c(T_GROUP, f);
-}
-
-MPI_Fint mpii_op_c2f(MPI_Op h)
-{
-    return c2f(T_OP, (const void *)h);
-}
-
-MPI_Op mpii_op_f2c(MPI_Fint f)
-{
-    return (MPI_Op)f2c(T_OP, f);
-}
-
-MPI_Fint mpii_info_c2f(MPI_Info h)
-{
-    return c2f(T_INFO, (const void *)h);
-}
-
-MPI_Info mpii_info_f2c(MPI_Fint f)
-{
-    return (MPI_Info)f2c(T_INFO, f);
-}
-
-MPI_Fint mpii_errhandler_c2f(MPI_Errhandler h)
-{
-    return c2f(T_ERRH, (const void *)h);
-}
-
-MPI_Errhandler mpii_errhandler_f2c(MPI_Fint f)
-{
-    return (MPI_Errhandler)f2c(T_ERRH, f);
-}
-
-MPI_Fint mpii_request_c2f(MPI_Request h)
-{
-    return c2f(T_REQ, (const void *)h);
-}
-
-MPI_Request mpii_request_f2c(MPI_Fint f)
-{
-    return (MPI_Request)f2c(T_REQ, f);
-}
-
-MPI_Fint mpii_message_c2f(MPI_Message h)
-{
-    return c2f(T_MSG, (const void *)h);
-}
-
-MPI_Message mpii_message_f2c(MPI_Fint f)
-{
-    return (MPI_Message)f2c(T_MSG, f);
-}
-
-MPI_Fint mpii_win_c2f(MPI_Win h)
-{
-    return c2f(T_WIN, (const void *)h);
-}
-
-MPI_Win mpii_win_f2c(MPI_Fint f)
-{
-    return (MPI_Win)f2c(T_WIN, f);
-}
-
-MPI_Fint mpii_file_c2f(MPI_File h)
-{
-    return c2f(T_FILE, (const void *)h);
-}
-
-MPI_File mpii_file_f2c(MPI_Fint f)
-{
-    return (MPI_File)f2c(T_FILE, f);
-}
-
-MPI_Fint mpii_session_c2f(MPI_Session h)
-{
-    return c2f(T_SESSION, (const void *)h);
-}
-
-MPI_Session mpii_session_f2c(MPI_Fint f)
-{
-    return (MPI_Session)f2c(T_SESSION, f);
-}
-
-/* ------------------------------------------------------------ statuses */
-
-/* MPI_F_STATUS_IGNORE and friends are defined by the generated code. */
-
-/* All three forms hold the same MPI_F_STATUS_SIZE integers in the same order
- * (MPI_SOURCE, MPI_TAG, MPI_ERROR, then the hidden fields). */
-static int copy_status(const void *in, void *out, bool in_ignorable, bool out_ignorable)
-{
-    if (!in || !out)
-        return obj_errf(MPI_ERR_ARG, "the statuses to convert must not be NULL");
-    if ((in_ignorable && (in == MPI_F_STATUS_IGNORE || in == MPI_F08_STATUS_IGNORE)) ||
-        (out_ignorable && (out == MPI_F_STATUS_IGNORE || out == MPI_F08_STATUS_IGNORE)))
-        return obj_errf(MPI_ERR_ARG, "MPI_F_STATUS_IGNORE / MPI_F08_STATUS_IGNORE cannot be "
-                        "converted");
-    _Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint), "status layout");
-    _Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status), "status layout");
-    memmove(out, in, sizeof(MPI_Status));
-    return MPI_SUCCESS;
-}
-
-int mpii_status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
-{
-    return copy_status(c_status, f_status, false, true);
-}
-
-int mpii_status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
-{
-    return copy_status(f_status, c_status, true, false);
-}
-
-int mpii_status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
-{
-    return copy_status(c_status, f08_status, false, true);
-}
-
-int mpii_status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
-{
-    return copy_status(f08_status, c_status, true, false);
-}
-
-int mpii_status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
-{
-    return copy_status(f08_status, f_status, true, true);
-}
-
-int mpii_status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
-{
-    return copy_status(f_status, f08_status, true, true);
-}
