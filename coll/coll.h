@@ -3,7 +3,7 @@
  *
  * COMPONENTS AND MODULES.  A component is compiled in and listed in
  * coll_components[].  For each new communicator (coll_comm_select, called
- * by the communicator code after pml_comm_create) every component allowed
+ * by the object layer after the pml's set-up, see coll_init) every component allowed
  * by the parameter `coll` is asked comm_query(comm, &priority); it returns
  * a module (a table of functions, NULL where it does not offer an
  * operation) or NULL when it cannot serve this communicator.  Each
@@ -232,6 +232,10 @@ int coll_register_params(void);
  * undo it before pml_comm_destroy. */
 int coll_comm_select(obj_comm_t *comm);
 void coll_comm_release(obj_comm_t *comm);
+/* Hand coll_comm_select / coll_comm_release to the object layer, which
+ * calls them for every communicator it makes and takes down (but the
+ * bootstrap communicator); at MPI_Init, after pml_init. */
+int coll_init(void);
 
 extern int coll_verbose;
 /* coll_check: blocking collectives and persistent initializations agree
@@ -248,12 +252,6 @@ extern bool coll_check;
  * module that offers an operation stays attached to the communicator
  * (released by coll_comm_release), chosen for something or not. */
 coll_module_t *coll_next_module(obj_comm_t *comm, int op, const coll_module_t *module);
-
-/* Set by the communicator layer (mpi/comm_coll.c) for components that build
- * internal communicators (han): MPI_Comm_split on an intracommunicator
- * (collective over comm; *out NULL for MPI_UNDEFINED); the result is
- * dropped with obj_comm_release. */
-extern int (*coll_comm_split)(obj_comm_t *comm, int color, int key, obj_comm_t **out);
 
 /* Tag of a new collective call on comm (see TAGS above). */
 static inline int coll_tag_next(obj_comm_t *comm)

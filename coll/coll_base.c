@@ -235,8 +235,6 @@ coll_module_t *coll_next_module(obj_comm_t *comm, int op, const coll_module_t *m
     return NULL;
 }
 
-int (*coll_comm_split)(obj_comm_t *comm, int color, int key, obj_comm_t **out);
-
 int coll_comm_select(obj_comm_t *comm)
 {
     int n_comp = 0, n = 0, rc;
@@ -327,3 +325,13 @@ static int missing(obj_comm_t *comm, int op)
     }
 COLL_OPS(COLL_X_DISPATCH_DEF)
 #undef COLL_X_DISPATCH_DEF
+
+static const obj_comm_layer_t coll_layer = {
+    .name = "collective", .skip_flags = OBJ_COMM_F_BOOT,
+    .attach = coll_comm_select, .detach = coll_comm_release,
+};
+
+int coll_init(void)
+{
+    return obj_comm_layer_add(&coll_layer);
+}

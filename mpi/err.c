@@ -79,8 +79,8 @@ int mpi_err_raise_default(int code, const char *fname)
         return mpi_err_raise_comm(hint, code, fname);
     /* MPI-4: errors not tied to an object go to MPI_COMM_SELF's handler;
      * before MPI is ready (or after), the default is ERRORS_ARE_FATAL. */
-    if (mpi_api_is_ready() && mpi_env.comm_self)
-        return mpi_err_raise_comm(mpi_env.comm_self, code, fname);
+    if (mpi_api_is_ready() && obj_comm_self())
+        return mpi_err_raise_comm(obj_comm_self(), code, fname);
     bool user;
     return raise_common(&obj_errhandler_fatal, code, fname, "error with MPI not initialized",
                         &user);

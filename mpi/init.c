@@ -8,6 +8,7 @@
 #include "runtime/rte.h"
 #include "accel/accel.h"
 #include "pml/pml.h"
+#include "coll/coll.h"
 #include "base/param.h"
 #include "base/atomic.h"
 #include "base/log.h"
@@ -51,6 +52,7 @@ static int core_up_locked(int thread_level)
     RAIL_CHECK(obj_op_predef_init());
     RAIL_CHECK(obj_info_predef_init(mpi_env.argc, mpi_env.argv, mpi_env.thread_level));
     RAIL_CHECK(pml_init(thread_level));
+    RAIL_CHECK(coll_init());
     RAIL_CHECK(obj_comm_predef_init());
     mpi_env.core_up = true;
     return MPI_SUCCESS;
@@ -89,6 +91,7 @@ int mpi_env_core_down(void)
         pml_quiesce();
         rc = rte_fence(false);
         obj_comm_predef_fini();
+        obj_comm_layers_clear();
         pml_finalize();
         accel_finalize();
         rte_finalize();
@@ -149,7 +152,7 @@ int mpii_finalize(void)
         return obj_errf(MPI_ERR_OTHER, "MPI_Finalize called without a matching MPI_Init");
     /* MPI-4 11.2.2: first the delete callbacks of COMM_SELF's attributes,
      * in reverse order of their setting. */
-    int rc = obj_attr_delete_all(OBJ_ATTR_COMM, MPI_COMM_SELF, &mpi_env.comm_self->attrs);
+    int rc = obj_attr_delete_all(OBJ_ATTR_COMM, MPI_COMM_SELF, &obj_comm_self()->attrs);
     if (rc)
         return rc;
     mpi_env.finalized = true;

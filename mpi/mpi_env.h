@@ -15,8 +15,6 @@ typedef struct mpi_env {
     bool rte_up;             /* rte_init succeeded */
     bool core_up;            /* rte, accel, pml and predefined objects are up */
     int sessions;            /* open sessions */
-    obj_comm_t *comm_world;
-    obj_comm_t *comm_self;
     bool verbose_errors;     /* parameter mpi_show_errors: print errors even when returned */
     char **argv;             /* copy of the program's arguments, for MPI_INFO_ENV */
     int argc;
@@ -38,7 +36,5 @@ int mpi_params_register_all(void);
 /* Predefined objects (mpi/predef_*.c). */
 int obj_datatype_predef_init(void);
 int obj_op_predef_init(void);
-int obj_comm_predef_init(void);
-void obj_comm_predef_fini(void);
 
 #endif

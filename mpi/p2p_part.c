@@ -1,197 +1,17 @@
-/*
- * Partitioned point-to-point (MPI-4.1 section 4): MPI_Psend_init,
- * MPI_Precv_init, MPI_Pready(_range, _list), MPI_Parrived.
- *
- * A partitioned request wraps one internal persistent pml request for the
- * whole buffer (partitions x count elements):
- *   receive: MPI_Start starts the internal receive at once; a partition
- *            has arrived when the whole message has (MPI_Parrived may say
- *            so late, never early);
- *   send:    MPI_Start arms it; the internal send starts when the last
- *            partition is marked ready, so the data of every partition is
- *            final by then.
- * The internal requests live in the communicator's collective context
- * with negative tags (comm_tag_part): no user receive (MPI_ANY_TAG
- * included) and no collective can match them.  Partitioned operations
- * match in the order of their initialization calls (MPI-4.1 4.2.1), so the
- * tag holds k, the number of earlier initializations on this side for the
- * same communicator, peer and user tag: the k-th MPI_Psend_init to a
- * process meets its k-th MPI_Precv_init from this one, however the two
- * sides order their MPI_Start and MPI_Pready calls.  Limit: user tags
- * that differ by a multiple of 2^16 share a lane, and so do the k-th and
- * (k + 2^14)-th initializations of a (peer, tag) while both are in use.
- *
- * The internal request completes the partitioned one through its
- * on_complete hook; pml_req_start clears the hook, so it is set again
- * after every start (inside the critical section, so no completion can
- * slip between the two).
- */
+/* Partitioned point-to-point (MPI-4.1 section 4): MPI_Psend_init,
+ * MPI_Precv_init, MPI_Pready(_range, _list), MPI_Parrived, on the
+ * partitioned requests of pml/pml_part.c. */
 #include "mpi/p2p.h"
-#include "obj/comm_int.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-typedef struct part_req {
-    obj_request_t req;     /* first: the handle points here */
-    obj_request_t *inner;  /* persistent pml request for the whole buffer */
-    bool send;
-    int partitions;
-    int nready;            /* send: partitions marked ready since MPI_Start */
-    int user_tag;
-    uint8_t *ready;        /* send: per partition */
-} part_req_t;
-
-static void part_inner_done(obj_request_t *inner);
-
-/* Initializations so far per (peer, user tag, direction) of a
- * communicator: a short list, partitioned requests are few and long-lived. */
-typedef struct part_seq {
-    struct part_seq *next;
-    int peer, tag;
-    bool send;
-    uint32_t n;
-} part_seq_t;
-
-static int part_seq_next(obj_comm_t *comm, int peer, int tag, bool send, uint32_t *k)
-{
-    int rc = MPI_SUCCESS;
-    RAIL_CS_ENTER();
-    part_seq_t *e = comm->part_seq;
-    while (e && (e->peer != peer || e->tag != tag || e->send != send))
-        e = e->next;
-    if (!e && (e = calloc(1, sizeof(*e)))) {
-        *e = (part_seq_t){.next = comm->part_seq, .peer = peer, .tag = tag, .send = send};
-        comm->part_seq = e;
-    }
-    if (e)
-        *k = e->n++;
-    else
-        rc = obj_errf(MPI_ERR_NO_MEM, "out of memory");
-    RAIL_CS_EXIT();
-    return rc;
-}
-
-void mpi_part_seq_free(obj_comm_t *comm)
-{
-    for (part_seq_t *e = comm->part_seq, *next; e; e = next) {
-        next = e->next;
-        free(e);
-    }
-    comm->part_seq = NULL;
-}
-
-static void part_release(obj_request_t *req)
-{
-    part_req_t *p = (part_req_t *)req;
-    obj_request_t *in = p->inner;
-    if (in) {
-        in->on_complete = NULL;
-        if ((in->flags & OBJ_REQ_FLAG_ACTIVE) && !obj_request_is_complete(in))
-            in->flags |= OBJ_REQ_FLAG_FREED;   /* the pml releases it when done */
-        else
-            in->ops->release(in);
-    }
-    free(p->ready);
-    p->req.obj.kind = OBJ_FREED;
-    free(p);
-}
-
-/* Start the internal request and hook its completion to p. */
-static int part_start_inner(part_req_t *p)
-{
-    obj_request_t *in = p->inner;
-    RAIL_CS_ENTER();
-    int rc = in->ops->start(in);
-    if (rc == MPI_SUCCESS) {
-        in->flags |= OBJ_REQ_FLAG_INTERNAL;
-        in->cb_arg = p;
-        if (obj_request_is_complete(in))
-            part_inner_done(in);
-        else
-            in->on_complete = part_inner_done;
-    }
-    RAIL_CS_EXIT();
-    return rc;
-}
-
-static void part_inner_done(obj_request_t *in)
-{
-    part_req_t *p = in->cb_arg;
-    in->on_complete = NULL;
-    in->flags &= (uint8_t)~OBJ_REQ_FLAG_ACTIVE;
-    rail_atomic_store_release(&in->complete, 1);
-    p->req.status = in->status;
-    if (p->req.status.source != MPI_PROC_NULL)
-        p->req.status.tag = p->user_tag;
-    obj_request_complete(&p->req);
-}
-
-static int part_start(obj_request_t *req)
-{
-    part_req_t *p = (part_req_t *)req;
-    uint8_t flags = req->flags;
-    obj_request_init(req, OBJ_REQ_PART, req->ops, req->comm);
-    req->flags = flags | OBJ_REQ_FLAG_ACTIVE;
-    p->nready = 0;
-    if (p->send) {
-        memset(p->ready, 0, (size_t)p->partitions);
-        return p->partitions == 0 ? part_start_inner(p) : MPI_SUCCESS;
-    }
-    return part_start_inner(p);
-}
-
-static const obj_request_ops_t part_ops = {
-    .release = part_release,
-    .start = part_start,
-};
-
-static int part_init(void *buf, int partitions, MPI_Count count, obj_datatype_t *dt, int peer,
-                     int tag, obj_comm_t *comm, bool send, MPI_Request *request)
-{
-    if (partitions < 0)
-        return obj_errf(MPI_ERR_ARG, "partitions must not be negative (%d)", partitions);
-    if (count > 0 && partitions > 0 && count > (MPI_Count)(INT64_MAX / 2) / partitions)
-        return obj_errf(MPI_ERR_COUNT, "partitions x count is too large");
-    part_req_t *p = calloc(1, sizeof(*p));
-    if (!p || (send && !(p->ready = calloc((size_t)partitions + 1, 1)))) {
-        free(p);
-        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
-    }
-    MPI_Count total = (MPI_Count)partitions * count;
-    uint32_t k = 0;
-    int rc = peer == MPI_PROC_NULL ? MPI_SUCCESS : part_seq_next(comm, peer, tag, send, &k);
-    if (rc != MPI_SUCCESS) {
-        free(p->ready);
-        free(p);
-        return rc;
-    }
-    int itag = comm_tag_part(tag, k);
-    unsigned flags = PML_COLL | PML_PERSISTENT;
-    rc = send ? pml_send_create(buf, total, dt, peer, itag, PML_SEND_STANDARD, comm, flags,
-                                &p->inner)
-              : pml_recv_create(buf, total, dt, peer, itag, comm, flags, &p->inner);
-    if (rc != MPI_SUCCESS) {
-        free(p->ready);
-        free(p);
-        return obj_errf(rc, "cannot create the partitioned request");
-    }
-    p->inner->flags |= OBJ_REQ_FLAG_INTERNAL;
-    p->send = send;
-    p->partitions = partitions;
-    p->user_tag = tag;
-    obj_request_init(&p->req, OBJ_REQ_PART, &part_ops, comm);
-    p->req.flags = OBJ_REQ_FLAG_PERSISTENT;
-    p->req.complete = 1;   /* inactive */
-    *request = (MPI_Request)&p->req;
-    return MPI_SUCCESS;
-}
 
 int mpii_psend_init(const void *buf, int partitions, MPI_Count count, obj_datatype_t *datatype,
                     int dest, int tag, obj_comm_t *comm, obj_info_t *info, MPI_Request *request)
 {
     (void)info;
-    return part_init((void *)buf, partitions, count, datatype, dest, tag, comm, true, request);
+    obj_request_t *req;
+    int rc = pml_part_init((void *)buf, partitions, count, datatype, dest, tag, comm, true, &req);
+    if (rc == MPI_SUCCESS)
+        *request = obj_request_handle(req);
+    return rc;
 }
 
 int mpii_precv_init(void *buf, int partitions, MPI_Count count, obj_datatype_t *datatype,
@@ -199,100 +19,54 @@ int mpii_precv_init(void *buf, int partitions, MPI_Count count, obj_datatype_t *
                     MPI_Request *request)
 {
     (void)info;
-    return part_init(buf, partitions, count, datatype, source, tag, comm, false, request);
-}
-
-/* The partitioned request behind a handle, of the wanted direction. */
-static int part_of(obj_request_t *req, bool send, const char *what, part_req_t **out)
-{
-    if (!req || req->kind != OBJ_REQ_PART)
-        return obj_errf(MPI_ERR_REQUEST, "%s needs a partitioned request", what);
-    part_req_t *p = (part_req_t *)req;
-    if (p->send != send)
-        return obj_errf(MPI_ERR_REQUEST, "%s needs a partitioned %s request", what,
-                        send ? "send" : "receive");
-    if (!(req->flags & OBJ_REQ_FLAG_ACTIVE))
-        return obj_errf(MPI_ERR_REQUEST, "%s on a partitioned request that is not started",
-                        what);
-    *out = p;
-    return MPI_SUCCESS;
-}
-
-static int check_partition(const part_req_t *p, int partition)
-{
-    if (partition < 0 || partition >= p->partitions)
-        return obj_errf(MPI_ERR_ARG, "partition %d is not in [0, %d)", partition, p->partitions);
-    return MPI_SUCCESS;
-}
-
-/* Threads may mark partitions of one request at once (the point of
- * partitioned communication): the marks are counted inside the critical
- * section, which MPI_THREAD_MULTIPLE makes real. */
-static int mark_ready(part_req_t *p, int partition)
-{
-    int rc = check_partition(p, partition);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    RAIL_CS_ENTER();
-    if (p->ready[partition]) {
-        rc = obj_errf(MPI_ERR_ARG, "partition %d is already marked ready", partition);
-    } else {
-        p->ready[partition] = 1;
-        if (++p->nready == p->partitions)
-            rc = part_start_inner(p);
-    }
-    RAIL_CS_EXIT();
+    obj_request_t *req;
+    int rc = pml_part_init(buf, partitions, count, datatype, source, tag, comm, false, &req);
+    if (rc == MPI_SUCCESS)
+        *request = obj_request_handle(req);
     return rc;
 }
 
 int mpii_pready(int partition, obj_request_t *request)
 {
-    part_req_t *p = NULL;
-    int rc = part_of(request, true, "MPI_Pready", &p);
-    return rc == MPI_SUCCESS ? mark_ready(p, partition) : rc;
+    int rc = pml_part_check(request, true, "MPI_Pready");
+    return rc == MPI_SUCCESS ? pml_part_ready(request, partition) : rc;
 }
 
 int mpii_pready_range(int partition_low, int partition_high, obj_request_t *request)
 {
-    part_req_t *p = NULL;
-    int rc = part_of(request, true, "MPI_Pready_range", &p);
+    int rc = pml_part_check(request, true, "MPI_Pready_range");
     if (rc == MPI_SUCCESS && partition_low > partition_high)
         rc = obj_errf(MPI_ERR_ARG, "partition_low %d is above partition_high %d", partition_low,
                       partition_high);
     if (rc == MPI_SUCCESS)
-        rc = check_partition(p, partition_low);
+        rc = pml_part_check_partition(request, partition_low);
     if (rc == MPI_SUCCESS)
-        rc = check_partition(p, partition_high);
+        rc = pml_part_check_partition(request, partition_high);
     for (int i = partition_low; rc == MPI_SUCCESS && i <= partition_high; i++)
-        rc = mark_ready(p, i);
+        rc = pml_part_ready(request, i);
     return rc;
 }
 
 int mpii_pready_list(int length, const int array_of_partitions[], obj_request_t *request)
 {
-    part_req_t *p = NULL;
-    int rc = part_of(request, true, "MPI_Pready_list", &p);
+    int rc = pml_part_check(request, true, "MPI_Pready_list");
     if (rc == MPI_SUCCESS && length < 0)
         rc = obj_errf(MPI_ERR_ARG, "length must not be negative (%d)", length);
     if (rc == MPI_SUCCESS && length > 0 && !array_of_partitions)
         rc = obj_errf(MPI_ERR_ARG, "array_of_partitions is NULL");
     for (int i = 0; rc == MPI_SUCCESS && i < length; i++)
-        rc = check_partition(p, array_of_partitions[i]);
+        rc = pml_part_check_partition(request, array_of_partitions[i]);
     for (int i = 0; rc == MPI_SUCCESS && i < length; i++)
-        rc = mark_ready(p, array_of_partitions[i]);
+        rc = pml_part_ready(request, array_of_partitions[i]);
     return rc;
 }
 
 int mpii_parrived(obj_request_t *request, int partition, int *flag)
 {
-    part_req_t *p = NULL;
-    int rc = part_of(request, false, "MPI_Parrived", &p);
+    int rc = pml_part_check(request, false, "MPI_Parrived");
     if (rc == MPI_SUCCESS)
-        rc = check_partition(p, partition);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!rail_atomic_load_acquire(&p->req.complete))
-        rail_progress();
-    *flag = rail_atomic_load_acquire(&p->req.complete) != 0;
-    return MPI_SUCCESS;
+        rc = pml_part_check_partition(request, partition);
+    if (rc == MPI_SUCCESS)
+        *flag = pml_part_arrived(request);
+    return rc;
 }

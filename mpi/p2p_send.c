@@ -5,12 +5,6 @@
 
 #include <stdlib.h>
 
-/* Pending requests keep their communicator alive. */
-__attribute__((constructor)) static void p2p_comm_hooks(void)
-{
-    pml_set_comm_hooks(obj_comm_retain, obj_comm_release);
-}
-
 int mpi_p2p_status_error(const obj_req_status_t *st)
 {
     if (st->error == MPI_ERR_TRUNCATE)

@@ -1,108 +1,25 @@
-/* Topology objects (obj_topo.h): copy, free, common helpers; MPI_Topo_test
- * and MPI_Dims_create. */
-#include "obj/comm_int.h"
+/* MPI_Topo_test, MPI_Dims_create, MPI_Cart_*, MPI_Graph_*, MPI_Graphdims_get
+ * and MPI_Dist_graph_*: the queries read the topology of obj/topo.h; the
+ * constructors are obj/topo_*.c's. */
+#include "mpi/mpi_err.h"
+#include "obj/comm.h"
 #include "obj/topo.h"
 #include "mpi/binding/gen/mpi_impl.h"
 
-#include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------ objects */
-
-int *topo_dup_ints(const int *src, int n, bool *ok)
+/* The result of a constructor: its handle, or MPI_COMM_NULL (also on an
+ * error: not left unset). */
+static int topo_out(int rc, obj_comm_t *const *c, MPI_Comm *newcomm)
 {
-    if (!src || n <= 0)
-        return NULL;
-    int *d = malloc((size_t)n * sizeof(int));
-    if (!d)
-        *ok = false;
-    else
-        memcpy(d, src, (size_t)n * sizeof(int));
-    return d;
-}
-
-void obj_topo_free(obj_topo_t *t)
-{
-    if (!t)
-        return;
-    free(t->in);
-    if (!t->in_shared)
-        free(t->out);
-    free(t->in_weights);
-    free(t->out_weights);
-    if (t->kind == MPI_CART) {
-        free(t->u.cart.dims);
-        free(t->u.cart.periods);
-        free(t->u.cart.coords);
-    } else if (t->kind == MPI_GRAPH) {
-        free(t->u.graph.index);
-        free(t->u.graph.edges);
-    }
-    free(t);
-}
-
-int obj_topo_copy(const obj_topo_t *src, obj_topo_t **out)
-{
-    *out = NULL;
-    if (!src)
-        return MPI_SUCCESS;
-    obj_topo_t *t = calloc(1, sizeof(*t));
-    if (!t)
-        return obj_errf(MPI_ERR_NO_MEM, "out of memory copying a topology");
-    bool ok = true;
-    *t = *src;
-    t->in = topo_dup_ints(src->in, src->indegree, &ok);
-    t->out = src->in_shared ? t->in : topo_dup_ints(src->out, src->outdegree, &ok);
-    t->in_weights = topo_dup_ints(src->in_weights, src->indegree, &ok);
-    t->out_weights = topo_dup_ints(src->out_weights, src->outdegree, &ok);
-    if (src->kind == MPI_CART) {
-        int n = src->u.cart.ndims;
-        t->u.cart.dims = topo_dup_ints(src->u.cart.dims, n, &ok);
-        t->u.cart.periods = topo_dup_ints(src->u.cart.periods, n, &ok);
-        t->u.cart.coords = topo_dup_ints(src->u.cart.coords, n, &ok);
-    } else if (src->kind == MPI_GRAPH) {
-        int n = src->u.graph.nnodes;
-        t->u.graph.index = topo_dup_ints(src->u.graph.index, n, &ok);
-        t->u.graph.edges = topo_dup_ints(src->u.graph.edges, n ? src->u.graph.index[n - 1] : 0,
-                                         &ok);
-    }
-    if (!ok) {
-        obj_topo_free(t);
-        return obj_errf(MPI_ERR_NO_MEM, "out of memory copying a topology");
-    }
-    *out = t;
-    return MPI_SUCCESS;
-}
-
-int topo_of(const obj_comm_t *comm, int kind, const obj_topo_t **t)
-{
-    static const char *names[] = {"a Cartesian", "a graph", "a distributed graph"};
-    *t = comm->topo;
-    if (*t && (*t)->kind == kind)
-        return MPI_SUCCESS;
-    return obj_errf(MPI_ERR_TOPOLOGY, "the communicator does not have %s topology",
-                    names[kind - MPI_CART]);
-}
-
-/* A communicator of the first n processes of comm_old (n <= its size);
- * *out NULL at the others. */
-int topo_comm_first(obj_comm_t *comm_old, int n, obj_comm_t **out)
-{
-    int *w = malloc((size_t)RAIL_MAX(n, 1) * sizeof(int));
-    if (!w)
-        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
-    for (int i = 0; i < n; i++)
-        w[i] = obj_group_world_rank(comm_old->group, i);
-    obj_group_t *g;
-    int rc = obj_group_make(n, w, comm_old->session, &g);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    rc = comm_create_intra(comm_old, g, out);
-    obj_group_release(g);
+    *newcomm = rc == MPI_SUCCESS ? obj_comm_handle(*c) : MPI_COMM_NULL;
     return rc;
 }
 
-/* ------------------------------------------------------------ Topo_test */
+int mpii_dims_create(int nnodes, int ndims, int dims[])
+{
+    return obj_topo_dims_create(nnodes, ndims, dims);
+}
 
 int mpii_topo_test(obj_comm_t *comm, int *status)
 {
@@ -110,154 +27,254 @@ int mpii_topo_test(obj_comm_t *comm, int *status)
     return MPI_SUCCESS;
 }
 
-/* ------------------------------------------------------------ Dims_create */
-
-/* d^k >= m, without overflow. */
-static bool pow_reaches(long long d, int k, long long m)
+int mpii_cartdim_get(obj_comm_t *comm, int *ndims)
 {
-    long long p = 1;
-    for (int i = 0; i < k && p < m; i++)
-        p *= d;
-    return p >= m;
+    const obj_topo_t *t;
+    int rc = obj_topo_of(comm, MPI_CART, &t);
+    if (rc == MPI_SUCCESS)
+        *ndims = t->u.cart.ndims;
+    return rc;
 }
 
-/* MPI_Dims_create's factors "as close to each other as possible": of the
- * non-increasing factorizations of m into k factors, the one with the
- * smallest spread (largest - smallest factor), then the largest smallest
- * factor, then the largest factors from the end (the choice MPICH makes
- * too, so a program decomposes the same way under either).  A depth-first
- * search over the divisors of m, pruned by the best spread found. */
-typedef struct dims_search {
-    const int *divs;   /* divisors of m, ascending */
-    int ndivs, k;
-    int root;          /* largest r with r^k <= m */
-    int *cur, *best;
-    bool found;
-} dims_search_t;
-
-static bool dims_better(const dims_search_t *s)
+static int check_maxdims(const obj_topo_t *t, int maxdims)
 {
-    if (!s->found)
-        return true;
-    int k = s->k;
-    int sc = s->cur[0] - s->cur[k - 1], sb = s->best[0] - s->best[k - 1];
-    if (sc != sb)
-        return sc < sb;
-    for (int i = k - 1; i >= 0; i--)
-        if (s->cur[i] != s->best[i])
-            return s->cur[i] > s->best[i];
-    return false;
-}
-
-static void dims_dfs(dims_search_t *s, int m, int depth, int cap)
-{
-    int left = s->k - depth;
-    if (left == 1) {
-        if (m > cap)
-            return;
-        s->cur[depth] = m;
-        if (dims_better(s)) {
-            memcpy(s->best, s->cur, (size_t)s->k * sizeof(int));
-            s->found = true;
-        }
-        return;
-    }
-    for (int i = 0; i < s->ndivs && s->divs[i] <= cap; i++) {
-        int d = s->divs[i];
-        if (m % d != 0 || !pow_reaches(d, left, m))
-            continue;
-        /* Prune by the best spread so far: at the top the smallest factor
-         * is at most m's k-th root, below it at most d. */
-        if (s->found) {
-            int spread = s->best[0] - s->best[s->k - 1];
-            if (depth == 0 && d - s->root > spread)
-                break;
-            if (depth > 0 && s->cur[0] - d > spread)
-                continue;
-        }
-        s->cur[depth] = d;
-        dims_dfs(s, m / d, depth + 1, d);
-    }
-}
-
-/* Fills out[0..k) (non-increasing); false when out of memory. */
-static bool balanced(int m, int k, int *out)
-{
-    /* The divisors up to sqrt(m); those above are m / these. */
-    int n = 0, cap = 0, *small = NULL;
-    for (long long d = 1; d * d <= m; d++) {
-        if (m % d)
-            continue;
-        if (n == cap) {
-            int *a = realloc(small, (size_t)(cap = cap ? 2 * cap : 64) * sizeof(int));
-            if (!a) {
-                free(small);
-                return false;
-            }
-            small = a;
-        }
-        small[n++] = (int)d;
-    }
-    int nd = 2 * n - ((long long)small[n - 1] * small[n - 1] == m);
-    int *all = malloc(((size_t)nd + 2 * (size_t)k) * sizeof(int));
-    if (!all) {
-        free(small);
-        return false;
-    }
-    for (int i = 0; i < nd; i++)
-        all[i] = i < n ? small[i] : m / small[nd - 1 - i];
-    free(small);
-    dims_search_t s = {.divs = all, .ndivs = nd, .k = k, .cur = all + nd,
-                       .best = all + nd + k, .root = 1};
-    while (k > 1 && !pow_reaches(s.root + 1, k, (long long)m + 1))
-        s.root++;
-    dims_dfs(&s, m, 0, m);
-    memcpy(out, s.best, (size_t)k * sizeof(int));
-    free(all);
-    return true;
-}
-
-static int dims_check(int nnodes, int ndims, const int dims[], int *fixed, int *nfree)
-{
-    if (nnodes <= 0)
-        return obj_errf(MPI_ERR_ARG, "invalid nnodes %d (must be positive)", nnodes);
-    if (ndims < 0)
-        return obj_errf(MPI_ERR_DIMS, "invalid ndims %d", ndims);
-    if (ndims > 0 && !dims)
-        return obj_errf(MPI_ERR_ARG, "argument 'dims' must not be NULL");
-    long long prod = 1;
-    *nfree = 0;
-    for (int i = 0; i < ndims; i++) {
-        if (dims[i] < 0)
-            return obj_errf(MPI_ERR_DIMS, "dims[%d] = %d is negative", i, dims[i]);
-        if (dims[i] == 0)
-            (*nfree)++;
-        else if ((prod *= dims[i]) > nnodes)
-            break;
-    }
-    if (prod > nnodes || nnodes % prod != 0 || (*nfree == 0 && prod != nnodes))
-        return obj_errf(MPI_ERR_DIMS, "%d processes cannot be arranged with the dimensions "
-                        "given (the fixed ones multiply to %lld)", nnodes, prod);
-    *fixed = (int)prod;
+    if (maxdims < t->u.cart.ndims)
+        return obj_errf(MPI_ERR_ARG, "maxdims %d is less than the %d dimensions of the topology",
+                        maxdims, t->u.cart.ndims);
     return MPI_SUCCESS;
 }
 
-int mpii_dims_create(int nnodes, int ndims, int dims[])
+int mpii_cart_get(obj_comm_t *comm, int maxdims, int dims[], int periods[], int coords[])
 {
-    int fixed = 1, nfree = 0;
-    int rc = dims_check(nnodes, ndims, dims, &fixed, &nfree);
-    if (rc != MPI_SUCCESS || nfree == 0)
+    const obj_topo_t *t;
+    int rc = obj_topo_of(comm, MPI_CART, &t);
+    if (rc == MPI_SUCCESS)
+        rc = check_maxdims(t, maxdims);
+    if (rc != MPI_SUCCESS)
         return rc;
-    int *f = malloc((size_t)nfree * sizeof(int));
-    if (!f)
-        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
-    if (!balanced(nnodes / fixed, nfree, f)) {
-        free(f);
-        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
+    int n = t->u.cart.ndims;
+    if (n > 0 && (!dims || !periods || !coords))
+        return obj_errf(MPI_ERR_ARG, "dims, periods and coords must not be NULL");
+    for (int d = 0; d < n; d++) {
+        dims[d] = t->u.cart.dims[d];
+        periods[d] = t->u.cart.periods[d];
+        coords[d] = t->u.cart.coords[d];
     }
-    for (int i = 0, k = 0; i < ndims; i++)
-        if (dims[i] == 0)
-            dims[i] = f[k++];
-    free(f);
     return MPI_SUCCESS;
+}
+
+int mpii_cart_rank(obj_comm_t *comm, const int coords[], int *rank)
+{
+    const obj_topo_t *t;
+    int rc = obj_topo_of(comm, MPI_CART, &t);
+    if (rc == MPI_SUCCESS && t->u.cart.ndims > 0 && !coords)
+        rc = obj_errf(MPI_ERR_ARG, "argument 'coords' must not be NULL");
+    if (rc == MPI_SUCCESS)
+        rc = obj_topo_cart_rank(t, coords, rank);
+    return rc;
+}
+
+int mpii_cart_coords(obj_comm_t *comm, int rank, int maxdims, int coords[])
+{
+    const obj_topo_t *t;
+    int rc = obj_topo_of(comm, MPI_CART, &t);
+    if (rc == MPI_SUCCESS)
+        rc = check_maxdims(t, maxdims);
+    if (rc == MPI_SUCCESS && (rank < 0 || rank >= comm->size))
+        rc = obj_errf(MPI_ERR_RANK, "invalid rank %d (communicator of size %d)", rank,
+                      comm->size);
+    if (rc == MPI_SUCCESS && t->u.cart.ndims > 0 && !coords)
+        rc = obj_errf(MPI_ERR_ARG, "argument 'coords' must not be NULL");
+    if (rc == MPI_SUCCESS)
+        obj_topo_cart_coords(t, rank, coords);
+    return rc;
+}
+
+/* ------------------------------------------------------------ Cartesian */
+
+int mpii_cart_create(obj_comm_t *comm_old, int ndims, const int dims[], const int periods[],
+                     int reorder, MPI_Comm *comm_cart)
+{
+    (void)reorder;
+    obj_comm_t *c = NULL;
+    return topo_out(obj_topo_cart_create(comm_old, ndims, dims, periods, &c), &c, comm_cart);
+}
+
+int mpii_cart_shift(obj_comm_t *comm, int direction, int disp, int *rank_source, int *rank_dest)
+{
+    const obj_topo_t *t;
+    int rc = obj_topo_of(comm, MPI_CART, &t);
+    if (rc == MPI_SUCCESS && (direction < 0 || direction >= t->u.cart.ndims))
+        rc = obj_errf(MPI_ERR_ARG, "invalid direction %d (the topology has %d dimensions)",
+                      direction, t->u.cart.ndims);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!rank_source || !rank_dest)
+        return obj_errf(MPI_ERR_ARG, "rank_source and rank_dest must not be NULL");
+    obj_topo_cart_shift(t, direction, disp, rank_source, rank_dest);
+    return MPI_SUCCESS;
+}
+
+int mpii_cart_sub(obj_comm_t *comm, const int remain_dims[], MPI_Comm *newcomm)
+{
+    obj_comm_t *c = NULL;
+    int rc = obj_topo_cart_sub(comm, remain_dims, &c);
+    if (rc == MPI_SUCCESS)
+        *newcomm = obj_comm_handle(c);
+    return rc;
+}
+
+int mpii_cart_map(obj_comm_t *comm, int ndims, const int dims[], const int periods[],
+                  int *newrank)
+{
+    return obj_topo_cart_map(comm, ndims, dims, periods, newrank);
+}
+
+int mpii_graphdims_get(obj_comm_t *comm, int *nnodes, int *nedges)
+{
+    const obj_topo_t *t;
+    int rc = obj_topo_of(comm, MPI_GRAPH, &t);
+    if (rc == MPI_SUCCESS) {
+        *nnodes = t->u.graph.nnodes;
+        *nedges = t->u.graph.index[t->u.graph.nnodes - 1];
+    }
+    return rc;
+}
+
+int mpii_graph_get(obj_comm_t *comm, int maxindex, int maxedges, int index[], int edges[])
+{
+    const obj_topo_t *t;
+    int rc = obj_topo_of(comm, MPI_GRAPH, &t);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int nn = RAIL_MIN(maxindex, t->u.graph.nnodes);
+    int ne = RAIL_MIN(maxedges, t->u.graph.index[t->u.graph.nnodes - 1]);
+    if ((nn > 0 && !index) || (ne > 0 && !edges))
+        return obj_errf(MPI_ERR_ARG, "index and edges must not be NULL");
+    for (int i = 0; i < nn; i++)
+        index[i] = t->u.graph.index[i];
+    for (int i = 0; i < ne; i++)
+        edges[i] = t->u.graph.edges[i];
+    return MPI_SUCCESS;
+}
+
+static int graph_node(obj_comm_t *comm, int rank, const obj_topo_t **t)
+{
+    int rc = obj_topo_of(comm, MPI_GRAPH, t);
+    if (rc == MPI_SUCCESS && (rank < 0 || rank >= (*t)->u.graph.nnodes))
+        rc = obj_errf(MPI_ERR_RANK, "invalid rank %d (graph of %d nodes)", rank,
+                      (*t)->u.graph.nnodes);
+    return rc;
+}
+
+int mpii_graph_neighbors_count(obj_comm_t *comm, int rank, int *nneighbors)
+{
+    const obj_topo_t *t;
+    int first, rc = graph_node(comm, rank, &t);
+    if (rc == MPI_SUCCESS)
+        obj_topo_graph_span(t, rank, &first, nneighbors);
+    return rc;
+}
+
+int mpii_graph_neighbors(obj_comm_t *comm, int rank, int maxneighbors, int neighbors[])
+{
+    const obj_topo_t *t;
+    int first, n, rc = graph_node(comm, rank, &t);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    obj_topo_graph_span(t, rank, &first, &n);
+    n = RAIL_MIN(n, maxneighbors);
+    if (n > 0 && !neighbors)
+        return obj_errf(MPI_ERR_ARG, "argument 'neighbors' must not be NULL");
+    for (int i = 0; i < n; i++)
+        neighbors[i] = t->u.graph.edges[first + i];
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ graphs */
+
+int mpii_graph_create(obj_comm_t *comm_old, int nnodes, const int index[], const int edges[],
+                      int reorder, MPI_Comm *comm_graph)
+{
+    (void)reorder;
+    obj_comm_t *c = NULL;
+    int rc = obj_topo_graph_create(comm_old, nnodes, index, edges, &c);
+    if (rc == MPI_SUCCESS)
+        *comm_graph = obj_comm_handle(c);
+    return rc;
+}
+
+int mpii_graph_map(obj_comm_t *comm, int nnodes, const int index[], const int edges[],
+                   int *newrank)
+{
+    return obj_topo_graph_map(comm, nnodes, index, edges, newrank);
+}
+
+int mpii_dist_graph_neighbors_count(obj_comm_t *comm, int *indegree, int *outdegree,
+                                    int *weighted)
+{
+    const obj_topo_t *t;
+    int rc = obj_topo_of(comm, MPI_DIST_GRAPH, &t);
+    if (rc == MPI_SUCCESS) {
+        *indegree = t->indegree;
+        *outdegree = t->outdegree;
+        *weighted = t->weighted;
+    }
+    return rc;
+}
+
+static void copy_list(int *dst, const int *src, int n)
+{
+    if (dst && dst != MPI_UNWEIGHTED && dst != MPI_WEIGHTS_EMPTY && src)
+        memcpy(dst, src, (size_t)n * sizeof(int));
+}
+
+int mpii_dist_graph_neighbors(obj_comm_t *comm, int maxindegree, int sources[],
+                              int sourceweights[], int maxoutdegree, int destinations[],
+                              int destweights[])
+{
+    const obj_topo_t *t;
+    int rc = obj_topo_of(comm, MPI_DIST_GRAPH, &t);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int nin = RAIL_MIN(maxindegree, t->indegree), nout = RAIL_MIN(maxoutdegree, t->outdegree);
+    if ((nin > 0 && !sources) || (nout > 0 && !destinations))
+        return obj_errf(MPI_ERR_ARG, "sources and destinations must not be NULL");
+    copy_list(sources, t->in, RAIL_MAX(nin, 0));
+    copy_list(destinations, t->out, RAIL_MAX(nout, 0));
+    if (t->weighted) {
+        copy_list(sourceweights, t->in_weights, RAIL_MAX(nin, 0));
+        copy_list(destweights, t->out_weights, RAIL_MAX(nout, 0));
+    }
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ distributed graphs */
+
+int mpii_dist_graph_create_adjacent(obj_comm_t *comm_old, int indegree, const int sources[],
+                                    const int sourceweights[], int outdegree,
+                                    const int destinations[], const int destweights[],
+                                    obj_info_t *info, int reorder, MPI_Comm *comm_dist_graph)
+{
+    (void)info;
+    (void)reorder;
+    obj_comm_t *c = NULL;
+    int rc = obj_topo_dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights,
+                                                 outdegree, destinations, destweights, &c);
+    if (rc == MPI_SUCCESS)
+        *comm_dist_graph = obj_comm_handle(c);
+    return rc;
+}
+
+int mpii_dist_graph_create(obj_comm_t *comm_old, int n, const int sources[], const int degrees[],
+                           const int destinations[], const int weights[], obj_info_t *info,
+                           int reorder, MPI_Comm *comm_dist_graph)
+{
+    (void)info;
+    (void)reorder;
+    obj_comm_t *c = NULL;
+    int rc = obj_topo_dist_graph_create(comm_old, n, sources, degrees, destinations, weights, &c);
+    if (rc == MPI_SUCCESS)
+        *comm_dist_graph = obj_comm_handle(c);
+    return rc;
 }

@@ -1,7 +1,7 @@
 /*
- * Internals of the communicator layer (mpi/comm*.c, intercomm.c, topo*.c,
- * session.c): internal exchanges, context-id agreement, communicator
- * construction.  Not for other layers (they use obj/comm.h).
+ * Internals of the communicators (obj/comm*.c, intercomm.c, topo*.c,
+ * session.c): internal exchanges, context-id agreement, construction.
+ * Not for other layers (they use obj/comm.h).
  */
 #ifndef OBJ_COMM_INT_H
 #define OBJ_COMM_INT_H
@@ -20,10 +20,8 @@
  *   COMM_TAG_GROUP - (tag mod 2^24) MPI_Comm_create_group, from the user's tag
  *   COMM_TAG_PEER - (tag mod 2^24)  MPI_Intercomm_create's leaders, on the
  *                                   peer communicator, from the user's tag
- *   COMM_TAG_PART - (tag mod 2^16) * 2^14 - (k mod 2^14)
- *                                   partitioned communication, the k-th
- *                                   initialization for a peer and user tag
- *                                   (p2p_part.c)
+ *   COMM_TAG_PART - ...             reserved for partitioned communication
+ *                                   (pml/pml_part.c)
  * MPI_ANY_TAG is -2: never used.
  */
 #define COMM_TAG_SEQ (-16)
@@ -41,19 +39,11 @@ static inline int comm_tag_user(int base, int tag)
     return base - (tag & 0xffffff);
 }
 
-static inline int comm_tag_part(int tag, uint32_t k)
-{
-    return COMM_TAG_PART - (int)(((uint32_t)tag & 0xffffu) << 14 | (k & 0x3fffu));
-}
-
-/* Frees comm->part_seq (p2p_part.c), when the communicator goes. */
-void mpi_part_seq_free(obj_comm_t *comm);
-
 /* ------------------------------------------------------------ exchanges (comm_xchg.c) */
 
 typedef struct comm_xchg {
     obj_comm_t *comm;     /* transport */
-    unsigned flags;       /* pml flags: PML_COLL, or 0 on the bootstrap communicator */
+    unsigned flags;       /* OBJ_P2P_COLL, or 0 on the bootstrap communicator */
     int tag;
     int n, me;            /* participants, my index among them */
     const int *ranks;     /* participant index -> rank in comm (NULL: identity) */
@@ -135,18 +125,14 @@ uint64_t comm_key_of(const obj_comm_t *comm);
  * member when `member`, with the next sequence tags. */
 void comm_agree_over(obj_comm_t *comm, bool member, comm_agree_t *a);
 
-/* Hooks of the collective framework (comm_coll.c). */
-int comm_coll_attach(obj_comm_t *c);
-void comm_coll_detach(obj_comm_t *c);
+/* Attach the layers above to a new communicator (c->active from then on),
+ * detach them from one that goes (comm_layers.c); the point-to-point
+ * operations of the exchanges (NULL before the pml is up). */
+int comm_layers_attach(obj_comm_t *c);
+void comm_layers_detach(obj_comm_t *c);
+const obj_comm_p2p_t *comm_p2p(void);
 
 /* ------------------------------------------------------------ splitting (comm_split.c) */
-
-/* Split comm by (color, key) (MPI_UNDEFINED: no communicator).  Works on
- * intra- and intercommunicators; the new communicators inherit comm's
- * errhandler; *out is NULL for MPI_UNDEFINED. */
-int comm_split_internal(obj_comm_t *comm, int color, int key, obj_comm_t **out);
-/* MPI_Comm_create's semantics on an intra- or intercommunicator. */
-int comm_create_internal(obj_comm_t *comm, obj_group_t *group, obj_comm_t **out);
 
 /* MPI_Comm_create on an intracommunicator (comm_create.c). */
 int comm_create_intra(obj_comm_t *comm, obj_group_t *group, obj_comm_t **out);
@@ -182,8 +168,6 @@ extern const char *const comm_hw_levels[];
 
 /* Copy of n ints (NULL for n <= 0); *ok = false when out of memory. */
 int *topo_dup_ints(const int *src, int n, bool *ok);
-/* comm's topology when it is of this kind, else MPI_ERR_TOPOLOGY. */
-int topo_of(const obj_comm_t *comm, int kind, const obj_topo_t **t);
 /* A communicator of the first n processes of comm_old (NULL at the others). */
 int topo_comm_first(obj_comm_t *comm_old, int n, obj_comm_t **out);
 /* Attach a Cartesian topology (arrays copied) to c, whose rank gives the

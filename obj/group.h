@@ -1,5 +1,5 @@
 /*
- * Groups (front-end view): an ordered set of job ranks.
+ * Groups: ordered sets of job ranks.
  *
  * A group is immutable once made, so communicators and users share one
  * object through its reference count (MPI_Comm_group hands out the
@@ -42,5 +42,21 @@ bool obj_group_is_subset(const obj_group_t *sub, const obj_group_t *g);
 int obj_group_compare(const obj_group_t *a, const obj_group_t *b);
 /* The predefined MPI_GROUP_EMPTY object. */
 obj_group_t *obj_group_empty(void);
+/* ranks2[i] = rank in group2 of member ranks1[i] of group1 (MPI_UNDEFINED
+ * when it is not in group2, MPI_PROC_NULL for MPI_PROC_NULL); the ranks
+ * must be valid. */
+int obj_group_translate_ranks(const obj_group_t *group1, int n, const int ranks1[],
+                              const obj_group_t *group2, int ranks2[]);
+
+/* The constructors of MPI_Group_* (obj/group_ops.c): a new group, its
+ * session the first argument's; MPI_ERR_RANK / MPI_ERR_ARG for ranks or
+ * ranges that are invalid or repeated. */
+int obj_group_incl(obj_group_t *group, int n, const int ranks[], obj_group_t **out);
+int obj_group_excl(obj_group_t *group, int n, const int ranks[], obj_group_t **out);
+int obj_group_range_incl(obj_group_t *group, int n, int ranges[][3], obj_group_t **out);
+int obj_group_range_excl(obj_group_t *group, int n, int ranges[][3], obj_group_t **out);
+int obj_group_union(obj_group_t *group1, obj_group_t *group2, obj_group_t **out);
+int obj_group_intersection(obj_group_t *group1, obj_group_t *group2, obj_group_t **out);
+int obj_group_difference(obj_group_t *group1, obj_group_t *group2, obj_group_t **out);
 
 #endif

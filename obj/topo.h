@@ -68,5 +68,37 @@ void obj_topo_free(obj_topo_t *topo);
 int obj_topo_cart_rank(const obj_topo_t *t, const int coords[], int *rank);
 /* Coordinates of a rank of the grid. */
 void obj_topo_cart_coords(const obj_topo_t *t, int rank, int coords[]);
+/* comm's topology when it is of this kind, else MPI_ERR_TOPOLOGY. */
+int obj_topo_of(const obj_comm_t *comm, int kind, const obj_topo_t **t);
+/* Neighbours of node r of a graph topology: edges[first .. first + n). */
+void obj_topo_graph_span(const obj_topo_t *t, int r, int *first, int *n);
+
+/* ------------------------------------------------------------ the front end's calls
+ *
+ * What MPI_Cart_*, MPI_Graph_*, MPI_Dist_graph_* and MPI_Dims_create do once
+ * their handles are looked up; they check the topology arguments.  The
+ * constructors are collective over comm_old (an intracommunicator) and
+ * ignore reorder (the identity); *out is NULL at processes left out. */
+int obj_topo_cart_create(obj_comm_t *comm_old, int ndims, const int dims[], const int periods[],
+                         obj_comm_t **out);
+int obj_topo_cart_sub(obj_comm_t *comm, const int remain_dims[], obj_comm_t **out);
+int obj_topo_cart_map(const obj_comm_t *comm, int ndims, const int dims[], const int periods[],
+                      int *newrank);
+/* Neighbours at disp along direction (valid; MPI_PROC_NULL off the grid). */
+void obj_topo_cart_shift(const obj_topo_t *t, int direction, int disp, int *rank_source,
+                         int *rank_dest);
+int obj_topo_graph_create(obj_comm_t *comm_old, int nnodes, const int index[], const int edges[],
+                          obj_comm_t **out);
+int obj_topo_graph_map(const obj_comm_t *comm, int nnodes, const int index[], const int edges[],
+                       int *newrank);
+int obj_topo_dist_graph_create_adjacent(obj_comm_t *comm_old, int indegree, const int sources[],
+                                        const int sourceweights[], int outdegree,
+                                        const int destinations[], const int destweights[],
+                                        obj_comm_t **out);
+int obj_topo_dist_graph_create(obj_comm_t *comm_old, int n, const int sources[],
+                               const int degrees[], const int destinations[], const int weights[],
+                               obj_comm_t **out);
+/* Fill the zero entries of dims with factors as close as possible. */
+int obj_topo_dims_create(int nnodes, int ndims, int dims[]);
 
 #endif

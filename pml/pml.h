@@ -74,7 +74,7 @@ typedef enum pml_send_mode {
 } pml_send_mode_t;
 
 enum {
-    PML_COLL = 1 << 0,        /* use the communicator's collective context */
+    PML_COLL = OBJ_P2P_COLL,  /* use the communicator's collective context */
     PML_PERSISTENT = 1 << 1,  /* *_init: create an inactive persistent request */
     /* Sends: a rendezvous message from a host buffer goes by the btl's
      * single-copy get (CMA on sm) whatever pml_rndv_get_min says.  For a
@@ -146,12 +146,26 @@ int pml_waitall(int n, obj_request_t **reqs);
 /* Release a request the caller no longer needs (completes in background). */
 void pml_request_free(obj_request_t *req);
 
-/* Communicator references.  A nonblocking or persistent request keeps its
- * communicator alive (MPI_Comm_free with operations pending): the front end
- * hands the pml its retain/release functions; releases are deferred to the
- * next progress call, so a communicator is never taken down under the
- * pml's feet.  NULL hooks: no references. */
-void pml_set_comm_hooks(void (*retain)(obj_comm_t *comm), void (*release)(obj_comm_t *comm));
+/* ------------------------------------------------------------ partitioned (pml_part.c) */
+
+/* MPI_Psend_init / MPI_Precv_init: an inactive persistent request for
+ * partitions x count elements (MPI_Start starts it, as any persistent
+ * request); the k-th initialization for a peer and tag on one side meets
+ * the k-th on the other. */
+int pml_part_init(void *buf, int partitions, MPI_Count count, obj_datatype_t *dt, int peer,
+                  int tag, obj_comm_t *comm, bool send, obj_request_t **req);
+/* MPI_ERR_REQUEST unless req is a started partitioned request of that
+ * direction (what: the MPI function, for the message). */
+int pml_part_check(obj_request_t *req, bool send, const char *what);
+/* MPI_ERR_ARG unless partition is one of req's. */
+int pml_part_check_partition(const obj_request_t *req, int partition);
+/* Mark a partition of a send ready (MPI_ERR_ARG when it already is); the
+ * message leaves when the last one is.  Threads may mark at once. */
+int pml_part_ready(obj_request_t *req, int partition);
+/* Whether a receive's partitions have arrived (all at once, when the
+ * message has). */
+bool pml_part_arrived(obj_request_t *req);
+
 
 /* Bytes of count elements (count * size) */
 static inline MPI_Count pml_bytes_of(const obj_datatype_t *dt, MPI_Count count)

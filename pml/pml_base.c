@@ -177,23 +177,20 @@ pml_frag_t *pml_frag_from_inmsg(const pml_inmsg_t *m)
     return f;
 }
 
-/* ------------------------------------------------------------ communicator references */
+/* ------------------------------------------------------------ communicator references
+ *
+ * A nonblocking or persistent request keeps its communicator alive
+ * (MPI_Comm_free with operations pending); releases are deferred to the
+ * next progress call, so a communicator is never taken down under the
+ * pml's feet. */
 
-static void (*comm_retain_hook)(obj_comm_t *comm);
-static void (*comm_release_hook)(obj_comm_t *comm);
 static obj_comm_t **deferred;     /* releases waiting for the next progress call */
 static int n_deferred, cap_deferred;
 
-void pml_set_comm_hooks(void (*retain)(obj_comm_t *comm), void (*release)(obj_comm_t *comm))
-{
-    comm_retain_hook = retain;
-    comm_release_hook = release;
-}
-
 void pml_req_comm_ref(pml_request_t *r)
 {
-    if (comm_retain_hook && r->req.comm) {
-        comm_retain_hook(r->req.comm);
+    if (r->req.comm) {
+        obj_comm_retain(r->req.comm);
         r->rflags |= PML_RF_COMMREF;
     }
 }
@@ -222,7 +219,7 @@ static int release_deferred(void *arg)
     int n = 0;
     while (n_deferred > 0) {
         obj_comm_t *c = deferred[--n_deferred];
-        comm_release_hook(c);
+        obj_comm_release(c);
         n++;
     }
     return n;
@@ -304,6 +301,7 @@ int pml_init(int thread_level)
     btl_register_recv(PML_TAG_CREDIT, pml_cb_credit);
     RAIL_CHECK(rail_progress_register_lazy(pml_progress, NULL, 0, &pml_n_active_peers));
     RAIL_CHECK(rail_progress_register_lazy(release_deferred, NULL, 0, &n_deferred));
+    RAIL_CHECK(pml_obj_register());
     RAIL_VERBOSE(pml_verbose, 1, "pml: up, %d peers, eager credits %d, thread level %d",
                  pml_n_peers, pml_eager_credits, thread_level);
     return MPI_SUCCESS;

@@ -119,6 +119,7 @@ int pml_comm_destroy(obj_comm_t *comm)
     ctx_fini(&pc->ctx[1]);
     comm->pml = NULL;
     RAIL_CS_EXIT();
+    pml_part_seq_free(pc);
     free(pc);
     return MPI_SUCCESS;
 }

@@ -212,7 +212,14 @@ typedef struct pml_ctx {
 
 struct pml_comm {
     pml_ctx_t ctx[2];         /* point-to-point, collective */
+    struct part_seq *part_seq; /* partitioned initializations per peer and tag (pml_part.c) */
 };
+
+/* Hand the object layer the pml's layer and point-to-point (pml_obj.c). */
+int pml_obj_register(void);
+
+/* Frees comm->pml->part_seq (pml_part.c), when the communicator goes. */
+void pml_part_seq_free(struct pml_comm *pc);
 
 static inline pml_ctx_t *pml_ctx_of(obj_comm_t *comm, unsigned flags)
 {

@@ -8,7 +8,7 @@
  *        that rank (so node i of this module is rank i of up): served by
  *        the point-to-point components (tuned, basic).
  *
- * Both are made with the communicator layer's split (coll_comm_split) at
+ * Both are made with the object layer's split (obj_comm_split) at
  * the first han collective on the communicator, not at its creation, and
  * released with it.  While han builds them it declines new communicators
  * (they would otherwise be split again with a node-split testing

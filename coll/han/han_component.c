@@ -112,8 +112,6 @@ static coll_module_t *han_comm_query(obj_comm_t *comm, int *priority)
         return han_decline(comm, "one of han's own sub-communicators");
     if (comm->is_inter || comm->size < 3)
         return han_decline(comm, comm->is_inter ? "intercommunicator" : "fewer than 3 processes");
-    if (!coll_comm_split)
-        return han_decline(comm, "no way to make sub-communicators");
     coll_han_module_t *m = calloc(1, sizeof(*m));
     if (!m)
         return NULL;
@@ -173,8 +171,8 @@ int coll_han_setup(coll_han_module_t *m, obj_comm_t *comm)
     if (m->setup_rc != MPI_SUCCESS)
         return m->setup_rc;
     han_building = true;
-    int rc = coll_comm_split(comm, m->my_node, comm->rank, &m->low);
-    int rc2 = coll_comm_split(comm, m->is_leader ? 0 : MPI_UNDEFINED, comm->rank, &m->up);
+    int rc = obj_comm_split(comm, m->my_node, comm->rank, &m->low);
+    int rc2 = obj_comm_split(comm, m->is_leader ? 0 : MPI_UNDEFINED, comm->rank, &m->up);
     han_building = false;
     rc = rc != MPI_SUCCESS ? rc : rc2;
     if (rc == MPI_SUCCESS &&

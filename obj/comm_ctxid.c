@@ -54,7 +54,6 @@
  */
 #include "obj/comm_int.h"
 #include "obj/datatype.h"
-#include "pml/pml.h"
 #include "base/list.h"
 #include "base/progress.h"
 #include "base/atomic.h"
@@ -206,15 +205,13 @@ static uint32_t *slot(ctxid_op_t *op, int i)
 static int post_recv(ctxid_op_t *op, void *buf, obj_comm_t *comm, unsigned flags, int rank,
                      int tag)
 {
-    return pml_irecv(buf, (MPI_Count)MSG_BYTES, obj_datatype_predef(MPI_BYTE), rank, tag, comm,
-                     flags, &op->reqs[op->nreq++]);
+    return comm_p2p()->irecv(buf, MSG_BYTES, rank, tag, comm, flags, &op->reqs[op->nreq++]);
 }
 
 static int post_send(ctxid_op_t *op, const void *buf, obj_comm_t *comm, unsigned flags, int rank,
                      int tag)
 {
-    return pml_isend(buf, (MPI_Count)MSG_BYTES, obj_datatype_predef(MPI_BYTE), rank, tag,
-                     PML_SEND_STANDARD, comm, flags, &op->reqs[op->nreq++]);
+    return comm_p2p()->isend(buf, MSG_BYTES, rank, tag, comm, flags, &op->reqs[op->nreq++]);
 }
 
 static int post_local(ctxid_op_t *op, bool send, void *buf, int v)
@@ -233,7 +230,7 @@ static bool collect(ctxid_op_t *op, int *rc)
             return false;
     *rc = MPI_SUCCESS;
     for (int i = 0; i < op->nreq; i++) {
-        int e = pml_wait(op->reqs[i], NULL);
+        int e = comm_p2p()->wait(op->reqs[i], NULL);
         if (e != MPI_SUCCESS && *rc == MPI_SUCCESS)
             *rc = e;
     }
@@ -263,9 +260,9 @@ static void fail(ctxid_op_t *op, int rc)
     bool pending = false;
     for (int i = 0; i < op->nreq; i++) {
         if (obj_request_is_complete(op->reqs[i])) {
-            pml_wait(op->reqs[i], NULL);
+            comm_p2p()->wait(op->reqs[i], NULL);
         } else {
-            pml_request_free(op->reqs[i]);
+            comm_p2p()->free(op->reqs[i]);
             pending = true;
         }
     }

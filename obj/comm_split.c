@@ -2,7 +2,6 @@
  * MPI_Comm_create on intercommunicators. */
 #include "obj/comm_int.h"
 #include "obj/info.h"
-#include "mpi/binding/gen/mpi_impl.h"
 #include "runtime/rte.h"
 
 #include <stdio.h>
@@ -123,7 +122,7 @@ static int split_inter(obj_comm_t *comm, split_rec_t mine, obj_comm_t **out)
     return rc;
 }
 
-int comm_split_internal(obj_comm_t *comm, int color, int key, obj_comm_t **out)
+int obj_comm_split(obj_comm_t *comm, int color, int key, obj_comm_t **out)
 {
     int bad = color != MPI_UNDEFINED && color < 0;
     split_rec_t mine = {bad ? MPI_UNDEFINED : color, key};
@@ -133,15 +132,6 @@ int comm_split_internal(obj_comm_t *comm, int color, int key, obj_comm_t **out)
     if (rc == MPI_SUCCESS && bad)
         rc = obj_errf(MPI_ERR_ARG, "invalid color %d (must be non-negative or MPI_UNDEFINED)",
                       color);
-    return rc;
-}
-
-int mpii_comm_split(obj_comm_t *comm, int color, int key, MPI_Comm *newcomm)
-{
-    obj_comm_t *c;
-    int rc = comm_split_internal(comm, color, key, &c);
-    if (rc == MPI_SUCCESS)
-        *newcomm = obj_comm_handle(c);
     return rc;
 }
 
@@ -169,7 +159,7 @@ static int create_inter(obj_comm_t *comm, obj_group_t *group, obj_comm_t **out)
     return make_inter(comm, group, remote, ids, out);
 }
 
-int comm_create_internal(obj_comm_t *comm, obj_group_t *group, obj_comm_t **out)
+int obj_comm_create(obj_comm_t *comm, obj_group_t *group, obj_comm_t **out)
 {
     *out = NULL;
     return comm->is_inter ? create_inter(comm, group, out) : comm_create_intra(comm, group, out);
@@ -233,7 +223,7 @@ static int split_unguided(obj_comm_t *comm, int key, obj_comm_t **out)
         bool known, take = false;
         comm_hw_color(comm_hw_levels[l], &color, &known);
         obj_comm_t *c = NULL;
-        int rc = comm_split_internal(comm, color, key, &c);
+        int rc = obj_comm_split(comm, color, key, &c);
         if (rc == MPI_SUCCESS)
             rc = level_verdict(comm, c, &take);
         if (rc == MPI_SUCCESS && take) {
@@ -248,7 +238,7 @@ static int split_unguided(obj_comm_t *comm, int key, obj_comm_t **out)
     return MPI_SUCCESS;
 }
 
-static bool split_type_color(obj_comm_t *comm, int split_type, obj_info_t *info, int *color,
+static bool split_type_color(obj_comm_t *comm, int split_type, const obj_info_t *info, int *color,
                              const char **type)
 {
     *type = NULL;
@@ -265,11 +255,9 @@ static bool split_type_color(obj_comm_t *comm, int split_type, obj_info_t *info,
     }
 }
 
-int mpii_comm_split_type(obj_comm_t *comm, int split_type, int key, obj_info_t *info,
-                         MPI_Comm *newcomm)
+int obj_comm_split_type(obj_comm_t *comm, int split_type, int key, const obj_info_t *info,
+                        obj_comm_t **out)
 {
-    if (comm->is_inter)
-        return obj_errf(MPI_ERR_COMM, "MPI_Comm_split_type needs an intracommunicator");
     obj_comm_t *c = NULL;
     int rc;
     if (split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
@@ -279,13 +267,13 @@ int mpii_comm_split_type(obj_comm_t *comm, int split_type, int key, obj_info_t *
         const char *type;
         /* An invalid type still takes part, so that the others do not hang. */
         int bad = split_type_color(comm, split_type, info, &color, &type);
-        rc = comm_split_internal(comm, color, key, &c);
+        rc = obj_comm_split(comm, color, key, &c);
         if (rc == MPI_SUCCESS && c && type)
             rc = comm_set_hint(c, "mpi_hw_resource_type", type);
         if (rc == MPI_SUCCESS && bad)
             rc = obj_errf(MPI_ERR_ARG, "invalid split_type %d", split_type);
     }
     if (rc == MPI_SUCCESS)
-        *newcomm = obj_comm_handle(c);
+        *out = c;
     return rc;
 }

@@ -1,19 +1,14 @@
 /* Group constructors: incl, excl, range_incl, range_excl, union,
  * intersection, difference. */
-#include "mpi/mpi_err.h"
 #include "obj/group.h"
-#include "mpi/binding/gen/mpi_impl.h"
+#include "obj/err.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int new_group_handle(int n, int *ranks, const obj_group_t *parent, MPI_Group *out)
+static int new_group(int n, int *ranks, const obj_group_t *parent, obj_group_t **out)
 {
-    obj_group_t *g;
-    int rc = obj_group_make(n, ranks, parent->session, &g);
-    if (rc == MPI_SUCCESS)
-        *out = obj_group_handle(g);
-    return rc;
+    return obj_group_make(n, ranks, parent->session, out);
 }
 
 static int *alloc_ranks(int n)
@@ -42,7 +37,7 @@ static int check_distinct(const obj_group_t *g, int n, const int ranks[], char *
     return MPI_SUCCESS;
 }
 
-int mpii_group_incl(obj_group_t *group, int n, const int ranks[], MPI_Group *newgroup)
+int obj_group_incl(obj_group_t *group, int n, const int ranks[], obj_group_t **newgroup)
 {
     char *mark = calloc((size_t)RAIL_MAX(group->size, 1), 1);
     int *w = alloc_ranks(n > 0 ? n : 1);
@@ -56,11 +51,11 @@ int mpii_group_incl(obj_group_t *group, int n, const int ranks[], MPI_Group *new
     }
     for (int i = 0; i < n; i++)
         w[i] = obj_group_world_rank(group, ranks[i]);
-    return new_group_handle(n, w, group, newgroup);
+    return new_group(n, w, group, newgroup);
 }
 
 /* The members of g whose mark is `keep`, in group order. */
-static int select_marked(obj_group_t *g, const char *mark, char keep, MPI_Group *out)
+static int select_marked(obj_group_t *g, const char *mark, char keep, obj_group_t **out)
 {
     int *w = alloc_ranks(g->size);
     if (!w)
@@ -69,10 +64,10 @@ static int select_marked(obj_group_t *g, const char *mark, char keep, MPI_Group 
     for (int i = 0; i < g->size; i++)
         if (mark[i] == keep)
             w[k++] = obj_group_world_rank(g, i);
-    return new_group_handle(k, w, g, out);
+    return new_group(k, w, g, out);
 }
 
-int mpii_group_excl(obj_group_t *group, int n, const int ranks[], MPI_Group *newgroup)
+int obj_group_excl(obj_group_t *group, int n, const int ranks[], obj_group_t **newgroup)
 {
     char *mark = calloc((size_t)RAIL_MAX(group->size, 1), 1);
     if (!mark)
@@ -131,7 +126,7 @@ static int mark_ranges(const obj_group_t *g, int n, int ranges[][3], char *mark,
     return MPI_SUCCESS;
 }
 
-int mpii_group_range_incl(obj_group_t *group, int n, int ranges[][3], MPI_Group *newgroup)
+int obj_group_range_incl(obj_group_t *group, int n, int ranges[][3], obj_group_t **newgroup)
 {
     char *mark = calloc((size_t)RAIL_MAX(group->size, 1), 1);
     int *w = alloc_ranks(group->size);
@@ -146,10 +141,10 @@ int mpii_group_range_incl(obj_group_t *group, int n, int ranges[][3], MPI_Group 
     }
     for (int i = 0; i < total; i++)
         w[i] = obj_group_world_rank(group, w[i]);
-    return new_group_handle(total, w, group, newgroup);
+    return new_group(total, w, group, newgroup);
 }
 
-int mpii_group_range_excl(obj_group_t *group, int n, int ranges[][3], MPI_Group *newgroup)
+int obj_group_range_excl(obj_group_t *group, int n, int ranges[][3], obj_group_t **newgroup)
 {
     char *mark = calloc((size_t)RAIL_MAX(group->size, 1), 1);
     if (!mark)
@@ -172,8 +167,7 @@ static int mark_in(const obj_group_t *a, const obj_group_t *b, char *mark)
         return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     for (int i = 0; i < a->size; i++)
         ranks[i] = i;
-    obj_group_t *ca = (obj_group_t *)a, *cb = (obj_group_t *)b;
-    int rc = mpii_group_translate_ranks(ca, a->size, ranks, cb, ranks);
+    int rc = obj_group_translate_ranks(a, a->size, ranks, b, ranks);
     for (int i = 0; rc == MPI_SUCCESS && i < a->size; i++)
         mark[i] = ranks[i] != MPI_UNDEFINED;
     free(ranks);
@@ -181,7 +175,7 @@ static int mark_in(const obj_group_t *a, const obj_group_t *b, char *mark)
 }
 
 /* Members of g1 in (keep = 1) or not in (keep = 0) g2, in g1's order. */
-static int filter(obj_group_t *g1, obj_group_t *g2, char keep, MPI_Group *out)
+static int filter(obj_group_t *g1, obj_group_t *g2, char keep, obj_group_t **out)
 {
     char *mark = calloc((size_t)RAIL_MAX(g1->size, 1), 1);
     if (!mark)
@@ -193,17 +187,17 @@ static int filter(obj_group_t *g1, obj_group_t *g2, char keep, MPI_Group *out)
     return rc;
 }
 
-int mpii_group_intersection(obj_group_t *group1, obj_group_t *group2, MPI_Group *newgroup)
+int obj_group_intersection(obj_group_t *group1, obj_group_t *group2, obj_group_t **newgroup)
 {
     return filter(group1, group2, 1, newgroup);
 }
 
-int mpii_group_difference(obj_group_t *group1, obj_group_t *group2, MPI_Group *newgroup)
+int obj_group_difference(obj_group_t *group1, obj_group_t *group2, obj_group_t **newgroup)
 {
     return filter(group1, group2, 0, newgroup);
 }
 
-int mpii_group_union(obj_group_t *group1, obj_group_t *group2, MPI_Group *newgroup)
+int obj_group_union(obj_group_t *group1, obj_group_t *group2, obj_group_t **newgroup)
 {
     char *mark = calloc((size_t)RAIL_MAX(group2->size, 1), 1);
     int *w = alloc_ranks(group1->size + group2->size);
@@ -222,5 +216,5 @@ int mpii_group_union(obj_group_t *group1, obj_group_t *group2, MPI_Group *newgro
         if (!mark[i])
             w[k++] = obj_group_world_rank(group2, i);
     free(mark);
-    return new_group_handle(k, w, group1, newgroup);
+    return new_group(k, w, group1, newgroup);
 }

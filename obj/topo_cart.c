@@ -1,9 +1,8 @@
-/* Cartesian topologies: MPI_Cart_create, _get, _rank, _coords, _shift,
- * _sub, _map, MPI_Cartdim_get.  Ranks are row-major in the coordinates
- * (the last dimension varies fastest); reorder is ignored (identity). */
+/* Cartesian topologies: MPI_Cart_create, _shift, _sub, _map.  Ranks are
+ * row-major in the coordinates (the last dimension varies fastest);
+ * reorder is ignored (the identity). */
 #include "obj/comm_int.h"
 #include "obj/topo.h"
-#include "mpi/binding/gen/mpi_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -109,12 +108,11 @@ int topo_cart_attach(obj_comm_t *c, int ndims, const int dims[], const int perio
     return MPI_SUCCESS;
 }
 
-/* ------------------------------------------------------------ API */
+/* ------------------------------------------------------------ the front end's calls */
 
-int mpii_cart_create(obj_comm_t *comm_old, int ndims, const int dims[], const int periods[],
-                     int reorder, MPI_Comm *comm_cart)
+int obj_topo_cart_create(obj_comm_t *comm_old, int ndims, const int dims[], const int periods[],
+                         obj_comm_t **out)
 {
-    (void)reorder;
     if (comm_old->is_inter)
         return obj_errf(MPI_ERR_COMM, "MPI_Cart_create needs an intracommunicator");
     int total;
@@ -124,85 +122,13 @@ int mpii_cart_create(obj_comm_t *comm_old, int ndims, const int dims[], const in
         rc = topo_comm_first(comm_old, total, &c);
     if (rc == MPI_SUCCESS && c && (rc = topo_cart_attach(c, ndims, dims, periods)))
         obj_comm_release(c);
-    /* On an error the new communicator is MPI_COMM_NULL (not left unset). */
-    *comm_cart = rc == MPI_SUCCESS ? obj_comm_handle(c) : MPI_COMM_NULL;
+    *out = rc == MPI_SUCCESS ? c : NULL;
     return rc;
 }
 
-int mpii_cartdim_get(obj_comm_t *comm, int *ndims)
+void obj_topo_cart_shift(const obj_topo_t *t, int direction, int disp, int *rank_source,
+                         int *rank_dest)
 {
-    const obj_topo_t *t;
-    int rc = topo_of(comm, MPI_CART, &t);
-    if (rc == MPI_SUCCESS)
-        *ndims = t->u.cart.ndims;
-    return rc;
-}
-
-static int check_maxdims(const obj_topo_t *t, int maxdims)
-{
-    if (maxdims < t->u.cart.ndims)
-        return obj_errf(MPI_ERR_ARG, "maxdims %d is less than the %d dimensions of the topology",
-                        maxdims, t->u.cart.ndims);
-    return MPI_SUCCESS;
-}
-
-int mpii_cart_get(obj_comm_t *comm, int maxdims, int dims[], int periods[], int coords[])
-{
-    const obj_topo_t *t;
-    int rc = topo_of(comm, MPI_CART, &t);
-    if (rc == MPI_SUCCESS)
-        rc = check_maxdims(t, maxdims);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    int n = t->u.cart.ndims;
-    if (n > 0 && (!dims || !periods || !coords))
-        return obj_errf(MPI_ERR_ARG, "dims, periods and coords must not be NULL");
-    for (int d = 0; d < n; d++) {
-        dims[d] = t->u.cart.dims[d];
-        periods[d] = t->u.cart.periods[d];
-        coords[d] = t->u.cart.coords[d];
-    }
-    return MPI_SUCCESS;
-}
-
-int mpii_cart_rank(obj_comm_t *comm, const int coords[], int *rank)
-{
-    const obj_topo_t *t;
-    int rc = topo_of(comm, MPI_CART, &t);
-    if (rc == MPI_SUCCESS && t->u.cart.ndims > 0 && !coords)
-        rc = obj_errf(MPI_ERR_ARG, "argument 'coords' must not be NULL");
-    if (rc == MPI_SUCCESS)
-        rc = obj_topo_cart_rank(t, coords, rank);
-    return rc;
-}
-
-int mpii_cart_coords(obj_comm_t *comm, int rank, int maxdims, int coords[])
-{
-    const obj_topo_t *t;
-    int rc = topo_of(comm, MPI_CART, &t);
-    if (rc == MPI_SUCCESS)
-        rc = check_maxdims(t, maxdims);
-    if (rc == MPI_SUCCESS && (rank < 0 || rank >= comm->size))
-        rc = obj_errf(MPI_ERR_RANK, "invalid rank %d (communicator of size %d)", rank,
-                      comm->size);
-    if (rc == MPI_SUCCESS && t->u.cart.ndims > 0 && !coords)
-        rc = obj_errf(MPI_ERR_ARG, "argument 'coords' must not be NULL");
-    if (rc == MPI_SUCCESS)
-        obj_topo_cart_coords(t, rank, coords);
-    return rc;
-}
-
-int mpii_cart_shift(obj_comm_t *comm, int direction, int disp, int *rank_source, int *rank_dest)
-{
-    const obj_topo_t *t;
-    int rc = topo_of(comm, MPI_CART, &t);
-    if (rc == MPI_SUCCESS && (direction < 0 || direction >= t->u.cart.ndims))
-        rc = obj_errf(MPI_ERR_ARG, "invalid direction %d (the topology has %d dimensions)",
-                      direction, t->u.cart.ndims);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!rank_source || !rank_dest)
-        return obj_errf(MPI_ERR_ARG, "rank_source and rank_dest must not be NULL");
     /* Large displacements: reduce first so that coords + disp cannot overflow. */
     int n = t->u.cart.dims[direction];
     long long dd = disp;
@@ -212,7 +138,6 @@ int mpii_cart_shift(obj_comm_t *comm, int direction, int disp, int *rank_source,
         dd = dd > 0 ? n : -n;
     *rank_source = cart_neighbor(t, t->u.cart.coords, direction, (int)-dd);
     *rank_dest = cart_neighbor(t, t->u.cart.coords, direction, (int)dd);
-    return MPI_SUCCESS;
 }
 
 /* Color (coordinates in the dropped dimensions) and key (in the kept ones). */
@@ -226,10 +151,10 @@ static void sub_color_key(const obj_topo_t *t, const int remain[], int *color, i
     }
 }
 
-int mpii_cart_sub(obj_comm_t *comm, const int remain_dims[], MPI_Comm *newcomm)
+int obj_topo_cart_sub(obj_comm_t *comm, const int remain_dims[], obj_comm_t **out)
 {
     const obj_topo_t *t;
-    int rc = topo_of(comm, MPI_CART, &t);
+    int rc = obj_topo_of(comm, MPI_CART, &t);
     if (rc != MPI_SUCCESS)
         return rc;
     int n = t->u.cart.ndims, k = 0, color, key;
@@ -250,18 +175,18 @@ int mpii_cart_sub(obj_comm_t *comm, const int remain_dims[], MPI_Comm *newcomm)
     }
     sub_color_key(t, remain_dims, &color, &key);
     obj_comm_t *c = NULL;
-    rc = comm_split_internal(comm, color, key, &c);
+    rc = obj_comm_split(comm, color, key, &c);
     if (rc == MPI_SUCCESS && (rc = topo_cart_attach(c, k, dims, periods)) != MPI_SUCCESS)
         obj_comm_release(c);
     free(dims);
     free(periods);
     if (rc == MPI_SUCCESS)
-        *newcomm = obj_comm_handle(c);
+        *out = c;
     return rc;
 }
 
-int mpii_cart_map(obj_comm_t *comm, int ndims, const int dims[], const int periods[],
-                  int *newrank)
+int obj_topo_cart_map(const obj_comm_t *comm, int ndims, const int dims[], const int periods[],
+                      int *newrank)
 {
     int total;
     int rc = cart_check(ndims, dims, periods, comm->size, &total);

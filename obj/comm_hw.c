@@ -16,9 +16,7 @@
  * node>".
  */
 #include "obj/comm_int.h"
-#include "mpi/mpi_err.h"
 #include "obj/info.h"
-#include "mpi/binding/gen/mpi_impl.h"
 #include "runtime/rte.h"
 
 #include <stdio.h>
@@ -128,7 +126,19 @@ static hwloc_obj_t my_obj(hwloc_obj_type_t type)
     return NULL;
 }
 
-int mpii_get_hw_resource_info(MPI_Info *hw_info)
+void comm_hw_fini(void)
+{
+    pthread_mutex_lock(&hw_lock);
+    if (loaded) {
+        hwloc_bitmap_free(mycpus);
+        hwloc_topology_destroy(topo);
+        loaded = false;
+    }
+    load_failed = false;
+    pthread_mutex_unlock(&hw_lock);
+}
+
+int obj_comm_hw_resource_info(obj_info_t **out)
 {
     obj_info_t *info = obj_info_new();
     if (!info)
@@ -155,18 +165,6 @@ int mpii_get_hw_resource_info(MPI_Info *hw_info)
         obj_info_release(info);
         return rc;
     }
-    *hw_info = obj_info_handle(info);
+    *out = info;
     return MPI_SUCCESS;
-}
-
-void comm_hw_fini(void)
-{
-    pthread_mutex_lock(&hw_lock);
-    if (loaded) {
-        hwloc_bitmap_free(mycpus);
-        hwloc_topology_destroy(topo);
-        loaded = false;
-    }
-    load_failed = false;
-    pthread_mutex_unlock(&hw_lock);
 }

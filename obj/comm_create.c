@@ -5,8 +5,6 @@
 #include "obj/info.h"
 #include "obj/request.h"
 #include "obj/topo.h"
-#include "mpi/binding/gen/mpi_impl.h"
-#include "pml/pml.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +31,7 @@ static int dup_copy(obj_comm_t *comm, obj_comm_t *c, const obj_info_t *info, boo
     return rc;
 }
 
-static int dup_common(obj_comm_t *comm, obj_info_t *info, bool with_info, MPI_Comm *newcomm)
+int obj_comm_dup(obj_comm_t *comm, const obj_info_t *info, bool with_info, obj_comm_t **out)
 {
     obj_comm_t *c = comm_new(comm);
     if (!c)
@@ -53,18 +51,8 @@ static int dup_common(obj_comm_t *comm, obj_info_t *info, bool with_info, MPI_Co
         obj_comm_release(c);
         return rc;
     }
-    *newcomm = obj_comm_handle(c);
+    *out = c;
     return MPI_SUCCESS;
-}
-
-int mpii_comm_dup(obj_comm_t *comm, MPI_Comm *newcomm)
-{
-    return dup_common(comm, NULL, false, newcomm);
-}
-
-int mpii_comm_dup_with_info(obj_comm_t *comm, obj_info_t *info, MPI_Comm *newcomm)
-{
-    return dup_common(comm, info, true, newcomm);
 }
 
 /* ------------------------------------------------------------ idup */
@@ -100,8 +88,8 @@ static void idup_done(void *arg, int rc, const uint32_t ids[2])
     obj_request_complete(&r->req);
 }
 
-static int idup_common(obj_comm_t *comm, obj_info_t *info, bool with_info, MPI_Comm *newcomm,
-                       MPI_Request *request)
+int obj_comm_idup(obj_comm_t *comm, const obj_info_t *info, bool with_info, obj_comm_t **out,
+                  obj_request_t **request)
 {
     idup_req_t *r = calloc(1, sizeof(*r));
     obj_comm_t *c = r ? comm_new(comm) : NULL;
@@ -122,40 +110,19 @@ static int idup_common(obj_comm_t *comm, obj_info_t *info, bool with_info, MPI_C
     comm_agree_t a;
     comm_agree_over(comm, true, &a);
     a.nids = comm->is_inter ? 2 : 1;
-    *newcomm = obj_comm_handle(c);
-    *request = (MPI_Request)&r->req;
     rc = comm_ctxid_agree_start(&a, idup_done, r);
     if (rc != MPI_SUCCESS) {
         obj_comm_release(comm);
         comm_destroy(c);
         free(r);
-        *newcomm = MPI_COMM_NULL;
-        *request = MPI_REQUEST_NULL;
+        return rc;
     }
-    return rc;
-}
-
-int mpii_comm_idup(obj_comm_t *comm, MPI_Comm *newcomm, MPI_Request *request)
-{
-    return idup_common(comm, NULL, false, newcomm, request);
-}
-
-int mpii_comm_idup_with_info(obj_comm_t *comm, obj_info_t *info, MPI_Comm *newcomm,
-                             MPI_Request *request)
-{
-    return idup_common(comm, info, true, newcomm, request);
+    *out = c;
+    *request = &r->req;
+    return MPI_SUCCESS;
 }
 
 /* ------------------------------------------------------------ create */
-
-int mpii_comm_create(obj_comm_t *comm, obj_group_t *group, MPI_Comm *newcomm)
-{
-    obj_comm_t *c = NULL;
-    int rc = comm_create_internal(comm, group, &c);
-    if (rc == MPI_SUCCESS)
-        *newcomm = obj_comm_handle(c);
-    return rc;
-}
 
 /* Intracommunicator: every process of comm takes part in the agreement;
  * members of group get the communicator. */
@@ -191,7 +158,7 @@ static int group_ranks_in(const obj_group_t *group, const obj_comm_t *comm, int 
         return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     for (int i = 0; i < group->size; i++)
         r[i] = i;
-    int rc = mpii_group_translate_ranks((obj_group_t *)group, group->size, r, comm->group, r);
+    int rc = obj_group_translate_ranks(group, group->size, r, comm->group, r);
     for (int i = 0; rc == MPI_SUCCESS && i < group->size; i++)
         if (r[i] == MPI_UNDEFINED)
             rc = obj_errf(MPI_ERR_GROUP, "the group of MPI_Comm_create_group is not a subgroup "
@@ -204,11 +171,8 @@ static int group_ranks_in(const obj_group_t *group, const obj_comm_t *comm, int 
     return MPI_SUCCESS;
 }
 
-int mpii_comm_create_group(obj_comm_t *comm, obj_group_t *group, int tag, MPI_Comm *newcomm)
+int obj_comm_create_group(obj_comm_t *comm, obj_group_t *group, int tag, obj_comm_t **out)
 {
-    if (comm->is_inter)
-        return obj_errf(MPI_ERR_COMM, "MPI_Comm_create_group needs an intracommunicator");
-    *newcomm = MPI_COMM_NULL;
     if (group->rank == MPI_UNDEFINED)
         return MPI_SUCCESS;   /* not a member: a local operation */
     int *ranks = NULL;
@@ -216,7 +180,7 @@ int mpii_comm_create_group(obj_comm_t *comm, obj_group_t *group, int tag, MPI_Co
     if (rc != MPI_SUCCESS)
         return rc;
     comm_agree_t a = {
-        .local = { .comm = comm, .flags = PML_COLL, .tag = comm_tag_user(COMM_TAG_GROUP, tag),
+        .local = { .comm = comm, .flags = OBJ_P2P_COLL, .tag = comm_tag_user(COMM_TAG_GROUP, tag),
                    .n = group->size, .me = group->rank, .ranks = ranks },
         .member = true, .nids = 1,
         .key = COMM_KEY(COMM_KEY_GROUP, comm->context_id, tag),
@@ -231,6 +195,6 @@ int mpii_comm_create_group(obj_comm_t *comm, obj_group_t *group, int tag, MPI_Co
         return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     rc = comm_setup_intra(c, group, ids[0]);
     if (rc == MPI_SUCCESS)
-        *newcomm = obj_comm_handle(c);
+        *out = c;
     return rc;
 }

@@ -1,33 +1,42 @@
 /*
  * Small internal exchanges for communicator construction, straight on the
- * pml: bcast, allgather and leader-to-leader sendrecv of a few bytes.
+ * point-to-point operations the pml hands over (obj/comm.h): bcast,
+ * allgather and leader-to-leader sendrecv of a few bytes.
  *
  * They run on the collective context of the parent communicator with
  * NEGATIVE tags, which no collective component uses (coll/coll.h: tags >= 0)
  * and which no user receive can match (MPI_ANY_TAG matches tags >= 0 only;
  * user tags are >= 0).  So they need no collective component, work while a
  * communicator is being built, and never disturb anything else.  See the
- * tag ranges in mpi_comm_int.h.  A participant set may be a subset of the
+ * tag ranges in obj/comm_int.h.  A participant set may be a subset of the
  * communicator (MPI_Comm_create_group) or the members of a group on the
  * bootstrap communicator (MPI_Comm_create_from_group).
  *
  * Trees are binomial over participant indices relative to the root.
  */
 #include "obj/comm_int.h"
-#include "obj/datatype.h"
-#include "pml/pml.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static obj_datatype_t *byte_type(void)
+/* Wait for the requests posted (NULL: none), all of them; the first error. */
+static int waitall(int n, obj_request_t **reqs)
 {
-    return obj_datatype_predef(MPI_BYTE);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        if (!reqs[i])
+            continue;
+        int e = comm_p2p()->wait(reqs[i], NULL);
+        if (e != MPI_SUCCESS && rc == MPI_SUCCESS)
+            rc = e;
+        reqs[i] = NULL;
+    }
+    return rc;
 }
 
 comm_xchg_t comm_xchg_intra(obj_comm_t *comm)
 {
-    return (comm_xchg_t){ .comm = comm, .flags = PML_COLL, .tag = comm_tag_next(comm),
+    return (comm_xchg_t){ .comm = comm, .flags = OBJ_P2P_COLL, .tag = comm_tag_next(comm),
                           .n = comm->size, .me = comm->rank, .ranks = NULL };
 }
 
@@ -44,15 +53,18 @@ static int abs_of(const comm_xchg_t *x, int root, int v)
 
 int comm_xchg_send(const comm_xchg_t *x, int idx, const void *buf, size_t bytes)
 {
-    return pml_send(buf, (MPI_Count)bytes, byte_type(), rank_of(x, idx), x->tag,
-                    PML_SEND_STANDARD, x->comm, x->flags);
+    obj_request_t *req;
+    int rc = comm_p2p()->isend(buf, bytes, rank_of(x, idx), x->tag, x->comm, x->flags, &req);
+    return rc == MPI_SUCCESS ? comm_p2p()->wait(req, NULL) : rc;
 }
 
 int comm_xchg_recv(const comm_xchg_t *x, int idx, void *buf, size_t bytes)
 {
     obj_req_status_t st;
-    int rc = pml_recv(buf, (MPI_Count)bytes, byte_type(), rank_of(x, idx), x->tag, x->comm,
-                      x->flags, &st);
+    obj_request_t *req;
+    int rc = comm_p2p()->irecv(buf, bytes, rank_of(x, idx), x->tag, x->comm, x->flags, &req);
+    if (rc == MPI_SUCCESS)
+        rc = comm_p2p()->wait(req, &st);
     if (rc == MPI_SUCCESS && (size_t)st.count != bytes)
         rc = obj_errf(MPI_ERR_INTERN, "internal exchange: %lld bytes where %zu were expected",
                       (long long)st.count, bytes);
@@ -105,11 +117,10 @@ int comm_xchg_sendrecv(obj_comm_t *comm, unsigned flags, int peer, int tag, cons
                        size_t sbytes, void *rbuf, size_t rbytes)
 {
     obj_request_t *reqs[2] = {NULL, NULL};
-    int rc = pml_irecv(rbuf, (MPI_Count)rbytes, byte_type(), peer, tag, comm, flags, &reqs[0]);
+    int rc = comm_p2p()->irecv(rbuf, rbytes, peer, tag, comm, flags, &reqs[0]);
     if (rc == MPI_SUCCESS)
-        rc = pml_isend(sbuf, (MPI_Count)sbytes, byte_type(), peer, tag, PML_SEND_STANDARD, comm,
-                       flags, &reqs[1]);
-    int rc2 = pml_waitall(2, reqs);
+        rc = comm_p2p()->isend(sbuf, sbytes, peer, tag, comm, flags, &reqs[1]);
+    int rc2 = waitall(2, reqs);
     return rc ? rc : rc2;
 }
 
@@ -132,12 +143,12 @@ int comm_xchg_alltoall_counts(const comm_xchg_t *x, const int *send, int *recv)
     if (!reqs)
         return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
-        rc = pml_irecv(&recv[i], sizeof(int), byte_type(), rank_of(x, i), x->tag, x->comm,
-                       x->flags, &reqs[i]);
+        rc = comm_p2p()->irecv(&recv[i], sizeof(int), rank_of(x, i), x->tag, x->comm, x->flags,
+                               &reqs[i]);
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
-        rc = pml_isend(&send[i], sizeof(int), byte_type(), rank_of(x, i), x->tag,
-                       PML_SEND_STANDARD, x->comm, x->flags, &reqs[n + i]);
-    int rc2 = pml_waitall(2 * n, reqs);
+        rc = comm_p2p()->isend(&send[i], sizeof(int), rank_of(x, i), x->tag, x->comm, x->flags,
+                               &reqs[n + i]);
+    int rc2 = waitall(2 * n, reqs);
     free(reqs);
     return rc ? rc : rc2;
 }
@@ -151,13 +162,14 @@ int comm_xchg_alltoallv(const comm_xchg_t *x, const void *sbuf, const int *scoun
     if (!reqs)
         return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
-        rc = pml_irecv((char *)rbuf + (size_t)rdispls[i] * elem, (MPI_Count)((size_t)rcounts[i] * elem),
-                       byte_type(), rank_of(x, i), x->tag, x->comm, x->flags, &reqs[i]);
+        rc = comm_p2p()->irecv((char *)rbuf + (size_t)rdispls[i] * elem,
+                               (size_t)rcounts[i] * elem, rank_of(x, i), x->tag, x->comm,
+                               x->flags, &reqs[i]);
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
-        rc = pml_isend((const char *)sbuf + (size_t)sdispls[i] * elem,
-                       (MPI_Count)((size_t)scounts[i] * elem), byte_type(), rank_of(x, i), x->tag,
-                       PML_SEND_STANDARD, x->comm, x->flags, &reqs[n + i]);
-    int rc2 = pml_waitall(2 * n, reqs);
+        rc = comm_p2p()->isend((const char *)sbuf + (size_t)sdispls[i] * elem,
+                               (size_t)scounts[i] * elem, rank_of(x, i), x->tag, x->comm,
+                               x->flags, &reqs[n + i]);
+    int rc2 = waitall(2 * n, reqs);
     free(reqs);
     return rc ? rc : rc2;
 }

@@ -1,9 +1,7 @@
-/* Distributed graph topologies: MPI_Dist_graph_create(_adjacent),
- * MPI_Dist_graph_neighbors(_count).  reorder is ignored (identity); the new
- * communicator has comm_old's group. */
+/* Distributed graph topologies: MPI_Dist_graph_create(_adjacent) (reorder
+ * is ignored: the new communicator has comm_old's group). */
 #include "obj/comm_int.h"
 #include "obj/topo.h"
-#include "mpi/binding/gen/mpi_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -89,13 +87,11 @@ static int dist_attach(obj_comm_t *c, int indeg, const int *src, const int *sw, 
 
 /* ------------------------------------------------------------ adjacent */
 
-int mpii_dist_graph_create_adjacent(obj_comm_t *comm_old, int indegree, const int sources[],
-                                    const int sourceweights[], int outdegree,
-                                    const int destinations[], const int destweights[],
-                                    obj_info_t *info, int reorder, MPI_Comm *comm_dist_graph)
+int obj_topo_dist_graph_create_adjacent(obj_comm_t *comm_old, int indegree, const int sources[],
+                                        const int sourceweights[], int outdegree,
+                                        const int destinations[], const int destweights[],
+                                        obj_comm_t **out)
 {
-    (void)info;
-    (void)reorder;
     if (comm_old->is_inter)
         return obj_errf(MPI_ERR_COMM, "MPI_Dist_graph_create_adjacent needs an intracommunicator");
     int rc = indegree < 0 || outdegree < 0
@@ -121,7 +117,7 @@ int mpii_dist_graph_create_adjacent(obj_comm_t *comm_old, int indegree, const in
         obj_comm_release(c);
         return rc;
     }
-    *comm_dist_graph = obj_comm_handle(c);
+    *out = c;
     return MPI_SUCCESS;
 }
 
@@ -241,12 +237,10 @@ static int dist_exchange(obj_comm_t *comm, const dist_edge_t *sbuf, const int *s
     return rc;
 }
 
-int mpii_dist_graph_create(obj_comm_t *comm_old, int n, const int sources[], const int degrees[],
-                           const int destinations[], const int weights[], obj_info_t *info,
-                           int reorder, MPI_Comm *comm_dist_graph)
+int obj_topo_dist_graph_create(obj_comm_t *comm_old, int n, const int sources[],
+                               const int degrees[], const int destinations[], const int weights[],
+                               obj_comm_t **out)
 {
-    (void)info;
-    (void)reorder;
     if (comm_old->is_inter)
         return obj_errf(MPI_ERR_COMM, "MPI_Dist_graph_create needs an intracommunicator");
     int size = comm_old->size, nedges = 0, nr = 0;
@@ -272,47 +266,6 @@ int mpii_dist_graph_create(obj_comm_t *comm_old, int n, const int sources[], con
     free(sbuf);
     free(rbuf);
     if (rc == MPI_SUCCESS)
-        *comm_dist_graph = obj_comm_handle(c);
+        *out = c;
     return rc;
-}
-
-/* ------------------------------------------------------------ queries */
-
-int mpii_dist_graph_neighbors_count(obj_comm_t *comm, int *indegree, int *outdegree,
-                                    int *weighted)
-{
-    const obj_topo_t *t;
-    int rc = topo_of(comm, MPI_DIST_GRAPH, &t);
-    if (rc == MPI_SUCCESS) {
-        *indegree = t->indegree;
-        *outdegree = t->outdegree;
-        *weighted = t->weighted;
-    }
-    return rc;
-}
-
-static void copy_list(int *dst, const int *src, int n)
-{
-    if (dst && dst != MPI_UNWEIGHTED && dst != MPI_WEIGHTS_EMPTY && src)
-        memcpy(dst, src, (size_t)n * sizeof(int));
-}
-
-int mpii_dist_graph_neighbors(obj_comm_t *comm, int maxindegree, int sources[],
-                              int sourceweights[], int maxoutdegree, int destinations[],
-                              int destweights[])
-{
-    const obj_topo_t *t;
-    int rc = topo_of(comm, MPI_DIST_GRAPH, &t);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    int nin = RAIL_MIN(maxindegree, t->indegree), nout = RAIL_MIN(maxoutdegree, t->outdegree);
-    if ((nin > 0 && !sources) || (nout > 0 && !destinations))
-        return obj_errf(MPI_ERR_ARG, "sources and destinations must not be NULL");
-    copy_list(sources, t->in, RAIL_MAX(nin, 0));
-    copy_list(destinations, t->out, RAIL_MAX(nout, 0));
-    if (t->weighted) {
-        copy_list(sourceweights, t->in_weights, RAIL_MAX(nin, 0));
-        copy_list(destweights, t->out_weights, RAIL_MAX(nout, 0));
-    }
-    return MPI_SUCCESS;
 }

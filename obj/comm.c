@@ -5,8 +5,6 @@
 #include "obj/errhandler.h"
 #include "obj/info.h"
 #include "obj/topo.h"
-#include "mpi/binding/gen/mpi_impl.h"
-#include "pml/pml.h"
 #include "base/atomic.h"
 
 #include <stdlib.h>
@@ -27,20 +25,6 @@ obj_comm_t *comm_new(const obj_comm_t *parent)
     return c;
 }
 
-static int activate(obj_comm_t *c)
-{
-    int rc = pml_comm_create(c);
-    if (rc != MPI_SUCCESS)
-        return obj_errf(rc, "the point-to-point layer cannot set up the new communicator");
-    rc = comm_coll_attach(c);
-    if (rc != MPI_SUCCESS) {
-        pml_comm_destroy(c);
-        return rc;
-    }
-    c->active = true;
-    return MPI_SUCCESS;
-}
-
 int comm_setup_intra(obj_comm_t *c, obj_group_t *group, uint32_t cid)
 {
     obj_group_retain(group);
@@ -48,7 +32,7 @@ int comm_setup_intra(obj_comm_t *c, obj_group_t *group, uint32_t cid)
     c->rank = group->rank;
     c->size = c->remote_size = group->size;
     c->context_id = cid;
-    int rc = activate(c);
+    int rc = comm_layers_attach(c);
     if (rc != MPI_SUCCESS)
         comm_destroy(c);
     return rc;
@@ -79,7 +63,7 @@ int comm_setup_inter(obj_comm_t *c, obj_group_t *local, obj_group_t *remote, uin
     c->size = local->size;
     c->remote_size = remote->size;
     c->context_id = cid;
-    rc = activate(c);
+    rc = comm_layers_attach(c);
     if (rc != MPI_SUCCESS)
         comm_destroy(c);
     return rc;
@@ -87,10 +71,7 @@ int comm_setup_inter(obj_comm_t *c, obj_group_t *local, obj_group_t *remote, uin
 
 void comm_destroy(obj_comm_t *c)
 {
-    if (c->active) {
-        comm_coll_detach(c);
-        pml_comm_destroy(c);
-    }
+    comm_layers_detach(c);
     comm_ctxid_release(c->context_id);
     if (c->attrs)
         obj_attr_delete_all(OBJ_ATTR_COMM, obj_comm_handle(c), &c->attrs);
@@ -101,7 +82,6 @@ void comm_destroy(obj_comm_t *c)
     obj_errhandler_release(c->errhandler);
     obj_info_release(c->info);
     obj_topo_free(c->topo);
-    mpi_part_seq_free(c);
     obj_fini(&c->obj);
     free(c);
 }
@@ -140,7 +120,7 @@ void comm_agree_over(obj_comm_t *comm, bool member, comm_agree_t *a)
     int peer_tag = comm_tag_next(comm);
     if (comm->rank == 0) {
         a->peer_comm = comm;
-        a->peer_flags = PML_COLL;
+        a->peer_flags = OBJ_P2P_COLL;
         a->peer_rank = 0;
         a->peer_tag = peer_tag;
     }
@@ -155,19 +135,14 @@ static int check_freeable(obj_comm_t *c)
     return MPI_SUCCESS;
 }
 
-int mpii_comm_free(MPI_Comm *comm)
+int obj_comm_free(obj_comm_t *c)
 {
-    obj_comm_t *c;
-    int rc = obj_comm_lookup(*comm, &c);
+    int rc = check_freeable(c);
     if (rc == MPI_SUCCESS)
-        rc = check_freeable(c);
+        rc = obj_attr_delete_all(OBJ_ATTR_COMM, obj_comm_handle(c), &c->attrs);
     if (rc == MPI_SUCCESS)
-        rc = obj_attr_delete_all(OBJ_ATTR_COMM, *comm, &c->attrs);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    *comm = MPI_COMM_NULL;
-    obj_comm_release(c);
-    return MPI_SUCCESS;
+        obj_comm_release(c);
+    return rc;
 }
 
 /* Synchronize every process of comm (both groups of an intercommunicator). */
@@ -185,66 +160,34 @@ static int comm_sync(obj_comm_t *c)
     return rc;
 }
 
-int mpii_comm_disconnect(MPI_Comm *comm)
+int obj_comm_disconnect(obj_comm_t *c)
 {
-    obj_comm_t *c;
-    int rc = obj_comm_lookup(*comm, &c);
-    if (rc == MPI_SUCCESS)
-        rc = check_freeable(c);
+    int rc = check_freeable(c);
     /* Every process has stopped sending on it once all have arrived here;
      * messages already sent are matched by then in a correct program. */
     if (rc == MPI_SUCCESS)
         rc = comm_sync(c);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return mpii_comm_free(comm);
+    if (rc == MPI_SUCCESS)
+        rc = obj_comm_free(c);
+    return rc;
 }
 
-int mpii_comm_get_parent(MPI_Comm *parent)
-{
-    /* No process of this job was spawned (MPI_Comm_spawn is not provided). */
-    *parent = MPI_COMM_NULL;
-    return MPI_SUCCESS;
-}
+/* ------------------------------------------------------------ compare */
 
-/* ------------------------------------------------------------ groups, compare */
-
-int mpii_comm_group(obj_comm_t *comm, MPI_Group *group)
+int obj_comm_compare(const obj_comm_t *comm1, const obj_comm_t *comm2)
 {
-    obj_group_retain(comm->group);
-    *group = obj_group_handle(comm->group);
-    return MPI_SUCCESS;
-}
-
-int mpii_comm_remote_group(obj_comm_t *comm, MPI_Group *group)
-{
-    if (!comm->is_inter)
-        return obj_errf(MPI_ERR_COMM, "MPI_Comm_remote_group needs an intercommunicator");
-    obj_group_retain(comm->remote_group);
-    *group = obj_group_handle(comm->remote_group);
-    return MPI_SUCCESS;
-}
-
-int mpii_comm_compare(obj_comm_t *comm1, obj_comm_t *comm2, int *result)
-{
-    if (comm1 == comm2) {
-        *result = MPI_IDENT;
-        return MPI_SUCCESS;
-    }
-    if (comm1->is_inter != comm2->is_inter) {
-        *result = MPI_UNEQUAL;
-        return MPI_SUCCESS;
-    }
+    if (comm1 == comm2)
+        return MPI_IDENT;
+    if (comm1->is_inter != comm2->is_inter)
+        return MPI_UNEQUAL;
     int g = obj_group_compare(comm1->group, comm2->group);
     int r = comm1->is_inter ? obj_group_compare(comm1->remote_group, comm2->remote_group)
                             : MPI_IDENT;
     if (g == MPI_IDENT && r == MPI_IDENT)
-        *result = MPI_CONGRUENT;
-    else if (g != MPI_UNEQUAL && r != MPI_UNEQUAL)
-        *result = MPI_SIMILAR;
-    else
-        *result = MPI_UNEQUAL;
-    return MPI_SUCCESS;
+        return MPI_CONGRUENT;
+    if (g != MPI_UNEQUAL && r != MPI_UNEQUAL)
+        return MPI_SIMILAR;
+    return MPI_UNEQUAL;
 }
 
 /* ------------------------------------------------------------ info hints */
@@ -262,6 +205,12 @@ int comm_info_merge(obj_info_t **dst, const obj_info_t *info)
     return MPI_SUCCESS;
 }
 
+int obj_comm_set_info(obj_comm_t *comm, const obj_info_t *info)
+{
+    /* MPI-4.1 7.4.4: hints not named in info keep their values. */
+    return comm_info_merge(&comm->info, info);
+}
+
 int comm_set_hint(obj_comm_t *c, const char *key, const char *value)
 {
     if (!c->info && !(c->info = obj_info_new()))
@@ -269,19 +218,4 @@ int comm_set_hint(obj_comm_t *c, const char *key, const char *value)
     if (obj_info_set_value(c->info, key, value) != MPI_SUCCESS)
         return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     return MPI_SUCCESS;
-}
-
-int mpii_comm_set_info(obj_comm_t *comm, obj_info_t *info)
-{
-    /* MPI-4.1 7.4.4: hints not named in info keep their values. */
-    return comm_info_merge(&comm->info, info);
-}
-
-int mpii_comm_get_info(obj_comm_t *comm, MPI_Info *info_used)
-{
-    obj_info_t *copy;
-    int rc = obj_info_copy(comm->info, &copy);
-    if (rc == MPI_SUCCESS)
-        *info_used = obj_info_handle(copy);
-    return rc;
 }
