@@ -7,7 +7,7 @@ int mpii_probe(int source, int tag, obj_comm_t *comm, MPI_Status *status)
     obj_req_status_t st;
     int rc = pml_probe(source, tag, comm, 0, &st);
     if (rc == MPI_SUCCESS)
-        mpi_status_write(status, &st, false);
+        obj_status_write(status, &st, false);
     return rc;
 }
 
@@ -16,7 +16,7 @@ int mpii_iprobe(int source, int tag, obj_comm_t *comm, int *flag, MPI_Status *st
     obj_req_status_t st;
     int rc = pml_iprobe(source, tag, comm, 0, flag, &st);
     if (rc == MPI_SUCCESS && *flag)
-        mpi_status_write(status, &st, false);
+        obj_status_write(status, &st, false);
     return rc;
 }
 
@@ -33,7 +33,7 @@ int mpii_mprobe(int source, int tag, obj_comm_t *comm, MPI_Message *message, MPI
     if (rc != MPI_SUCCESS)
         return rc;
     *message = message_handle(msg);
-    mpi_status_write(status, &st, false);
+    obj_status_write(status, &st, false);
     return MPI_SUCCESS;
 }
 
@@ -46,7 +46,7 @@ int mpii_improbe(int source, int tag, obj_comm_t *comm, int *flag, MPI_Message *
     if (rc != MPI_SUCCESS || !*flag)
         return rc;
     *message = message_handle(msg);
-    mpi_status_write(status, &st, false);
+    obj_status_write(status, &st, false);
     return MPI_SUCCESS;
 }
 
@@ -104,6 +104,6 @@ int mpii_mrecv(void *buf, MPI_Count count, obj_datatype_t *datatype, MPI_Message
     *message = MPI_MESSAGE_NULL;
     obj_req_status_t st;
     rc = pml_wait(req, &st);
-    mpi_status_write(status, &st, false);
+    obj_status_write(status, &st, false);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : mpi_p2p_status_error(&st);
 }

@@ -9,7 +9,7 @@ int mpii_recv(void *buf, MPI_Count count, obj_datatype_t *datatype, int source, 
 {
     obj_req_status_t st;
     int rc = pml_recv(buf, count, datatype, source, tag, comm, 0, &st);
-    mpi_status_write(status, &st, false);
+    obj_status_write(status, &st, false);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : mpi_p2p_status_error(&st);
 }
 
@@ -46,7 +46,7 @@ int mpii_sendrecv(const void *sendbuf, MPI_Count sendcount, obj_datatype_t *send
     int src = pml_send(sendbuf, sendcount, sendtype, dest, sendtag, PML_SEND_STANDARD, comm, 0);
     obj_req_status_t st;
     int rrc = pml_wait(rreq, &st);
-    mpi_status_write(status, &st, false);
+    obj_status_write(status, &st, false);
     if (src != MPI_SUCCESS)
         return src;
     return rrc == MPI_SUCCESS ? MPI_SUCCESS : mpi_p2p_status_error(&st);
@@ -72,7 +72,7 @@ int mpii_sendrecv_replace(void *buf, MPI_Count count, obj_datatype_t *datatype, 
     obj_req_status_t st;
     int rrc = pml_wait(rreq, &st);
     free(tmp);
-    mpi_status_write(status, &st, false);
+    obj_status_write(status, &st, false);
     if (src != MPI_SUCCESS)
         return src;
     return rrc == MPI_SUCCESS ? MPI_SUCCESS : mpi_p2p_status_error(&st);

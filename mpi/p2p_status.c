@@ -5,7 +5,7 @@
 
 int mpii_get_count(const MPI_Status *status, obj_datatype_t *datatype, MPI_Count *count)
 {
-    MPI_Count bytes = mpi_status_get_bytes(status);
+    MPI_Count bytes = obj_status_get_bytes(status);
     if (datatype->size == 0)
         *count = 0;
     else if (bytes % datatype->size != 0)
@@ -17,7 +17,7 @@ int mpii_get_count(const MPI_Status *status, obj_datatype_t *datatype, MPI_Count
 
 static int get_elements(const MPI_Status *status, obj_datatype_t *datatype, MPI_Count *count)
 {
-    MPI_Count bytes = mpi_status_get_bytes(status);
+    MPI_Count bytes = obj_status_get_bytes(status);
     if (datatype->size == 0 || bytes == 0) {
         *count = 0;
         return MPI_SUCCESS;
@@ -80,7 +80,7 @@ int mpii_status_set_elements(MPI_Status *status, obj_datatype_t *datatype, int c
     MPI_Count bytes;
     int rc = bytes_of_elements(datatype, count, &bytes);
     if (rc == MPI_SUCCESS)
-        mpi_status_set_bytes(status, bytes);
+        obj_status_set_bytes(status, bytes);
     return rc;
 }
 
@@ -89,19 +89,19 @@ int mpii_status_set_elements_x(MPI_Status *status, obj_datatype_t *datatype, MPI
     MPI_Count bytes;
     int rc = bytes_of_elements(datatype, count, &bytes);
     if (rc == MPI_SUCCESS)
-        mpi_status_set_bytes(status, bytes);
+        obj_status_set_bytes(status, bytes);
     return rc;
 }
 
 int mpii_status_set_cancelled(MPI_Status *status, int flag)
 {
-    mpi_status_set_cancelled_flag(status, flag);
+    obj_status_set_cancelled(status, flag);
     return MPI_SUCCESS;
 }
 
 int mpii_test_cancelled(const MPI_Status *status, int *flag)
 {
-    *flag = mpi_status_get_cancelled_flag(status);
+    *flag = obj_status_get_cancelled(status);
     return MPI_SUCCESS;
 }
 

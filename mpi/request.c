@@ -1,11 +1,8 @@
 /*
  * Requests at the API: Wait/Test and their any/some/all forms,
  * Request_get_status (+ MPI-4.1 any/some/all), Request_free, Cancel,
- * Start/Startall, and the MPI_Status conversions.
- *
- * MPI_Status hidden fields (mpi.h: int internal[5]):
- *   internal[0], internal[1]  count in bytes, low and high 32 bits
- *   internal[2]               cancelled flag
+ * Start/Startall: handles and arrays of them turned into the request
+ * objects of obj/request.c and back.
  */
 #include "base/rail.h"
 #include "base/progress.h"
@@ -17,115 +14,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------ status */
-
-MPI_Count mpi_status_get_bytes(const MPI_Status *st)
-{
-    uint64_t lo = (uint32_t)st->internal[0], hi = (uint32_t)st->internal[1];
-    return (MPI_Count)(lo | hi << 32);
-}
-
-void mpi_status_set_bytes(MPI_Status *st, MPI_Count bytes)
-{
-    uint64_t v = (uint64_t)bytes;
-    st->internal[0] = (int)(uint32_t)v;
-    st->internal[1] = (int)(uint32_t)(v >> 32);
-}
-
-int mpi_status_get_cancelled_flag(const MPI_Status *st)
-{
-    return st->internal[2] != 0;
-}
-
-void mpi_status_set_cancelled_flag(MPI_Status *st, int flag)
-{
-    st->internal[2] = flag != 0;
-}
-
-void mpi_status_write(MPI_Status *dst, const obj_req_status_t *src, bool with_error)
-{
-    if (dst == MPI_STATUS_IGNORE)
-        return;
-    dst->MPI_SOURCE = src->source;
-    dst->MPI_TAG = src->tag;
-    if (with_error)
-        dst->MPI_ERROR = src->error;
-    mpi_status_set_bytes(dst, src->count);
-    dst->internal[2] = src->cancelled;
-    dst->internal[3] = 0;
-    dst->internal[4] = 0;
-}
-
-void mpi_status_read(const MPI_Status *src, obj_req_status_t *dst)
-{
-    dst->source = src->MPI_SOURCE;
-    dst->tag = src->MPI_TAG;
-    dst->error = src->MPI_ERROR;
-    dst->cancelled = mpi_status_get_cancelled_flag(src);
-    dst->count = mpi_status_get_bytes(src);
-    dst->msg_len = dst->count;
-}
-
-static void status_empty_out(MPI_Status *st, bool with_error)
-{
-    obj_req_status_t e;
-    obj_req_status_empty(&e);
-    mpi_status_write(st, &e, with_error);
-}
-
-/* ------------------------------------------------------------ errors */
-
-int mpi_request_error(obj_request_t *req)
-{
-    const obj_req_status_t *st = &req->status;
-    if (st->error != MPI_SUCCESS)
-        mpi_err_use_comm(req->comm);
-    switch (st->error) {
-    case MPI_SUCCESS:
-        return MPI_SUCCESS;
-    case MPI_ERR_TRUNCATE:
-        return obj_errf(MPI_ERR_TRUNCATE,
-                        "message of %lld bytes from rank %d (tag %d) truncated to %lld-byte "
-                        "receive buffer",
-                        (long long)st->msg_len, st->source, st->tag, (long long)st->count);
-    default:
-        return st->error;
-    }
-}
-
 /* ------------------------------------------------------------ one request */
 
-static inline bool req_inactive(const obj_request_t *req)
-{
-    return (req->flags & OBJ_REQ_FLAG_PERSISTENT) && !(req->flags & OBJ_REQ_FLAG_ACTIVE);
-}
-
-/* Report a complete request and release it (or make it inactive). */
+/* Report a complete request and release it (or make it inactive); an
+ * error goes to its communicator's errhandler. */
 static int request_report(MPI_Request *handle, obj_request_t *req, MPI_Status *status,
                           bool with_error)
 {
-    if (req->ops->query)
-        req->ops->query(req);
-    mpi_status_write(status, &req->status, with_error);
-    int err = req->status.error;
+    obj_comm_t *comm = req->comm;
+    bool persistent = req->flags & OBJ_REQ_FLAG_PERSISTENT;
+    int err = obj_request_report(req, status, with_error);
     if (err != MPI_SUCCESS)
-        err = mpi_request_error(req);
-    RAIL_CS_ENTER();
-    if (req->flags & OBJ_REQ_FLAG_PERSISTENT) {
-        req->flags &= (uint8_t)~OBJ_REQ_FLAG_ACTIVE;
-    } else {
-        req->ops->release(req);
+        mpi_err_use_comm(comm);
+    if (!persistent)
         *handle = MPI_REQUEST_NULL;
-    }
-    RAIL_CS_EXIT();
     return err;
 }
 
 int mpi_request_wait_one(MPI_Request *handle, MPI_Status *status)
 {
     obj_request_t *req = (obj_request_t *)obj_of_handle(*handle);
-    if (req_inactive(req)) {
-        status_empty_out(status, false);
+    if (obj_request_inactive(req)) {
+        obj_status_write_empty(status, false);
         return MPI_SUCCESS;
     }
     obj_request_wait_complete(req);
@@ -148,7 +58,7 @@ int mpii_wait(MPI_Request *request, MPI_Status *status)
     if (rc != MPI_SUCCESS)
         return rc;
     if (!req) {
-        status_empty_out(status, false);
+        obj_status_write_empty(status, false);
         return MPI_SUCCESS;
     }
     return mpi_request_wait_one(request, status);
@@ -160,9 +70,9 @@ int mpii_test(MPI_Request *request, int *flag, MPI_Status *status)
     int rc = obj_request_lookup_null(*request, &req);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!req || req_inactive(req)) {
+    if (!req || obj_request_inactive(req)) {
         *flag = 1;
-        status_empty_out(status, false);
+        obj_status_write_empty(status, false);
         return MPI_SUCCESS;
     }
     if (!obj_request_is_complete(req))
@@ -177,37 +87,6 @@ int mpii_test(MPI_Request *request, int *flag, MPI_Status *status)
 
 /* ------------------------------------------------------------ arrays */
 
-typedef struct reqs_arg {
-    int n;
-    obj_request_t **objs;   /* NULL: null or inactive (ignored) */
-    bool all;               /* wait for all (else: any) */
-    int first;              /* all: the requests before this one are complete */
-} reqs_arg_t;
-
-/* A request stays complete until it is reported, so a wait for all
- * resumes at the first one it found incomplete: a Waitall on requests
- * that complete in order (a window of receives) reads each once, not the
- * whole completed prefix at every poll (np 2 bw, 64 receives of 8-32 B
- * in flight: 11% of the receiver's time went to this scan). */
-static bool reqs_done(void *arg)
-{
-    reqs_arg_t *a = arg;
-    for (int i = a->all ? a->first : 0; i < a->n; i++) {
-        if (!a->objs[i])
-            continue;
-        bool c = obj_request_is_complete(a->objs[i]);
-        if (a->all && !c) {
-            a->first = i;
-            return false;
-        }
-        if (!a->all && c)
-            return true;
-    }
-    if (a->all)
-        a->first = a->n;
-    return a->all;
-}
-
 /* Objects of the array; *active: how many are non-null and active. */
 static int reqs_objs(int n, const MPI_Request reqs[], obj_request_t **objs, int *active)
 {
@@ -216,7 +95,7 @@ static int reqs_objs(int n, const MPI_Request reqs[], obj_request_t **objs, int 
         int rc = lookup_at(reqs, i, &objs[i]);
         if (rc != MPI_SUCCESS)
             return rc;
-        if (objs[i] && req_inactive(objs[i]))
+        if (objs[i] && obj_request_inactive(objs[i]))
             objs[i] = NULL;
         if (objs[i])
             (*active)++;
@@ -259,7 +138,7 @@ static int report_all(int n, MPI_Request reqs[], obj_request_t **objs, MPI_Statu
     int failed = 0, first = -1, first_err = MPI_SUCCESS;
     for (int i = 0; i < n; i++) {
         if (!objs[i]) {
-            status_empty_out(status_at(statuses, i), true);
+            obj_status_write_empty(status_at(statuses, i), true);
             continue;
         }
         int e = request_report(&reqs[i], objs[i], status_at(statuses, i), true);
@@ -280,8 +159,7 @@ int mpii_waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
         return MPI_ERR_NO_MEM;
     rc = reqs_objs(count, array_of_requests, objs, &active);
     if (rc == MPI_SUCCESS) {
-        reqs_arg_t a = { count, objs, true };
-        rail_progress_wait(reqs_done, &a);
+        obj_requests_wait(count, objs, true);
         rc = report_all(count, array_of_requests, objs, array_of_statuses);
     }
     objs_free(objs, stack);
@@ -298,23 +176,12 @@ int mpii_testall(int count, MPI_Request array_of_requests[], int *flag,
         return MPI_ERR_NO_MEM;
     rc = reqs_objs(count, array_of_requests, objs, &active);
     if (rc == MPI_SUCCESS) {
-        reqs_arg_t a = { count, objs, true };
-        if (!reqs_done(&a))
-            rail_progress();
-        *flag = reqs_done(&a);
+        *flag = obj_requests_test(count, objs, true);
         if (*flag)
             rc = report_all(count, array_of_requests, objs, array_of_statuses);
     }
     objs_free(objs, stack);
     return rc;
-}
-
-static int first_complete(int n, obj_request_t **objs)
-{
-    for (int i = 0; i < n; i++)
-        if (objs[i] && obj_request_is_complete(objs[i]))
-            return i;
-    return -1;
 }
 
 static int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status,
@@ -332,15 +199,14 @@ static int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_
         *index = MPI_UNDEFINED;
         if (flag)
             *flag = 1;
-        status_empty_out(status, false);
+        obj_status_write_empty(status, false);
         goto out;
     }
-    reqs_arg_t a = { count, objs, false };
     if (wait)
-        rail_progress_wait(reqs_done, &a);
-    else if (!reqs_done(&a))
-        rail_progress();
-    int i = first_complete(count, objs);
+        obj_requests_wait(count, objs, false);
+    else
+        obj_requests_test(count, objs, false);
+    int i = obj_requests_first_complete(count, objs);
     if (flag)
         *flag = i >= 0;
     if (i < 0) {
@@ -380,11 +246,10 @@ static int some_common(int incount, MPI_Request reqs[], int *outcount, int indic
         *outcount = MPI_UNDEFINED;
         goto out;
     }
-    reqs_arg_t a = { incount, objs, false };
     if (wait)
-        rail_progress_wait(reqs_done, &a);
-    else if (!reqs_done(&a))
-        rail_progress();
+        obj_requests_wait(incount, objs, false);
+    else
+        obj_requests_test(incount, objs, false);
     int n = 0, failed = 0, first = -1, first_err = MPI_SUCCESS;
     for (int i = 0; i < incount; i++) {
         if (!objs[i] || !obj_request_is_complete(objs[i]))
@@ -421,27 +286,11 @@ int mpii_testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 
 /* ------------------------------------------------------------ get_status */
 
-/* Status of a request without releasing it; *flag: complete. */
-static void peek_status(obj_request_t *req, int *flag, MPI_Status *status, bool with_error)
-{
-    if (!req || req_inactive(req)) {
-        *flag = 1;
-        status_empty_out(status, with_error);
-        return;
-    }
-    *flag = obj_request_is_complete(req);
-    if (*flag) {
-        if (req->ops->query)
-            req->ops->query(req);
-        mpi_status_write(status, &req->status, with_error);
-    }
-}
-
 int mpii_request_get_status(obj_request_t *request, int *flag, MPI_Status *status)
 {
-    if (request && !req_inactive(request) && !obj_request_is_complete(request))
+    if (request && !obj_request_inactive(request) && !obj_request_is_complete(request))
         rail_progress();
-    peek_status(request, flag, status, false);
+    obj_request_peek(request, flag, status, false);
     return MPI_SUCCESS;
 }
 
@@ -458,15 +307,15 @@ int mpii_request_get_status_any(int count, const MPI_Request array_of_requests[]
         if (active == 0) {
             *index = MPI_UNDEFINED;
             *flag = 1;
-            status_empty_out(status, false);
+            obj_status_write_empty(status, false);
         } else {
-            if (first_complete(count, objs) < 0)
+            if (obj_requests_first_complete(count, objs) < 0)
                 rail_progress();
-            int i = first_complete(count, objs);
+            int i = obj_requests_first_complete(count, objs);
             *flag = i >= 0;
             *index = i >= 0 ? i : MPI_UNDEFINED;
             if (i >= 0)
-                peek_status(objs[i], flag, status, false);
+                obj_request_peek(objs[i], flag, status, false);
         }
     }
     objs_free(objs, stack);
@@ -483,14 +332,11 @@ int mpii_request_get_status_all(int count, const MPI_Request array_of_requests[]
         return MPI_ERR_NO_MEM;
     rc = reqs_objs(count, array_of_requests, objs, &active);
     if (rc == MPI_SUCCESS) {
-        reqs_arg_t a = { count, objs, true };
-        if (!reqs_done(&a))
-            rail_progress();
-        *flag = reqs_done(&a);
+        *flag = obj_requests_test(count, objs, true);
         int failed = 0, first = -1, first_err = MPI_SUCCESS;
         for (int i = 0; *flag && i < count; i++) {
             int f;
-            peek_status(objs[i], &f, status_at(array_of_statuses, i), true);
+            obj_request_peek(objs[i], &f, status_at(array_of_statuses, i), true);
             if (objs[i] && objs[i]->status.error != MPI_SUCCESS && failed++ == 0) {
                 first = i;
                 first_err = objs[i]->status.error;
@@ -517,7 +363,7 @@ int mpii_request_get_status_some(int incount, const MPI_Request array_of_request
         if (active == 0) {
             *outcount = MPI_UNDEFINED;
         } else {
-            if (first_complete(incount, objs) < 0)
+            if (obj_requests_first_complete(incount, objs) < 0)
                 rail_progress();
             int n = 0, failed = 0, first = -1, first_err = MPI_SUCCESS;
             for (int i = 0; i < incount; i++) {
@@ -525,7 +371,7 @@ int mpii_request_get_status_some(int incount, const MPI_Request array_of_request
                     continue;
                 int f;
                 array_of_indices[n] = i;
-                peek_status(objs[i], &f, status_at(array_of_statuses, n), true);
+                obj_request_peek(objs[i], &f, status_at(array_of_statuses, n), true);
                 if (objs[i]->status.error != MPI_SUCCESS && failed++ == 0) {
                     first = i;
                     first_err = objs[i]->status.error;
@@ -549,12 +395,7 @@ int mpii_request_free(MPI_Request *request)
     int rc = obj_request_lookup(*request, &req);
     if (rc != MPI_SUCCESS)
         return rc;
-    RAIL_CS_ENTER();
-    if (req_inactive(req) || obj_request_is_complete(req))
-        req->ops->release(req);
-    else
-        req->flags |= OBJ_REQ_FLAG_FREED;
-    RAIL_CS_EXIT();
+    obj_request_free(req);
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }
@@ -565,11 +406,7 @@ int mpii_cancel(MPI_Request *request)
     int rc = obj_request_lookup(*request, &req);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (req_inactive(req))
-        return obj_errf(MPI_ERR_REQUEST, "cannot cancel an inactive persistent request");
-    if (req->ops->cancel && !obj_request_is_complete(req))
-        return req->ops->cancel(req);
-    return MPI_SUCCESS;
+    return obj_request_cancel(req);
 }
 
 static int start_one(MPI_Request *handle, int index)
@@ -581,11 +418,7 @@ static int start_one(MPI_Request *handle, int index)
             return obj_errf(rc, "invalid request in array_of_requests[%d]", index);
         return rc;
     }
-    if (!(req->flags & OBJ_REQ_FLAG_PERSISTENT) || !req->ops->start)
-        return obj_errf(MPI_ERR_REQUEST, "MPI_Start needs a persistent request");
-    if (req->flags & OBJ_REQ_FLAG_ACTIVE)
-        return obj_errf(MPI_ERR_REQUEST, "the persistent request is already active");
-    return req->ops->start(req);
+    return obj_request_start(req);
 }
 
 int mpii_start(MPI_Request *request)
@@ -605,30 +438,29 @@ int mpii_startall(int count, MPI_Request array_of_requests[])
 
 /* ------------------------------------------------------------ complete requests */
 
-static void done_release(obj_request_t *req)
-{
-    req->obj.kind = OBJ_FREED;
-    free(req);
-}
-
-static int done_start(obj_request_t *req)
-{
-    req->flags |= OBJ_REQ_FLAG_ACTIVE;
-    return MPI_SUCCESS;
-}
-
-static const obj_request_ops_t done_ops = { .release = done_release, .start = done_start };
-
 int mpi_request_new_complete(const obj_req_status_t *st, bool persistent, MPI_Request *handle)
 {
-    obj_request_t *req = malloc(sizeof(*req));
-    if (!req)
-        return MPI_ERR_NO_MEM;
-    obj_request_init(req, OBJ_REQ_SEND, &done_ops, NULL);
-    req->status = *st;
-    req->complete = 1;
-    if (persistent)
-        req->flags |= OBJ_REQ_FLAG_PERSISTENT;
-    *handle = (MPI_Request)req;
-    return MPI_SUCCESS;
+    obj_request_t *req;
+    int rc = obj_request_new_complete(st, persistent, &req);
+    if (rc == MPI_SUCCESS)
+        *handle = obj_request_handle(req);
+    return rc;
+}
+
+/* ------------------------------------------------------------ generalized requests */
+
+int mpii_grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                        MPI_Request *request)
+{
+    obj_request_t *req;
+    int rc = obj_grequest_start(query_fn, free_fn, cancel_fn, extra_state, &req);
+    if (rc == MPI_SUCCESS)
+        *request = obj_request_handle(req);
+    return rc;
+}
+
+int mpii_grequest_complete(obj_request_t *request)
+{
+    return obj_grequest_complete(request);
 }

@@ -1,5 +1,5 @@
 /*
- * Requests (front-end view, shared by every kind of nonblocking operation).
+ * Requests (shared by every kind of nonblocking operation).
  *
  * A request object starts with obj_request_t; the layer that owns the
  * operation embeds it as its first member (pml_request_t, the generalized
@@ -143,6 +143,12 @@ static inline void obj_request_complete(obj_request_t *req)
         rail_progress_wake();
 }
 
+/* A persistent request that is not started (or reported since). */
+static inline bool obj_request_inactive(const obj_request_t *req)
+{
+    return (req->flags & OBJ_REQ_FLAG_PERSISTENT) && !(req->flags & OBJ_REQ_FLAG_ACTIVE);
+}
+
 static inline bool obj_request_done_cond(void *arg)
 {
     return obj_request_is_complete((const obj_request_t *)arg);
@@ -175,5 +181,49 @@ static inline void obj_req_status_proc_null(obj_req_status_t *st)
     st->count = 0;
     st->msg_len = 0;
 }
+
+/* ------------------------------------------------------------ obj/request.c */
+
+/* MPI_Status: the count in bytes and the cancelled flag in its hidden
+ * fields; an internal status out (MPI_STATUS_IGNORE allowed; MPI_ERROR only
+ * with_error, as the multi-request calls write it) and in; the empty one. */
+MPI_Count obj_status_get_bytes(const MPI_Status *st);
+void obj_status_set_bytes(MPI_Status *st, MPI_Count bytes);
+int obj_status_get_cancelled(const MPI_Status *st);
+void obj_status_set_cancelled(MPI_Status *st, int flag);
+void obj_status_write(MPI_Status *dst, const obj_req_status_t *src, bool with_error);
+void obj_status_read(const MPI_Status *src, obj_req_status_t *dst);
+void obj_status_write_empty(MPI_Status *st, bool with_error);
+
+/* The error of a complete request, with a detail message (truncation). */
+int obj_request_error(const obj_request_t *req);
+/* Report a complete request: its status (after the owner's query) into
+ * *status, then release it, or make a persistent one inactive; returns
+ * its error.  req must not be used after this unless persistent. */
+int obj_request_report(obj_request_t *req, MPI_Status *status, bool with_error);
+/* *flag = complete (or null or inactive); its status, without releasing. */
+void obj_request_peek(obj_request_t *req, int *flag, MPI_Status *status, bool with_error);
+/* MPI_Request_free: release now, or when it completes. */
+void obj_request_free(obj_request_t *req);
+/* MPI_Cancel (MPI_ERR_REQUEST on an inactive persistent request). */
+int obj_request_cancel(obj_request_t *req);
+/* MPI_Start (MPI_ERR_REQUEST unless persistent and inactive). */
+int obj_request_start(obj_request_t *req);
+/* A request that is already complete with the given status (PROC_NULL
+ * operations, Buffer_iflush with nothing to flush). */
+int obj_request_new_complete(const obj_req_status_t *st, bool persistent, obj_request_t **out);
+
+/* Generalized requests (obj/request_greq.c): MPI_Grequest_start and
+ * MPI_Grequest_complete (MPI_ERR_REQUEST for another request, or twice). */
+int obj_grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                       MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                       obj_request_t **request);
+int obj_grequest_complete(obj_request_t *request);
+
+/* Arrays of requests (NULL entries ignored): wait until all (or one) are
+ * complete; test after one progress call; the first complete one (-1). */
+void obj_requests_wait(int n, obj_request_t **objs, bool all);
+bool obj_requests_test(int n, obj_request_t **objs, bool all);
+int obj_requests_first_complete(int n, obj_request_t **objs);
 
 #endif

@@ -7,25 +7,23 @@
  * first); cancel_fn runs on MPI_Cancel with complete = whether
  * Grequest_complete was already called.
  */
-#include "base/rail.h"
-#include "base/progress.h"
-#include "mpi/mpi_err.h"
-#include "mpi/mpi_status.h"
 #include "obj/request.h"
+#include "obj/err.h"
+#include "base/progress.h"
 
 #include <stdlib.h>
 
-typedef struct mpi_greq {
+typedef struct obj_greq {
     obj_request_t req;
     MPI_Grequest_query_function *query_fn;
     MPI_Grequest_free_function *free_fn;
     MPI_Grequest_cancel_function *cancel_fn;
     void *extra_state;
-} mpi_greq_t;
+} obj_greq_t;
 
 static void greq_release(obj_request_t *req)
 {
-    mpi_greq_t *g = (mpi_greq_t *)req;
+    obj_greq_t *g = (obj_greq_t *)req;
     if (g->free_fn)
         g->free_fn(g->extra_state);
     req->obj.kind = OBJ_FREED;
@@ -34,7 +32,7 @@ static void greq_release(obj_request_t *req)
 
 static int greq_cancel(obj_request_t *req)
 {
-    mpi_greq_t *g = (mpi_greq_t *)req;
+    obj_greq_t *g = (obj_greq_t *)req;
     if (!g->cancel_fn)
         return MPI_SUCCESS;
     return g->cancel_fn(g->extra_state, obj_request_is_complete(req));
@@ -42,17 +40,17 @@ static int greq_cancel(obj_request_t *req)
 
 static int greq_query(obj_request_t *req)
 {
-    mpi_greq_t *g = (mpi_greq_t *)req;
+    obj_greq_t *g = (obj_greq_t *)req;
     if (!g->query_fn)
         return MPI_SUCCESS;
     MPI_Status st;
     st.MPI_SOURCE = MPI_UNDEFINED;
     st.MPI_TAG = MPI_UNDEFINED;
     st.MPI_ERROR = MPI_SUCCESS;
-    mpi_status_set_bytes(&st, 0);
-    mpi_status_set_cancelled_flag(&st, 0);
+    obj_status_set_bytes(&st, 0);
+    obj_status_set_cancelled(&st, 0);
     int rc = g->query_fn(g->extra_state, &st);
-    mpi_status_read(&st, &req->status);
+    obj_status_read(&st, &req->status);
     req->status.error = rc != MPI_SUCCESS ? rc : MPI_SUCCESS;
     return rc;
 }
@@ -63,11 +61,11 @@ static const obj_request_ops_t greq_ops = {
     .query = greq_query,
 };
 
-int mpii_grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
-                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
-                        MPI_Request *request)
+int obj_grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                       MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                       obj_request_t **request)
 {
-    mpi_greq_t *g = malloc(sizeof(*g));
+    obj_greq_t *g = malloc(sizeof(*g));
     if (!g)
         return obj_errf(MPI_ERR_NO_MEM, "out of memory for a generalized request");
     obj_request_init(&g->req, OBJ_REQ_GREQ, &greq_ops, NULL);
@@ -75,11 +73,11 @@ int mpii_grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
     g->free_fn = free_fn;
     g->cancel_fn = cancel_fn;
     g->extra_state = extra_state;
-    *request = (MPI_Request)&g->req;
+    *request = &g->req;
     return MPI_SUCCESS;
 }
 
-int mpii_grequest_complete(obj_request_t *request)
+int obj_grequest_complete(obj_request_t *request)
 {
     if (request->kind != OBJ_REQ_GREQ)
         return obj_errf(MPI_ERR_REQUEST, "MPI_Grequest_complete needs a generalized request");
