@@ -10,7 +10,6 @@
  * and PROD (mpi/op_reduce.c).
  */
 #include "obj/type_impl.h"
-#include "mpi/mpi_env.h"
 
 #include <stdio.h>
 #include <string.h>
