@@ -136,6 +136,25 @@ static inline bool obj_type_any_big(const MPI_Count *a, MPI_Count n)
 
 /* ------------------------------------------------------------ packing (pack_*.c) */
 
+/* Pack count elements at buf into the packed buffer at *position, or
+ * unpack them from there; *position advances past them.  MPI_ERR_COUNT for
+ * a negative count, MPI_ERR_ARG for a position outside the packed buffer,
+ * MPI_ERR_TRUNCATE when the data do not fit in what is left of it,
+ * MPI_ERR_BUFFER for a NULL packed buffer.  Either side may be device
+ * memory.  pack_native.c: the native representation (the signature's
+ * bytes, count * size of them); pack_external.c: "external32". */
+int obj_pack(const void *inbuf, MPI_Count incount, obj_datatype_t *datatype, void *outbuf,
+             MPI_Count outsize, MPI_Count *position);
+int obj_pack_unpack(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+                    MPI_Count outcount, obj_datatype_t *datatype);
+int obj_pack_external(const void *inbuf, MPI_Count incount, obj_datatype_t *datatype,
+                      void *outbuf, MPI_Count outsize, MPI_Count *position);
+int obj_pack_unpack_external(const void *inbuf, MPI_Count insize, MPI_Count *position,
+                             void *outbuf, MPI_Count outcount, obj_datatype_t *datatype);
+/* Bytes that incount elements take packed. */
+int obj_pack_size(MPI_Count incount, const obj_datatype_t *datatype, MPI_Count *size);
+int obj_pack_external_size(MPI_Count incount, const obj_datatype_t *datatype, MPI_Count *size);
+
 /* Copy callback through accel for device buffers (pack_native.c). */
 int obj_pack_accel_copy(void *dst, const void *src, size_t len, void *ctx);
 /* Whether ptr is device memory (false without any device component). */
