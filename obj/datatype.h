@@ -1,8 +1,9 @@
 /*
- * Datatypes (front-end view).  The layout used to pack and unpack lives in
- * the datatype engine (base/dt.h); this struct carries what the API needs on
+ * Datatype objects.  The layout used to pack and unpack lives in the
+ * datatype engine (base/dt.h); this struct carries what the API needs on
  * top of it: the constructor's arguments (envelope / contents), the name,
- * the attributes, and what reductions need to know.
+ * the attributes, and what reductions need to know.  The operations on
+ * datatypes (constructors, commit, free, packing) are in obj/type_impl.h.
  *
  * References.  obj.refcount counts every reference: the user's handles
  * (`handles`: 1 at creation, +1 for each handle MPI_Type_get_contents
@@ -67,7 +68,7 @@ static inline int obj_datatype_is_predefined(const obj_datatype_t *d) { return d
 void obj_datatype_retain(obj_datatype_t *d);
 void obj_datatype_release(obj_datatype_t *d);
 
-/* Predefined datatypes (mpi/datatype_predef.c). */
+/* Predefined datatypes (obj/datatype_predef.c). */
 int obj_datatype_predef_init(void);
 /* The predefined object of a predefined handle (NULL if h is none). */
 obj_datatype_t *obj_datatype_predef(MPI_Datatype h);

@@ -1,5 +1,5 @@
 /*
- * Reduction operations (front-end view).
+ * Reduction operation objects (obj/op.c; applied by obj/op_reduce.c).
  *
  * References.  obj.refcount counts the user's handle and internal holders
  * (a pending nonblocking collective: obj_op_retain when it starts,
@@ -28,6 +28,14 @@ int obj_op_predef_init(void);
 
 void obj_op_retain(obj_op_t *op);
 void obj_op_release(obj_op_t *op);
+
+/* A user operation (MPI_Op_create: fn; MPI_Op_create_c: fn_c), with one
+ * reference for the user's handle. */
+int obj_op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute,
+                  obj_op_t **out);
+/* MPI_Op_free: invalidate the handle and drop its reference; MPI_ERR_OP
+ * for a predefined operation. */
+int obj_op_free(obj_op_t *op);
 
 /* MPI_ERR_OP with a message unless op may be applied to datatype in a
  * collective reduction or MPI_Reduce_local (MPI-4.1 section 6.9.2): user

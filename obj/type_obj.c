@@ -1,53 +1,13 @@
 /*
  * Derived datatype objects: creation around an engine layout, references
- * (see obj/datatype.h), MPI_Type_commit, MPI_Type_free, MPI_Type_dup.
+ * and user handles (see obj/datatype.h), commit, free, dup.
  */
 #include "obj/type_impl.h"
 #include "obj/attr.h"
-#include "mpi/binding/gen/mpi_impl.h"
 #include "base/atomic.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------------------ contents */
-
-struct obj_type_contents *obj_type_contents_new(MPI_Count ni, MPI_Count na, MPI_Count nc,
-                                                MPI_Count nd)
-{
-    size_t bytes = sizeof(struct obj_type_contents) + (size_t)na * sizeof(MPI_Aint) +
-                   (size_t)nc * sizeof(MPI_Count) + (size_t)nd * sizeof(obj_datatype_t *) +
-                   (size_t)ni * sizeof(int);
-    struct obj_type_contents *c = calloc(1, bytes);
-    if (!c)
-        return NULL;
-    char *p = (char *)(c + 1);
-    c->ni = ni, c->na = na, c->nc = nc, c->nd = nd;
-    /* Widest members first, so every array is aligned. */
-    c->aints = (MPI_Aint *)p;
-    p += (size_t)na * sizeof(MPI_Aint);
-    c->counts = (MPI_Count *)p;
-    p += (size_t)nc * sizeof(MPI_Count);
-    c->types = (obj_datatype_t **)p;
-    p += (size_t)nd * sizeof(obj_datatype_t *);
-    c->ints = (int *)p;
-    return c;
-}
-
-void obj_type_contents_set_type(struct obj_type_contents *c, MPI_Count i, obj_datatype_t *t)
-{
-    obj_datatype_retain(t);
-    c->types[i] = t;
-}
-
-void obj_type_contents_free(struct obj_type_contents *c)
-{
-    if (!c)
-        return;
-    for (MPI_Count i = 0; i < c->nd; i++)
-        obj_datatype_release(c->types[i]);
-    free(c);
-}
 
 /* ------------------------------------------------------------ objects */
 
@@ -71,7 +31,7 @@ static obj_datatype_t *common_basic(int combiner, const struct obj_type_contents
 }
 
 int obj_type_new(struct rail_dt *layout, int combiner, struct obj_type_contents *c,
-                 MPI_Datatype *newtype)
+                 obj_datatype_t **out)
 {
     obj_datatype_t *d = calloc(1, sizeof(*d));
     if (!d) {
@@ -90,7 +50,7 @@ int obj_type_new(struct rail_dt *layout, int combiner, struct obj_type_contents 
     d->extent = rail_dt_extent(layout);
     d->true_lb = rail_dt_true_lb(layout);
     d->true_extent = rail_dt_true_extent(layout);
-    *newtype = obj_datatype_handle(d);
+    *out = d;
     return MPI_SUCCESS;
 }
 
@@ -141,17 +101,13 @@ int obj_type_lookup_array(const MPI_Datatype types[], MPI_Count n, obj_datatype_
     return MPI_SUCCESS;
 }
 
-/* ------------------------------------------------------------ API */
+/* ------------------------------------------------------------ commit, free, dup */
 
-int mpii_type_commit(MPI_Datatype *datatype)
+int obj_type_commit(obj_datatype_t *d)
 {
-    obj_datatype_t *d;
-    int rc = obj_datatype_lookup(*datatype, &d);
-    if (rc != MPI_SUCCESS)
-        return rc;
     if (d->committed)
         return MPI_SUCCESS;
-    rc = rail_dt_commit(d->layout);
+    int rc = rail_dt_commit(d->layout);
     if (rc != MPI_SUCCESS)
         return obj_errf(rc, "cannot commit the datatype (%s)",
                         rc == MPI_ERR_NO_MEM ? "out of memory" : "engine error");
@@ -159,49 +115,43 @@ int mpii_type_commit(MPI_Datatype *datatype)
     return MPI_SUCCESS;
 }
 
-int mpii_type_free(MPI_Datatype *datatype)
+int obj_type_free(obj_datatype_t *d)
 {
-    obj_datatype_t *d;
-    int rc = obj_datatype_lookup(*datatype, &d);
-    if (rc != MPI_SUCCESS)
-        return rc;
     if (d->predefined)
         return obj_errf(MPI_ERR_TYPE, "predefined datatype %s cannot be freed",
                         d->name[0] ? d->name : "(unnamed)");
     /* The last handle: delete the attributes first; a failing delete
      * callback fails the call and leaves the type as it was. */
     if (rail_atomic_load_acquire(&d->handles) == 1 && d->attrs) {
-        rc = obj_attr_delete_all(OBJ_ATTR_TYPE, *datatype, &d->attrs);
+        int rc = obj_attr_delete_all(OBJ_ATTR_TYPE, obj_datatype_handle(d), &d->attrs);
         if (rc != MPI_SUCCESS)
             return rc;
     }
     if (rail_atomic_sub_fetch(&d->handles, 1) == 0)
         d->obj.kind = OBJ_FREED;
-    *datatype = MPI_DATATYPE_NULL;
     obj_datatype_release(d);
     return MPI_SUCCESS;
 }
 
-int mpii_type_dup(obj_datatype_t *oldtype, MPI_Datatype *newtype)
+int obj_type_dup(obj_datatype_t *old, obj_datatype_t **out)
 {
     struct obj_type_contents *c = obj_type_contents_new(0, 0, 0, 1);
     if (!c)
         return obj_errf(MPI_ERR_NO_MEM, "out of memory");
-    obj_type_contents_set_type(c, 0, oldtype);
-    MPI_Datatype h;
-    int rc = obj_type_new(rail_dt_retain(oldtype->layout), MPI_COMBINER_DUP, c, &h);
+    obj_type_contents_set_type(c, 0, old);
+    obj_datatype_t *d;
+    int rc = obj_type_new(rail_dt_retain(old->layout), MPI_COMBINER_DUP, c, &d);
     if (rc != MPI_SUCCESS)
         return rc;
-    obj_datatype_t *d = (obj_datatype_t *)obj_of_handle(h);
-    d->committed = oldtype->committed;
-    rc = obj_attr_copy_all(OBJ_ATTR_TYPE, obj_datatype_handle(oldtype), oldtype->attrs, &d->attrs);
+    d->committed = old->committed;
+    rc = obj_attr_copy_all(OBJ_ATTR_TYPE, obj_datatype_handle(old), old->attrs, &d->attrs);
     if (rc != MPI_SUCCESS) {
         /* Copies already made are deleted with their callbacks. */
-        obj_attr_delete_all(OBJ_ATTR_TYPE, h, &d->attrs);
+        obj_attr_delete_all(OBJ_ATTR_TYPE, obj_datatype_handle(d), &d->attrs);
         d->handles = 0;
         obj_datatype_release(d);
         return rc;
     }
-    *newtype = h;
+    *out = d;
     return MPI_SUCCESS;
 }

@@ -1,12 +1,11 @@
 /*
- * Predefined and user reduction operations: which predefined operation
- * takes which datatypes (MPI-4.1 section 6.9.2), MPI_Op_create / _c,
- * MPI_Op_free, MPI_Op_commutative, references (mpi_op.h).
+ * Reduction operation objects: the predefined ones and which datatypes
+ * each takes (MPI-4.1 section 6.9.2), user operations (creation, free),
+ * references (obj/op.h).
  */
-#include "mpi/mpi_err.h"
 #include "obj/op.h"
+#include "obj/err.h"
 #include "obj/datatype.h"
-#include "mpi/binding/gen/mpi_impl.h"
 #include "base/atomic.h"
 
 #include <stdlib.h>
@@ -122,7 +121,8 @@ void obj_op_release(obj_op_t *op)
     }
 }
 
-static int create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute, MPI_Op *out)
+int obj_op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute,
+                  obj_op_t **out)
 {
     obj_op_t *o = calloc(1, sizeof(*o));
     if (!o)
@@ -132,40 +132,15 @@ static int create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute,
     o->commute = commute != 0;
     o->user_fn = fn;
     o->user_fn_c = fn_c;
-    *out = obj_op_handle(o);
+    *out = o;
     return MPI_SUCCESS;
 }
 
-int mpii_op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+int obj_op_free(obj_op_t *op)
 {
-    if (!user_fn)
-        return obj_errf(MPI_ERR_ARG, "user function is NULL");
-    return create(user_fn, NULL, commute, op);
-}
-
-int mpii_op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
-{
-    if (!user_fn)
-        return obj_errf(MPI_ERR_ARG, "user function is NULL");
-    return create(NULL, user_fn, commute, op);
-}
-
-int mpii_op_free(MPI_Op *op)
-{
-    obj_op_t *o;
-    int rc = obj_op_lookup(*op, &o);
-    if (rc)
-        return rc;
-    if (o->op != RAIL_OP_NONE)
-        return obj_errf(MPI_ERR_OP, "predefined operation %s cannot be freed", op_name(o));
-    o->obj.kind = OBJ_FREED;   /* the handle is gone; holders keep the object */
-    *op = MPI_OP_NULL;
-    obj_op_release(o);
-    return MPI_SUCCESS;
-}
-
-int mpii_op_commutative(obj_op_t *op, int *commute)
-{
-    *commute = op->commute;
+    if (op->op != RAIL_OP_NONE)
+        return obj_errf(MPI_ERR_OP, "predefined operation %s cannot be freed", op_name(op));
+    op->obj.kind = OBJ_FREED;   /* the handle is gone; holders keep the object */
+    obj_op_release(op);
     return MPI_SUCCESS;
 }

@@ -11,7 +11,6 @@
  * the last dimension's coordinate varies fastest with the rank.
  */
 #include "obj/type_impl.h"
-#include "mpi/binding/gen/mpi_impl.h"
 
 #include <stdlib.h>
 
@@ -178,19 +177,17 @@ static struct obj_type_contents *darray_contents(int size, int rank, int ndims,
     return c;
 }
 
-int mpii_type_create_darray(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
-                            const int array_of_distribs[], const int array_of_dargs[],
-                            const int array_of_psizes[], int order, obj_datatype_t *oldtype,
-                            MPI_Datatype *newtype)
+int obj_type_darray(int size, int rank, int ndims, const MPI_Count gsizes[], const int distribs[],
+                    const int dargs[], const int psizes[], int order, obj_datatype_t *old,
+                    obj_datatype_t **out)
 {
     if (ndims < 1)
         return obj_errf(MPI_ERR_ARG, "invalid ndims %d (must be positive)", ndims);
     dim_t *dims = malloc((size_t)ndims * sizeof(*dims));
     if (!dims)
         return obj_errf(MPI_ERR_NO_MEM, "out of memory");
-    struct rail_dt *t = rail_dt_retain(oldtype->layout);
-    int rc = check_args(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
-                        array_of_psizes, order, dims);
+    struct rail_dt *t = rail_dt_retain(old->layout);
+    int rc = check_args(size, rank, ndims, gsizes, distribs, dargs, psizes, order, dims);
     for (int k = 0; rc == MPI_SUCCESS && k < ndims; k++) {
         struct rail_dt *next = NULL;
         int i = order == MPI_ORDER_FORTRAN ? k : ndims - 1 - k;
@@ -205,11 +202,10 @@ int mpii_type_create_darray(int size, int rank, int ndims, const MPI_Count array
         return rc;
     }
     struct obj_type_contents *c =
-        darray_contents(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
-                        array_of_psizes, order, oldtype);
+        darray_contents(size, rank, ndims, gsizes, distribs, dargs, psizes, order, old);
     if (!c) {
         rail_dt_release(t);
         return obj_errf(MPI_ERR_NO_MEM, "out of memory");
     }
-    return obj_type_new(t, MPI_COMBINER_DARRAY, c, newtype);
+    return obj_type_new(t, MPI_COMBINER_DARRAY, c, out);
 }

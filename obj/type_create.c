@@ -1,11 +1,11 @@
 /*
  * Datatype constructors: contiguous, vector, hvector, indexed, hindexed,
- * indexed_block, hindexed_block, struct, resized, subarray.  Each builds the
- * engine layout and records its arguments in the encoding of MPI-4.1
- * section 5.1.13 (type_impl.h says when the large-count one is used).
+ * indexed_block, hindexed_block, struct, resized, subarray.  Each checks
+ * its arguments, builds the engine layout and records its arguments in the
+ * encoding of MPI-4.1 section 5.1.13 (type_impl.h says when the
+ * large-count one is used).
  */
 #include "obj/type_impl.h"
-#include "mpi/binding/gen/mpi_impl.h"
 
 #include <stdlib.h>
 
@@ -61,7 +61,7 @@ static int check_span(MPI_Count count, MPI_Count blocklen, const obj_datatype_t 
 }
 
 static int finish(int rc, struct rail_dt *layout, int combiner, struct obj_type_contents *c,
-                  const char *what, MPI_Datatype *newtype)
+                  const char *what, obj_datatype_t **out)
 {
     if (rc != MPI_SUCCESS) {
         obj_type_contents_free(c);
@@ -71,7 +71,7 @@ static int finish(int rc, struct rail_dt *layout, int combiner, struct obj_type_
         rail_dt_release(layout);
         return obj_errf(MPI_ERR_NO_MEM, "out of memory building %s", what);
     }
-    return obj_type_new(layout, combiner, c, newtype);
+    return obj_type_new(layout, combiner, c, out);
 }
 
 /* Contents of the constructors taking (count, blocklength, stride): ints
@@ -96,52 +96,42 @@ static struct obj_type_contents *scalar_contents(const MPI_Count *v, int n, int 
     return c;
 }
 
-int mpii_type_contiguous(MPI_Count count, obj_datatype_t *oldtype, MPI_Datatype *newtype)
+int obj_type_contiguous(MPI_Count count, obj_datatype_t *old, obj_datatype_t **out)
 {
     int rc = check_count(count, "count");
     if (rc == MPI_SUCCESS)
-        rc = check_span(count, 1, oldtype);
+        rc = check_span(count, 1, old);
     if (rc != MPI_SUCCESS)
         return rc;
     struct rail_dt *t = NULL;
-    rc = rail_dt_create_contiguous(count, oldtype->layout, &t);
+    rc = rail_dt_create_contiguous(count, old->layout, &t);
     MPI_Count v[] = {count};
-    return finish(rc, t, MPI_COMBINER_CONTIGUOUS, rc ? NULL : scalar_contents(v, 1, 1, oldtype),
-                  "a contiguous type", newtype);
+    return finish(rc, t, MPI_COMBINER_CONTIGUOUS, rc ? NULL : scalar_contents(v, 1, 1, old),
+                  "a contiguous type", out);
 }
 
-int mpii_type_vector(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
-                     obj_datatype_t *oldtype, MPI_Datatype *newtype)
+int obj_type_vector(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                    obj_datatype_t *old, bool stride_in_bytes, obj_datatype_t **out)
 {
+    /* A stride in elements reaches further than the blocks themselves. */
+    MPI_Count reach = stride_in_bytes ? blocklength
+                                      : RAIL_MAX(blocklength, stride < 0 ? -stride : stride);
     int rc = check_count(count, "count");
     if (rc == MPI_SUCCESS)
         rc = check_count(blocklength, "blocklength");
     if (rc == MPI_SUCCESS)
-        rc = check_span(count, RAIL_MAX(blocklength, stride < 0 ? -stride : stride), oldtype);
+        rc = check_span(count, reach, old);
     if (rc != MPI_SUCCESS)
         return rc;
     struct rail_dt *t = NULL;
-    rc = rail_dt_create_vector(count, blocklength, stride, oldtype->layout, &t);
+    if (stride_in_bytes)
+        rc = rail_dt_create_hvector(count, blocklength, stride, old->layout, &t);
+    else
+        rc = rail_dt_create_vector(count, blocklength, stride, old->layout, &t);
     MPI_Count v[] = {count, blocklength, stride};
-    return finish(rc, t, MPI_COMBINER_VECTOR, rc ? NULL : scalar_contents(v, 3, 3, oldtype),
-                  "a vector type", newtype);
-}
-
-int mpii_type_create_hvector(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
-                             obj_datatype_t *oldtype, MPI_Datatype *newtype)
-{
-    int rc = check_count(count, "count");
-    if (rc == MPI_SUCCESS)
-        rc = check_count(blocklength, "blocklength");
-    if (rc == MPI_SUCCESS)
-        rc = check_span(count, blocklength, oldtype);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    struct rail_dt *t = NULL;
-    rc = rail_dt_create_hvector(count, blocklength, stride, oldtype->layout, &t);
-    MPI_Count v[] = {count, blocklength, stride};
-    return finish(rc, t, MPI_COMBINER_HVECTOR, rc ? NULL : scalar_contents(v, 3, 2, oldtype),
-                  "an hvector type", newtype);
+    return finish(rc, t, stride_in_bytes ? MPI_COMBINER_HVECTOR : MPI_COMBINER_VECTOR,
+                  rc ? NULL : scalar_contents(v, 3, stride_in_bytes ? 2 : 3, old),
+                  stride_in_bytes ? "an hvector type" : "a vector type", out);
 }
 
 /* Contents of indexed (bytes = false) and hindexed: count, blocklengths and
@@ -179,49 +169,42 @@ static struct obj_type_contents *indexed_contents(MPI_Count count, const MPI_Cou
     return c;
 }
 
-static int check_indexed(MPI_Count count, const MPI_Count bl[], const MPI_Count displs[],
-                         obj_datatype_t *old)
+int obj_type_check_blocks(MPI_Count count, const MPI_Count blocklengths[],
+                          const MPI_Count displacements[])
 {
     int rc = check_count(count, "count");
     if (rc == MPI_SUCCESS)
-        rc = check_counts(bl, count, "array_of_blocklengths");
+        rc = check_counts(blocklengths, count, "array_of_blocklengths");
     if (rc == MPI_SUCCESS)
-        rc = check_ptr(displs, count, "array_of_displacements");
+        rc = check_ptr(displacements, count, "array_of_displacements");
+    return rc;
+}
+
+static int check_indexed(MPI_Count count, const MPI_Count bl[], const MPI_Count displs[],
+                         obj_datatype_t *old)
+{
+    int rc = obj_type_check_blocks(count, bl, displs);
     for (MPI_Count i = 0; rc == MPI_SUCCESS && i < count; i++)
         rc = check_span(1, bl[i], old);
     return rc;
 }
 
-int mpii_type_indexed(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                      const MPI_Count array_of_displacements[], obj_datatype_t *oldtype,
-                      MPI_Datatype *newtype)
+int obj_type_indexed(MPI_Count count, const MPI_Count blocklengths[],
+                     const MPI_Count displacements[], obj_datatype_t *old,
+                     bool displs_in_bytes, obj_datatype_t **out)
 {
-    int rc = check_indexed(count, array_of_blocklengths, array_of_displacements, oldtype);
+    int rc = check_indexed(count, blocklengths, displacements, old);
     if (rc != MPI_SUCCESS)
         return rc;
     struct rail_dt *t = NULL;
-    rc = rail_dt_create_indexed(count, array_of_blocklengths, array_of_displacements,
-                                oldtype->layout, &t);
-    return finish(rc, t, MPI_COMBINER_INDEXED,
-                  rc ? NULL : indexed_contents(count, array_of_blocklengths,
-                                               array_of_displacements, false, oldtype),
-                  "an indexed type", newtype);
-}
-
-int mpii_type_create_hindexed(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                              const MPI_Count array_of_displacements[], obj_datatype_t *oldtype,
-                              MPI_Datatype *newtype)
-{
-    int rc = check_indexed(count, array_of_blocklengths, array_of_displacements, oldtype);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    struct rail_dt *t = NULL;
-    rc = rail_dt_create_hindexed(count, array_of_blocklengths, array_of_displacements,
-                                 oldtype->layout, &t);
-    return finish(rc, t, MPI_COMBINER_HINDEXED,
-                  rc ? NULL : indexed_contents(count, array_of_blocklengths,
-                                               array_of_displacements, true, oldtype),
-                  "an hindexed type", newtype);
+    if (displs_in_bytes)
+        rc = rail_dt_create_hindexed(count, blocklengths, displacements, old->layout, &t);
+    else
+        rc = rail_dt_create_indexed(count, blocklengths, displacements, old->layout, &t);
+    return finish(rc, t, displs_in_bytes ? MPI_COMBINER_HINDEXED : MPI_COMBINER_INDEXED,
+                  rc ? NULL
+                     : indexed_contents(count, blocklengths, displacements, displs_in_bytes, old),
+                  displs_in_bytes ? "an hindexed type" : "an indexed type", out);
 }
 
 /* Contents of indexed_block / hindexed_block: count, blocklength, then the
@@ -271,40 +254,28 @@ static int check_block(MPI_Count count, MPI_Count blocklength, const MPI_Count d
     return rc;
 }
 
-int mpii_type_create_indexed_block(MPI_Count count, MPI_Count blocklength,
-                                   const MPI_Count array_of_displacements[],
-                                   obj_datatype_t *oldtype, MPI_Datatype *newtype)
+int obj_type_indexed_block(MPI_Count count, MPI_Count blocklength,
+                           const MPI_Count displacements[], obj_datatype_t *old,
+                           bool displs_in_bytes, obj_datatype_t **out)
 {
-    int rc = check_block(count, blocklength, array_of_displacements, oldtype);
+    int rc = check_block(count, blocklength, displacements, old);
     if (rc != MPI_SUCCESS)
         return rc;
     struct rail_dt *t = NULL;
-    rc = rail_dt_create_indexed_block(count, blocklength, array_of_displacements,
-                                      oldtype->layout, &t);
-    return finish(rc, t, MPI_COMBINER_INDEXED_BLOCK,
+    if (displs_in_bytes)
+        rc = rail_dt_create_hindexed_block(count, blocklength, displacements, old->layout, &t);
+    else
+        rc = rail_dt_create_indexed_block(count, blocklength, displacements, old->layout, &t);
+    return finish(rc, t,
+                  displs_in_bytes ? MPI_COMBINER_HINDEXED_BLOCK : MPI_COMBINER_INDEXED_BLOCK,
                   rc ? NULL
-                     : block_contents(count, blocklength, array_of_displacements, false, oldtype),
-                  "an indexed_block type", newtype);
-}
-
-int mpii_type_create_hindexed_block(MPI_Count count, MPI_Count blocklength,
-                                    const MPI_Count array_of_displacements[],
-                                    obj_datatype_t *oldtype, MPI_Datatype *newtype)
-{
-    int rc = check_block(count, blocklength, array_of_displacements, oldtype);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    struct rail_dt *t = NULL;
-    rc = rail_dt_create_hindexed_block(count, blocklength, array_of_displacements,
-                                       oldtype->layout, &t);
-    return finish(rc, t, MPI_COMBINER_HINDEXED_BLOCK,
-                  rc ? NULL
-                     : block_contents(count, blocklength, array_of_displacements, true, oldtype),
-                  "an hindexed_block type", newtype);
+                     : block_contents(count, blocklength, displacements, displs_in_bytes, old),
+                  displs_in_bytes ? "an hindexed_block type" : "an indexed_block type", out);
 }
 
 static struct obj_type_contents *struct_contents(MPI_Count count, const MPI_Count *bl,
-                                                 const MPI_Count *displs, obj_datatype_t **objs)
+                                                 const MPI_Count *displs,
+                                                 obj_datatype_t *const *objs)
 {
     bool big = obj_type_big(count) || obj_type_big(count + 1) || obj_type_any_big(bl, count);
     struct obj_type_contents *c = big ? obj_type_contents_new(0, 0, 2 * count + 1, count)
@@ -328,51 +299,41 @@ static struct obj_type_contents *struct_contents(MPI_Count count, const MPI_Coun
     return c;
 }
 
-int mpii_type_create_struct(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                            const MPI_Count array_of_displacements[],
-                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+int obj_type_struct(MPI_Count count, const MPI_Count blocklengths[],
+                    const MPI_Count displacements[], obj_datatype_t *const types[],
+                    obj_datatype_t **out)
 {
-    int rc = check_indexed(count, array_of_blocklengths, array_of_displacements,
-                           obj_datatype_predef(MPI_BYTE));
+    int rc = obj_type_check_blocks(count, blocklengths, displacements);
+    if (rc == MPI_SUCCESS)
+        rc = check_ptr(types, count, "array_of_types");
+    for (MPI_Count i = 0; rc == MPI_SUCCESS && i < count; i++)
+        rc = check_span(1, blocklengths[i], types[i]);
     if (rc != MPI_SUCCESS)
         return rc;
-    obj_datatype_t **objs = malloc((size_t)RAIL_MAX(count, 1) * sizeof(*objs));
     struct rail_dt **layouts = malloc((size_t)RAIL_MAX(count, 1) * sizeof(*layouts));
+    if (!layouts)
+        return obj_errf(MPI_ERR_NO_MEM, "out of memory");
+    for (MPI_Count i = 0; i < count; i++)
+        layouts[i] = types[i]->layout;
     struct rail_dt *t = NULL;
-    if (!objs || !layouts) {
-        rc = obj_errf(MPI_ERR_NO_MEM, "out of memory");
-        goto out;
-    }
-    rc = obj_type_lookup_array(array_of_types, count, objs);
-    for (MPI_Count i = 0; rc == MPI_SUCCESS && i < count; i++) {
-        layouts[i] = objs[i]->layout;
-        rc = check_span(1, array_of_blocklengths[i], objs[i]);
-    }
-    if (rc != MPI_SUCCESS)
-        goto out;
-    rc = rail_dt_create_struct(count, array_of_blocklengths, array_of_displacements, layouts, &t);
-    rc = finish(rc, t, MPI_COMBINER_STRUCT,
-                rc ? NULL
-                   : struct_contents(count, array_of_blocklengths, array_of_displacements, objs),
-                "a struct type", newtype);
-out:
-    free(objs);
+    rc = rail_dt_create_struct(count, blocklengths, displacements, layouts, &t);
     free(layouts);
-    return rc;
+    return finish(rc, t, MPI_COMBINER_STRUCT,
+                  rc ? NULL : struct_contents(count, blocklengths, displacements, types),
+                  "a struct type", out);
 }
 
-int mpii_type_create_resized(obj_datatype_t *oldtype, MPI_Count lb, MPI_Count extent,
-                             MPI_Datatype *newtype)
+int obj_type_resized(obj_datatype_t *old, MPI_Count lb, MPI_Count extent, obj_datatype_t **out)
 {
     struct rail_dt *t = NULL;
-    int rc = rail_dt_create_resized(oldtype->layout, lb, extent, &t);
+    int rc = rail_dt_create_resized(old->layout, lb, extent, &t);
     struct obj_type_contents *c = NULL;
     if (rc == MPI_SUCCESS && (c = obj_type_contents_new(0, 2, 0, 1))) {
         c->aints[0] = (MPI_Aint)lb;
         c->aints[1] = (MPI_Aint)extent;
-        obj_type_contents_set_type(c, 0, oldtype);
+        obj_type_contents_set_type(c, 0, old);
     }
-    return finish(rc, t, MPI_COMBINER_RESIZED, c, "a resized type", newtype);
+    return finish(rc, t, MPI_COMBINER_RESIZED, c, "a resized type", out);
 }
 
 /* ------------------------------------------------------------ subarray */
@@ -435,26 +396,23 @@ static struct obj_type_contents *subarray_contents(int ndims, const MPI_Count *s
     return c;
 }
 
-int mpii_type_create_subarray(int ndims, const MPI_Count array_of_sizes[],
-                              const MPI_Count array_of_subsizes[],
-                              const MPI_Count array_of_starts[], int order,
-                              obj_datatype_t *oldtype, MPI_Datatype *newtype)
+int obj_type_subarray(int ndims, const MPI_Count sizes[], const MPI_Count subsizes[],
+                      const MPI_Count starts[], int order, obj_datatype_t *old,
+                      obj_datatype_t **out)
 {
-    int rc = check_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order);
+    int rc = check_subarray(ndims, sizes, subsizes, starts, order);
     MPI_Count total = 1;
     for (int d = 0; rc == MPI_SUCCESS && d < ndims; d++)
-        if (__builtin_mul_overflow(total, array_of_sizes[d], &total))
+        if (__builtin_mul_overflow(total, sizes[d], &total))
             rc = obj_errf(MPI_ERR_ARG, "the array has more than 2^63 elements");
     if (rc == MPI_SUCCESS)
-        rc = check_span(total, 1, oldtype);
+        rc = check_span(total, 1, old);
     if (rc != MPI_SUCCESS)
         return rc;
     struct rail_dt *t = NULL;
-    rc = rail_dt_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts,
-                                 order == MPI_ORDER_FORTRAN, oldtype->layout, &t);
+    rc = rail_dt_create_subarray(ndims, sizes, subsizes, starts, order == MPI_ORDER_FORTRAN,
+                                 old->layout, &t);
     return finish(rc, t, MPI_COMBINER_SUBARRAY,
-                  rc ? NULL
-                     : subarray_contents(ndims, array_of_sizes, array_of_subsizes,
-                                         array_of_starts, order, oldtype),
-                  "a subarray type", newtype);
+                  rc ? NULL : subarray_contents(ndims, sizes, subsizes, starts, order, old),
+                  "a subarray type", out);
 }

@@ -1,26 +1,10 @@
 /*
- * MPI_Pack_external, MPI_Unpack_external, MPI_Pack_external_size: the
- * "external32" representation (big-endian, IEEE, sizes of the MPI-4.1
- * table), converted by the engine.  "external32" is the only data
- * representation these functions know; any other name is
- * MPI_ERR_UNSUPPORTED_DATAREP.
+ * Packing in the "external32" representation (MPI_Pack_external,
+ * MPI_Unpack_external, MPI_Pack_external_size): big-endian, IEEE, sizes of
+ * the MPI-4.1 table, converted by the engine.
  */
 #include "obj/type_impl.h"
-#include "mpi/binding/gen/mpi_impl.h"
 #include "accel/accel.h"
-
-#include <string.h>
-
-static int check_datarep(const char *datarep)
-{
-    if (!datarep)
-        return obj_errf(MPI_ERR_ARG, "datarep must not be NULL");
-    if (strcmp(datarep, "external32") == 0)
-        return MPI_SUCCESS;
-    return obj_errf(MPI_ERR_UNSUPPORTED_DATAREP,
-                    "data representation \"%s\" (only \"external32\" is defined for packing)",
-                    datarep);
-}
 
 static int ext32_bytes(const obj_datatype_t *dt, MPI_Count count, const char *name,
                        MPI_Count *bytes)
@@ -47,21 +31,16 @@ static int check_position(MPI_Count pos, MPI_Count size, const char *name)
                     name, (long long)size);
 }
 
-int mpii_pack_external_size(const char datarep[], MPI_Count incount, obj_datatype_t *datatype,
-                            MPI_Count *size)
+int obj_pack_external_size(MPI_Count incount, const obj_datatype_t *datatype, MPI_Count *size)
 {
-    int rc = check_datarep(datarep);
-    return rc ? rc : ext32_bytes(datatype, incount, "incount", size);
+    return ext32_bytes(datatype, incount, "incount", size);
 }
 
-int mpii_pack_external(const char datarep[], const void *inbuf, MPI_Count incount,
-                       obj_datatype_t *datatype, void *outbuf, MPI_Count outsize,
-                       MPI_Count *position)
+int obj_pack_external(const void *inbuf, MPI_Count incount, obj_datatype_t *datatype,
+                      void *outbuf, MPI_Count outsize, MPI_Count *position)
 {
     MPI_Count bytes = 0;
-    int rc = check_datarep(datarep);
-    if (rc == MPI_SUCCESS)
-        rc = ext32_bytes(datatype, incount, "incount", &bytes);
+    int rc = ext32_bytes(datatype, incount, "incount", &bytes);
     if (rc == MPI_SUCCESS)
         rc = check_position(*position, outsize, "output buffer");
     if (rc != MPI_SUCCESS)
@@ -88,14 +67,11 @@ int mpii_pack_external(const char datarep[], const void *inbuf, MPI_Count incoun
     return MPI_SUCCESS;
 }
 
-int mpii_unpack_external(const char datarep[], const void *inbuf, MPI_Count insize,
-                         MPI_Count *position, void *outbuf, MPI_Count outcount,
-                         obj_datatype_t *datatype)
+int obj_pack_unpack_external(const void *inbuf, MPI_Count insize, MPI_Count *position,
+                             void *outbuf, MPI_Count outcount, obj_datatype_t *datatype)
 {
     MPI_Count bytes = 0;
-    int rc = check_datarep(datarep);
-    if (rc == MPI_SUCCESS)
-        rc = ext32_bytes(datatype, outcount, "outcount", &bytes);
+    int rc = ext32_bytes(datatype, outcount, "outcount", &bytes);
     if (rc == MPI_SUCCESS)
         rc = check_position(*position, insize, "input buffer");
     if (rc != MPI_SUCCESS)

@@ -15,7 +15,6 @@
  * process: the same arguments give the same handle.
  */
 #include "obj/type_impl.h"
-#include "mpi/binding/gen/mpi_impl.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -36,7 +35,7 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
  * types[] (value-index). */
 static int cached_type(int combiner, int64_t key1, int64_t key2, const obj_datatype_t *like,
                        obj_datatype_t *basic, const int *ints, int ni,
-                       obj_datatype_t *const *types, int nd, MPI_Datatype *out)
+                       obj_datatype_t *const *types, int nd, obj_datatype_t **out)
 {
     int rc = MPI_SUCCESS;
     pthread_mutex_lock(&cache_lock);
@@ -70,7 +69,7 @@ static int cached_type(int combiner, int64_t key1, int64_t key2, const obj_datat
         cache = c;
     }
     pthread_mutex_unlock(&cache_lock);
-    *out = obj_datatype_handle(&c->dt);
+    *out = &c->dt;
     return rc;
 }
 
@@ -100,7 +99,7 @@ static MPI_Datatype match(int typeclass, int size)
     return MPI_DATATYPE_NULL;
 }
 
-int mpii_type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+int obj_type_match_size(int typeclass, int size, obj_datatype_t **out)
 {
     if (typeclass != MPI_TYPECLASS_INTEGER && typeclass != MPI_TYPECLASS_REAL &&
         typeclass != MPI_TYPECLASS_COMPLEX)
@@ -113,7 +112,7 @@ int mpii_type_match_size(int typeclass, int size, MPI_Datatype *datatype)
                         : typeclass == MPI_TYPECLASS_REAL  ? "real"
                                                            : "complex",
                         size);
-    *datatype = t;
+    *out = obj_datatype_predef(t);
     return MPI_SUCCESS;
 }
 
@@ -127,18 +126,18 @@ static const struct {
     int size, precision, range;
 } real_kinds[] = {{4, 6, 37}, {8, 15, 307}, {16, 33, 4931}};
 
-int mpii_type_create_f90_integer(int r, MPI_Datatype *newtype)
+int obj_type_f90_integer(int r, obj_datatype_t **out)
 {
     for (size_t i = 0; i < RAIL_ARRAY_SIZE(int_kinds); i++) {
         MPI_Datatype t = match(MPI_TYPECLASS_INTEGER, int_kinds[i].size);
         if (r <= int_kinds[i].range && t != MPI_DATATYPE_NULL)
             return cached_type(MPI_COMBINER_F90_INTEGER, r, 0, obj_datatype_predef(t),
-                               obj_datatype_predef(t), &r, 1, NULL, 0, newtype);
+                               obj_datatype_predef(t), &r, 1, NULL, 0, out);
     }
     return obj_errf(MPI_ERR_ARG, "no Fortran integer kind has a decimal range of %d", r);
 }
 
-static int f90_real(int combiner, int typeclass, int p, int r, MPI_Datatype *newtype)
+static int f90_real(int combiner, int typeclass, int p, int r, obj_datatype_t **out)
 {
     if (p == MPI_UNDEFINED && r == MPI_UNDEFINED)
         return obj_errf(MPI_ERR_ARG, "p and r must not both be MPI_UNDEFINED");
@@ -149,21 +148,21 @@ static int f90_real(int combiner, int typeclass, int p, int r, MPI_Datatype *new
             (r == MPI_UNDEFINED || r <= real_kinds[i].range) && t != MPI_DATATYPE_NULL) {
             int ints[2] = {p, r};
             return cached_type(combiner, p, r, obj_datatype_predef(t), obj_datatype_predef(t),
-                               ints, 2, NULL, 0, newtype);
+                               ints, 2, NULL, 0, out);
         }
     }
     return obj_errf(MPI_ERR_ARG, "no Fortran %s kind has a precision of %d and a range of %d",
                     typeclass == MPI_TYPECLASS_REAL ? "real" : "complex", p, r);
 }
 
-int mpii_type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+int obj_type_f90_real(int p, int r, obj_datatype_t **out)
 {
-    return f90_real(MPI_COMBINER_F90_REAL, MPI_TYPECLASS_REAL, p, r, newtype);
+    return f90_real(MPI_COMBINER_F90_REAL, MPI_TYPECLASS_REAL, p, r, out);
 }
 
-int mpii_type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+int obj_type_f90_complex(int p, int r, obj_datatype_t **out)
 {
-    return f90_real(MPI_COMBINER_F90_COMPLEX, MPI_TYPECLASS_COMPLEX, p, r, newtype);
+    return f90_real(MPI_COMBINER_F90_COMPLEX, MPI_TYPECLASS_COMPLEX, p, r, out);
 }
 
 /* ------------------------------------------------------------ value-index */
@@ -190,25 +189,13 @@ static const struct {
     {RAIL_TK_INT64, RAIL_TK_INT64, RAIL_TK_2INT64},
 };
 
-int mpii_type_get_value_index(obj_datatype_t *value_type, obj_datatype_t *index_type,
-                              MPI_Datatype *pair_type)
+/* A pair type with combiner MPI_COMBINER_VALUE_INDEX for two predefined
+ * types of the kinds of an engine pair kind; NULL when there is none. */
+static int engine_pair(obj_datatype_t *value, obj_datatype_t *index, obj_datatype_t **out)
 {
-    MPI_Datatype v = obj_datatype_handle(value_type), ix = obj_datatype_handle(index_type);
-    *pair_type = MPI_DATATYPE_NULL;
-    for (size_t i = 0; i < RAIL_ARRAY_SIZE(named_pairs); i++)
-        if (named_pairs[i].value == v && named_pairs[i].index == ix) {
-            *pair_type = named_pairs[i].pair;
-            return MPI_SUCCESS;
-        }
-    /* The value must be a predefined integer or real type, the index a
-     * predefined integer type (MPI-4.1 section 6.9.4). */
-    if (value_type->combiner != MPI_COMBINER_NAMED || index_type->combiner != MPI_COMBINER_NAMED ||
-        !(value_type->opclass & (OPC_C_INT | OPC_F_INT | OPC_FLOAT | OPC_MULTI)) ||
-        !(index_type->opclass & (OPC_C_INT | OPC_F_INT | OPC_MULTI)))
-        return MPI_SUCCESS;
     for (size_t i = 0; i < RAIL_ARRAY_SIZE(pair_kinds); i++) {
-        if (pair_kinds[i].value != (rail_typekind_t)value_type->kind ||
-            pair_kinds[i].index != (rail_typekind_t)index_type->kind)
+        if (pair_kinds[i].value != (rail_typekind_t)value->kind ||
+            pair_kinds[i].index != (rail_typekind_t)index->kind)
             continue;
         obj_datatype_t like;
         memset(&like, 0, sizeof(like));
@@ -224,9 +211,29 @@ int mpii_type_get_value_index(obj_datatype_t *value_type, obj_datatype_t *index_
         like.extent = rail_dt_extent(like.layout);
         like.true_lb = rail_dt_true_lb(like.layout);
         like.true_extent = rail_dt_true_extent(like.layout);
-        obj_datatype_t *types[2] = {value_type, index_type};
-        return cached_type(MPI_COMBINER_VALUE_INDEX, (int64_t)(uintptr_t)v,
-                           (int64_t)(uintptr_t)ix, &like, NULL, NULL, 0, types, 2, pair_type);
+        obj_datatype_t *types[2] = {value, index};
+        return cached_type(MPI_COMBINER_VALUE_INDEX,
+                           (int64_t)(uintptr_t)obj_datatype_handle(value),
+                           (int64_t)(uintptr_t)obj_datatype_handle(index), &like, NULL, NULL, 0,
+                           types, 2, out);
     }
     return MPI_SUCCESS;
+}
+
+int obj_type_value_index(obj_datatype_t *value, obj_datatype_t *index, obj_datatype_t **out)
+{
+    MPI_Datatype v = obj_datatype_handle(value), ix = obj_datatype_handle(index);
+    *out = NULL;
+    for (size_t i = 0; i < RAIL_ARRAY_SIZE(named_pairs); i++)
+        if (named_pairs[i].value == v && named_pairs[i].index == ix) {
+            *out = obj_datatype_predef(named_pairs[i].pair);
+            return MPI_SUCCESS;
+        }
+    /* The value must be a predefined integer or real type, the index a
+     * predefined integer type (MPI-4.1 section 6.9.4). */
+    if (value->combiner != MPI_COMBINER_NAMED || index->combiner != MPI_COMBINER_NAMED ||
+        !(value->opclass & (OPC_C_INT | OPC_F_INT | OPC_FLOAT | OPC_MULTI)) ||
+        !(index->opclass & (OPC_C_INT | OPC_F_INT | OPC_MULTI)))
+        return MPI_SUCCESS;
+    return engine_pair(value, index, out);
 }

@@ -1,6 +1,5 @@
 /*
- * Applying a reduction operation to buffers (obj_op_reduce, see mpi_op.h)
- * and MPI_Reduce_local.
+ * Applying a reduction operation to buffers (obj_op_reduce, see obj/op.h).
  *
  * Predefined operations reduce the basic elements of the datatype with
  * accel_reduce, which runs where the memory is (device buffers on the
@@ -12,7 +11,6 @@
  */
 #include "obj/type_impl.h"
 #include "obj/op.h"
-#include "mpi/binding/gen/mpi_impl.h"
 #include "accel/accel.h"
 #include "base/op_types.h"
 
@@ -195,10 +193,4 @@ int obj_op_reduce(obj_op_t *op, obj_datatype_t *datatype, const void *inbuf, voi
         return reduce_basic(op->op, basic, rail_dt_contig_ptr(l, count, inbuf),
                             rail_dt_contig_ptr(l, count, inoutbuf), n);
     return reduce_staged(op->op, datatype, inbuf, inoutbuf, count, n);
-}
-
-int mpii_reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count,
-                      obj_datatype_t *datatype, obj_op_t *op)
-{
-    return obj_op_reduce(op, datatype, inbuf, inoutbuf, count);
 }

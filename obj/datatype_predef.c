@@ -7,10 +7,9 @@
  * REAL 4 bytes, DOUBLE PRECISION 8, LOGICAL 4, CHARACTER 1).  Types made
  * of two elements of a kind the engine knows (MPI_COMPLEX4, MPI_COMPLEX32)
  * are contiguous pairs of that kind; the reduction code knows their SUM
- * and PROD (mpi/op_reduce.c).
+ * and PROD (obj/op_reduce.c).
  */
 #include "obj/type_impl.h"
-#include "mpi/mpi_env.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,12 +1,11 @@
 /*
- * MPI_Pack, MPI_Unpack, MPI_Pack_size: the packed form is the type
- * signature's bytes in native representation, no header, so a packed
- * message is count * size bytes.  Contiguous host data is one memcpy; other
- * layouts go through the engine's whole-buffer pack (no staging); device
- * memory on either side goes through accel_copy.
+ * Packing in the native representation (MPI_Pack, MPI_Unpack,
+ * MPI_Pack_size): the packed form is the type signature's bytes, no
+ * header, so a packed message is count * size bytes.  Contiguous host data
+ * is one memcpy; other layouts go through the engine's whole-buffer pack
+ * (no staging); device memory on either side goes through accel_copy.
  */
 #include "obj/type_impl.h"
-#include "mpi/binding/gen/mpi_impl.h"
 #include "accel/accel.h"
 #include "accel/accel_dt.h"
 
@@ -62,10 +61,9 @@ static int pack_device(const struct rail_dt *l, MPI_Count count, const void *buf
     return n == bytes ? MPI_SUCCESS : MPI_ERR_INTERN;
 }
 
-int mpii_pack(const void *inbuf, MPI_Count incount, obj_datatype_t *datatype, void *outbuf,
-              MPI_Count outsize, MPI_Count *position, obj_comm_t *comm)
+int obj_pack(const void *inbuf, MPI_Count incount, obj_datatype_t *datatype, void *outbuf,
+             MPI_Count outsize, MPI_Count *position)
 {
-    (void)comm;
     MPI_Count bytes = 0, pos = *position;
     int rc = packed_bytes(incount, datatype, "incount", &bytes);
     if (rc == MPI_SUCCESS)
@@ -96,10 +94,9 @@ int mpii_pack(const void *inbuf, MPI_Count incount, obj_datatype_t *datatype, vo
     return MPI_SUCCESS;
 }
 
-int mpii_unpack(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
-                MPI_Count outcount, obj_datatype_t *datatype, obj_comm_t *comm)
+int obj_pack_unpack(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+                    MPI_Count outcount, obj_datatype_t *datatype)
 {
-    (void)comm;
     MPI_Count bytes = 0, pos = *position;
     int rc = packed_bytes(outcount, datatype, "outcount", &bytes);
     if (rc == MPI_SUCCESS)
@@ -131,8 +128,7 @@ int mpii_unpack(const void *inbuf, MPI_Count insize, MPI_Count *position, void *
     return MPI_SUCCESS;
 }
 
-int mpii_pack_size(MPI_Count incount, obj_datatype_t *datatype, obj_comm_t *comm, MPI_Count *size)
+int obj_pack_size(MPI_Count incount, const obj_datatype_t *datatype, MPI_Count *size)
 {
-    (void)comm;
     return packed_bytes(incount, datatype, "incount", size);
 }
