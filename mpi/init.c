@@ -5,6 +5,7 @@
 #include "obj/attr.h"
 #include "obj/info.h"
 #include "obj/datatype.h"
+#include "obj/op.h"
 #include "runtime/rte.h"
 #include "accel/accel.h"
 #include "pml/pml.h"

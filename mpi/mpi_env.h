@@ -33,8 +33,4 @@ void mpi_env_update_ready(void);
 /* Every framework's parameters (used by MPI_Init and by the info tool). */
 int mpi_params_register_all(void);
 
-/* Predefined objects (mpi/predef_*.c). */
-int obj_datatype_predef_init(void);
-int obj_op_predef_init(void);
-
 #endif
