@@ -11,14 +11,6 @@
 /* The class of a failed receive with a detail message (truncation...). */
 int mpi_p2p_status_error(const obj_req_status_t *st);
 
-/* Buffered sends (p2p_bsend.c): pack into the attached buffer and start a
- * standard send of the packed bytes; the user's operation is then complete. */
-int mpi_bsend_start(const void *buf, MPI_Count count, obj_datatype_t *dt, int dest, int tag,
-                    obj_comm_t *comm);
-/* Persistent Bsend requests. */
-int mpi_bsend_init(const void *buf, MPI_Count count, obj_datatype_t *dt, int dest, int tag,
-                   obj_comm_t *comm, MPI_Request *request);
-
 /* MPI_BYTE as an object. */
 obj_datatype_t *mpi_p2p_byte_type(void);
 

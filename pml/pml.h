@@ -68,7 +68,7 @@
 
 typedef enum pml_send_mode {
     PML_SEND_STANDARD = 0,
-    PML_SEND_BUFFERED,   /* only the front end's Bsend machinery uses this name */
+    PML_SEND_BUFFERED,   /* not a protocol: buffered sends are pml_bsend.c's */
     PML_SEND_SYNC,
     PML_SEND_READY,
 } pml_send_mode_t;
@@ -145,6 +145,32 @@ int pml_wait(obj_request_t *req, obj_req_status_t *st);
 int pml_waitall(int n, obj_request_t **reqs);
 /* Release a request the caller no longer needs (completes in background). */
 void pml_request_free(obj_request_t *req);
+
+/* ------------------------------------------------------------ buffered sends (pml_bsend.c) */
+
+/* The buffers of buffered sends: the process's (owner NULL), a
+ * communicator's, a session's.  A Bsend on a communicator uses its
+ * buffer, else the process's. */
+typedef enum { PML_BSEND_PROC, PML_BSEND_COMM, PML_BSEND_SESSION } pml_bsend_owner_t;
+
+/* MPI_Buffer_attach and friends (MPI_BUFFER_AUTOMATIC: memory as needed;
+ * MPI_ERR_BUFFER when one is attached already); detach waits for the
+ * messages in it to leave and gives its address and size (NULL and 0
+ * without one). */
+int pml_bsend_attach(pml_bsend_owner_t kind, const void *owner, void *buffer, MPI_Count size);
+int pml_bsend_detach(pml_bsend_owner_t kind, const void *owner, void *buffer_addr,
+                     MPI_Count *size);
+/* Wait until the messages in the buffer have left; or a request that
+ * completes then. */
+int pml_bsend_flush(pml_bsend_owner_t kind, const void *owner);
+int pml_bsend_iflush(pml_bsend_owner_t kind, const void *owner, obj_request_t **req);
+/* A buffered send: packed into the buffer and started; complete for the
+ * caller at once (MPI_ERR_BUFFER when it does not fit). */
+int pml_bsend(const void *buf, MPI_Count count, obj_datatype_t *dt, int dest, int tag,
+              obj_comm_t *comm);
+/* A persistent buffered send: each start is one pml_bsend. */
+int pml_bsend_init(const void *buf, MPI_Count count, obj_datatype_t *dt, int dest, int tag,
+                   obj_comm_t *comm, obj_request_t **req);
 
 /* ------------------------------------------------------------ partitioned (pml_part.c) */
 
