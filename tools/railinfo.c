@@ -13,7 +13,7 @@
 #include "btl/btl.h"
 #include "coll/coll.h"
 #include "accel/accel.h"
-#include "mpi/mpi_env.h"
+#include <mpi.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,7 +223,9 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (mpi_params_register_all() != MPI_SUCCESS) {
+    /* The tools interface registers every framework's parameters. */
+    int provided;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "railinfo: could not register the parameters\n");
         return 1;
     }
@@ -231,5 +233,6 @@ int main(int argc, char **argv)
         print_json(all, filter);
     else
         print_text(all, filter);
+    MPI_T_finalize();
     return 0;
 }
