@@ -1,7 +1,10 @@
-/* MPI_T performance variables, sessions and pvar handles.
+/* MPI_T performance variables, sessions and pvar handles, served from the
+ * performance-variable registry (base/pvar.h): pvar index i is the
+ * registry's variable i.
  *
- * The variables are a static table of values that can be read without
- * touching any hot path:
+ * Until their owners register them, the variables are registered here
+ * (mpit_pvar_register, from mpi/params.c), all of them values that can be
+ * read without touching any hot path:
  *   mpi_live_<kind>         live MPI objects of a kind (mpi_obj_live, the
  *                           counters behind MPIX_Live_objects): class LEVEL,
  *                           MPI_UNSIGNED_LONG_LONG, readonly, continuous
@@ -45,6 +48,7 @@
  */
 #include "mpi/mpit.h"
 #include "mpi/mpi_obj.h"
+#include "base/pvar.h"
 #include "mpi/binding/gen/mpi_impl.h"
 #include "pml/pml.h"
 #include "coll/sm/coll_sm.h"
@@ -55,63 +59,56 @@
 #include <string.h>
 #include <time.h>
 
-typedef struct pvar_def {
-    const char *name;
-    const char *desc;
-    int var_class;
-    int level;                  /* parameter level 1..9 (mpit_verbosity) */
-    bool continuous, readonly, atomic;
-    mpi_obj_kind_t kind;        /* mpi_live_*: the object kind */
-    const uint64_t *counter;    /* sample_counter: the value */
-    uint64_t (*sample)(const struct pvar_def *d);
-    double scale;               /* MPI_DOUBLE variables: value = raw * scale; else raw */
-} pvar_def_t;
+static const mpi_obj_kind_t live_kinds[] = {
+    MPI_OBJ_COMM, MPI_OBJ_DATATYPE, MPI_OBJ_GROUP, MPI_OBJ_OP, MPI_OBJ_INFO, MPI_OBJ_ERRHANDLER,
+    MPI_OBJ_REQUEST, MPI_OBJ_MESSAGE, MPI_OBJ_WIN, MPI_OBJ_FILE, MPI_OBJ_SESSION,
+};
 
-static uint64_t sample_live(const pvar_def_t *d)
+static uint64_t sample_live(const void *arg)
 {
-    int n = mpi_obj_live(d->kind);
+    int n = mpi_obj_live(*(const mpi_obj_kind_t *)arg);
     return n > 0 ? (uint64_t)n : 0;
 }
 
-static uint64_t sample_cpu_ns(const pvar_def_t *d)
+static uint64_t sample_cpu_ns(const void *arg)
 {
-    (void)d;
+    (void)arg;
     struct timespec t;
     if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0)
         return 0;
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-static uint64_t sample_counter(const pvar_def_t *d)
-{
-    return rail_atomic_load_relaxed(d->counter);
-}
+#define LIVE(what, i, text)                                                                        \
+    {.name = "mpi_live_" what,                                                                     \
+     .desc = text " alive in this process: made by the application or the library and not yet "   \
+                  "freed (predefined ones are not counted)",                                       \
+     .var_class = MPI_T_PVAR_CLASS_LEVEL, .level = 2,                                              \
+     .flags = RAIL_PVAR_CONTINUOUS | RAIL_PVAR_READONLY, .type = RAIL_PVAR_UNSIGNED,               \
+     .sample = sample_live, .arg = &live_kinds[i]}
 
-#define LIVE(what, KIND, desc)                                                                     \
-    {"mpi_live_" what, desc " alive in this process: made by the application or the library "      \
-                            "and not yet freed (predefined ones are not counted)",                 \
-     MPI_T_PVAR_CLASS_LEVEL, 2, true, true, false, KIND, NULL, sample_live, 0}
+static const rail_pvar_t front_pvars[] = {
+    LIVE("comm", 0, "Communicators"),
+    LIVE("datatype", 1, "Derived datatypes"),
+    LIVE("group", 2, "Groups"),
+    LIVE("op", 3, "User-defined reduction operations"),
+    LIVE("info", 4, "Info objects"),
+    LIVE("errhandler", 5, "User-defined error handlers"),
+    LIVE("request", 6, "Requests"),
+    LIVE("message", 7, "Matched messages (MPI_Mprobe, MPI_Improbe)"),
+    LIVE("win", 8, "RMA windows"),
+    LIVE("file", 9, "Files"),
+    LIVE("session", 10, "MPI sessions"),
+    {.name = "mpi_process_cpu_time",
+     .desc = "CPU time used by this process (all its threads) while the handle was started, in "
+             "seconds",
+     .var_class = MPI_T_PVAR_CLASS_TIMER, .level = 1, .flags = RAIL_PVAR_ATOMIC,
+     .type = RAIL_PVAR_DOUBLE, .sample = sample_cpu_ns, .scale = 1e-9},
+};
 
-/* A readonly, always running event counter of this process at *ptr. */
-#define COUNTER(name, desc, ptr)                                                                   \
-    {name, desc, MPI_T_PVAR_CLASS_COUNTER, 4, true, true, false, MPI_OBJ_FREED, ptr,             \
-     sample_counter, 0}
+#define COUNTER(name, desc, ptr) {name, desc, ptr}
 
-static const pvar_def_t pvars[] = {
-    LIVE("comm", MPI_OBJ_COMM, "Communicators"),
-    LIVE("datatype", MPI_OBJ_DATATYPE, "Derived datatypes"),
-    LIVE("group", MPI_OBJ_GROUP, "Groups"),
-    LIVE("op", MPI_OBJ_OP, "User-defined reduction operations"),
-    LIVE("info", MPI_OBJ_INFO, "Info objects"),
-    LIVE("errhandler", MPI_OBJ_ERRHANDLER, "User-defined error handlers"),
-    LIVE("request", MPI_OBJ_REQUEST, "Requests"),
-    LIVE("message", MPI_OBJ_MESSAGE, "Matched messages (MPI_Mprobe, MPI_Improbe)"),
-    LIVE("win", MPI_OBJ_WIN, "RMA windows"),
-    LIVE("file", MPI_OBJ_FILE, "Files"),
-    LIVE("session", MPI_OBJ_SESSION, "MPI sessions"),
-    {"mpi_process_cpu_time",
-     "CPU time used by this process (all its threads) while the handle was started, in seconds",
-     MPI_T_PVAR_CLASS_TIMER, 1, false, false, true, MPI_OBJ_FREED, NULL, sample_cpu_ns, 1e-9},
+static const rail_pvar_counter_t counters[] = {
     COUNTER("pml_rndv_recv_get",
             "Rendezvous (large) messages this process received by the transport's single-copy get "
             "(CMA between processes of a node)",
@@ -249,7 +246,16 @@ static const pvar_def_t pvars[] = {
             "so the cached mappings were closed and it was opened again",
             &accel_count_ipc_reopened),
 };
-#define N_PVARS ((int)RAIL_ARRAY_SIZE(pvars))
+
+int mpit_pvar_register(void)
+{
+    int rc = MPI_SUCCESS;
+    for (size_t i = 0; i < RAIL_ARRAY_SIZE(front_pvars) && rc == MPI_SUCCESS; i++)
+        rc = rail_pvar_register(&front_pvars[i]);
+    if (rc == MPI_SUCCESS)
+        rc = rail_pvar_register_counters(counters, RAIL_ARRAY_SIZE(counters));
+    return rc;
+}
 
 typedef struct pvar_session {
     int handles;
@@ -257,7 +263,7 @@ typedef struct pvar_session {
 
 typedef struct pvar_handle {
     uintptr_t session;
-    int index;
+    const rail_pvar_t *var;
     bool started;
     uint64_t accum;       /* non-continuous: raw value gathered while started */
     uint64_t mark;        /* sample at the last start or reset */
@@ -265,19 +271,14 @@ typedef struct pvar_handle {
 
 static mpit_table_t sessions, handles;
 
-int mpit_pvar_count(void)
+static bool has(const rail_pvar_t *v, unsigned flag)
 {
-    return N_PVARS;
+    return (v->flags & flag) != 0;
 }
 
-const char *mpit_pvar_name(int index)
+static MPI_Datatype datatype_of(const rail_pvar_t *v)
 {
-    return index >= 0 && index < N_PVARS ? pvars[index].name : NULL;
-}
-
-static MPI_Datatype datatype_of(const pvar_def_t *d)
-{
-    return d->scale != 0 ? MPI_DOUBLE : MPI_UNSIGNED_LONG_LONG;
+    return v->type == RAIL_PVAR_DOUBLE ? MPI_DOUBLE : MPI_UNSIGNED_LONG_LONG;
 }
 
 /* ------------------------------------------------------------ queries */
@@ -286,7 +287,7 @@ static int pvar_get_num(int *num_pvar)
 {
     if (!num_pvar)
         return MPI_T_ERR_INVALID;
-    *num_pvar = N_PVARS;
+    *num_pvar = rail_pvar_count();
     return MPI_SUCCESS;
 }
 
@@ -294,27 +295,27 @@ static int pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosi
                          int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc,
                          int *desc_len, int *bind, int *readonly, int *continuous, int *atomic)
 {
-    if (pvar_index < 0 || pvar_index >= N_PVARS)
+    const rail_pvar_t *v = rail_pvar_at(pvar_index);
+    if (!v)
         return MPI_T_ERR_INVALID_INDEX;
-    const pvar_def_t *d = &pvars[pvar_index];
-    mpit_copy_string(d->name, name, name_len);
-    mpit_copy_string(d->desc, desc, desc_len);
+    mpit_copy_string(v->name, name, name_len);
+    mpit_copy_string(v->desc, desc, desc_len);
     if (verbosity)
-        *verbosity = mpit_verbosity(d->level);
+        *verbosity = mpit_verbosity(v->level);
     if (var_class)
-        *var_class = d->var_class;
+        *var_class = v->var_class;
     if (datatype)
-        *datatype = datatype_of(d);
+        *datatype = datatype_of(v);
     if (enumtype)
         *enumtype = MPI_T_ENUM_NULL;
     if (bind)
         *bind = MPI_T_BIND_NO_OBJECT;
     if (readonly)
-        *readonly = d->readonly;
+        *readonly = has(v, RAIL_PVAR_READONLY);
     if (continuous)
-        *continuous = d->continuous;
+        *continuous = has(v, RAIL_PVAR_CONTINUOUS);
     if (atomic)
-        *atomic = d->atomic;
+        *atomic = has(v, RAIL_PVAR_ATOMIC);
     return MPI_SUCCESS;
 }
 
@@ -322,13 +323,11 @@ static int pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
     if (!name || !pvar_index)
         return MPI_T_ERR_INVALID;
-    for (int i = 0; i < N_PVARS; i++) {
-        if (pvars[i].var_class == var_class && strcmp(pvars[i].name, name) == 0) {
-            *pvar_index = i;
-            return MPI_SUCCESS;
-        }
-    }
-    return MPI_T_ERR_INVALID_NAME;
+    int i = rail_pvar_index(name);
+    if (i < 0 || rail_pvar_at(i)->var_class != var_class)
+        return MPI_T_ERR_INVALID_NAME;
+    *pvar_index = i;
+    return MPI_SUCCESS;
 }
 
 /* ------------------------------------------------------------ sessions */
@@ -392,7 +391,8 @@ static int handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, MPI_T_pva
     pvar_session_t *s = mpit_table_get(&sessions, (uintptr_t)pe_session);
     if (!s)
         return MPI_T_ERR_INVALID_SESSION;
-    if (pvar_index < 0 || pvar_index >= N_PVARS)
+    const rail_pvar_t *var = rail_pvar_at(pvar_index);
+    if (!var)
         return MPI_T_ERR_INVALID_INDEX;
     if (!handle || !count)
         return MPI_T_ERR_INVALID;
@@ -401,7 +401,7 @@ static int handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, MPI_T_pva
     pvar_handle_t *h = mpit_table_new(&handles, sizeof(*h), MPI_T_ERR_OUT_OF_HANDLES, &v, &rc);
     if (!h)
         return rc;
-    *h = (pvar_handle_t){.session = (uintptr_t)pe_session, .index = pvar_index};
+    *h = (pvar_handle_t){.session = (uintptr_t)pe_session, .var = var};
     s->handles++;
     *handle = (MPI_T_pvar_handle)v;
     *count = 1;
@@ -441,38 +441,27 @@ static int handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle *handle)
 
 static uint64_t raw_value(const pvar_handle_t *h)
 {
-    const pvar_def_t *d = &pvars[h->index];
-    if (d->continuous)
-        return d->sample(d);
-    return h->accum + (h->started ? d->sample(d) - h->mark : 0);
-}
-
-static void store(const pvar_def_t *d, uint64_t raw, void *buf)
-{
-    if (d->scale != 0)
-        *(double *)buf = (double)raw * d->scale;
-    else
-        *(unsigned long long *)buf = raw;
+    if (has(h->var, RAIL_PVAR_CONTINUOUS))
+        return rail_pvar_sample(h->var);
+    return h->accum + (h->started ? rail_pvar_sample(h->var) - h->mark : 0);
 }
 
 /* Set a non-continuous handle's value (write, reset). */
 static void set_raw(pvar_handle_t *h, uint64_t raw)
 {
-    const pvar_def_t *d = &pvars[h->index];
     h->accum = raw;
     if (h->started)
-        h->mark = d->sample(d);
+        h->mark = rail_pvar_sample(h->var);
 }
 
 static int start_stop(pvar_handle_t *h, bool start)
 {
-    const pvar_def_t *d = &pvars[h->index];
-    if (d->continuous)
+    if (has(h->var, RAIL_PVAR_CONTINUOUS))
         return MPI_T_ERR_PVAR_NO_STARTSTOP;
     if (start && !h->started)
-        h->mark = d->sample(d);
+        h->mark = rail_pvar_sample(h->var);
     else if (!start && h->started)
-        h->accum += d->sample(d) - h->mark;
+        h->accum += rail_pvar_sample(h->var) - h->mark;
     h->started = start;
     return MPI_SUCCESS;
 }
@@ -489,10 +478,9 @@ static void for_all(uintptr_t session, int op)
         pvar_handle_t *h = v ? mpit_table_get(&handles, v) : NULL;
         if (!h || h->session != session)
             continue;
-        const pvar_def_t *d = &pvars[h->index];
-        if (op == OP_RESET && !d->readonly)
+        if (op == OP_RESET && !has(h->var, RAIL_PVAR_READONLY))
             set_raw(h, 0);
-        else if (op != OP_RESET && !d->continuous)
+        else if (op != OP_RESET && !has(h->var, RAIL_PVAR_CONTINUOUS))
             start_stop(h, op == OP_START);
     }
 }
@@ -512,7 +500,7 @@ static int pvar_control(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle,
         return rc;
     if (op != OP_RESET)
         return start_stop(h, op == OP_START);
-    if (pvars[h->index].readonly)
+    if (has(h->var, RAIL_PVAR_READONLY))
         return MPI_T_ERR_PVAR_NO_WRITE;
     set_raw(h, 0);
     return MPI_SUCCESS;
@@ -527,12 +515,11 @@ static int pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, vo
         return rc;
     if (!buf)
         return MPI_T_ERR_INVALID;
-    const pvar_def_t *d = &pvars[h->index];
-    if (reset && d->readonly)
+    if (reset && has(h->var, RAIL_PVAR_READONLY))
         return MPI_T_ERR_PVAR_NO_WRITE;
-    if (reset && !d->atomic)
+    if (reset && !has(h->var, RAIL_PVAR_ATOMIC))
         return MPI_T_ERR_PVAR_NO_ATOMIC;
-    store(d, raw_value(h), buf);
+    rail_pvar_store(h->var, raw_value(h), buf);
     if (reset)
         set_raw(h, 0);
     return MPI_SUCCESS;
@@ -547,17 +534,12 @@ static int pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, c
         return rc;
     if (!buf)
         return MPI_T_ERR_INVALID;
-    const pvar_def_t *d = &pvars[h->index];
-    if (d->readonly)
+    if (has(h->var, RAIL_PVAR_READONLY))
         return MPI_T_ERR_PVAR_NO_WRITE;
-    if (d->scale != 0) {
-        double v = *(const double *)buf / d->scale;
-        if (!(v >= 0 && v < 1.8e19))
-            return MPI_T_ERR_INVALID;
-        set_raw(h, (uint64_t)v);
-    } else {
-        set_raw(h, *(const unsigned long long *)buf);
-    }
+    uint64_t raw;
+    if (!rail_pvar_raw_of(h->var, buf, &raw))
+        return MPI_T_ERR_INVALID;
+    set_raw(h, raw);
     return MPI_SUCCESS;
 }
 

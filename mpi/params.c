@@ -2,6 +2,7 @@
  * and the info tool see the same list. */
 #include "mpi/mpi_env.h"
 #include "base/param.h"
+#include "mpi/mpit.h"
 #include "base/op.h"
 #include "base/copy.h"
 #include "pml/pml.h"
@@ -11,10 +12,11 @@
 
 static int mpi_register_params(void)
 {
-    return rail_param_register_bool(
+    int rc = rail_param_register_bool(
         "mpi_show_errors", false,
         "Print every MPI error, also those returned to the caller (MPI_ERRORS_RETURN)",
         RAIL_PARAM_LEVEL_USER, &mpi_env.verbose_errors);
+    return rc == MPI_SUCCESS ? mpit_pvar_register() : rc;
 }
 
 int mpi_params_register_all(void)
