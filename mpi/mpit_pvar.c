@@ -11,14 +11,10 @@
  *   mpi_process_cpu_time    CPU time of the process (all threads) while the
  *                           handle is started: class TIMER, MPI_DOUBLE
  *                           seconds, not continuous, writable, atomic
- *   pml_rndv_recv_get,      rendezvous messages received by single-copy get /
- *   pml_rndv_recv_pipelined by the pipeline / from a peer's device buffer
- *   pml_rndv_recv_ipc       by IPC (the pml's counters): class
- *                           COUNTER, MPI_UNSIGNED_LONG_LONG, readonly,
- *                           continuous
  *   coll_sm_segments_created / _reused  coll sm segments this process set
  *                           up fresh / continued from a freed communicator:
- *                           the same kind
+ *                           class COUNTER, MPI_UNSIGNED_LONG_LONG, readonly,
+ *                           continuous
  *   coll_sm_alltoall_single_copy  coll sm alltoalls this process did by
  *                           single copy: the same kind
  *   coll_sm_alltoall_streamed  coll sm alltoalls this process wrote into
@@ -50,7 +46,6 @@
 #include "mpi/mpi_obj.h"
 #include "base/pvar.h"
 #include "mpi/binding/gen/mpi_impl.h"
-#include "pml/pml.h"
 #include "coll/sm/coll_sm.h"
 #include "btl/sm/sm.h"
 #include "accel/accel.h"
@@ -109,22 +104,6 @@ static const rail_pvar_t front_pvars[] = {
 #define COUNTER(name, desc, ptr) {name, desc, ptr}
 
 static const rail_pvar_counter_t counters[] = {
-    COUNTER("pml_rndv_recv_get",
-            "Rendezvous (large) messages this process received by the transport's single-copy get "
-            "(CMA between processes of a node)",
-            &pml_count_rndv_get),
-    COUNTER("pml_rndv_recv_pipelined",
-            "Rendezvous (large) messages this process received by the pipeline (fragments copied "
-            "through the transport's sends)",
-            &pml_count_rndv_pipelined),
-    COUNTER("pml_rndv_recv_both_ways",
-            "Rendezvous messages this process received by the get without timing the paths, "
-            "because it was sending such messages to the same process at the same time",
-            &pml_count_rndv_both_ways),
-    COUNTER("pml_rndv_recv_ipc",
-            "Rendezvous messages from device memory this process copied straight from the "
-            "sender's buffer, opened by the device's IPC (pml_rndv_device_ipc)",
-            &pml_count_rndv_ipc),
     COUNTER("btl_sm_get_shared",
             "Single-copy gets (btl sm, from btl_sm_get_share_min bytes) for which this process "
             "asked the sender to copy part of the data too",
