@@ -47,7 +47,6 @@
 #include "base/pvar.h"
 #include "mpi/binding/gen/mpi_impl.h"
 #include "coll/sm/coll_sm.h"
-#include "btl/sm/sm.h"
 #include "accel/accel.h"
 
 #include <stdlib.h>
@@ -104,21 +103,6 @@ static const rail_pvar_t front_pvars[] = {
 #define COUNTER(name, desc, ptr) {name, desc, ptr}
 
 static const rail_pvar_counter_t counters[] = {
-    COUNTER("btl_sm_get_shared",
-            "Single-copy gets (btl sm, from btl_sm_get_share_min bytes) for which this process "
-            "asked the sender to copy part of the data too",
-            &btl_sm_count_share_gets),
-    COUNTER("btl_sm_get_chunks_in",
-            "Chunks of this process's shared gets that the sending process wrote (the rest this "
-            "process read itself)",
-            &btl_sm_count_share_chunks_in),
-    COUNTER("btl_sm_get_chunks_out",
-            "Chunks this process wrote into a peer's buffer for the peer's shared get",
-            &btl_sm_count_share_chunks_out),
-    COUNTER("btl_sm_frags_streamed",
-            "Pipelined fragments this process wrote into shared memory with non-temporal stores "
-            "(BTL_PAYLOAD_STREAM: the receiver chose it by time, or copy_stream=always)",
-            &btl_sm_count_frags_streamed),
     COUNTER("coll_sm_segments_created",
             "Shared-memory segments of node-local communicators this process set up fresh (at a "
             "communicator's first collective)",
