@@ -11,32 +11,10 @@
  *   mpi_process_cpu_time    CPU time of the process (all threads) while the
  *                           handle is started: class TIMER, MPI_DOUBLE
  *                           seconds, not continuous, writable, atomic
- *   coll_sm_segments_created / _reused  coll sm segments this process set
- *                           up fresh / continued from a freed communicator:
- *                           class COUNTER, MPI_UNSIGNED_LONG_LONG, readonly,
- *                           continuous
- *   coll_sm_alltoall_single_copy  coll sm alltoalls this process did by
- *                           single copy: the same kind
- *   coll_sm_alltoall_streamed  coll sm alltoalls this process wrote into
- *                           the segment with streaming stores: the same kind
- *   coll_sm_allgather_streamed  the same for allgathers
- *   coll_sm_bcast_chunks_in  chunks of single-copy coll sm bcasts that the
- *                           root wrote into this receiver's buffer: the same kind
- *   coll_sm_gather_chunks_in  the same for gathers, written by their senders
- *   coll_sm_gather_single_copy  coll sm gathers at whose root this process
- *                           read the blocks by single copy: the same kind
- *   coll_sm_sleeps          coll sm waits of this process that slept on
- *                           the segment's futex: the same kind
- *   coll_sm_sleep_fences    ... of them that first fenced every process by
- *                           membarrier (coll_sm_membarrier): the same kind
- *   coll_sm_small_mixed     small coll sm reduces and gathers whose root
- *                           took device inputs by messages beside host
- *                           ones from the slots: the same kind
- *   coll_sm_small_v         allgatherv, gatherv and scatterv calls coll sm
- *                           did through its slots: the same kind
  *   accel_device_allocs,    device memory the library allocated for its
  *   accel_scratch_reused    temporaries / requests a kept buffer served
- *                           (accel_scratch_cache): the same kind
+ *                           (accel_scratch_cache): class COUNTER,
+ *                           MPI_UNSIGNED_LONG_LONG, readonly, continuous
  * A continuous variable is always running: start/stop answer
  * MPI_T_ERR_PVAR_NO_STARTSTOP; a readonly one cannot be written or reset
  * (MPI_T_ERR_PVAR_NO_WRITE).  A non-continuous variable starts stopped at
@@ -46,7 +24,6 @@
 #include "mpi/mpi_obj.h"
 #include "base/pvar.h"
 #include "mpi/binding/gen/mpi_impl.h"
-#include "coll/sm/coll_sm.h"
 #include "accel/accel.h"
 
 #include <stdlib.h>
@@ -103,99 +80,6 @@ static const rail_pvar_t front_pvars[] = {
 #define COUNTER(name, desc, ptr) {name, desc, ptr}
 
 static const rail_pvar_counter_t counters[] = {
-    COUNTER("coll_sm_segments_created",
-            "Shared-memory segments of node-local communicators this process set up fresh (at a "
-            "communicator's first collective)",
-            &coll_sm_count_created),
-    COUNTER("coll_sm_buffers_populated",
-            "Fresh shared-memory segments in which this process faulted its buffers in, at the "
-            "communicator's first collective that did not fit the slots",
-            &coll_sm_count_populated),
-    COUNTER("coll_sm_bulk_populated",
-            "Times this process mapped more of its bulk slots of a shared-memory segment in one "
-            "call (and allocated them, where each process allocates its part at first use: "
-            "coll_sm_segments_reserved): before it first wrote one, and as the number in use "
-            "doubled",
-            &coll_sm_count_bulk_populated),
-    COUNTER("coll_sm_segments_reserved",
-            "Fresh shared-memory segments this process made with every buffer allocated at once, "
-            "/dev/shm having less than 16 times their size free (else each process allocates its "
-            "buffers at their first use)",
-            &coll_sm_count_reserved),
-    COUNTER("coll_sm_slot_doublings",
-            "Times this process put twice as many slots per process in use for a communicator's "
-            "small collectives (from coll_sm_small_slots_start, at the 256th, 512th, ... small "
-            "operation)",
-            &coll_sm_count_slot_doublings),
-    COUNTER("coll_sm_segments_reused",
-            "Shared-memory segments of freed communicators this process continued on for a new "
-            "communicator of the same processes (coll_sm_segment_cache)",
-            &coll_sm_count_reused),
-    COUNTER("coll_sm_alltoall_single_copy",
-            "MPI_Alltoall calls (coll sm) in which this process read its blocks from the others' "
-            "send buffers directly (CMA) instead of through the shared segment",
-            &coll_sm_count_alltoall_cma),
-    COUNTER("coll_sm_alltoall_streamed",
-            "MPI_Alltoall calls (coll sm) in which this process wrote its blocks into the shared "
-            "segment with streaming (non-temporal) stores, the path rank 0 chose by time",
-            &coll_sm_count_alltoall_streamed),
-    COUNTER("coll_sm_bcast_chunks_in",
-            "Chunks of single-copy MPI_Bcast and MPI_Scatter calls (coll sm, from "
-            "coll_sm_share_bcast_min bytes) that the root wrote into this process's buffer while "
-            "this process read the rest",
-            &coll_sm_count_bcast_chunks_in),
-    COUNTER("coll_sm_gather_chunks_in",
-            "Chunks of single-copy MPI_Gather calls (coll sm, from coll_sm_share_min bytes per "
-            "block) that a sender wrote into this root's buffer while this process read the rest",
-            &coll_sm_count_gather_chunks_in),
-    COUNTER("coll_sm_allgather_streamed",
-            "MPI_Allgather calls (coll sm) in which this process wrote its block into the shared "
-            "segment with streaming (non-temporal) stores, the path rank 0 chose by time",
-            &coll_sm_count_allgather_streamed),
-    COUNTER("coll_sm_gather_single_copy",
-            "MPI_Gather calls (coll sm) at whose root this process read the others' blocks from "
-            "their send buffers directly (CMA) instead of through the shared segment",
-            &coll_sm_count_gather_cma),
-    COUNTER("coll_sm_scatter_single_copy",
-            "MPI_Scatter calls (coll sm) in which this process read its block from the root's "
-            "send buffer directly (CMA) instead of through the shared segment",
-            &coll_sm_count_scatter_cma),
-    COUNTER("coll_sm_device_ipc",
-            "Collectives (coll sm) in which this process moved device data device to device "
-            "itself, from or to the others' buffers opened by IPC",
-            &coll_sm_count_device_ipc),
-    COUNTER("coll_sm_sleeps",
-            "Waits of coll sm collectives in which this process slept on the segment's futex "
-            "(after coll_sm_spin_count and coll_sm_yield_count polls)",
-            &coll_sm_count_sleeps),
-    COUNTER("coll_sm_sleep_fences",
-            "Sleeps of coll sm waits that first ran a full barrier in every process of the node "
-            "by membarrier, as segments whose flags are published without a fence need "
-            "(coll_sm_membarrier)",
-            &coll_sm_count_sleep_fences),
-    COUNTER("coll_sm_sleep_timeouts",
-            "Sleeps of coll sm waits that ended by their timeout (5 ms), not by a wakeup: neither "
-            "the flag awaited nor point-to-point traffic for this process came meanwhile",
-            &coll_sm_count_sleep_timeouts),
-    COUNTER("coll_sm_sleep_p2p_wakes",
-            "Sleeps of coll sm waits that point-to-point traffic for this process ended or cut "
-            "short (the sleep waits on btl sm's futex as well, with futex_waitv)",
-            &coll_sm_count_sleep_p2p_wakes),
-    COUNTER("coll_sm_small_mixed",
-            "Small MPI_Reduce and MPI_Gather calls (coll sm) at whose root some processes had "
-            "device buffers and some non-roots host buffers: the root took the device data by "
-            "messages, the host data from the slots",
-            &coll_sm_count_small_mixed),
-    COUNTER("coll_sm_small_v",
-            "MPI_Allgatherv, MPI_Gatherv and MPI_Scatterv calls (coll sm) this process did through "
-            "the slots of small operations (a gatherv's blocks that did not fit came to the root by "
-            "messages)",
-            &coll_sm_count_small_v),
-    COUNTER("coll_sm_small_bulk",
-            "MPI_Bcast and MPI_Allgather calls (coll sm) this process did through the slots of "
-            "small operations beyond coll_sm_small_max: a bcast's data in a bulk slot, an "
-            "allgather's blocks in slots or bulk slots, at most coll_sm_small_bulk_max bytes",
-            &coll_sm_count_small_bulk),
     COUNTER("accel_device_allocs",
             "Device memory allocations this process made for the library's own temporaries "
             "(reductions and collectives on device buffers)",
