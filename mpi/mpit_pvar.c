@@ -11,10 +11,6 @@
  *   mpi_process_cpu_time    CPU time of the process (all threads) while the
  *                           handle is started: class TIMER, MPI_DOUBLE
  *                           seconds, not continuous, writable, atomic
- *   accel_device_allocs,    device memory the library allocated for its
- *   accel_scratch_reused    temporaries / requests a kept buffer served
- *                           (accel_scratch_cache): class COUNTER,
- *                           MPI_UNSIGNED_LONG_LONG, readonly, continuous
  * A continuous variable is always running: start/stop answer
  * MPI_T_ERR_PVAR_NO_STARTSTOP; a readonly one cannot be written or reset
  * (MPI_T_ERR_PVAR_NO_WRITE).  A non-continuous variable starts stopped at
@@ -24,7 +20,6 @@
 #include "mpi/mpi_obj.h"
 #include "base/pvar.h"
 #include "mpi/binding/gen/mpi_impl.h"
-#include "accel/accel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,30 +72,11 @@ static const rail_pvar_t front_pvars[] = {
      .type = RAIL_PVAR_DOUBLE, .sample = sample_cpu_ns, .scale = 1e-9},
 };
 
-#define COUNTER(name, desc, ptr) {name, desc, ptr}
-
-static const rail_pvar_counter_t counters[] = {
-    COUNTER("accel_device_allocs",
-            "Device memory allocations this process made for the library's own temporaries "
-            "(reductions and collectives on device buffers)",
-            &accel_count_device_allocs),
-    COUNTER("accel_scratch_reused",
-            "Requests for device temporaries served by memory an earlier operation freed "
-            "(accel_scratch_cache)",
-            &accel_count_scratch_reused),
-    COUNTER("accel_ipc_reopened",
-            "Times a peer's device allocation was already open here under another IPC handle, "
-            "so the cached mappings were closed and it was opened again",
-            &accel_count_ipc_reopened),
-};
-
 int mpit_pvar_register(void)
 {
     int rc = MPI_SUCCESS;
     for (size_t i = 0; i < RAIL_ARRAY_SIZE(front_pvars) && rc == MPI_SUCCESS; i++)
         rc = rail_pvar_register(&front_pvars[i]);
-    if (rc == MPI_SUCCESS)
-        rc = rail_pvar_register_counters(counters, RAIL_ARRAY_SIZE(counters));
     return rc;
 }
 
