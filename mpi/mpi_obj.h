@@ -76,6 +76,9 @@ void mpi_obj_fini(mpi_obj_t *obj);
 void mpi_handle_forget(mpi_obj_t *obj);
 /* Live objects of a kind (MPIX_Live_objects). */
 int mpi_obj_live(mpi_obj_kind_t kind);
+/* Register the live-object counts as MPI_T performance variables
+ * (mpi_live_<kind>). */
+int mpi_obj_register_pvars(void);
 /* Register a predefined object under its constant handle. */
 void mpi_obj_init_predef(mpi_obj_t *obj, mpi_obj_kind_t kind, const void *handle);
 

@@ -88,8 +88,6 @@ int mpit_choice_find(const char *choices, const char *value);
 
 /* ------------------------------------------------------------ variables */
 
-/* Register the performance variables still defined in mpit_pvar.c. */
-int mpit_pvar_register(void);
 /* Last MPI_T_finalize: free every handle and session. */
 void mpit_cvar_release_all(void);
 void mpit_pvar_release_all(void);

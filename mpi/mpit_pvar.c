@@ -1,84 +1,21 @@
 /* MPI_T performance variables, sessions and pvar handles, served from the
  * performance-variable registry (base/pvar.h): pvar index i is the
- * registry's variable i.
+ * registry's variable i.  The variables are registered by the code that
+ * owns them (the live-object counts in mpi/obj.c, the process CPU timer in
+ * mpi/params.c, the pml's, btl sm's, coll sm's and accel's counters in
+ * their components), with their parameters; this file knows none of them.
  *
- * Until their owners register them, the variables are registered here
- * (mpit_pvar_register, from mpi/params.c), all of them values that can be
- * read without touching any hot path:
- *   mpi_live_<kind>         live MPI objects of a kind (mpi_obj_live, the
- *                           counters behind MPIX_Live_objects): class LEVEL,
- *                           MPI_UNSIGNED_LONG_LONG, readonly, continuous
- *   mpi_process_cpu_time    CPU time of the process (all threads) while the
- *                           handle is started: class TIMER, MPI_DOUBLE
- *                           seconds, not continuous, writable, atomic
  * A continuous variable is always running: start/stop answer
  * MPI_T_ERR_PVAR_NO_STARTSTOP; a readonly one cannot be written or reset
  * (MPI_T_ERR_PVAR_NO_WRITE).  A non-continuous variable starts stopped at
  * 0 and accumulates, per handle, while started.
  */
 #include "mpi/mpit.h"
-#include "mpi/mpi_obj.h"
 #include "base/pvar.h"
 #include "mpi/binding/gen/mpi_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static const mpi_obj_kind_t live_kinds[] = {
-    MPI_OBJ_COMM, MPI_OBJ_DATATYPE, MPI_OBJ_GROUP, MPI_OBJ_OP, MPI_OBJ_INFO, MPI_OBJ_ERRHANDLER,
-    MPI_OBJ_REQUEST, MPI_OBJ_MESSAGE, MPI_OBJ_WIN, MPI_OBJ_FILE, MPI_OBJ_SESSION,
-};
-
-static uint64_t sample_live(const void *arg)
-{
-    int n = mpi_obj_live(*(const mpi_obj_kind_t *)arg);
-    return n > 0 ? (uint64_t)n : 0;
-}
-
-static uint64_t sample_cpu_ns(const void *arg)
-{
-    (void)arg;
-    struct timespec t;
-    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0)
-        return 0;
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-#define LIVE(what, i, text)                                                                        \
-    {.name = "mpi_live_" what,                                                                     \
-     .desc = text " alive in this process: made by the application or the library and not yet "   \
-                  "freed (predefined ones are not counted)",                                       \
-     .var_class = MPI_T_PVAR_CLASS_LEVEL, .level = 2,                                              \
-     .flags = RAIL_PVAR_CONTINUOUS | RAIL_PVAR_READONLY, .type = RAIL_PVAR_UNSIGNED,               \
-     .sample = sample_live, .arg = &live_kinds[i]}
-
-static const rail_pvar_t front_pvars[] = {
-    LIVE("comm", 0, "Communicators"),
-    LIVE("datatype", 1, "Derived datatypes"),
-    LIVE("group", 2, "Groups"),
-    LIVE("op", 3, "User-defined reduction operations"),
-    LIVE("info", 4, "Info objects"),
-    LIVE("errhandler", 5, "User-defined error handlers"),
-    LIVE("request", 6, "Requests"),
-    LIVE("message", 7, "Matched messages (MPI_Mprobe, MPI_Improbe)"),
-    LIVE("win", 8, "RMA windows"),
-    LIVE("file", 9, "Files"),
-    LIVE("session", 10, "MPI sessions"),
-    {.name = "mpi_process_cpu_time",
-     .desc = "CPU time used by this process (all its threads) while the handle was started, in "
-             "seconds",
-     .var_class = MPI_T_PVAR_CLASS_TIMER, .level = 1, .flags = RAIL_PVAR_ATOMIC,
-     .type = RAIL_PVAR_DOUBLE, .sample = sample_cpu_ns, .scale = 1e-9},
-};
-
-int mpit_pvar_register(void)
-{
-    int rc = MPI_SUCCESS;
-    for (size_t i = 0; i < RAIL_ARRAY_SIZE(front_pvars) && rc == MPI_SUCCESS; i++)
-        rc = rail_pvar_register(&front_pvars[i]);
-    return rc;
-}
 
 typedef struct pvar_session {
     int handles;
