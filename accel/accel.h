@@ -130,11 +130,8 @@ void accel_free_host_pinned(void *ptr);
  * released at accel_finalize. */
 void *accel_alloc_device(size_t len, const void *like);
 void accel_free_device(void *ptr);
-/* MPI_T counters: device allocations made through a component, requests
- * served by a kept buffer. */
-extern uint64_t accel_count_device_allocs, accel_count_scratch_reused;
-/* MPI_T counter: opens that found the allocation mapped already (see
- * accel_ipc_handle_open_cached). */
+/* MPI_T counter accel_ipc_reopened (tests read it too): opens that found
+ * the allocation mapped already (see accel_ipc_handle_open_cached). */
 extern uint64_t accel_count_ipc_reopened;
 
 /* IPC: expose a device allocation to a peer on the same node.  The handle

@@ -10,6 +10,7 @@
 #include "accel/accel_internal.h"
 #include "accel/accel_dt.h"
 #include "base/param.h"
+#include "base/pvar.h"
 #include "base/atomic.h"
 
 #include <pthread.h>
@@ -21,7 +22,10 @@ int accel_any_device_active = 0;
 int accel_verbose = 0;
 static const char *accel_setting;       /* parameter accel */
 static size_t accel_scratch_max;        /* parameter accel_scratch_cache */
-uint64_t accel_count_device_allocs, accel_count_scratch_reused, accel_count_ipc_reopened;
+/* MPI_T counters: device allocations made through a component, requests
+ * served by a kept buffer; accel_count_ipc_reopened is in accel.h. */
+static uint64_t accel_count_device_allocs, accel_count_scratch_reused;
+uint64_t accel_count_ipc_reopened;
 
 static const accel_component_t *const accel_components[] = {
     &accel_host_component,
@@ -53,6 +57,21 @@ static void ipc_cache_drain(void);
 
 static const char accel_default[] = "host,cuda";
 
+static const rail_pvar_counter_t accel_pvars[] = {
+    {"accel_device_allocs",
+     "Device memory allocations this process made for the library's own temporaries "
+     "(reductions and collectives on device buffers)",
+     &accel_count_device_allocs},
+    {"accel_scratch_reused",
+     "Requests for device temporaries served by memory an earlier operation freed "
+     "(accel_scratch_cache)",
+     &accel_count_scratch_reused},
+    {"accel_ipc_reopened",
+     "Times a peer's device allocation was already open here under another IPC handle, "
+     "so the cached mappings were closed and it was opened again",
+     &accel_count_ipc_reopened},
+};
+
 /* Also called by the info tool; registering again keeps the values. */
 int accel_register_params(void)
 {
@@ -70,7 +89,7 @@ int accel_register_params(void)
     for (int i = 0; i < NCOMP; i++)
         if (accel_components[i]->register_params != NULL)
             accel_components[i]->register_params();
-    return MPI_SUCCESS;
+    return rail_pvar_register_counters(accel_pvars, RAIL_ARRAY_SIZE(accel_pvars));
 }
 
 /* ------------------------------------------------------------ components */

@@ -4,8 +4,9 @@
  *   control variables   = the parameter registry (base/param.h), one cvar per
  *                         parameter, same index; writes go through
  *                         rail_param_set (origin "MPI_T").  mpit_cvar.c
- *   performance vars    a static table of cheap counters: live MPI objects
- *                         per kind (mpi/obj.c), process CPU time.  mpit_pvar.c
+ *   performance vars    the performance-variable registry (base/pvar.h),
+ *                         one pvar per variable, same index; each component
+ *                         registers its own.  mpit_pvar.c
  *   categories          one per framework prefix of the names ("btl",
  *                         "coll", "mpi", ...), a subcategory per component
  *                         ("btl_sm", "coll_tuned"), derived from the names
@@ -87,9 +88,6 @@ int mpit_choice_find(const char *choices, const char *value);
 
 /* ------------------------------------------------------------ variables */
 
-/* Performance variables, for the categories. */
-int mpit_pvar_count(void);
-const char *mpit_pvar_name(int index);
 /* Last MPI_T_finalize: free every handle and session. */
 void mpit_cvar_release_all(void);
 void mpit_pvar_release_all(void);

@@ -8,13 +8,15 @@
  * "coll_tuned", "accel_fake"), a child of the framework's category.  So
  * every cvar and pvar is in exactly one category, the most specific.
  *
- * Parameters can be registered after MPI_T_init_thread (a framework that
- * registers more at MPI_Init): the categories follow the registry
- * incrementally (sync), only ever appending, so indices stay valid;
+ * Parameters and performance variables can be registered after
+ * MPI_T_init_thread (a framework that registers more at MPI_Init): the
+ * categories follow both registries incrementally (sync), only ever
+ * appending, so indices stay valid;
  * MPI_T_category_changed counts the updates.
  */
 #include "mpi/mpit.h"
 #include "base/param.h"
+#include "base/pvar.h"
 #include "btl/btl.h"
 #include "coll/coll.h"
 #include "accel/accel.h"
@@ -39,7 +41,7 @@ typedef struct category {
 static category_t *cats;
 static int n_cats, cap_cats;
 static int params_seen;    /* parameters placed so far */
-static bool pvars_placed;
+static int pvars_seen;     /* performance variables placed so far */
 static int update_number;
 static bool out_of_memory; /* a placement failed: categories incomplete */
 
@@ -164,18 +166,15 @@ static void place(const char *name, bool pvar, int index)
         out_of_memory = true;
 }
 
-/* Bring the categories up to date with the registry. */
+/* Bring the categories up to date with the registries. */
 static void sync(void)
 {
-    int n = rail_param_count();
-    bool changed = n > params_seen || !pvars_placed;
+    int n = rail_param_count(), np = rail_pvar_count();
+    bool changed = n > params_seen || np > pvars_seen;
     for (; params_seen < n; params_seen++)
         place(rail_param_at(params_seen)->name, false, params_seen);
-    if (!pvars_placed) {
-        for (int i = 0; i < mpit_pvar_count(); i++)
-            place(mpit_pvar_name(i), true, i);
-        pvars_placed = true;
-    }
+    for (; pvars_seen < np; pvars_seen++)
+        place(rail_pvar_at(pvars_seen)->name, true, pvars_seen);
     if (changed)
         update_number++;
 }

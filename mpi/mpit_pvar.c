@@ -1,255 +1,21 @@
-/* MPI_T performance variables, sessions and pvar handles.
+/* MPI_T performance variables, sessions and pvar handles, served from the
+ * performance-variable registry (base/pvar.h): pvar index i is the
+ * registry's variable i.  The variables are registered by the code that
+ * owns them (the live-object counts in mpi/obj.c, the process CPU timer in
+ * mpi/params.c, the pml's, btl sm's, coll sm's and accel's counters in
+ * their components), with their parameters; this file knows none of them.
  *
- * The variables are a static table of values that can be read without
- * touching any hot path:
- *   mpi_live_<kind>         live MPI objects of a kind (obj_live, the
- *                           counters behind MPIX_Live_objects): class LEVEL,
- *                           MPI_UNSIGNED_LONG_LONG, readonly, continuous
- *   mpi_process_cpu_time    CPU time of the process (all threads) while the
- *                           handle is started: class TIMER, MPI_DOUBLE
- *                           seconds, not continuous, writable, atomic
- *   pml_rndv_recv_get,      rendezvous messages received by single-copy get /
- *   pml_rndv_recv_pipelined by the pipeline / from a peer's device buffer
- *   pml_rndv_recv_ipc       by IPC (the pml's counters): class
- *                           COUNTER, MPI_UNSIGNED_LONG_LONG, readonly,
- *                           continuous
- *   coll_sm_segments_created / _reused  coll sm segments this process set
- *                           up fresh / continued from a freed communicator:
- *                           the same kind
- *   coll_sm_alltoall_single_copy  coll sm alltoalls this process did by
- *                           single copy: the same kind
- *   coll_sm_alltoall_streamed  coll sm alltoalls this process wrote into
- *                           the segment with streaming stores: the same kind
- *   coll_sm_allgather_streamed  the same for allgathers
- *   coll_sm_bcast_chunks_in  chunks of single-copy coll sm bcasts that the
- *                           root wrote into this receiver's buffer: the same kind
- *   coll_sm_gather_chunks_in  the same for gathers, written by their senders
- *   coll_sm_gather_single_copy  coll sm gathers at whose root this process
- *                           read the blocks by single copy: the same kind
- *   coll_sm_sleeps          coll sm waits of this process that slept on
- *                           the segment's futex: the same kind
- *   coll_sm_sleep_fences    ... of them that first fenced every process by
- *                           membarrier (coll_sm_membarrier): the same kind
- *   coll_sm_small_mixed     small coll sm reduces and gathers whose root
- *                           took device inputs by messages beside host
- *                           ones from the slots: the same kind
- *   coll_sm_small_v         allgatherv, gatherv and scatterv calls coll sm
- *                           did through its slots: the same kind
- *   accel_device_allocs,    device memory the library allocated for its
- *   accel_scratch_reused    temporaries / requests a kept buffer served
- *                           (accel_scratch_cache): the same kind
  * A continuous variable is always running: start/stop answer
  * MPI_T_ERR_PVAR_NO_STARTSTOP; a readonly one cannot be written or reset
  * (MPI_T_ERR_PVAR_NO_WRITE).  A non-continuous variable starts stopped at
  * 0 and accumulates, per handle, while started.
  */
 #include "mpi/mpit.h"
-#include "obj/obj.h"
+#include "base/pvar.h"
 #include "mpi/binding/gen/mpi_impl.h"
-#include "pml/pml.h"
-#include "coll/sm/coll_sm.h"
-#include "btl/sm/sm.h"
-#include "accel/accel.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-typedef struct pvar_def {
-    const char *name;
-    const char *desc;
-    int var_class;
-    int level;                  /* parameter level 1..9 (mpit_verbosity) */
-    bool continuous, readonly, atomic;
-    obj_kind_t kind;        /* mpi_live_*: the object kind */
-    const uint64_t *counter;    /* sample_counter: the value */
-    uint64_t (*sample)(const struct pvar_def *d);
-    double scale;               /* MPI_DOUBLE variables: value = raw * scale; else raw */
-} pvar_def_t;
-
-static uint64_t sample_live(const pvar_def_t *d)
-{
-    int n = obj_live(d->kind);
-    return n > 0 ? (uint64_t)n : 0;
-}
-
-static uint64_t sample_cpu_ns(const pvar_def_t *d)
-{
-    (void)d;
-    struct timespec t;
-    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0)
-        return 0;
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static uint64_t sample_counter(const pvar_def_t *d)
-{
-    return rail_atomic_load_relaxed(d->counter);
-}
-
-#define LIVE(what, KIND, desc)                                                                     \
-    {"mpi_live_" what, desc " alive in this process: made by the application or the library "      \
-                            "and not yet freed (predefined ones are not counted)",                 \
-     MPI_T_PVAR_CLASS_LEVEL, 2, true, true, false, KIND, NULL, sample_live, 0}
-
-/* A readonly, always running event counter of this process at *ptr. */
-#define COUNTER(name, desc, ptr)                                                                   \
-    {name, desc, MPI_T_PVAR_CLASS_COUNTER, 4, true, true, false, OBJ_FREED, ptr,             \
-     sample_counter, 0}
-
-static const pvar_def_t pvars[] = {
-    LIVE("comm", OBJ_COMM, "Communicators"),
-    LIVE("datatype", OBJ_DATATYPE, "Derived datatypes"),
-    LIVE("group", OBJ_GROUP, "Groups"),
-    LIVE("op", OBJ_OP, "User-defined reduction operations"),
-    LIVE("info", OBJ_INFO, "Info objects"),
-    LIVE("errhandler", OBJ_ERRHANDLER, "User-defined error handlers"),
-    LIVE("request", OBJ_REQUEST, "Requests"),
-    LIVE("message", OBJ_MESSAGE, "Matched messages (MPI_Mprobe, MPI_Improbe)"),
-    LIVE("win", OBJ_WIN, "RMA windows"),
-    LIVE("file", OBJ_FILE, "Files"),
-    LIVE("session", OBJ_SESSION, "MPI sessions"),
-    {"mpi_process_cpu_time",
-     "CPU time used by this process (all its threads) while the handle was started, in seconds",
-     MPI_T_PVAR_CLASS_TIMER, 1, false, false, true, OBJ_FREED, NULL, sample_cpu_ns, 1e-9},
-    COUNTER("pml_rndv_recv_get",
-            "Rendezvous (large) messages this process received by the transport's single-copy get "
-            "(CMA between processes of a node)",
-            &pml_count_rndv_get),
-    COUNTER("pml_rndv_recv_pipelined",
-            "Rendezvous (large) messages this process received by the pipeline (fragments copied "
-            "through the transport's sends)",
-            &pml_count_rndv_pipelined),
-    COUNTER("pml_rndv_recv_both_ways",
-            "Rendezvous messages this process received by the get without timing the paths, "
-            "because it was sending such messages to the same process at the same time",
-            &pml_count_rndv_both_ways),
-    COUNTER("pml_rndv_recv_ipc",
-            "Rendezvous messages from device memory this process copied straight from the "
-            "sender's buffer, opened by the device's IPC (pml_rndv_device_ipc)",
-            &pml_count_rndv_ipc),
-    COUNTER("btl_sm_get_shared",
-            "Single-copy gets (btl sm, from btl_sm_get_share_min bytes) for which this process "
-            "asked the sender to copy part of the data too",
-            &btl_sm_count_share_gets),
-    COUNTER("btl_sm_get_chunks_in",
-            "Chunks of this process's shared gets that the sending process wrote (the rest this "
-            "process read itself)",
-            &btl_sm_count_share_chunks_in),
-    COUNTER("btl_sm_get_chunks_out",
-            "Chunks this process wrote into a peer's buffer for the peer's shared get",
-            &btl_sm_count_share_chunks_out),
-    COUNTER("btl_sm_frags_streamed",
-            "Pipelined fragments this process wrote into shared memory with non-temporal stores "
-            "(BTL_PAYLOAD_STREAM: the receiver chose it by time, or copy_stream=always)",
-            &btl_sm_count_frags_streamed),
-    COUNTER("coll_sm_segments_created",
-            "Shared-memory segments of node-local communicators this process set up fresh (at a "
-            "communicator's first collective)",
-            &coll_sm_count_created),
-    COUNTER("coll_sm_buffers_populated",
-            "Fresh shared-memory segments in which this process faulted its buffers in, at the "
-            "communicator's first collective that did not fit the slots",
-            &coll_sm_count_populated),
-    COUNTER("coll_sm_bulk_populated",
-            "Times this process mapped more of its bulk slots of a shared-memory segment in one "
-            "call (and allocated them, where each process allocates its part at first use: "
-            "coll_sm_segments_reserved): before it first wrote one, and as the number in use "
-            "doubled",
-            &coll_sm_count_bulk_populated),
-    COUNTER("coll_sm_segments_reserved",
-            "Fresh shared-memory segments this process made with every buffer allocated at once, "
-            "/dev/shm having less than 16 times their size free (else each process allocates its "
-            "buffers at their first use)",
-            &coll_sm_count_reserved),
-    COUNTER("coll_sm_slot_doublings",
-            "Times this process put twice as many slots per process in use for a communicator's "
-            "small collectives (from coll_sm_small_slots_start, at the 256th, 512th, ... small "
-            "operation)",
-            &coll_sm_count_slot_doublings),
-    COUNTER("coll_sm_segments_reused",
-            "Shared-memory segments of freed communicators this process continued on for a new "
-            "communicator of the same processes (coll_sm_segment_cache)",
-            &coll_sm_count_reused),
-    COUNTER("coll_sm_alltoall_single_copy",
-            "MPI_Alltoall calls (coll sm) in which this process read its blocks from the others' "
-            "send buffers directly (CMA) instead of through the shared segment",
-            &coll_sm_count_alltoall_cma),
-    COUNTER("coll_sm_alltoall_streamed",
-            "MPI_Alltoall calls (coll sm) in which this process wrote its blocks into the shared "
-            "segment with streaming (non-temporal) stores, the path rank 0 chose by time",
-            &coll_sm_count_alltoall_streamed),
-    COUNTER("coll_sm_bcast_chunks_in",
-            "Chunks of single-copy MPI_Bcast and MPI_Scatter calls (coll sm, from "
-            "coll_sm_share_bcast_min bytes) that the root wrote into this process's buffer while "
-            "this process read the rest",
-            &coll_sm_count_bcast_chunks_in),
-    COUNTER("coll_sm_gather_chunks_in",
-            "Chunks of single-copy MPI_Gather calls (coll sm, from coll_sm_share_min bytes per "
-            "block) that a sender wrote into this root's buffer while this process read the rest",
-            &coll_sm_count_gather_chunks_in),
-    COUNTER("coll_sm_allgather_streamed",
-            "MPI_Allgather calls (coll sm) in which this process wrote its block into the shared "
-            "segment with streaming (non-temporal) stores, the path rank 0 chose by time",
-            &coll_sm_count_allgather_streamed),
-    COUNTER("coll_sm_gather_single_copy",
-            "MPI_Gather calls (coll sm) at whose root this process read the others' blocks from "
-            "their send buffers directly (CMA) instead of through the shared segment",
-            &coll_sm_count_gather_cma),
-    COUNTER("coll_sm_scatter_single_copy",
-            "MPI_Scatter calls (coll sm) in which this process read its block from the root's "
-            "send buffer directly (CMA) instead of through the shared segment",
-            &coll_sm_count_scatter_cma),
-    COUNTER("coll_sm_device_ipc",
-            "Collectives (coll sm) in which this process moved device data device to device "
-            "itself, from or to the others' buffers opened by IPC",
-            &coll_sm_count_device_ipc),
-    COUNTER("coll_sm_sleeps",
-            "Waits of coll sm collectives in which this process slept on the segment's futex "
-            "(after coll_sm_spin_count and coll_sm_yield_count polls)",
-            &coll_sm_count_sleeps),
-    COUNTER("coll_sm_sleep_fences",
-            "Sleeps of coll sm waits that first ran a full barrier in every process of the node "
-            "by membarrier, as segments whose flags are published without a fence need "
-            "(coll_sm_membarrier)",
-            &coll_sm_count_sleep_fences),
-    COUNTER("coll_sm_sleep_timeouts",
-            "Sleeps of coll sm waits that ended by their timeout (5 ms), not by a wakeup: neither "
-            "the flag awaited nor point-to-point traffic for this process came meanwhile",
-            &coll_sm_count_sleep_timeouts),
-    COUNTER("coll_sm_sleep_p2p_wakes",
-            "Sleeps of coll sm waits that point-to-point traffic for this process ended or cut "
-            "short (the sleep waits on btl sm's futex as well, with futex_waitv)",
-            &coll_sm_count_sleep_p2p_wakes),
-    COUNTER("coll_sm_small_mixed",
-            "Small MPI_Reduce and MPI_Gather calls (coll sm) at whose root some processes had "
-            "device buffers and some non-roots host buffers: the root took the device data by "
-            "messages, the host data from the slots",
-            &coll_sm_count_small_mixed),
-    COUNTER("coll_sm_small_v",
-            "MPI_Allgatherv, MPI_Gatherv and MPI_Scatterv calls (coll sm) this process did through "
-            "the slots of small operations (a gatherv's blocks that did not fit came to the root by "
-            "messages)",
-            &coll_sm_count_small_v),
-    COUNTER("coll_sm_small_bulk",
-            "MPI_Bcast and MPI_Allgather calls (coll sm) this process did through the slots of "
-            "small operations beyond coll_sm_small_max: a bcast's data in a bulk slot, an "
-            "allgather's blocks in slots or bulk slots, at most coll_sm_small_bulk_max bytes",
-            &coll_sm_count_small_bulk),
-    COUNTER("accel_device_allocs",
-            "Device memory allocations this process made for the library's own temporaries "
-            "(reductions and collectives on device buffers)",
-            &accel_count_device_allocs),
-    COUNTER("accel_scratch_reused",
-            "Requests for device temporaries served by memory an earlier operation freed "
-            "(accel_scratch_cache)",
-            &accel_count_scratch_reused),
-    COUNTER("accel_ipc_reopened",
-            "Times a peer's device allocation was already open here under another IPC handle, "
-            "so the cached mappings were closed and it was opened again",
-            &accel_count_ipc_reopened),
-};
-#define N_PVARS ((int)RAIL_ARRAY_SIZE(pvars))
 
 typedef struct pvar_session {
     int handles;
@@ -257,7 +23,7 @@ typedef struct pvar_session {
 
 typedef struct pvar_handle {
     uintptr_t session;
-    int index;
+    const rail_pvar_t *var;
     bool started;
     uint64_t accum;       /* non-continuous: raw value gathered while started */
     uint64_t mark;        /* sample at the last start or reset */
@@ -265,19 +31,14 @@ typedef struct pvar_handle {
 
 static mpit_table_t sessions, handles;
 
-int mpit_pvar_count(void)
+static bool has(const rail_pvar_t *v, unsigned flag)
 {
-    return N_PVARS;
+    return (v->flags & flag) != 0;
 }
 
-const char *mpit_pvar_name(int index)
+static MPI_Datatype datatype_of(const rail_pvar_t *v)
 {
-    return index >= 0 && index < N_PVARS ? pvars[index].name : NULL;
-}
-
-static MPI_Datatype datatype_of(const pvar_def_t *d)
-{
-    return d->scale != 0 ? MPI_DOUBLE : MPI_UNSIGNED_LONG_LONG;
+    return v->type == RAIL_PVAR_DOUBLE ? MPI_DOUBLE : MPI_UNSIGNED_LONG_LONG;
 }
 
 /* ------------------------------------------------------------ queries */
@@ -286,7 +47,7 @@ static int pvar_get_num(int *num_pvar)
 {
     if (!num_pvar)
         return MPI_T_ERR_INVALID;
-    *num_pvar = N_PVARS;
+    *num_pvar = rail_pvar_count();
     return MPI_SUCCESS;
 }
 
@@ -294,27 +55,27 @@ static int pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosi
                          int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc,
                          int *desc_len, int *bind, int *readonly, int *continuous, int *atomic)
 {
-    if (pvar_index < 0 || pvar_index >= N_PVARS)
+    const rail_pvar_t *v = rail_pvar_at(pvar_index);
+    if (!v)
         return MPI_T_ERR_INVALID_INDEX;
-    const pvar_def_t *d = &pvars[pvar_index];
-    mpit_copy_string(d->name, name, name_len);
-    mpit_copy_string(d->desc, desc, desc_len);
+    mpit_copy_string(v->name, name, name_len);
+    mpit_copy_string(v->desc, desc, desc_len);
     if (verbosity)
-        *verbosity = mpit_verbosity(d->level);
+        *verbosity = mpit_verbosity(v->level);
     if (var_class)
-        *var_class = d->var_class;
+        *var_class = v->var_class;
     if (datatype)
-        *datatype = datatype_of(d);
+        *datatype = datatype_of(v);
     if (enumtype)
         *enumtype = MPI_T_ENUM_NULL;
     if (bind)
         *bind = MPI_T_BIND_NO_OBJECT;
     if (readonly)
-        *readonly = d->readonly;
+        *readonly = has(v, RAIL_PVAR_READONLY);
     if (continuous)
-        *continuous = d->continuous;
+        *continuous = has(v, RAIL_PVAR_CONTINUOUS);
     if (atomic)
-        *atomic = d->atomic;
+        *atomic = has(v, RAIL_PVAR_ATOMIC);
     return MPI_SUCCESS;
 }
 
@@ -322,13 +83,11 @@ static int pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
     if (!name || !pvar_index)
         return MPI_T_ERR_INVALID;
-    for (int i = 0; i < N_PVARS; i++) {
-        if (pvars[i].var_class == var_class && strcmp(pvars[i].name, name) == 0) {
-            *pvar_index = i;
-            return MPI_SUCCESS;
-        }
-    }
-    return MPI_T_ERR_INVALID_NAME;
+    int i = rail_pvar_index(name);
+    if (i < 0 || rail_pvar_at(i)->var_class != var_class)
+        return MPI_T_ERR_INVALID_NAME;
+    *pvar_index = i;
+    return MPI_SUCCESS;
 }
 
 /* ------------------------------------------------------------ sessions */
@@ -392,7 +151,8 @@ static int handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, MPI_T_pva
     pvar_session_t *s = mpit_table_get(&sessions, (uintptr_t)pe_session);
     if (!s)
         return MPI_T_ERR_INVALID_SESSION;
-    if (pvar_index < 0 || pvar_index >= N_PVARS)
+    const rail_pvar_t *var = rail_pvar_at(pvar_index);
+    if (!var)
         return MPI_T_ERR_INVALID_INDEX;
     if (!handle || !count)
         return MPI_T_ERR_INVALID;
@@ -401,7 +161,7 @@ static int handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, MPI_T_pva
     pvar_handle_t *h = mpit_table_new(&handles, sizeof(*h), MPI_T_ERR_OUT_OF_HANDLES, &v, &rc);
     if (!h)
         return rc;
-    *h = (pvar_handle_t){.session = (uintptr_t)pe_session, .index = pvar_index};
+    *h = (pvar_handle_t){.session = (uintptr_t)pe_session, .var = var};
     s->handles++;
     *handle = (MPI_T_pvar_handle)v;
     *count = 1;
@@ -441,38 +201,27 @@ static int handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle *handle)
 
 static uint64_t raw_value(const pvar_handle_t *h)
 {
-    const pvar_def_t *d = &pvars[h->index];
-    if (d->continuous)
-        return d->sample(d);
-    return h->accum + (h->started ? d->sample(d) - h->mark : 0);
-}
-
-static void store(const pvar_def_t *d, uint64_t raw, void *buf)
-{
-    if (d->scale != 0)
-        *(double *)buf = (double)raw * d->scale;
-    else
-        *(unsigned long long *)buf = raw;
+    if (has(h->var, RAIL_PVAR_CONTINUOUS))
+        return rail_pvar_sample(h->var);
+    return h->accum + (h->started ? rail_pvar_sample(h->var) - h->mark : 0);
 }
 
 /* Set a non-continuous handle's value (write, reset). */
 static void set_raw(pvar_handle_t *h, uint64_t raw)
 {
-    const pvar_def_t *d = &pvars[h->index];
     h->accum = raw;
     if (h->started)
-        h->mark = d->sample(d);
+        h->mark = rail_pvar_sample(h->var);
 }
 
 static int start_stop(pvar_handle_t *h, bool start)
 {
-    const pvar_def_t *d = &pvars[h->index];
-    if (d->continuous)
+    if (has(h->var, RAIL_PVAR_CONTINUOUS))
         return MPI_T_ERR_PVAR_NO_STARTSTOP;
     if (start && !h->started)
-        h->mark = d->sample(d);
+        h->mark = rail_pvar_sample(h->var);
     else if (!start && h->started)
-        h->accum += d->sample(d) - h->mark;
+        h->accum += rail_pvar_sample(h->var) - h->mark;
     h->started = start;
     return MPI_SUCCESS;
 }
@@ -489,10 +238,9 @@ static void for_all(uintptr_t session, int op)
         pvar_handle_t *h = v ? mpit_table_get(&handles, v) : NULL;
         if (!h || h->session != session)
             continue;
-        const pvar_def_t *d = &pvars[h->index];
-        if (op == OP_RESET && !d->readonly)
+        if (op == OP_RESET && !has(h->var, RAIL_PVAR_READONLY))
             set_raw(h, 0);
-        else if (op != OP_RESET && !d->continuous)
+        else if (op != OP_RESET && !has(h->var, RAIL_PVAR_CONTINUOUS))
             start_stop(h, op == OP_START);
     }
 }
@@ -512,7 +260,7 @@ static int pvar_control(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle,
         return rc;
     if (op != OP_RESET)
         return start_stop(h, op == OP_START);
-    if (pvars[h->index].readonly)
+    if (has(h->var, RAIL_PVAR_READONLY))
         return MPI_T_ERR_PVAR_NO_WRITE;
     set_raw(h, 0);
     return MPI_SUCCESS;
@@ -527,12 +275,11 @@ static int pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, vo
         return rc;
     if (!buf)
         return MPI_T_ERR_INVALID;
-    const pvar_def_t *d = &pvars[h->index];
-    if (reset && d->readonly)
+    if (reset && has(h->var, RAIL_PVAR_READONLY))
         return MPI_T_ERR_PVAR_NO_WRITE;
-    if (reset && !d->atomic)
+    if (reset && !has(h->var, RAIL_PVAR_ATOMIC))
         return MPI_T_ERR_PVAR_NO_ATOMIC;
-    store(d, raw_value(h), buf);
+    rail_pvar_store(h->var, raw_value(h), buf);
     if (reset)
         set_raw(h, 0);
     return MPI_SUCCESS;
@@ -547,17 +294,12 @@ static int pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, c
         return rc;
     if (!buf)
         return MPI_T_ERR_INVALID;
-    const pvar_def_t *d = &pvars[h->index];
-    if (d->readonly)
+    if (has(h->var, RAIL_PVAR_READONLY))
         return MPI_T_ERR_PVAR_NO_WRITE;
-    if (d->scale != 0) {
-        double v = *(const double *)buf / d->scale;
-        if (!(v >= 0 && v < 1.8e19))
-            return MPI_T_ERR_INVALID;
-        set_raw(h, (uint64_t)v);
-    } else {
-        set_raw(h, *(const unsigned long long *)buf);
-    }
+    uint64_t raw;
+    if (!rail_pvar_raw_of(h->var, buf, &raw))
+        return MPI_T_ERR_INVALID;
+    set_raw(h, raw);
     return MPI_SUCCESS;
 }
 

@@ -3,6 +3,7 @@
 #include "obj/err.h"
 
 #include "base/atomic.h"
+#include "base/pvar.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +39,47 @@ int obj_live(obj_kind_t kind)
 {
     int i = kind_index(kind);
     return i >= 0 ? rail_atomic_load_relaxed(&live[i]) : 0;
+}
+
+/* MPI_T: the live objects of each kind, mpi_live_<kind>. */
+static uint64_t sample_live(const void *arg)
+{
+    int n = rail_atomic_load_relaxed((const int *)arg);
+    return n > 0 ? (uint64_t)n : 0;
+}
+
+int obj_register_pvars(void)
+{
+#define LIVE(what, KIND, text)                                                                     \
+    {KIND, "mpi_live_" what, text " alive in this process: made by the application or the "       \
+                                  "library and not yet freed (predefined ones are not counted)"}
+    static const struct {
+        obj_kind_t kind;
+        const char *name, *desc;
+    } vars[] = {
+        LIVE("comm", OBJ_COMM, "Communicators"),
+        LIVE("datatype", OBJ_DATATYPE, "Derived datatypes"),
+        LIVE("group", OBJ_GROUP, "Groups"),
+        LIVE("op", OBJ_OP, "User-defined reduction operations"),
+        LIVE("info", OBJ_INFO, "Info objects"),
+        LIVE("errhandler", OBJ_ERRHANDLER, "User-defined error handlers"),
+        LIVE("request", OBJ_REQUEST, "Requests"),
+        LIVE("message", OBJ_MESSAGE, "Matched messages (MPI_Mprobe, MPI_Improbe)"),
+        LIVE("win", OBJ_WIN, "RMA windows"),
+        LIVE("file", OBJ_FILE, "Files"),
+        LIVE("session", OBJ_SESSION, "MPI sessions"),
+    };
+#undef LIVE
+    int rc = MPI_SUCCESS;
+    for (size_t i = 0; i < RAIL_ARRAY_SIZE(vars) && rc == MPI_SUCCESS; i++) {
+        rail_pvar_t def = {.name = vars[i].name, .desc = vars[i].desc,
+                           .var_class = MPI_T_PVAR_CLASS_LEVEL, .level = 2,
+                           .flags = RAIL_PVAR_CONTINUOUS | RAIL_PVAR_READONLY,
+                           .type = RAIL_PVAR_UNSIGNED, .sample = sample_live,
+                           .arg = &live[kind_index(vars[i].kind)]};
+        rc = rail_pvar_register(&def);
+    }
+    return rc;
 }
 
 void obj_init_predef(obj_t *obj, obj_kind_t kind, const void *handle)

@@ -81,6 +81,9 @@ void *obj_handle_f2c(obj_kind_t kind, MPI_Fint f);
 void obj_handle_forget(obj_t *obj);
 /* Live objects of a kind (MPIX_Live_objects). */
 int obj_live(obj_kind_t kind);
+/* Register the live-object counts as MPI_T performance variables
+ * (mpi_live_<kind>). */
+int obj_register_pvars(void);
 /* Register a predefined object under its constant handle. */
 void obj_init_predef(obj_t *obj, obj_kind_t kind, const void *handle);
 

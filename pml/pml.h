@@ -203,10 +203,4 @@ static inline MPI_Count pml_bytes_of(const obj_datatype_t *dt, MPI_Count count)
 extern int pml_eager_credits;
 extern int pml_verbose;
 
-/* Counters read through MPI_T (mpi/mpit_pvar.c): rendezvous messages this
- * process received by the btl's single-copy get, by the pipeline, and from
- * a peer's device buffer opened by IPC. */
-extern uint64_t pml_count_rndv_get, pml_count_rndv_pipelined, pml_count_rndv_ipc,
-    pml_count_rndv_both_ways;
-
 #endif

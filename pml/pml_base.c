@@ -105,9 +105,10 @@ int pml_register_params(void)
                              RAIL_PARAM_LEVEL_TUNER, &pml_device_eager_max);
     rail_param_register_int("pml_verbose", 0, "Verbosity of the pml (0: quiet)",
                             RAIL_PARAM_LEVEL_USER, &pml_verbose);
+    int rc = pml_rndv_register_pvars();
     rail_progress_register_params();
     btl_base_register_params();
-    return MPI_SUCCESS;
+    return rc;
 }
 
 /* ------------------------------------------------------------ free lists */

@@ -355,6 +355,9 @@ int pml_get_push(pml_request_t *r);
 int pml_rndv_send_rts(pml_request_t *r, pml_src_t *s, pml_peer_t *peer, bool ipc_only);
 #define PML_RTS_NO_IPC 1
 void pml_rndv_matched(pml_request_t *r, const pml_inmsg_t *m);
+/* Register the rendezvous counters as MPI_T performance variables
+ * (pml_rndv_recv_*), once per pml_register_params. */
+int pml_rndv_register_pvars(void);
 extern int pml_my_world;
 extern const btl_payload_t pml_no_payload;   /* zero bytes */
 

@@ -21,6 +21,7 @@
  */
 #include "pml/pml_internal.h"
 #include "base/copy.h"
+#include "base/pvar.h"
 #include "runtime/rte.h"
 
 #include <stdlib.h>
@@ -28,8 +29,33 @@
 
 #define PML_GET_MAX_IOV 64
 
-uint64_t pml_count_rndv_get, pml_count_rndv_pipelined, pml_count_rndv_ipc,
+/* Rendezvous messages this process received by each path: MPI_T counters. */
+static uint64_t pml_count_rndv_get, pml_count_rndv_pipelined, pml_count_rndv_ipc,
     pml_count_rndv_both_ways;
+
+static const rail_pvar_counter_t rndv_pvars[] = {
+    {"pml_rndv_recv_get",
+     "Rendezvous (large) messages this process received by the transport's single-copy get "
+     "(CMA between processes of a node)",
+     &pml_count_rndv_get},
+    {"pml_rndv_recv_pipelined",
+     "Rendezvous (large) messages this process received by the pipeline (fragments copied "
+     "through the transport's sends)",
+     &pml_count_rndv_pipelined},
+    {"pml_rndv_recv_both_ways",
+     "Rendezvous messages this process received by the get without timing the paths, "
+     "because it was sending such messages to the same process at the same time",
+     &pml_count_rndv_both_ways},
+    {"pml_rndv_recv_ipc",
+     "Rendezvous messages from device memory this process copied straight from the "
+     "sender's buffer, opened by the device's IPC (pml_rndv_device_ipc)",
+     &pml_count_rndv_ipc},
+};
+
+int pml_rndv_register_pvars(void)
+{
+    return rail_pvar_register_counters(rndv_pvars, RAIL_ARRAY_SIZE(rndv_pvars));
+}
 
 /* The paths of a rendezvous message its receiver may choose between. */
 enum { PATH_PIPELINE, PATH_GET, PATH_STREAM };

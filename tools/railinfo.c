@@ -1,15 +1,17 @@
 /*
  * railinfo: what this Rail MPI installation is and how it is configured —
- * version, build configuration, components of each framework, and every
- * parameter with its value, where the value came from, and its help.
+ * version, build configuration, components of each framework, every
+ * parameter with its value, where the value came from, and its help, and
+ * every MPI_T performance variable.
  *
  *   railinfo                 version, build, components
- *   railinfo --all           ... and every parameter
+ *   railinfo --all           ... and every parameter and performance variable
  *   railinfo --param NAME    one parameter (NAME may be a prefix: "btl_sm")
  *   railinfo --json          the same as JSON (with --all / --param)
  */
 #include "base/rail.h"
 #include "base/param.h"
+#include "base/pvar.h"
 #include "btl/btl.h"
 #include "coll/coll.h"
 #include "accel/accel.h"
@@ -93,6 +95,48 @@ static void print_params_text(const char *filter)
     }
 }
 
+static const char *pvar_type(const rail_pvar_t *v)
+{
+    return v->type == RAIL_PVAR_DOUBLE ? "double" : "unsigned";
+}
+
+static bool pvar_is(const rail_pvar_t *v, unsigned flag)
+{
+    return (v->flags & flag) != 0;
+}
+
+static void print_pvars_text(void)
+{
+    printf("Performance variables (%d, MPI_T):\n", rail_pvar_count());
+    for (int i = 0; i < rail_pvar_count(); i++) {
+        const rail_pvar_t *v = rail_pvar_at(i);
+        printf("  %s (class %s, %s%s%s%s, level %d)\n      %s\n", v->name,
+               rail_pvar_class_name(v->var_class), pvar_type(v),
+               pvar_is(v, RAIL_PVAR_CONTINUOUS) ? ", continuous" : "",
+               pvar_is(v, RAIL_PVAR_READONLY) ? ", readonly" : "",
+               pvar_is(v, RAIL_PVAR_ATOMIC) ? ", atomic" : "", v->level, v->desc);
+    }
+}
+
+static void print_pvars_json(void)
+{
+    printf(",\n  \"performance_variables\": [");
+    for (int i = 0; i < rail_pvar_count(); i++) {
+        const rail_pvar_t *v = rail_pvar_at(i);
+        printf("%s\n    {\"name\": ", i ? "," : "");
+        json_str(v->name);
+        printf(", \"class\": \"%s\", \"type\": \"%s\", \"continuous\": %s, \"readonly\": %s, "
+               "\"atomic\": %s, \"level\": %d, \"description\": ",
+               rail_pvar_class_name(v->var_class), pvar_type(v),
+               pvar_is(v, RAIL_PVAR_CONTINUOUS) ? "true" : "false",
+               pvar_is(v, RAIL_PVAR_READONLY) ? "true" : "false",
+               pvar_is(v, RAIL_PVAR_ATOMIC) ? "true" : "false", v->level);
+        json_str(v->desc);
+        printf("}");
+    }
+    printf("\n  ]");
+}
+
 static void print_text(bool params, const char *filter)
 {
     framework_t fw[8];
@@ -122,6 +166,8 @@ static void print_text(bool params, const char *filter)
             printf("Parameters (%d):\n", rail_param_count());
         print_params_text(filter);
     }
+    if (params && !filter)
+        print_pvars_text();
 }
 
 static void print_json(bool params, const char *filter)
@@ -187,13 +233,16 @@ static void print_json(bool params, const char *filter)
         }
         printf("\n  ]");
     }
+    if (params && !filter)
+        print_pvars_json();
     printf("\n}\n");
 }
 
 static void usage(FILE *f)
 {
     fprintf(f, "Usage: railinfo [--all] [--param NAME] [--json] [--version] [--help]\n"
-               "  --all          also list every parameter: value, origin, help\n"
+               "  --all          also list every parameter (value, origin, help) and every\n"
+               "                 MPI_T performance variable\n"
                "  --param NAME   show the parameters whose name starts with NAME\n"
                "  --json         machine-readable output\n");
 }

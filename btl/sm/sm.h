@@ -279,8 +279,9 @@ int btl_sm_put(btl_module_t *m, btl_endpoint_t *ep, const struct iovec *local, i
 #define BTL_SM_SHARE_FAILED (1ULL << 32)   /* added per failed chunk: count above 32 bits */
 void btl_sm_share_help(btl_module_t *m, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
                        const void *payload, size_t payload_len);
-/* MPI_T counters: gets that asked their sender for help, chunks helpers
- * wrote into our buffers, chunks we wrote for peers' gets. */
+/* MPI_T counters (registered in sm_component.c): gets that asked their
+ * sender for help, chunks helpers wrote into our buffers, chunks we wrote
+ * for peers' gets. */
 extern uint64_t btl_sm_count_share_gets, btl_sm_count_share_chunks_in,
     btl_sm_count_share_chunks_out;
 /* MPI_T counter: FIFO payloads written with streaming stores (sm_fifo.c). */

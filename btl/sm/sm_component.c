@@ -4,6 +4,7 @@
 #include "btl/sm/sm_fifo.h"
 #include "base/log.h"
 #include "base/param.h"
+#include "base/pvar.h"
 #include "runtime/rte.h"
 
 #include <errno.h>
@@ -42,6 +43,25 @@
 
 btl_sm_params_t btl_sm_params;
 btl_sm_module_t btl_sm_module;
+
+/* MPI_T counters of shared gets (sm_cma.c) and streamed fragments (sm_fifo.c). */
+static const rail_pvar_counter_t btl_sm_pvars[] = {
+    {"btl_sm_get_shared",
+     "Single-copy gets (btl sm, from btl_sm_get_share_min bytes) for which this process "
+     "asked the sender to copy part of the data too",
+     &btl_sm_count_share_gets},
+    {"btl_sm_get_chunks_in",
+     "Chunks of this process's shared gets that the sending process wrote (the rest this "
+     "process read itself)",
+     &btl_sm_count_share_chunks_in},
+    {"btl_sm_get_chunks_out",
+     "Chunks this process wrote into a peer's buffer for the peer's shared get",
+     &btl_sm_count_share_chunks_out},
+    {"btl_sm_frags_streamed",
+     "Pipelined fragments this process wrote into shared memory with non-temporal stores "
+     "(BTL_PAYLOAD_STREAM: the receiver chose it by time, or copy_stream=always)",
+     &btl_sm_count_frags_streamed},
+};
 
 static int btl_sm_register_params(void)
 {
@@ -87,6 +107,7 @@ static int btl_sm_register_params(void)
     RAIL_CHECK(rail_param_register_int("btl_sm_verbose", 0,
         "Verbosity of btl sm (the larger of this and btl_verbose)", RAIL_PARAM_LEVEL_DEV,
         &p->verbose));
+    RAIL_CHECK(rail_pvar_register_counters(btl_sm_pvars, RAIL_ARRAY_SIZE(btl_sm_pvars)));
 fail:
     return rc;
 }

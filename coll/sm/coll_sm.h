@@ -389,6 +389,9 @@ void coll_sm_segment_release(coll_sm_module_t *m);
 /* The communicator goes away: keep its segment for the next communicator
  * of the same members (sm_segment.c, REUSE), or release it. */
 void coll_sm_segment_keep(coll_sm_module_t *m, obj_comm_t *comm);
+/* Register the counters below as MPI_T performance variables
+ * (coll_sm_*, sm_pvar.c). */
+int coll_sm_register_pvars(void);
 /* Segments this process set up fresh / continued from a freed
  * communicator (MPI_T counters). */
 extern uint64_t coll_sm_count_created, coll_sm_count_reused, coll_sm_count_populated,

@@ -323,10 +323,11 @@ static int sm_register_params(void)
                              "Testing: sequence number of a communicator before its first sm "
                              "collective (e.g. 4294967200 to see the 32-bit field wrap)",
                              RAIL_PARAM_LEVEL_DEV, &p->seq_start);
-    return rail_param_register_int("coll_sm_verbose", 0,
-                                   "Verbosity of coll sm (1: segments set up, 2: their sizes "
-                                   "and every call handed to the next component)",
-                                   RAIL_PARAM_LEVEL_USER, &p->verbose);
+    int rc = rail_param_register_int("coll_sm_verbose", 0,
+                                     "Verbosity of coll sm (1: segments set up, 2: their sizes "
+                                     "and every call handed to the next component)",
+                                     RAIL_PARAM_LEVEL_USER, &p->verbose);
+    return rc == MPI_SUCCESS ? coll_sm_register_pvars() : rc;
 }
 
 /* ------------------------------------------------------------ module */

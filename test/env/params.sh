@@ -1,7 +1,8 @@
 #!/bin/sh
-# The parameter registry: railinfo lists components and parameters with their
-# origin; environment, mpirun --param and config files set values; an
-# unknown RAIL_* name is warned about once, with a suggestion.
+# The parameter registry: railinfo lists components, parameters with their
+# origin and the performance variables; environment, mpirun --param and
+# config files set values; an unknown RAIL_* name is warned about once, with
+# a suggestion.
 . "${top_srcdir:-.}/test/env/lib.sh"
 RAILINFO="$top_builddir/tools/railinfo"
 HOME=$(mktemp -d) || fail "mktemp"
@@ -16,6 +17,11 @@ echo "$out" | grep -Eq "^  accel +host fake" || fail "accel components not liste
 all=$("$RAILINFO" --all) || fail "railinfo --all failed"
 for p in btl btl_sm_eager_limit pml_eager_credits accel mpi_show_errors; do
     echo "$all" | grep -q "^  $p = " || fail "parameter $p not listed by --all"
+done
+# ... and the performance variables each component registers.
+for v in "mpi_live_comm (class level" "mpi_process_cpu_time (class timer" \
+         "coll_sm_segments_created (class counter" "btl_sm_frags_streamed (class counter"; do
+    echo "$all" | grep -qF "  $v" || fail "performance variable $v... not listed by --all"
 done
 
 out=$(RAIL_BTL_SM_EAGER_LIMIT=8k "$RAILINFO" --param btl_sm_eager_limit)
@@ -33,7 +39,7 @@ rm "$HOME/.rail/params.conf"
 
 "$RAILINFO" --param no_such_parameter >/dev/null 2>&1 && fail "unknown --param accepted"
 "$RAILINFO" --json --all > "$HOME/info.json" || fail "railinfo --json failed"
-python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['parameters'] and d['components']['btl']" \
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['parameters'] and d['components']['btl'] and d['performance_variables']" \
     "$HOME/info.json" || fail "railinfo --json is not valid JSON with parameters"
 
 # A misspelled name is warned about once (by rank 0), with a suggestion.

@@ -1,6 +1,8 @@
 /* MPI_T performance variables: the live-object counts follow communicators
  * and datatypes made and freed; the CPU timer starts, stops, resets and is
- * written; sessions and handles are checked, with every error code. */
+ * written; sessions and handles are checked, with every error code; the
+ * variables components register themselves are there, before MPI_Init and
+ * after, as they were, and coll sm's counts its segments. */
 #include "mpit_test.h"
 #include <stdlib.h>
 #include <time.h>
@@ -35,6 +37,81 @@ static void check_info(void)
     int index;
     T_EXPECT(MPI_T_pvar_get_index("no_such_pvar", MPI_T_PVAR_CLASS_LEVEL, &index),
              MPI_T_ERR_INVALID_NAME);
+}
+
+/* Variables that their components register (base/pvar.h), one of each
+ * owner, exist from MPI_T_init_thread on with the name, class and kind
+ * they had when the front end defined them all, in their component's
+ * category. */
+static void check_registered(void)
+{
+    static const struct {
+        const char *name, *category;
+        int var_class;
+        bool dbl, ro, cont, at;
+    } vars[] = {
+        {"coll_sm_segments_created", "coll_sm", MPI_T_PVAR_CLASS_COUNTER, false, true, true, false},
+        {"coll_sm_small_bulk", "coll_sm", MPI_T_PVAR_CLASS_COUNTER, false, true, true, false},
+        {"btl_sm_frags_streamed", "btl_sm", MPI_T_PVAR_CLASS_COUNTER, false, true, true, false},
+        {"pml_rndv_recv_get", "pml", MPI_T_PVAR_CLASS_COUNTER, false, true, true, false},
+        {"accel_device_allocs", "accel", MPI_T_PVAR_CLASS_COUNTER, false, true, true, false},
+        {"mpi_live_session", "mpi", MPI_T_PVAR_CLASS_LEVEL, false, true, true, false},
+        {"mpi_process_cpu_time", "mpi", MPI_T_PVAR_CLASS_TIMER, true, false, false, true},
+    };
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        int idx = t_pvar(vars[i].name, vars[i].var_class), cls, ro, cont, at, n, in = 0;
+        char name[128];
+        int len = sizeof(name);
+        MPI_Datatype dt;
+        T_OK(MPI_T_pvar_get_info(idx, name, &len, NULL, &cls, &dt, NULL, NULL, NULL, NULL, &ro,
+                                 &cont, &at));
+        CHECK(strcmp(name, vars[i].name) == 0 && cls == vars[i].var_class, "%s: %s, class %d",
+              vars[i].name, name, cls);
+        CHECK(dt == (vars[i].dbl ? MPI_DOUBLE : MPI_UNSIGNED_LONG_LONG) && ro == vars[i].ro &&
+                  cont == vars[i].cont && at == vars[i].at,
+              "%s: datatype, readonly %d, continuous %d, atomic %d", name, ro, cont, at);
+        int cat = t_category(vars[i].category), v[64];
+        T_OK(MPI_T_category_get_info(cat, NULL, NULL, NULL, NULL, NULL, &n, NULL));
+        T_OK(MPI_T_category_get_pvars(cat, n < 64 ? n : 64, v));
+        for (int k = 0; k < n && k < 64; k++)
+            in |= v[k] == idx;
+        CHECK(in, "%s is not in category %s", name, vars[i].category);
+    }
+}
+
+static unsigned long long read_counter(const char *name)
+{
+    MPI_T_pvar_session s;
+    MPI_T_pvar_handle h;
+    int count;
+    unsigned long long v = ~0ull;
+    T_OK(MPI_T_pvar_session_create(&s));
+    T_OK(MPI_T_pvar_handle_alloc(s, t_pvar(name, MPI_T_PVAR_CLASS_COUNTER), NULL, &h, &count));
+    T_OK(MPI_T_pvar_read(s, h, &v));
+    T_OK(MPI_T_pvar_session_free(&s));
+    return v;
+}
+
+/* coll sm's counter, read through MPI_T, follows coll sm: a new
+ * communicator's first collective sets up its segment, fresh or one kept
+ * from a freed communicator. */
+static void check_component_counter(void)
+{
+    int n;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    if (n < 2)
+        return;   /* coll sm serves communicators of 2 processes or more */
+    unsigned long long c0 = read_counter("coll_sm_segments_created"),
+                       r0 = read_counter("coll_sm_segments_reused");
+    MPI_Comm dup;
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    int x = 1, y = 0;
+    MPI_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, dup));
+    CHECK(y == n, "allreduce: %d", y);
+    unsigned long long segs = read_counter("coll_sm_segments_created") - c0 +
+                              read_counter("coll_sm_segments_reused") - r0;
+    CHECK(segs == 1, "%llu coll sm segments set up for one new communicator", segs);
+    MPI_OK(MPI_Comm_free(&dup));
 }
 
 static unsigned long long read_live(MPI_T_pvar_session s, MPI_T_pvar_handle h)
@@ -194,6 +271,7 @@ int main(int argc, char **argv)
     T_OK(MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided));
     CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
     check_info();
+    check_registered();
     /* A session made before MPI_Init stays usable through it. */
     T_OK(MPI_T_pvar_session_create(&s));
     check_timer(s);
@@ -201,6 +279,8 @@ int main(int argc, char **argv)
     check_live(s);
     check_timer(s);
     check_sessions();
+    check_component_counter();
+    check_registered();
     MPI_OK(MPI_Finalize());
     check_timer(s);
     T_OK(MPI_T_pvar_session_free(&s));
