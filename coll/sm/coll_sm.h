@@ -107,6 +107,7 @@
 #include "base/atomic.h"
 #include "base/dt.h"
 #include "base/adapt.h"
+#include "base/cma.h"
 #include "base/copy.h"
 
 #include <stdbool.h>
