@@ -1,15 +1,12 @@
 /* rail_copy's vector loop (see copy.h). */
 #include "base/copy.h"
-#include "base/adapt.h"
 #include "base/rail.h"
 #include "base/param.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <time.h>
-#include <unistd.h>
 
 void (*rail_copy_vec)(void *dst, const void *src, size_t len);
 void (*rail_copy2_vec)(void *dst, void *dst2, const void *src, size_t len);
@@ -267,34 +264,4 @@ int rail_copy_register_params(void)
                                     : RAIL_COPY_STREAM_AUTO;
     }
     return rc;
-}
-
-/* ------------------------------------------------------------ kernel copy */
-
-static double kernel_ratio = -1;
-
-double rail_copy_kernel_ratio(void)
-{
-    if (kernel_ratio >= 0)
-        return kernel_ratio;
-    const size_t len = 64 << 10;
-    char *a = malloc(2 * len);
-    uint64_t copy = UINT64_MAX, cma = UINT64_MAX;
-    bool ok = a != NULL;
-    if (ok)
-        memset(a, 1, 2 * len);
-    for (int i = 0; i < 8 && ok; i++) {
-        uint64_t t0 = rail_now_ns();
-        memcpy(a + len, a, len);
-        __asm__ volatile("" ::: "memory");
-        uint64_t t1 = rail_now_ns();
-        struct iovec l = { a + len, len }, r = { a, len };
-        ok = process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len;
-        uint64_t t2 = rail_now_ns();
-        copy = RAIL_MIN(copy, t1 - t0);
-        cma = RAIL_MIN(cma, t2 - t1);
-    }
-    free(a);
-    kernel_ratio = ok ? (double)cma / (double)RAIL_MAX(copy, (uint64_t)1) : 1e9;
-    return kernel_ratio;
 }

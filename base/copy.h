@@ -148,25 +148,4 @@ void rail_copy_select(const char *isa);
 /* Registers the copy_isa parameter and applies it (mpi/params.c). */
 int rail_copy_register_params(void);
 
-/* How many times as long the kernel's copy between processes (CMA,
- * process_vm_readv; measured on this process's own memory, the same page
- * pinning as a peer's) takes as memcpy for 64 KiB, the best of 8 each;
- * probed at the first call (a large value where the kernel's copy fails).
- * A copy through shared memory costs two memcpys and a synchronisation
- * per piece, single copy one kernel copy: coll sm's oversubscribed
- * alltoalls and the pml's messages both ways at once take single copy
- * where this is below RAIL_COPY_KERNEL_RATIO_MAX (coll sm's scatters of
- * large blocks too).
- *
- * The pml's messages both ways take the get below the larger
- * RAIL_COPY_KERNEL_RATIO_BOTH_WAYS_MAX: the probe's memcpy copies lines in
- * this core's cache, the pipeline's lines the other core wrote.  On an AMD
- * EPYC VM whose probe gave 7-8.6 (64 KiB: memcpy 0.6 us, the kernel 5.1),
- * np 2 exchanges of 256 KiB-4 MiB both ways took 0.70-0.85 of the
- * pipeline's time by the get (the pipeline's copies ran at about a quarter
- * of the probe's memcpy). */
-double rail_copy_kernel_ratio(void);
-#define RAIL_COPY_KERNEL_RATIO_MAX 4.0
-#define RAIL_COPY_KERNEL_RATIO_BOTH_WAYS_MAX 10.0
-
 #endif

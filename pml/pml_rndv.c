@@ -20,6 +20,7 @@
  *                            <-------    FIN     (a failed open: CTS, pipelined)
  */
 #include "pml/pml_internal.h"
+#include "base/cma.h"
 #include "base/copy.h"
 #include "base/pvar.h"
 #include "runtime/rte.h"
@@ -70,7 +71,7 @@ enum { PATH_PIPELINE, PATH_GET, PATH_STREAM };
  * 15-16 GB/s in all, against 30-31 by the get and Open MPI's 35-36.  So
  * a message from a peer we are sending such messages to ourselves (not yet
  * complete) takes the get, untimed, where the kernel's copy costs less
- * than RAIL_COPY_KERNEL_RATIO_BOTH_WAYS_MAX memcpys (base/copy.h): the
+ * than RAIL_CMA_KERNEL_RATIO_BOTH_WAYS_MAX memcpys (base/cma.h): the
  * pipeline makes two copies of every byte, of lines the other core wrote,
  * and synchronises per fragment.  Such a get copies alone (BTL_GET_ALONE):
  * the sender is busy with its own receives, and asking it to help (btl
@@ -84,7 +85,7 @@ static bool both_ways_get(void)
         const char *w = pml_rndv_both_ways ? pml_rndv_both_ways : "auto";
         get = strcmp(w, "get") == 0 ||
               (strcmp(w, "auto") == 0 &&
-               rail_copy_kernel_ratio() < RAIL_COPY_KERNEL_RATIO_BOTH_WAYS_MAX);
+               rail_cma_kernel_ratio() < RAIL_CMA_KERNEL_RATIO_BOTH_WAYS_MAX);
     }
     return get == 1;
 }

@@ -12,8 +12,8 @@
  *   0      btl_sm_seg_hdr_t   line 0 read-mostly identity, wake_mode
  *                             line 1 attach counter, line 2 futex word,
  *                             line 3 FIFO tail, line 4 FIFO stub node,
- *                             lines 5-6 a shared get's claims and
- *                             completions (sm_cma.c)
+ *                             lines 5-6 a shared get's claims,
+ *                             transfer and completions (sm_cma.c)
  *   4096   fast-box control   one line per sender: bytes consumed so far
  *   page   fast-box rings     one ring of fbox_size bytes per sender
  *   page   FIFO buffers       frag_count frags of frag_size bytes, owned by
@@ -54,6 +54,7 @@
 
 #include "base/rail.h"
 #include "base/atomic.h"
+#include "base/cma.h"
 #include "btl/btl.h"
 
 #include <stdbool.h>
@@ -116,11 +117,13 @@ typedef struct btl_sm_seg_hdr {
     btl_sm_off_t fifo_tail RAIL_ALIGNED(RAIL_CACHELINE);
     /* line 4: the FIFO's stub node */
     btl_sm_fifo_node_t fifo_stub RAIL_ALIGNED(RAIL_CACHELINE);
-    /* line 5: the owner's current shared get (sm_cma.c): generation << 32
-     * | chunks the sender claimed << 16 | chunks the owner claimed */
+    /* line 5: the owner's current shared get (sm_cma.c, base/cma.h): claim
+     * word (generation << 32 | chunks the sender claimed << 16 | chunks the
+     * owner claimed) and what it reads */
     uint64_t share_claim RAIL_ALIGNED(RAIL_CACHELINE);
-    /* line 6: chunks the sender has written, + BTL_SM_SHARE_FAILED for each
-     * it could not write */
+    rail_cma_share_desc_t share_desc;
+    /* line 6: chunks the sender has written, + RAIL_CMA_SHARE_FAILED for
+     * each it could not write */
     uint64_t share_done RAIL_ALIGNED(RAIL_CACHELINE);
 } btl_sm_seg_hdr_t;
 _Static_assert(sizeof(btl_sm_seg_hdr_t) <= BTL_SM_PAGE, "segment header fits its page");
@@ -263,8 +266,6 @@ static inline void btl_sm_deliver(btl_sm_module_t *m, btl_endpoint_t *ep, uint8_
 }
 
 /* sm_cma.c */
-bool btl_sm_cma_probe_self(void);
-int btl_sm_cma_probe_peer(btl_endpoint_t *ep, uint64_t probe_addr);
 void btl_sm_cma_disable(btl_sm_module_t *m, int rank, int err);
 int btl_sm_register_mem(btl_module_t *m, void *base, size_t len, btl_reg_t *reg);
 int btl_sm_deregister_mem(btl_module_t *m, btl_reg_t *reg);
@@ -276,7 +277,6 @@ int btl_sm_put(btl_module_t *m, btl_endpoint_t *ep, const struct iovec *local, i
                btl_done_cb_t done, void *cbdata);
 /* The active-message tag of a shared get's request for help (btl.h). */
 #define BTL_SM_TAG_SHARE (BTL_TAG_MAX - 1)
-#define BTL_SM_SHARE_FAILED (1ULL << 32)   /* added per failed chunk: count above 32 bits */
 void btl_sm_share_help(btl_module_t *m, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
                        const void *payload, size_t payload_len);
 /* MPI_T counters (registered in sm_component.c): gets that asked their

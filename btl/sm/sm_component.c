@@ -7,7 +7,6 @@
 #include "base/pvar.h"
 #include "runtime/rte.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,8 +213,10 @@ static void btl_sm_cma_init(btl_sm_module_t *m)
         m->cma = false;
         m->super.flags &= ~(uint32_t)(BTL_FLAG_GET | BTL_FLAG_PUT | BTL_FLAG_IOV);
         RAIL_VERBOSE(btl_sm_verbosity(), 1, "btl sm: single copy off (btl_sm_single_copy=none)");
-    } else if (!btl_sm_cma_probe_self()) {
-        btl_sm_cma_disable(m, rte_info.rank, errno);
+    } else {
+        int err = rail_cma_probe_self();
+        if (err)
+            btl_sm_cma_disable(m, rte_info.rank, err);
     }
 #ifdef PR_SET_PTRACER
     if (m->cma)

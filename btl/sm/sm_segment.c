@@ -230,7 +230,7 @@ static int btl_sm_map_peer(btl_sm_module_t *m, int idx)
     btl_sm_populate(base, btl_sm_params.prefault ? ep->hdr->frag_off : ep->hdr->fbox_ring_off);
     btl_sm_fbox_setup(m, ep);
     btl_sm_attached(ep->hdr, c->name);
-    int err = m->cma ? btl_sm_cma_probe_peer(ep, c->probe_addr) : 0;
+    int err = m->cma ? rail_cma_probe_peer(ep->pid, c->probe_addr, ep->cookie) : 0;
     if (err)
         btl_sm_cma_disable(m, rank, err);
     free(c);

@@ -107,6 +107,7 @@
 #include "base/atomic.h"
 #include "base/dt.h"
 #include "base/adapt.h"
+#include "base/cma.h"
 #include "base/copy.h"
 
 #include <stdbool.h>
@@ -156,11 +157,11 @@ typedef struct coll_sm_ctl {
     uint64_t raddr[COLL_SM_MAX_SETS];  /* ... and of its result buffer (reductions) */
     int32_t pid;                   /* owner's pid (single copy), set at setup */
     int32_t accel;                 /* 1: a device component is active there, set at setup */
-    /* shared single copy (sm_share.c): the owner reads len bytes at src in
-     * another process into dst, which may write chunks of it */
+    /* shared single copy (sm_share.c, base/cma.h): the owner reads from
+     * another process, which may write chunks of it */
     uint64_t share_claim;          /* generation << 32 | its chunks << 16 | the owner's */
-    uint64_t share_done;           /* chunks the other finished (+ SM_SHARE_FAILED per failure) */
-    uint64_t share_dst, share_src, share_len;
+    uint64_t share_done;           /* chunks the other finished (+ RAIL_CMA_SHARE_FAILED each) */
+    rail_cma_share_desc_t share_desc;   /* what the owner reads */
 } coll_sm_ctl_t;
 _Static_assert(sizeof(coll_sm_ctl_t) <= COLL_SM_CTL_STRIDE, "coll_sm_ctl_t outgrew its stride");
 
@@ -434,10 +435,12 @@ void coll_sm_share_help(coll_sm_module_t *m, uint64_t s, int reader);
 bool coll_sm_oversub_alltoall_wants_cma(size_t total);
 
 /* Copy len bytes at address `remote` in process pid into local memory
- * (process_vm_readv); MPI_SUCCESS or MPI_ERR_OTHER with a message. */
+ * (base/cma.h); MPI_SUCCESS or MPI_ERR_OTHER with a message. */
 int coll_sm_cma_read(int32_t pid, uint64_t remote, void *local, size_t len);
-/* The other way (process_vm_writev). */
+/* The other way. */
 int coll_sm_cma_write(int32_t pid, uint64_t remote, const void *local, size_t len);
+/* A status of base/cma.h's (its quiet calls): MPI_ERR_OTHER with its message. */
+int coll_sm_cma_status(int rc);
 
 /* Start an operation: MPI_SUCCESS with *seq its number, or COLL_SM_HANDOFF
  * (not set up: hand the call to the next module), or an error. */

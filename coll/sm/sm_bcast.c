@@ -15,7 +15,7 @@
  *
  * SINGLE COPY OF A SCATTER (blocks of coll_sm_scatter_single_copy_min
  * from a contiguous host send buffer, where the kernel's copy costs less
- * than RAIL_COPY_KERNEL_RATIO_MAX memcpys, or single copy forced): the
+ * than RAIL_CMA_KERNEL_RATIO_MAX memcpys, or single copy forced): the
  * root publishes its buffer as a bcast's root does and waits for
  * everyone's FINAL; receiver j reads block j, the root writing part of it
  * where a bcast's root would (np 2, 1 MiB blocks: 95-106 us against the
@@ -329,7 +329,7 @@ static int scatter_root(coll_sm_module_t *m, uint64_t s, const void *sbuf, MPI_C
     if (all && !coll_is_device(sbuf, scount * n, sdt) &&
         (coll_sm_forced_cma(m, bytes) ||
          (coll_sm_params.scatter_cma_min > 0 && bytes >= coll_sm_params.scatter_cma_min &&
-          rail_copy_kernel_ratio() < RAIL_COPY_KERNEL_RATIO_MAX))) {
+          rail_cma_kernel_ratio() < RAIL_CMA_KERNEL_RATIO_MAX))) {
         root_cma(m, s, all, bytes);
         return rc;
     }

@@ -601,12 +601,12 @@ static bool step1_want(coll_sm_module_t *m, uint64_t s, int kind, size_t total, 
     return true;
 }
 
-/* The probe (rail_copy_kernel_ratio): one process's 64 KiB copied by
+/* The probe (rail_cma_kernel_ratio): one process's 64 KiB copied by
  * memcpy and by the kernel.  The segment costs two memcpys (the writer's
  * and the reader's) and, oversubscribed, a process switch at each of its
  * rounds' waits; single copy one kernel copy and two waits.  So single
  * copy is taken while the kernel's copy is less than
- * RAIL_COPY_KERNEL_RATIO_MAX (4) times as slow as memcpy, not twice: where
+ * RAIL_CMA_KERNEL_RATIO_MAX (4) times as slow as memcpy, not twice: where
  * it took 2.2 times (1.23 against 2.68 us), single copy won from 64 KiB
  * blocks at np 3, 4 and 8 (np 4: 27-30 against 45-47 us; np 8, 32 KiB
  * blocks 96 against 153-156), where it took 7.6 times (0.70 against 5.31)
@@ -625,8 +625,8 @@ bool coll_sm_oversub_alltoall_wants_cma(size_t total)
         return true;
     if (sm_oversub_cma >= 0)
         return sm_oversub_cma == 1;
-    double ratio = rail_copy_kernel_ratio();
-    sm_oversub_cma = ratio < RAIL_COPY_KERNEL_RATIO_MAX;
+    double ratio = rail_cma_kernel_ratio();
+    sm_oversub_cma = ratio < RAIL_CMA_KERNEL_RATIO_MAX;
     RAIL_VERBOSE(coll_sm_verbosity(), 1,
                  "coll sm: oversubscribed alltoalls: the kernel's 64 KiB copy takes %.1f times "
                  "memcpy's: %s", ratio, sm_oversub_cma ? "single copy" : "the segment");

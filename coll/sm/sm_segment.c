@@ -43,7 +43,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #ifndef MADV_POPULATE_WRITE
@@ -93,31 +92,19 @@ uint64_t coll_sm_count_scatter_cma;
 /* Read by the others through CMA at setup: can they read our memory? */
 static const uint64_t sm_probe_word = COLL_SM_MAGIC;
 
-static int sm_cma(int32_t pid, uint64_t remote, void *local, size_t len, bool write)
+int coll_sm_cma_status(int rc)
 {
-    while (len > 0) {
-        struct iovec l = {local, len}, r = {(void *)(uintptr_t)remote, len};
-        ssize_t got = write ? process_vm_writev((pid_t)pid, &l, 1, &r, 1, 0)
-                            : process_vm_readv((pid_t)pid, &l, 1, &r, 1, 0);
-        if (got <= 0)
-            return obj_errf(MPI_ERR_OTHER, "coll sm: %s %zu bytes of process %d failed: %s",
-                            write ? "writing" : "reading", len, (int)pid,
-                            got < 0 ? strerror(errno) : "nothing moved");
-        local = (char *)local + got;
-        remote += (uint64_t)got;
-        len -= (size_t)got;
-    }
-    return MPI_SUCCESS;
+    return rc == MPI_SUCCESS ? rc : obj_errf(MPI_ERR_OTHER, "coll sm: %s", rail_cma_error());
 }
 
 int coll_sm_cma_read(int32_t pid, uint64_t remote, void *local, size_t len)
 {
-    return sm_cma(pid, remote, local, len, false);
+    return coll_sm_cma_status(rail_cma_read((pid_t)pid, local, remote, len, RAIL_CMA_QUIET));
 }
 
 int coll_sm_cma_write(int32_t pid, uint64_t remote, const void *local, size_t len)
 {
-    return sm_cma(pid, remote, (void *)local, len, true);
+    return coll_sm_cma_status(rail_cma_write((pid_t)pid, remote, local, len, RAIL_CMA_QUIET));
 }
 
 /* Bytes from one slot to the next: whole pairs of lines, so that the
@@ -775,7 +762,6 @@ static int sm_setup_other(coll_sm_module_t *m, obj_comm_t *comm, int tag)
             continue;            /* a fresh segment follows */
         }
         if (offer.name[0] && sm_attach(m, offer.name) && sm_alloc_private(m)) {
-            uint64_t word = 0;
             /* the header, flags and the slots in use at first (GROWTH)
              * mapped now, in one call, not page by page at first touch: on
              * a VM each fault may trap
@@ -787,11 +773,8 @@ static int sm_setup_other(coll_sm_module_t *m, obj_comm_t *comm, int tag)
             coll_sm_ctl(m, m->me)->accel = accel_any_device_active ? 1 : 0;
             sm_flag_init(m);
             ok = SM_OK_MAPPED;
-            struct iovec l = {&word, sizeof(word)},
-                         r = {(void *)(uintptr_t)m->hdr->probe, sizeof(word)};
-            if (process_vm_readv((pid_t)coll_sm_ctl(m, 0)->pid, &l, 1, &r, 1, 0) ==
-                    sizeof(word) &&
-                word == COLL_SM_MAGIC)
+            if (rail_cma_probe_peer((pid_t)coll_sm_ctl(m, 0)->pid, m->hdr->probe,
+                                    COLL_SM_MAGIC) == 0)
                 ok |= SM_OK_CMA;
         }
         rc = coll_send(&ok, 1, byte, 0, tag, comm);

@@ -20,15 +20,14 @@
 #define _GNU_SOURCE
 #endif
 #include "coll_test.h"
+#include "test/ptrace_cap.h"
 #include "test/pvar.h"
 #include "sm_util.h"
 
 #include <errno.h>
-#include <linux/capability.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -71,12 +70,7 @@ static void round_of(MPI_Comm pair, MPI_Comm gcomm, int p, int *buf, int *all, i
 static void refuse_writes_into_1(int p)
 {
     if (p == 0) {
-        struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-        struct __user_cap_data_struct d[2];
-        if (syscall(SYS_capget, &h, d) == 0) {
-            d[CAP_SYS_PTRACE / 32].effective &= ~(1u << (CAP_SYS_PTRACE % 32));
-            CHECK(syscall(SYS_capset, &h, d) == 0, "capset: %s", strerror(errno));
-        }
+        CHECK(test_drop_cap_sys_ptrace() == 0, "capset: %s", strerror(errno));
     } else {
         CHECK(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0, "PR_SET_DUMPABLE: %s", strerror(errno));
     }

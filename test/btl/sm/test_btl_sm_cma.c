@@ -19,12 +19,11 @@
 #include "test/btl/sm/sm_test.h"
 #include "btl/sm/sm.h"
 #include "runtime/rte.h"
+#include "test/ptrace_cap.h"
 
-#include <linux/capability.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define SRC_LEN ((1 << 20) + 4099)
@@ -206,12 +205,7 @@ static void copy_in_out(btl_module_t *m, btl_endpoint_t **eps, const uint8_t *sr
 /* Make reading rank 1 fail with EPERM, as under ptrace restrictions. */
 static void refuse_cma_to_rank1(int rank)
 {
-    struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
-    struct __user_cap_data_struct d[2];
-    if (syscall(SYS_capget, &h, d) == 0) {
-        d[CAP_SYS_PTRACE / 32].effective &= ~(1u << (CAP_SYS_PTRACE % 32));
-        T_CHECK(syscall(SYS_capset, &h, d) == 0, "capset");
-    }
+    T_CHECK(test_drop_cap_sys_ptrace() == 0, "capset");
     if (rank == 1)
         T_CHECK(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0, "PR_SET_DUMPABLE");
 }
