@@ -303,6 +303,16 @@ static int do_register(const char *name, rail_param_type_t type, const char *def
     return MPI_SUCCESS;
 }
 
+int rail_param_set_flags(const char *name, unsigned flags)
+{
+    pthread_mutex_lock(&param_lock);
+    rail_param_t *p = find_locked(name);
+    if (p)
+        p->flags |= flags;
+    pthread_mutex_unlock(&param_lock);
+    return p ? MPI_SUCCESS : MPI_ERR_ARG;
+}
+
 int rail_param_register_int(const char *name, int def, const char *help, int level, int *storage)
 {
     char buf[32];

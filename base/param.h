@@ -42,6 +42,15 @@ typedef enum rail_param_source {
 /* Levels follow MPI_T verbosity: 1-3 user, 4-6 tuner, 7-9 developer. */
 enum { RAIL_PARAM_LEVEL_USER = 1, RAIL_PARAM_LEVEL_TUNER = 4, RAIL_PARAM_LEVEL_DEV = 7 };
 
+/* What a parameter is for, besides its level (rail_param_set_flags):
+ *   TEST      a knob for the test suite (forcing a path, a fault, a tiny
+ *             size); railinfo --all and docs/params.md leave it out
+ *             (railinfo --all --test lists it);
+ *   MEASURED  its default was chosen by timing on a particular machine,
+ *             not derived from a principle; bench/tune_params.py measures
+ *             it again on another machine. */
+enum { RAIL_PARAM_F_TEST = 1u << 0, RAIL_PARAM_F_MEASURED = 1u << 1 };
+
 typedef struct rail_param {
     const char *name;
     rail_param_type_t type;
@@ -52,6 +61,7 @@ typedef struct rail_param {
     rail_param_source_t source;
     char *origin;             /* "default", "environment (RAIL_X)", "/path:line", "MPI_T" */
     const char *choices;      /* optional "a|b|c" for string parameters, else NULL */
+    unsigned flags;           /* RAIL_PARAM_F_* */
 } rail_param_t;
 
 int rail_param_register_int(const char *name, int def, const char *help, int level, int *storage);
@@ -64,6 +74,10 @@ int rail_param_register_double(const char *name, double def, const char *help, i
  * about and the default kept). */
 int rail_param_register_string(const char *name, const char *def, const char *choices,
                                const char *help, int level, const char **storage);
+
+/* Add RAIL_PARAM_F_* flags to the registered parameter called name
+ * (MPI_ERR_ARG when there is none). */
+int rail_param_set_flags(const char *name, unsigned flags);
 
 /* Set a parameter by name from text (MPI_T, tests).  MPI_ERR_ARG when the
  * name is unknown or the value does not parse. */

@@ -66,9 +66,23 @@ static void json_str(const char *s)
     putchar('"');
 }
 
+/* --test: list the parameters that exist for the test suite too. */
+static bool show_test;
+
+/* A parameter asked for by name is shown whatever it is for; the full
+ * listing leaves test knobs out unless --test. */
 static bool selected(const rail_param_t *p, const char *filter)
 {
-    return !filter || strncmp(p->name, filter, strlen(filter)) == 0;
+    if (filter)
+        return strncmp(p->name, filter, strlen(filter)) == 0;
+    return show_test || !(p->flags & RAIL_PARAM_F_TEST);
+}
+
+static const char *param_use(const rail_param_t *p)
+{
+    return p->flags & RAIL_PARAM_F_TEST       ? "test"
+           : p->flags & RAIL_PARAM_F_MEASURED ? "measured"
+                                              : NULL;
 }
 
 static void print_params_text(const char *filter)
@@ -86,6 +100,10 @@ static void print_params_text(const char *filter)
         for (const char *c = p->name; *c; c++)
             putchar(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
         printf("%s%s\n", p->choices ? "; one of " : "", p->choices ? p->choices : "");
+        if (p->flags & RAIL_PARAM_F_TEST)
+            printf("      (for tests)\n");
+        else if (p->flags & RAIL_PARAM_F_MEASURED)
+            printf("      (default measured on one machine: bench/tune_params.py)\n");
         printf("      %s\n", p->help);
         shown++;
     }
@@ -227,6 +245,11 @@ static void print_json(bool params, const char *filter)
                 json_str(p->choices);
             else
                 printf("null");
+            printf(", \"use\": ");
+            if (param_use(p))
+                json_str(param_use(p));
+            else
+                printf("null");
             printf(", \"help\": ");
             json_str(p->help);
             printf("}");
@@ -240,9 +263,10 @@ static void print_json(bool params, const char *filter)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "Usage: railinfo [--all] [--param NAME] [--json] [--version] [--help]\n"
+    fprintf(f, "Usage: railinfo [--all [--test]] [--param NAME] [--json] [--version] [--help]\n"
                "  --all          also list every parameter (value, origin, help) and every\n"
                "                 MPI_T performance variable\n"
+               "  --test         with --all: also the parameters that exist for tests\n"
                "  --param NAME   show the parameters whose name starts with NAME\n"
                "  --json         machine-readable output\n");
 }
@@ -256,6 +280,8 @@ int main(int argc, char **argv)
             all = true;
         else if (!strcmp(argv[i], "--json"))
             json = true;
+        else if (!strcmp(argv[i], "--test"))
+            show_test = true;
         else if (!strcmp(argv[i], "--param") && i + 1 < argc)
             filter = argv[++i];
         else if (!strncmp(argv[i], "--param=", 8))
