@@ -53,14 +53,14 @@ int mpii_comm_delete_attr(obj_comm_t *comm, int comm_keyval)
 }
 
 /* MPI-1 names, deprecated but still part of MPI-4.1. */
-int mpii_obj_attr_keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+int mpii_keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
                        void *extra_state)
 {
     return mpii_comm_create_keyval((MPI_Comm_copy_attr_function *)copy_fn,
                                    (MPI_Comm_delete_attr_function *)delete_fn, keyval, extra_state);
 }
 
-int mpii_obj_attr_keyval_free(int *keyval)
+int mpii_keyval_free(int *keyval)
 {
     return mpii_comm_free_keyval(keyval);
 }
