@@ -41,6 +41,10 @@ CMA_BENCHES = ("bcast", "allgather", "gather", "scatter", "alltoall")
 PSEUDO = (BOUND, CMA_BOUND)
 APT_PACKAGES = ["openmpi-bin", "libopenmpi-dev", "mpich", "libmpich-dev", "gnuplot-nox"]
 PEER_ORDER = ["openmpi", "mpich"]
+# --rail-base: a second Rail MPI (an earlier build) run in the same rotation;
+# the tables add Rail's figure over its figure
+BASE = "rail_base"
+OURS = ("rail", BASE)
 CORES = len(os.sched_getaffinity(0))
 
 # metric: what a row's value means.  "time" values (us, ms) are better when
@@ -167,6 +171,12 @@ def discover(args):
         found["rail"] = rail
     else:
         missing["rail"] = why
+    if args.rail_base:
+        cc, run = (os.path.join(args.rail_base, "bin", x) for x in ("mpicc", "mpirun"))
+        if is_exe(cc) and is_exe(run):
+            found[BASE] = Mpi(BASE, cc, run, "rail")
+        else:
+            missing[BASE] = "--rail-base: no %s and %s" % (cc, run)
     for name in PEER_ORDER:
         cc, run = shutil.which("mpicc." + name), shutil.which("mpirun." + name)
         if cc and run:
@@ -180,9 +190,12 @@ def discover(args):
 def select_mpis(args):
     found, missing = discover(args)
     wanted = args.mpi.split(",") if args.mpi else ["rail"] + PEER_ORDER
+    if args.rail_base and BASE not in wanted:
+        wanted.insert(1, BASE)
     for name in wanted:
         if name not in found and name not in missing:
-            sys.exit("run_bench: unknown MPI %r (choose from rail, openmpi, mpich)" % name)
+            sys.exit("run_bench: unknown MPI %r (choose from rail, openmpi, mpich, and "
+                     "rail_base with --rail-base)" % name)
     present = [found[n] for n in wanted if n in found]
     for name in wanted:
         if name not in found:
@@ -618,8 +631,10 @@ def cell_text(cell):
 
 def table_lines(bench, np, sizes, names, markdown):
     """One table: a row per size, a column per MPI, best peer, ratio."""
-    peers = [n for n in names if n != "rail"]
+    peers = [n for n in names if n not in OURS]
     head = ["size"] + names + ["best peer", "rail/best", "fastest reps"]
+    if BASE in names:
+        head.append("rail/base")
     body = []
     for size in sorted(sizes):
         if size == 0 and bench.metric == BANDWIDTH:
@@ -634,6 +649,9 @@ def table_lines(bench, np, sizes, names, markdown):
         body.append([size_label(size)] + [cell_text(cells.get(n)) for n in names] +
                     [best[0] if best else "-", "%.2f" % ratio if ratio else "-",
                      "%.2f" % fratio if fratio else "-"])
+        if BASE in names:
+            bratio = time_ratio(bench.metric, rail, cells.get(BASE, (None, ""))[0])
+            body[-1].append("%.2f" % bratio if bratio else "-")
     if markdown:
         return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + [
             "| " + " | ".join(r) + " |" for r in body]
@@ -744,9 +762,9 @@ def hwlimit_lines(table, names, lim):
 
 # ---------------------------------------------------------------- plots
 
-COLORS = {"rail": "#d62728", "openmpi": "#1f77b4", "mpich": "#2ca02c", BOUND: "#000000",
-          CMA_BOUND: "#7f7f7f"}
-LABELS = {"rail": "Rail MPI", "openmpi": "Open MPI", "mpich": "MPICH",
+COLORS = {"rail": "#d62728", BASE: "#ff9896", "openmpi": "#1f77b4", "mpich": "#2ca02c",
+          BOUND: "#000000", CMA_BOUND: "#7f7f7f"}
+LABELS = {"rail": "Rail MPI", BASE: "Rail MPI (base)", "openmpi": "Open MPI", "mpich": "MPICH",
           BOUND: "bound (collbound, no MPI)", CMA_BOUND: "single copy by the kernel (collbound -k)"}
 YLABELS = {LATENCY: "time (us), lower is better", BANDWIDTH: "MB/s, higher is better",
            RATE: "million messages/s, higher is better", STARTUP: "ms, lower is better"}
@@ -885,6 +903,9 @@ def parse_args(argv):
                          "idle cores (default 0: do not wait)")
     ap.add_argument("--mpi", help="comma-separated: rail,openmpi,mpich (default: all found)")
     ap.add_argument("--rail-prefix", help="use PREFIX/bin/mpicc and PREFIX/bin/mpirun")
+    ap.add_argument("--rail-base", metavar="PREFIX",
+                    help="also run the Rail MPI installed under PREFIX (an earlier build) in "
+                         "the same rotation, as rail_base; the tables add rail/base")
     ap.add_argument("--bind", choices=["none", "core"], default="none", help="rank pinning")
     ap.add_argument("--out", help="results folder (default bench-results/<time>)")
     ap.add_argument("--hwlimits", default=HWLIMITS_SRC, help="path of hwlimits.c")
@@ -1074,7 +1095,7 @@ def report_again(args):
     for r in rows:
         if r["mpi"] not in names and r["mpi"] not in PSEUDO:
             names.append(r["mpi"])
-    names.sort(key=lambda n: (["rail"] + PEER_ORDER + [n]).index(n))
+    names.sort(key=lambda n: (["rail", BASE] + PEER_ORDER + [n]).index(n))
     if not args.np_given:
         args.np_list = sorted({r["np"] for r in rows})
     try:
