@@ -3,7 +3,8 @@
  *
  * Whatever must be polled to move communication forward registers a
  * callback here: the btl base (all btl modules), the pml's pending-send
- * queue, later the nonblocking-collective schedules and accel events.
+ * queue and deferred releases, context-id agreement (obj/comm_ctxid.c) and
+ * the nonblocking-collective schedules.
  * rail_progress() runs every callback once.
  *
  * Waiting.  rail_progress_wait(done, arg) polls until done(arg) is true, in

@@ -11,8 +11,10 @@
  * it (ties: the earlier component in `coll`), so a communicator may use
  * tuned for bcast, sm for barrier and basic for the rest.  An operation no
  * module offers answers MPI_ERR_UNSUPPORTED_OPERATION naming itself.
- * Components now: basic (priority 10, everything: the reference) and nbc
- * (priority 5, everything through the schedule engine); coll/README.md.
+ * Components: han (55, hierarchical: a node's communicator, then one
+ * process per node), sm (50, one node's shared memory), tuned (30, point-to-point
+ * algorithms chosen by size), basic (10, everything: the reference) and nbc
+ * (5, everything through the schedule engine); coll/README.md.
  * Selection must come out the same on every process of a communicator
  * (parameters are the same everywhere; a component that looks at anything
  * else must agree with its peers).
