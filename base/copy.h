@@ -83,7 +83,7 @@ static inline void rail_copy(void *dst, const void *src, size_t len)
 /*
  * rail_copy_stream: a bulk copy with non-temporal stores (whole lines
  * written past the caches), for data another core reads next; NULL without
- * AVX2 or with copy_isa=libc.  On the 2-core VMs we measure on, writing
+ * AVX2 or with copy_isa=libc.  On the 2-core VMs it was measured on, writing
  * lines the other core has cached costs the writer a cross-core
  * invalidation per line, cheap in the VM's fast minutes and 5-10x dearer
  * in its slow ones: a two-process pipeline of 128 KiB fragments moved 31
