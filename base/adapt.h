@@ -1,8 +1,8 @@
 /*
  * Choosing between two ways of moving data by the time each took before
  * (base/adapt.c): coll sm's segment or single copy, the pml's pipeline or
- * get.  Which wins depends on the machine and, on the 2-core VMs we
- * measure on, on the minute: moving a cache line between the cores costs
+ * get.  Which wins depends on the machine and, on the 2-core VMs it was
+ * measured on, on the minute: moving a cache line between the cores costs
  * 0.05 us or 0.15-0.2 us from one minute to the next, and two-copy paths
  * through shared memory suffer most (docs/performance.md).
  *

@@ -16,7 +16,8 @@
  *
  * SHARED SINGLE COPY.  One process copies by CMA at a fraction of
  * memcpy's rate, whatever the chunk or page size (the kernel's work per
- * page: 12-13 GB/s on the 2-core VMs we measure on, a quarter of memcpy);
+ * page: 12-13 GB/s on the 2-core VMs it was measured on, a quarter of
+ * memcpy);
  * two processes copying different chunks of one transfer at once move
  * twice that.  So where the process that owns the data would only wait
  * while another reads it (btl sm's get, a coll sm bcast's root or gather's
@@ -108,14 +109,17 @@ double rail_cma_kernel_ratio(void);
 
 /* ------------------------------------------------------ shared single copy */
 
-/* Chunks: two halves, one per process, each at least
+/* Principle: a chunk's kernel copy should take over twice the ~1 us a
+ * system call costs besides it, and each extra chunk costs a call and a
+ * wait for the helper's last one, so two halves of at least 32 KiB.
+ * Chunks: two halves, one per process, each at least
  * RAIL_CMA_SHARE_CHUNK_MIN bytes (whole pages), so a transfer is shared
  * from RAIL_CMA_SHARE_MIN bytes.  Each chunk is one system call, which
  * costs about a microsecond besides the copy: 32 KiB (2.5 us at the
  * kernel's 12-13 GB/s here) is the smallest piece clearly worth one (np 2
  * bcast of 64 KiB in two 32 KiB chunks: 2.4-2.6 us against 2.8-3.1 read
  * alone; four 16 KiB chunks were slower than alone).  Halves rather than
- * quarters: a reader and a polling helper on this 2-core VM, fastest 5%
+ * quarters: a reader and a polling helper on a 2-core VM, fastest 5%
  * of 1000-1500 transfers, policies in turns, 128 KiB 6.0-6.3 us in halves
  * against 9.1-9.5 in quarters of 32 KiB (alone 6.8-7.3), 256 KiB 8.6-9.2
  * against 11.4-12.2, 1 MiB 36-47 against 41-48 (alone 59-62); with the

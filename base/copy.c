@@ -3,6 +3,7 @@
 #include "base/rail.h"
 #include "base/param.h"
 
+#include <hwloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,10 +74,10 @@ copy_loop(char *d, char *e, const char *s, size_t len)
         _mm256_storeu_si256((__m256i *)e_last, last);
 }
 
-/* From RAIL_COPY_STREAM_MIN bytes, non-temporal stores (copy.h). */
+/* From rail_copy_stream_min bytes, non-temporal stores (copy.h). */
 __attribute__((target("avx2"))) static void copy_avx2(void *dst, const void *src, size_t len)
 {
-    if (len >= RAIL_COPY_STREAM_MIN && rail_copy_stream_mode != RAIL_COPY_STREAM_NEVER) {
+    if (len >= rail_copy_stream_min && rail_copy_stream_mode != RAIL_COPY_STREAM_NEVER) {
         copy_stream_avx2(dst, src, len);
         return;
     }
@@ -121,12 +122,12 @@ __attribute__((target("avx2"))) static void copy_stream_avx2(void *dst, const vo
         memcpy(d, s, len);
 }
 
-/* Two destinations (past RAIL_COPY_STREAM_MIN two plain copies: each may
+/* Two destinations (past rail_copy_stream_min two plain copies: each may
  * stream). */
 __attribute__((target("avx2"))) static void copy2_avx2(void *dst, void *dst2, const void *src,
                                                        size_t len)
 {
-    if (len >= RAIL_COPY_STREAM_MIN) {
+    if (len >= rail_copy_stream_min) {
         copy_avx2(dst, src, len);
         copy_avx2(dst2, src, len);
         return;
@@ -151,13 +152,52 @@ static int cpu_has_avx2(void)
 
 void (*rail_copy_stream)(void *dst, const void *src, size_t len);
 const char *rail_copy_selected = "libc";
+size_t rail_copy_stream_min = RAIL_COPY_STREAM_MIN_FALLBACK;
+
+size_t rail_copy_stream_min_for(size_t llc)
+{
+    return llc ? llc / 8 * 3 : RAIL_COPY_STREAM_MIN_FALLBACK;
+}
+
+/* The outermost data cache above the first PU of cpus (copy.h). */
+static size_t copy_llc_above(hwloc_topology_t topo, hwloc_const_cpuset_t cpus)
+{
+    size_t size = 0;
+    hwloc_obj_t o = hwloc_get_obj_inside_cpuset_by_type(topo, cpus, HWLOC_OBJ_PU, 0);
+    for (; o; o = o->parent)
+        if (hwloc_obj_type_is_dcache(o->type) && o->attr && o->attr->cache.size)
+            size = (size_t)o->attr->cache.size;
+    return size;
+}
+
+size_t rail_copy_llc_size(void)
+{
+    hwloc_topology_t topo;
+    size_t size = 0;
+    if (hwloc_topology_init(&topo) != 0)
+        return 0;
+    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_bitmap_t mine = hwloc_bitmap_alloc();
+    if (mine && hwloc_topology_load(topo) == 0) {
+        /* a synthetic or XML topology is not this system's: its first PU */
+        if (!hwloc_topology_is_thissystem(topo) ||
+            hwloc_get_cpubind(topo, mine, HWLOC_CPUBIND_PROCESS) != 0 ||
+            !hwloc_bitmap_intersects(mine, hwloc_topology_get_topology_cpuset(topo)))
+            hwloc_bitmap_copy(mine, hwloc_topology_get_topology_cpuset(topo));
+        size = copy_llc_above(topo, mine);
+    }
+    hwloc_bitmap_free(mine);
+    hwloc_topology_destroy(topo);
+    return size;
+}
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 /* copy_isa=auto where memcpy is sound: memcpy, streaming from
- * RAIL_COPY_STREAM_MIN as copy_avx2 does. */
+ * rail_copy_stream_min as copy_avx2 does. */
 static void copy_libc_stream(void *dst, const void *src, size_t len)
 {
-    if (len >= RAIL_COPY_STREAM_MIN && rail_copy_stream_mode != RAIL_COPY_STREAM_NEVER)
+    if (len >= rail_copy_stream_min && rail_copy_stream_mode != RAIL_COPY_STREAM_NEVER)
         copy_stream_avx2(dst, src, len);
     else
         memcpy(dst, src, len);
@@ -237,6 +277,19 @@ void rail_copy_select(const char *isa)
 }
 
 static const char *copy_isa_setting = "auto", *copy_stream_setting = "auto";
+static size_t copy_stream_min_setting;
+
+/* rail_copy_stream_min: the parameter, else derived where rail_copy can
+ * stream at all (hwloc is not loaded for nothing). */
+static void copy_set_stream_min(void)
+{
+    if (copy_stream_min_setting)
+        rail_copy_stream_min = copy_stream_min_setting;
+    else if (rail_copy_vec && rail_copy_stream && rail_copy_stream_mode != RAIL_COPY_STREAM_NEVER)
+        rail_copy_stream_min = rail_copy_stream_min_for(rail_copy_llc_size());
+    else
+        rail_copy_stream_min = RAIL_COPY_STREAM_MIN_FALLBACK;
+}
 
 int rail_copy_register_params(void)
 {
@@ -253,15 +306,24 @@ int rail_copy_register_params(void)
             "Non-temporal stores for data written into shared memory from 16 KiB: btl sm "
             "pipelined fragments (auto: when the pml's receiver, timing each way, chooses "
             "it) and coll sm segment writes (auto: bcasts by time, and always when "
-            "oversubscribed); and for copies from 12 MiB (auto: always).  auto, never, or "
-            "always (needs AVX2; copy_isa=libc means never)",
+            "oversubscribed); and for copies from copy_stream_min bytes (auto: always).  "
+            "auto, never, or always (needs AVX2; copy_isa=libc means never)",
             RAIL_PARAM_LEVEL_DEV, &copy_stream_setting);
+    if (rc == MPI_SUCCESS)
+        rc = rail_param_register_size(
+            "copy_stream_min", 0,
+            "Copies from this many bytes use non-temporal stores (copy_stream=auto).  0: 3/8 "
+            "of the last-level cache hwloc reports above this process's CPUs (source and "
+            "destination then fill 3/4 of it: caching them only evicts what others "
+            "reuse), or 12 MiB when hwloc reports none; railinfo shows the result",
+            RAIL_PARAM_LEVEL_TUNER, &copy_stream_min_setting);
     if (rc == MPI_SUCCESS) {
         rail_copy_select(copy_isa_setting);
         rail_copy_stream_mode = strcmp(copy_stream_setting, "never") == 0 ? RAIL_COPY_STREAM_NEVER
                                 : strcmp(copy_stream_setting, "always") == 0
                                     ? RAIL_COPY_STREAM_ALWAYS
                                     : RAIL_COPY_STREAM_AUTO;
+        copy_set_stream_min();
     }
     return rc;
 }

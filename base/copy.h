@@ -31,7 +31,7 @@
 #define RAIL_COPY_MIN 2048
 
 /* The copy from RAIL_COPY_MIN bytes: the AVX2 loop, or memcpy that streams
- * from RAIL_COPY_STREAM_MIN; NULL for plain memcpy (no AVX2, copy_isa=libc). */
+ * from rail_copy_stream_min; NULL for plain memcpy (no AVX2, copy_isa=libc). */
 extern void (*rail_copy_vec)(void *dst, const void *src, size_t len);
 /* What rail_copy_select chose: "avx2", "libc+stream" or "libc". */
 extern const char *rail_copy_selected;
@@ -83,7 +83,7 @@ static inline void rail_copy(void *dst, const void *src, size_t len)
 /*
  * rail_copy_stream: a bulk copy with non-temporal stores (whole lines
  * written past the caches), for data another core reads next; NULL without
- * AVX2 or with copy_isa=libc.  On the 2-core VMs we measure on, writing
+ * AVX2 or with copy_isa=libc.  On the 2-core VMs it was measured on, writing
  * lines the other core has cached costs the writer a cross-core
  * invalidation per line, cheap in the VM's fast minutes and 5-10x dearer
  * in its slow ones: a two-process pipeline of 128 KiB fragments moved 31
@@ -93,14 +93,26 @@ static inline void rail_copy(void *dst, const void *src, size_t len)
  * from the other core), so the pml's receiver chooses by the whole
  * transfer's time (pml_rndv.c, BTL_PAYLOAD_STREAM).
  *
- * rail_copy itself streams from RAIL_COPY_STREAM_MIN bytes: copies that do
- * not fit the caches anyway (2 MiB L2 per core, 32 MiB L3 here) go faster
- * without reading the destination's lines first: 16 MiB 18 GB/s cached,
- * 27 streamed (two processes at once: 15 and 28); 8 MiB 37 and 29, 12 MiB
- * 26 and 28.
+ * rail_copy itself streams from rail_copy_stream_min bytes: copies that do
+ * not fit the caches anyway go faster without reading the destination's
+ * lines first.  Measured on a VM with 2 MiB L2 per core and a 32 MiB L3:
+ * 16 MiB 18 GB/s cached, 27 streamed (two processes at once: 15 and 28);
+ * 8 MiB 37 and 29, 12 MiB 26 and 28, so the cross-over sat at 3/8 of the
+ * L3, where a copy's source and destination fill 3/4 of it.
  */
 #define RAIL_COPY_STREAM_SHARED_MIN 16384
-#define RAIL_COPY_STREAM_MIN ((size_t)12 << 20)
+/* Principle: stream once source and destination together would fill 3/4 of
+ * the last-level cache (3/8 of it per copy), from hwloc's size of the
+ * cache above this process's CPUs; this when hwloc reports none (a 32 MiB
+ * L3's 3/8). */
+#define RAIL_COPY_STREAM_MIN_FALLBACK ((size_t)12 << 20)
+extern size_t rail_copy_stream_min;  /* the copy_stream_min parameter, or derived */
+/* The threshold for a last-level cache of llc bytes (0: unknown). */
+size_t rail_copy_stream_min_for(size_t llc);
+/* The outermost data cache above this process's first CPU, in bytes, as
+ * hwloc reports it (HWLOC_SYNTHETIC and HWLOC_XMLFILE fake it); 0 when it
+ * reports none. */
+size_t rail_copy_llc_size(void);
 enum { RAIL_COPY_STREAM_AUTO, RAIL_COPY_STREAM_NEVER, RAIL_COPY_STREAM_ALWAYS };
 extern void (*rail_copy_stream)(void *dst, const void *src, size_t len);
 extern int rail_copy_stream_mode;    /* the copy_stream parameter */

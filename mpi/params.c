@@ -10,6 +10,7 @@
 #include "pml/pml.h"
 #include "btl/btl.h"
 #include "accel/accel.h"
+#include "runtime/rte.h"
 #include "coll/coll.h"
 
 #include <time.h>
@@ -52,6 +53,7 @@ int mpi_params_register_all(void)
         rail_op_register_params,
         rail_copy_register_params,
         accel_register_params,
+        rte_register_params,
         btl_base_register_params,
         pml_register_params,
         coll_register_params,

@@ -59,7 +59,8 @@ int pml_register_params(void)
                              "always beyond; below it, from pml_rndv_adapt_min bytes, the "
                              "receiver chooses by time (docs/performance.md)",
                              RAIL_PARAM_LEVEL_TUNER, &pml_rndv_get_min);
-    /* 16 KiB: every rendezvous with btl sm's default eager limit.  At 64
+    /* Principle: time every rendezvous message, i.e. from btl sm's default
+     * eager limit (16 KiB; BTL_SM_EAGER_DEFAULT).  At 64
      * KiB, 32 KiB messages both ways were pipelined, each process paying
      * two copies per byte: np 2 bibw 32 KiB 13-15 GB/s, 24-29 by the get
      * (MPICH 23); one way and ping-pong unchanged. */

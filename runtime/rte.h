@@ -27,8 +27,9 @@ typedef struct rte_info {
     int appnum;            /* MPMD application number (0 for SPMD) */
     int universe_size;     /* value for MPI_UNIVERSE_SIZE */
     int num_cpus;          /* CPUs this process may run on (its cpuset) */
-    int node_cpus;         /* CPUs of the node the job may use (0: unknown) */
-    bool oversubscribed;   /* more local ranks than CPUs: waits must sleep, not spin */
+    int node_cpus;         /* CPUs of the node the job may use: the launcher's cpuset,
+                            * at most what the cgroup's CPU quota allows (0: unknown) */
+    bool oversubscribed;   /* more local ranks than node_cpus: waits must sleep, not spin */
     bool singleton;        /* started without a launcher */
     char nspace[256];      /* job namespace (PMIx nspace) */
     char hostname[256];    /* this node's name as the launcher knows it */
@@ -56,6 +57,18 @@ typedef struct rte_info {
 
 /* Filled by rte_init(); read-only afterwards. */
 extern rte_info_t rte_info;
+
+/* Register the rte's parameters (rte_init does too; registering again keeps
+ * the values). */
+int rte_register_params(void);
+
+/* CPUs the CPU quota of this process's cgroup allows, rounded up (v2
+ * cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us; the smallest over the
+ * cgroup and its ancestors, see rte_cgroup.c), or 0 where there is no
+ * quota.  root: NULL or "" for this machine's /proc and /sys, else a
+ * directory holding a fake proc/self/cgroup and sys/fs/cgroup (tests; the
+ * parameter rte_cgroup_root). */
+int rte_cgroup_cpu_limit(const char *root);
 
 /* Connect to the launcher (or become a singleton).  Idempotent; returns
  * MPI_SUCCESS or an MPI error class; prints a clear message when the process

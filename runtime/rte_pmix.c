@@ -8,6 +8,7 @@
  */
 #include "base/rail.h"
 #include "base/log.h"
+#include "base/param.h"
 #include "runtime/rte.h"
 
 #include <errno.h>
@@ -181,9 +182,26 @@ static int rte_cpuset_count(pid_t pid)
     return n;
 }
 
+/* Testing: a directory standing for / when reading the cgroup CPU quota. */
+static const char *rte_cgroup_root = "";
+
+int rte_register_params(void)
+{
+    int rc = rail_param_register_string(
+        "rte_cgroup_root", "", NULL,
+        "Testing: read the cgroup CPU quota from <this>/proc/self/cgroup and "
+        "<this>/sys/fs/cgroup instead of / (empty: /)",
+        RAIL_PARAM_LEVEL_DEV, &rte_cgroup_root);
+    if (rc == MPI_SUCCESS)
+        rc = rail_param_set_flags("rte_cgroup_root", RAIL_PARAM_F_TEST);
+    return rc;
+}
+
 /* CPUs of this process, and whether the node is oversubscribed.  A launcher
  * that binds each rank to a core leaves the node's CPUs in its own (the
- * parent's) cpuset, so the node's count is the larger of the two. */
+ * parent's) cpuset, so the node's count is the larger of the two.  The
+ * ranks of a node share a cgroup (a container, a job's cgroup), so a CPU
+ * quota there caps the node's count (rte_cgroup.c). */
 static void rte_set_cpus(void)
 {
     int mine = rte_cpuset_count(0), parent = rte_cpuset_count(getppid());
@@ -193,6 +211,9 @@ static void rte_set_cpus(void)
         mine = n > 0 ? (int)n : 1;
         node = RAIL_MAX(node, mine);
     }
+    int quota = rte_cgroup_cpu_limit(rte_cgroup_root);
+    if (quota > 0 && quota < node)
+        node = quota;
     rte_info.num_cpus = mine;
     rte_info.node_cpus = node;
     rte_info.oversubscribed = rte_info.local_size > node;
@@ -432,6 +453,7 @@ int rte_init(void)
     if (rte.initialized)
         return MPI_SUCCESS;
     memset(&rte_info, 0, sizeof(rte_info));
+    rte_register_params();
     st = PMIx_Init(&rte.me, NULL, 0);
     if (st == PMIX_SUCCESS) {
         rte.pmix = true;

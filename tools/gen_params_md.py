@@ -84,6 +84,9 @@ def default_text(p):
             n, unit = n // 1024, suffix
         if unit:
             text += " (%d%s)" % (n, unit)
+    if p.get("use") == "measured":
+        # RAIL_PARAM_F_MEASURED: timed on one machine, not derived from a principle
+        text += ", measured on one machine (`bench/tune_params.py %s`)" % p["name"]
     return text
 
 
@@ -184,6 +187,10 @@ def document(info, old):
         "`1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`. Levels follow MPI_T:",
         "user (1-3), tuner (4-6), developer (7-9). This list is the full build's:",
         "the `accel cuda` parameters exist only where configure found CUDA.",
+        "",
+        "A default marked *measured on one machine* was chosen by timing a",
+        "benchmark there, not derived from a principle: `bench/tune_params.py",
+        "NAME` times candidate values on yours and prints the best per size.",
         "",
         "Groups: " + ", ".join("[%s](#%s)" % (k, k) for k in keys if "/" not in k) + ".",
     ]

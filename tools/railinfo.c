@@ -10,6 +10,7 @@
  *   railinfo --json          the same as JSON (with --all / --param)
  */
 #include "base/rail.h"
+#include "base/copy.h"
 #include "base/param.h"
 #include "base/pvar.h"
 #include "btl/btl.h"
@@ -155,6 +156,21 @@ static void print_pvars_json(void)
     printf("\n  ]");
 }
 
+/* What copy_isa, copy_stream and copy_stream_min came to on this node. */
+static void print_copy_text(void)
+{
+    const rail_param_t *p = rail_param_find("copy_stream_min");
+    printf("  copy:       %s", rail_copy_selected);
+    if (!rail_copy_stream || !rail_copy_vec || rail_copy_stream_mode == RAIL_COPY_STREAM_NEVER)
+        printf(", no streaming stores\n");
+    else if (p && *(const size_t *)p->storage == 0)
+        printf(", streaming stores from %zu KiB (3/8 of a %zu KiB last-level cache; 0: "
+               "hwloc reports none)\n",
+               rail_copy_stream_min >> 10, rail_copy_llc_size() >> 10);
+    else
+        printf(", streaming stores from %zu KiB (copy_stream_min)\n", rail_copy_stream_min >> 10);
+}
+
 static void print_text(bool params, const char *filter)
 {
     framework_t fw[8];
@@ -168,6 +184,7 @@ static void print_text(bool params, const char *filter)
         printf("  libpmix:    %s\n  hwloc:      %s\n", RAIL_PMIX_VERSION, RAIL_HWLOC_VERSION);
         printf("  libfabric:  %s\n", RAIL_OFI_VERSION[0] ? RAIL_OFI_VERSION : "not built in");
         printf("  CUDA:       %s\n", RAIL_CUDA_VERSION[0] ? RAIL_CUDA_VERSION : "not built in");
+        print_copy_text();
         int unimpl = count_unimplemented();
         printf("  MPI API:    %d of %d functions implemented\n", mpi_api_num_procedures - unimpl,
                mpi_api_num_procedures);

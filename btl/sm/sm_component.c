@@ -71,17 +71,22 @@ static int btl_sm_register_params(void)
     RAIL_CHECK(rail_param_register_int("btl_sm_priority", 50,
         "Priority of btl sm among the btls that reach a peer (higher wins)", T, &p->priority));
     RAIL_CHECK(rail_param_register_size("btl_sm_eager_limit", BTL_SM_EAGER_DEFAULT,
-        "Largest message (payload bytes) the pml sends eagerly through btl sm", T,
-        &p->eager_limit));
+        "Largest message (payload bytes) the pml sends eagerly through btl sm.  "
+        "Measured on one machine: bench pingpong at np 2", T, &p->eager_limit));
+    RAIL_CHECK(rail_param_set_flags("btl_sm_eager_limit", RAIL_PARAM_F_MEASURED));
     RAIL_CHECK(rail_param_register_size("btl_sm_max_send_size", 131072 - BTL_SM_FRAG_HDR,
         "Largest header + payload of one send: the size of a FIFO buffer less its "
         "128-byte header (the pml's pipeline fragment: 128 KiB moved 1 MiB messages "
         "1.8x and 4 MiB 1.6x faster than 32 KiB on 2 cores; frag_count of them per "
-        "process in its segment)", T, &p->max_send_size));
+        "process in its segment).  Measured on one machine: bench bw at np 2", T,
+        &p->max_send_size));
+    RAIL_CHECK(rail_param_set_flags("btl_sm_max_send_size", RAIL_PARAM_F_MEASURED));
     RAIL_CHECK(rail_param_register_size("btl_sm_fbox_size", BTL_SM_FBOX_DEFAULT,
         "Bytes of the fast-box ring for each local sender (a power of two >= 1024; "
         "0 turns fast boxes off).  Left at its default, it shrinks past 17 local "
-        "processes so that a process's rings take at most 4 MiB", T, &p->fbox_size));
+        "processes so that a process's rings take at most 4 MiB.  Measured on one "
+        "machine: bench bw at np 2", T, &p->fbox_size));
+    RAIL_CHECK(rail_param_set_flags("btl_sm_fbox_size", RAIL_PARAM_F_MEASURED));
     RAIL_CHECK(rail_param_register_size("btl_sm_fbox_max", 0,
         "Largest header + payload sent through a fast box (0: eager_limit + 64; at most "
         "half a ring)", T, &p->fbox_max));
@@ -96,8 +101,10 @@ static int btl_sm_register_params(void)
     RAIL_CHECK(rail_param_register_size("btl_sm_get_share_min", 131072,
         "Smallest contiguous get (CMA) whose sender is asked to help: it writes chunks "
         "from the end of the buffer while the receiver reads from the start, in its "
-        "progress, if it gets there (one process moves 12-13 GB/s by CMA here, two "
-        "twice that; 0: never; never on an oversubscribed node)", T, &p->get_share_min));
+        "progress, if it gets there (one process moved 12-13 GB/s by CMA where it was "
+        "measured, two twice that; 0: never; never on an oversubscribed node).  "
+        "Measured on one machine: bench bw at np 2", T, &p->get_share_min));
+    RAIL_CHECK(rail_param_set_flags("btl_sm_get_share_min", RAIL_PARAM_F_MEASURED));
     RAIL_CHECK(rail_param_register_bool("btl_sm_prefault", true,
         "Pre-fault our whole segment at init, the peers' headers and our rings in them "
         "too, and a peer's FIFO buffers when its first one arrives (else only headers "

@@ -38,8 +38,10 @@ static int tuned_register_params(void)
                                       "btl's single-copy get (CMA on sm), which the receiver "
                                       "does alone (np 4 on 2 cores: 128 KiB to 4 MiB blocks "
                                       "10-40% faster than pairwise through the pipeline; 0: "
-                                      "never)",
+                                      "never).  Measured on one machine: bench alltoall at np 4",
                                       RAIL_PARAM_LEVEL_TUNER, &coll_tuned_alltoall_single_copy_min);
+    if (rc == MPI_SUCCESS)
+        rc = rail_param_set_flags("coll_tuned_alltoall_single_copy_min", RAIL_PARAM_F_MEASURED);
     if (rc == MPI_SUCCESS)
         rc = tuned_table_register_params();
     if (rc == MPI_SUCCESS)

@@ -36,6 +36,12 @@ static void resolve_forced(int op)
                   coll_op_name(op), v);
 }
 
+/* The bench/ program that times op (reduce_scatter_block: reduce_scatter's). */
+static const char *tuned_bench_of(int op)
+{
+    return op == COLL_OP_reduce_scatter_block ? "reduce_scatter" : coll_op_name(op);
+}
+
 static int register_forcing(int op)
 {
     size_t n = (size_t)snprintf(choices[op], sizeof(choices[op]), "auto");
@@ -46,10 +52,14 @@ static int register_forcing(int op)
     snprintf(helps[op], sizeof(helps[op]),
              "Algorithm of %s in the tuned component: auto (the rules file, then the built-in "
              "decisions) or one of %s; one that does not fit a call (see railinfo) falls back "
-             "to auto", coll_op_name(op), strchr(choices[op], '|') + 1);
+             "to auto.  The built-in decisions were measured on one machine: bench %s at np "
+             "2,4,8 (bench/coll_tune.py writes rules from this machine's)",
+             coll_op_name(op), strchr(choices[op], '|') + 1, tuned_bench_of(op));
     int rc = rail_param_register_string(names[op], "auto", choices[op], helps[op],
                                         RAIL_PARAM_LEVEL_USER, &forced_str[op]);
     resolve_forced(op);
+    if (rc == MPI_SUCCESS)
+        rc = rail_param_set_flags(names[op], RAIL_PARAM_F_MEASURED);
     return rc;
 }
 
@@ -100,10 +110,12 @@ void tuned_decide_init(void)
 /* ------------------------------------------------------------ built-in decisions */
 
 /*
- * Measured on the 2-core VM (bench/coll_tune.py; docs in README.md): with
- * so few cores, and 4 or 8 processes sharing them, every extra round costs
- * a scheduling hand-off, so the decisions favour few rounds and whole
- * messages; the bandwidth-optimal splits pay only for large messages.
+ * Measured on one machine, a 2-core VM (bench/coll_tune.py; docs in
+ * README.md), so coll_tuned_<op>_algorithm is marked RAIL_PARAM_F_MEASURED:
+ * with so few cores, and 4 or 8 processes sharing them, every extra round
+ * costs a scheduling hand-off, so the decisions favour few rounds and whole
+ * messages; the bandwidth-optimal splits pay only for large messages.  On
+ * another node, bench/coll_tune.py writes a rules file that replaces them.
  */
 /* More than two processes of the job per CPU on this node: the same
  * answer on every process of a node, not necessarily across nodes, so it

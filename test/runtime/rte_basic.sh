@@ -22,9 +22,14 @@ for np in 1 2 3 4 8; do
     done
     [ "$(grep -oE 'jobid=[^ ]+' "$WORK/out" | sort -u | wc -l)" -eq 1 ] ||
         fail "info np=$np: ranks disagree on the jobid"
-    over=$([ "$np" -gt "$NCPUS" ] && echo 1 || echo 0)
+    # the node's CPUs: the cpuset's, fewer under a cgroup CPU quota (rte_cgroup.sh)
+    node=$(grep -oE 'node_cpus=[0-9]+' "$WORK/out" | sort -u)
+    node=${node#node_cpus=}
+    [ -n "$node" ] && [ "$node" -ge 1 ] && [ "$node" -le "$NCPUS" ] ||
+        fail "info np=$np: ranks disagree on node_cpus or exceed $NCPUS CPUs: $node"
+    over=$([ "$np" -gt "${node:-$NCPUS}" ] && echo 1 || echo 0)
     [ "$(count_out "oversubscribed=$over ")" -eq "$np" ] ||
-        fail "info np=$np: oversubscribed should be $over on $NCPUS CPUs"
+        fail "info np=$np: oversubscribed should be $over on ${node:-$NCPUS} CPUs"
     # Default binding: one core each when the cores suffice, none otherwise.
     cpus=$([ "$np" -le "$NCORES" ] && echo "$PER_CORE" || echo "$NCPUS")
     [ "$(count_out " cpus=$cpus ")" -eq "$np" ] || fail "info np=$np: expected cpus=$cpus per rank"

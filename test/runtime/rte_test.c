@@ -83,17 +83,20 @@ static int test_info(void)
           "node_id %u of %d nodes", rte_info.node_id, rte_info.num_nodes);
     CHECK(rte_info.universe_size >= 1, "universe %d", rte_info.universe_size);
     CHECK(rte_info.num_cpus >= 1, "num_cpus %d", rte_info.num_cpus);
+    CHECK(rte_info.oversubscribed == (rte_info.local_size > rte_info.node_cpus),
+          "oversubscribed %d with %d local ranks on %d CPUs", rte_info.oversubscribed,
+          rte_info.local_size, rte_info.node_cpus);
     CHECK(rte_info.jobid[0] != '\0', "empty jobid");
     for (int r = 0; r < rte_info.size; r++)
         CHECK(rte_node_of(r) >= 0 && rte_node_of(r) < rte_info.num_nodes, "rte_node_of(%d) = %d",
               r, rte_node_of(r));
     printf("INFO rank=%d size=%d local_rank=%d local_size=%d node_rank=%d node_id=%u "
-           "num_nodes=%d appnum=%d universe=%d host=%s jobid=%s cpus=%d oversubscribed=%d "
-           "singleton=%d peers=%s\n",
+           "num_nodes=%d appnum=%d universe=%d host=%s jobid=%s cpus=%d node_cpus=%d "
+           "oversubscribed=%d singleton=%d peers=%s\n",
            rte_info.rank, rte_info.size, rte_info.local_rank, rte_info.local_size,
            rte_info.node_rank, rte_info.node_id, rte_info.num_nodes, rte_info.appnum,
            rte_info.universe_size, rte_info.hostname, rte_info.jobid, rte_info.num_cpus,
-           rte_info.oversubscribed, rte_info.singleton, peers);
+           rte_info.node_cpus, rte_info.oversubscribed, rte_info.singleton, peers);
     must(rte_fence(false), "rte_fence");
     return failures;
 }

@@ -7,8 +7,9 @@
  * 1 MiB at each of the 8-byte misalignments (the case glibc's `rep movsb`
  * handles at 2 GB/s on AMD hosts), checked for content only.  The same
  * sweep for rail_copy_stream (non-temporal stores from the first 64-byte
- * boundary) where the CPU has it, and a copy beyond RAIL_COPY_STREAM_MIN
- * (where rail_copy streams).  rail_copy2 (one source, two destinations)
+ * boundary) where the CPU has it, and a copy beyond rail_copy_stream_min
+ * (where rail_copy streams), whose derivation from the last-level cache is
+ * checked too (copy_llc.sh: from hwloc's).  rail_copy2 (one source, two destinations)
  * the same way: every source and first-destination alignment, the second
  * destination at another, guards around both.
  */
@@ -140,8 +141,17 @@ int main(void)
     free(a);
     free(b);
 
-    /* rail_copy from RAIL_COPY_STREAM_MIN bytes streams: content and guards */
-    size_t huge = RAIL_COPY_STREAM_MIN + 4099;
+    /* the streaming threshold: 3/8 of the last-level cache, or the fallback */
+    if (rail_copy_stream_min_for(32u << 20) != (12u << 20) ||
+        rail_copy_stream_min_for(0) != RAIL_COPY_STREAM_MIN_FALLBACK ||
+        rail_copy_stream_min_for((size_t)256 << 20) != (96u << 20)) {
+        fprintf(stderr, "FAIL: rail_copy_stream_min_for: 32 MiB -> %zu, 0 -> %zu, 256 MiB -> %zu\n",
+                rail_copy_stream_min_for(32u << 20), rail_copy_stream_min_for(0),
+                rail_copy_stream_min_for((size_t)256 << 20));
+        failures++;
+    }
+    /* rail_copy from rail_copy_stream_min bytes streams: content and guards */
+    size_t huge = rail_copy_stream_min + 4099;
     a = malloc(huge + 64);
     b = malloc(huge + 64);
     if (!a || !b)
