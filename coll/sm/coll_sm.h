@@ -187,7 +187,7 @@ enum { COLL_SM_UNSET = 0, COLL_SM_READY = 1, COLL_SM_OFF = -1 };
  * receivers); for reductions and gathers (from coll_sm_adapt_agree_min),
  * allgathers and alltoalls (from coll_sm_adapt_blocks_min) rank 0 (a
  * gather's root) does and tells the others in a first
- * step (sm_reduce.c, sm_gather.c, sm_rscatter.c).  Not when the node is oversubscribed (the
+ * step (sm_reduce.c, sm_gather.c, sm_allgather.c, sm_rscatter.c).  Not when the node is oversubscribed (the
  * segment). */
 enum { COLL_SM_PATH_SEGMENT = 0, COLL_SM_PATH_CMA = 1,
        /* bcast and alltoall, where the CPU can: the segment, its writers
