@@ -74,10 +74,10 @@
  * store buffer, among them the slot or buffer lines that a reader still
  * holds: one cache-line round trip per publish (np 2 bcasts of 8 bytes
  * took 0.085 us with it, 0.04 without).  So where the segment header says
- * `nofence` (coll_sm_membarrier: by default when the node is not
- * oversubscribed, where waits seldom sleep), publishers store with a
- * release and read `sleepers` without a fence, and the sleeper, after its
- * increment, runs membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED): a full
+ * `nofence` (coll_sm_membarrier: by default when the node is
+ * oversubscribed, where the membarrier finds the others switched out),
+ * publishers store with a release and read `sleepers` without a fence,
+ * and the sleeper, after its increment, runs membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED): a full
  * barrier in every running process of the node that registered for it,
  * which gives the handshake its publisher-side fence only when somebody
  * sleeps (sm_wait.c).  When the node is oversubscribed the spin budget is
@@ -187,7 +187,7 @@ enum { COLL_SM_UNSET = 0, COLL_SM_READY = 1, COLL_SM_OFF = -1 };
  * receivers); for reductions and gathers (from coll_sm_adapt_agree_min),
  * allgathers and alltoalls (from coll_sm_adapt_blocks_min) rank 0 (a
  * gather's root) does and tells the others in a first
- * step (sm_reduce.c, sm_gather.c, sm_rscatter.c).  Not when the node is oversubscribed (the
+ * step (sm_reduce.c, sm_gather.c, sm_allgather.c, sm_rscatter.c).  Not when the node is oversubscribed (the
  * segment). */
 enum { COLL_SM_PATH_SEGMENT = 0, COLL_SM_PATH_CMA = 1,
        /* bcast and alltoall, where the CPU can: the segment, its writers
@@ -302,7 +302,7 @@ typedef struct coll_sm_params {
     bool adapt_alternate;          /* testing: ... alternating instead */
     bool share_refuse;             /* testing: a shared copy's helper fails every chunk */
     int spin_count, yield_count;
-    int membarrier;                /* 0 never, 1 not oversubscribed, 2 always (WAITING) */
+    int membarrier;                /* -1 oversubscribed, 0 never, 1 not, 2 always (WAITING) */
     int tree_degree;
     int verbose;
     size_t seq_start;              /* testing: first sequence number */
@@ -316,6 +316,8 @@ typedef struct coll_sm_params {
 
 extern coll_sm_params_t coll_sm_params;
 extern const coll_component_t coll_sm_component;
+/* Register the parameters (sm_params.c) and the MPI_T counters. */
+int coll_sm_register_params(void);
 
 static inline int coll_sm_verbosity(void)
 {

@@ -1,7 +1,7 @@
 /* coll sm's MPI_T performance variables: event counters of this process,
- * counted where the events happen (sm_segment.c, sm_gather.c, sm_bcast.c,
- * sm_small.c, sm_wait.c, sm_device.c) and registered here, once per
- * sm_register_params. */
+ * counted where the events happen (sm_segment.c, sm_gather.c,
+ * sm_allgather.c, sm_bcast.c, sm_small.c, sm_wait.c, sm_device.c) and registered here, once per
+ * coll_sm_register_params (sm_params.c). */
 #include "coll/sm/coll_sm.h"
 #include "base/pvar.h"
 

@@ -160,6 +160,14 @@ static int sm_slots_start(int slots)
     return coll_sm_params.small_slots_start > 0 && s < slots && pow2 ? s : slots;
 }
 
+/* Whether flags go without a fence and sleepers fence everyone by
+ * membarrier (coll_sm_membarrier: -1 where the node is oversubscribed,
+ * 0 never, 1 where it is not, 2 always). */
+static bool sm_nofence(int mode, bool oversubscribed)
+{
+    return mode >= 2 || (mode == 1 && !oversubscribed) || (mode < 0 && oversubscribed);
+}
+
 /* Bytes a segment may take: coll_sm_segment_size, and at most a quarter of
  * what /dev/shm has free (containers often give it 64 MiB, which the btl
  * sm segments share; cached segments count as used). */
@@ -390,8 +398,7 @@ static void sm_create(coll_sm_module_t *m, char *name)
     m->hdr->bulk_off = bulk_off;
     m->hdr->bulk_size = (uint32_t)bulk_size;
     m->hdr->bulk_slots = (uint32_t)bulk_slots;
-    m->hdr->nofence = (coll_sm_params.membarrier >= 2 ||
-                       (coll_sm_params.membarrier == 1 && !rte_info.oversubscribed)) &&
+    m->hdr->nofence = sm_nofence(coll_sm_params.membarrier, rte_info.oversubscribed) &&
                       coll_sm_membarrier_registered();
     m->hdr->lazy = lazy;
     m->hdr->slots_start = (uint32_t)sm_slots_start(slots);

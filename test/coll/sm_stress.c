@@ -205,7 +205,8 @@ static int cvar_int(const char *name)
 /* After the mixed sequence (sleeps0 / fences0: the counters before it),
  * where waits sleep at once: some process slept, and the sleeps ran
  * membarrier where flags are published without a fence (coll_sm_membarrier
- * 2, or 1 where the node is not oversubscribed, on a kernel that has
+ * 2, 1 where the node is not oversubscribed, -1 (the default) where it
+ * is, on a kernel that has
  * global expedited membarriers), and never elsewhere. */
 static void check_sleeps(unsigned long long sleeps0, unsigned long long fences0)
 {
@@ -214,7 +215,8 @@ static void check_sleeps(unsigned long long sleeps0, unsigned long long fences0)
     const int mode = cvar_int("coll_sm_membarrier");
     long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
     const bool kernel = q > 0 && (q & MEMBARRIER_CMD_GLOBAL_EXPEDITED);
-    const bool want = kernel && (mode >= 2 || (mode == 1 && !node_oversubscribed(n)));
+    const bool over = node_oversubscribed(n);
+    const bool want = kernel && (mode >= 2 || (mode == 1 && !over) || (mode < 0 && over));
     unsigned long long mine[2] = { pvar_count("coll_sm_sleeps") - sleeps0,
                                    pvar_count("coll_sm_sleep_fences") - fences0 },
                        all[2];
