@@ -469,6 +469,5 @@ int main(int argc, char **argv)
     test_nested_and_dup();
     test_large();
     test_large_pack();
-    t_finish("dtype_ctor");
-    return 0;
+    return check_mpi_finalize("dtype_ctor");
 }

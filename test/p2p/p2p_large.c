@@ -222,5 +222,5 @@ int main(int argc, char **argv)
     vectors();
     structs();
     indexed();
-    return t_finish();
+    return check_mpi_finalize("p2p_large");
 }
