@@ -18,7 +18,11 @@
  *   check_report(name)      the last line ("name: passed", or what failed)
  *                           and main's exit status (1 when anything failed);
  *   check_skip(fmt, ...)    the test cannot run here: "SKIP: reason" and
- *                           exit 77 (test/run-test.sh names the reason).
+ *                           exit 77;
+ *   check_skip_part(fmt, ...)  a part of the test cannot run here:
+ *                           "SKIP: part: reason", and the test goes on.
+ * A skip is never a pass: test/run-test.sh and test/skipped.sh list every
+ * SKIP line, by test, variant and rank count, at the end of `make check`.
  *
  * The message, a printf format and its arguments, may be left out:
  * CHECK(p != NULL).  A failure reads
@@ -218,6 +222,14 @@ static inline __attribute__((noreturn, format(printf, 1, 2))) void check_skip(co
     check_say_skip_(fmt, ap);
     va_end(ap);
     exit(TEST_SKIP);
+}
+
+static inline __attribute__((format(printf, 1, 2))) void check_skip_part(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    check_say_skip_(fmt, ap);
+    va_end(ap);
 }
 
 #ifdef CHECK_MPI

@@ -75,7 +75,7 @@ int main(int argc, char **argv)
         test_select("host,cuda");
         CHECK_OK(accel_init());
         if (!accel_component_active(accel_component_index("cuda")))
-            check_skip("no cuda component");
+            check_skip("lookups with the mock driver: no cuda component");
         report("cuda active (mock driver), host pointer", bench(hp, 64, ACCEL_MEM_HOST), 200);
         CHECK_OK(accel_finalize());
         return check_report("test_accel_bench cuda");

@@ -654,17 +654,17 @@ int main(int argc, char **argv)
     snprintf(out, sizeof(out), "%s/out.txt", tmpdir);
     snprintf(stubdir, sizeof(stubdir), "%s/stub", tmpdir);
     CHECK(mkdir(empty, 0755) == 0 && mkdir(stubdir, 0755) == 0);
-    int skipped = 0, rc;
+    int rc;
 
 #ifndef RAIL_HAVE_CUDA
     rc = run_case("notbuilt", empty, NULL, out);
     EXPECT(rc == 0 && count_lines(out, "not built") == 1, "case notbuilt (exit %d)", rc);
-    printf("built without CUDA: the absent/broken/mock driver cases do not apply\n");
+    check_skip_part("cases absent, broken and the mock driver's: built without CUDA");
 #else
     char link[320];
     rc = run_case("absent", empty, NULL, out);
     if (rc == TEST_SKIP)
-        skipped++, printf("  (a driver is installed system-wide: no 'absent' case here)\n");
+        check_skip_part("case absent: a CUDA driver is installed system-wide");
     else
         EXPECT(rc == 0 && count_lines(out, "component cuda not available") == 1,
                "case absent (exit %d)", rc);
@@ -672,8 +672,7 @@ int main(int argc, char **argv)
     const char *stub = find_stub();
     snprintf(link, sizeof(link), "%s/libcuda.so.1", stubdir);
     if (stub == NULL || symlink(stub, link) != 0) {
-        skipped++;
-        printf("case broken: skipped, no stub libcuda.so under %s\n", TEST_CUDA_PREFIX);
+        check_skip_part("case broken: no stub libcuda.so under %s", TEST_CUDA_PREFIX);
     } else {
         rc = run_case("broken", stubdir, NULL, out);
         EXPECT(rc == 0 && count_lines(out, "component cuda not available") == 1 &&
@@ -694,6 +693,5 @@ int main(int argc, char **argv)
     rmdir(empty);
     rmdir(stubdir);
     rmdir(tmpdir);
-    printf("cuda: %d cases skipped\n", skipped);
     return check_report("test_accel_cuda");
 }

@@ -291,7 +291,7 @@ static void test_conf_covers(const char *test, const int *tops, int n)
     snprintf(path, sizeof(path), "%s/test/tests.conf", top ? top : ".");
     FILE *f = fopen(path, "r");
     if (!f) {
-        printf("tuned_unit: %s not found; not checking the test variants\n", path);
+        check_skip_part("the variants of %s: %s not found", test, path);
         return;
     }
     bool found = false;

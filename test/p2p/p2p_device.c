@@ -153,7 +153,7 @@ static void derived(void)
     int rc = MPI_Type_vector(1, 1, 2, MPI_INT, &vec);
     if (rc != MPI_SUCCESS) {
         if (t_rank == 0)
-            printf("p2p_device: SKIPPED derived-datatype part: MPI_Type_vector not implemented\n");
+            check_skip_part("derived-datatype part: MPI_Type_vector not implemented");
         return;
     }
     MPI_Type_free(&vec);

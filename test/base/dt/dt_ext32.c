@@ -132,7 +132,7 @@ static void t_long_double(void)
 #else
 static void t_long_double(void)
 {
-    printf("long double is not x87 here: conversion tests skipped\n");
+    check_skip_part("long double conversions: long double is not x87 here");
 }
 #endif
 

@@ -792,7 +792,7 @@ static void test_typekind(void)
         const char *name = rail_typekind_name(kd->tk);
         EXPECT(size == kd->size, "rail_typekind_size(%s) = %zu, want %zu", name, size, kd->size);
         if (size == 0) {
-            printf("note: kind %s is not supported by this compiler\n", name);
+            check_skip_part("kind %s: not supported by this compiler", name);
             continue;
         }
         EXPECT(align != 0 && (align & (align - 1)) == 0 && size % align == 0,
@@ -968,7 +968,7 @@ int main(int argc, char **argv)
     size_t nisas = 0;
     for (size_t i = 0; i < RAIL_ARRAY_SIZE(isas); i++) {
         if (rail_op_isa_set(isas[i]) != MPI_SUCCESS) {
-            printf("skip: kernels %s (this CPU lacks the instructions)\n", isas[i]);
+            check_skip_part("kernels %s: this CPU lacks the instructions", isas[i]);
             continue;
         }
         isas_ok[nisas++] = isas[i];
