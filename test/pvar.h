@@ -1,6 +1,6 @@
 /*
- * An MPI_T counter's value, for tests (include after a header defining
- * MPI_OK; MPI_T must be initialised).
+ * An MPI_T counter's value, for tests (include after test/check.h with
+ * CHECK_MPI defined, whose MPI_OK it uses; MPI_T must be initialised).
  */
 #ifndef TEST_PVAR_H
 #define TEST_PVAR_H

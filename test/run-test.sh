@@ -6,6 +6,15 @@
 # (default 1 2 3 4 8), once per environment variant given there.  Anything
 # else runs as is.  Exit status follows automake: 0 pass, 77 skip, else fail.
 # After every MPI run, nothing of the job may be left in /dev/shm.
+#
+# A run that cannot happen here exits 77 and says why on a line
+# "SKIP: reason" (test/check.h); a run that passes may also say
+# "SKIP: part: reason" of a part it could not check.  Such runs are never
+# counted as passes: the log ends with one line per variant and reason,
+# "SKIP: <test> [<variant>] np <counts>: <reason>", which test/skipped.sh
+# lists at the end of `make check`; the program's own lines read "skip:".
+# The test is skipped (77) when no run passed, and passes when every run
+# that happened passed.
 
 prog="$1"
 shift
@@ -45,6 +54,17 @@ lock=${RAILTEST_MPI_LOCK:-}
 if [ -n "$lock" ] && { ! command -v flock >/dev/null 2>&1 || ! (: >>"$lock") 2>/dev/null; }; then
     lock=
 fi
+# Each run's output (shown after the run) and the skipped runs, one line
+# each: variant <tab> np <tab> reason.
+out=$(mktemp "${TMPDIR:-/tmp}/run-test.XXXXXX") || exit 99
+skips=$(mktemp "${TMPDIR:-/tmp}/run-test.XXXXXX") || exit 99
+trap 'rm -f "$out" "$skips"' EXIT
+# skip_note VARIANT NP REASON...
+skip_note() {
+    v=$1 n=$2
+    shift 2
+    printf '%s\t%s\t%s\n' "$v" "$n" "$*" >>"$skips"
+}
 ran=0
 skipped=0
 IFS_SAVE=$IFS
@@ -74,19 +94,23 @@ for variant in $envs; do
         [ -z "$lock" ] || { exec 9>>"$lock" && flock 9; } || lock=
         t0=$(date +%s%N)
         if [ "$variant" = "-" ]; then
-            timeout -k 5 "$limit" "$mpirun" -n "$np" "$prog" "$@" 9>&-
+            timeout -k 5 "$limit" "$mpirun" -n "$np" "$prog" "$@" >"$out" 2>&1 9>&-
         else
             # shellcheck disable=SC2086
-            env $variant timeout -k 5 "$limit" "$mpirun" -n "$np" "$prog" "$@" 9>&-
+            env $variant timeout -k 5 "$limit" "$mpirun" -n "$np" "$prog" "$@" >"$out" 2>&1 9>&-
         fi
         rc=$?
         t1=$(date +%s%N)
         [ -z "$lock" ] || exec 9>&-
+        sed 's/^SKIP: /skip: /' "$out"
         # wall time of this run, for finding slow variants in CI's logs
         echo "--- np=$np: $(( (t1 - t0) / 1000000000 )).$(( (t1 - t0) / 100000000 % 10 )) s"
         left=$(ls /dev/shm 2>/dev/null | grep "^rail-$RAILRT_JOBID-")
+        why=$(sed -n 's/^SKIP: //p' "$out" | sort -u)
         if [ "$rc" -eq 77 ]; then
             skipped=$((skipped + 1))
+            why=$(echo "$why" | awk 'NF { printf "%s%s", n++ ? "; " : "", $0 }')
+            skip_note "$variant" "$np" "${why:-exit status 77, no reason given}"
             continue
         fi
         if [ "$rc" -ne 0 ]; then
@@ -99,11 +123,23 @@ for variant in $envs; do
             echo "$left"
             exit 1
         fi
+        # parts of a passing run that could not be checked here
+        echo "$why" | while IFS= read -r w; do
+            [ -z "$w" ] || skip_note "$variant" "$np" "$w"
+        done
         ran=$((ran + 1))
     done
     IFS=';'
 done
 IFS=$IFS_SAVE
+# One line per variant and reason, its rank counts together.
+awk -F '\t' -v name="$name" '
+    { key = $1 FS $3
+      if (!(key in nps)) { order[++n] = key; nps[key] = $2 } else nps[key] = nps[key] " " $2 }
+    END { for (i = 1; i <= n; i++) {
+              split(order[i], k, FS)
+              printf "SKIP: %s%s np %s: %s\n", name, k[1] == "-" ? "" : " [" k[1] "]", nps[order[i]], k[2]
+          } }' "$skips"
 if [ "$ran" -eq 0 ] && [ "$skipped" -gt 0 ]; then
     exit 77
 fi

@@ -1,48 +1,20 @@
 /*
- * Helpers for the accel unit tests: checks that report the line and exit 1,
- * skips (exit 77 with a reason), and re-running the test binary with a
- * different environment (dlopen reads LD_LIBRARY_PATH only at start-up).
+ * Helpers for the accel unit tests (checks and skips: test/check.h):
+ * choosing the components, re-running the test binary with a different
+ * environment (dlopen reads LD_LIBRARY_PATH only at start-up), byte
+ * patterns.
  */
 #ifndef TEST_ACCEL_ACCEL_TEST_H
 #define TEST_ACCEL_ACCEL_TEST_H
 
 #include "accel/accel.h"
 #include "base/param.h"
+#include "test/check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <mpi.h>
-
-#define TEST_SKIP 77
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-#define CHECK_RC(expr, want)                                                                       \
-    do {                                                                                           \
-        int rc_ = (expr);                                                                          \
-        if (rc_ != (want)) {                                                                       \
-            fprintf(stderr, "%s:%d: %s returned %d, expected %d\n", __FILE__, __LINE__, #expr,     \
-                    rc_, (int)(want));                                                             \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-#define CHECK_OK(expr) CHECK_RC(expr, MPI_SUCCESS)
-
-#define SKIP(...)                                                                                  \
-    do {                                                                                           \
-        printf("SKIP: ");                                                                          \
-        printf(__VA_ARGS__);                                                                       \
-        printf("\n");                                                                              \
-        exit(TEST_SKIP);                                                                           \
-    } while (0)
 
 /* Select components for this process (before accel_init): through the
  * environment before the parameter is registered, through the registry

@@ -654,43 +654,44 @@ int main(int argc, char **argv)
     snprintf(out, sizeof(out), "%s/out.txt", tmpdir);
     snprintf(stubdir, sizeof(stubdir), "%s/stub", tmpdir);
     CHECK(mkdir(empty, 0755) == 0 && mkdir(stubdir, 0755) == 0);
-    int failed = 0, skipped = 0, rc;
+    int rc;
 
 #ifndef RAIL_HAVE_CUDA
     rc = run_case("notbuilt", empty, NULL, out);
-    failed += rc != 0 || count_lines(out, "not built") != 1;
-    printf("built without CUDA: the absent/broken/mock driver cases do not apply\n");
+    EXPECT(rc == 0 && count_lines(out, "not built") == 1, "case notbuilt (exit %d)", rc);
+    check_skip_part("cases absent, broken and the mock driver's: built without CUDA");
 #else
     char link[320];
     rc = run_case("absent", empty, NULL, out);
     if (rc == TEST_SKIP)
-        skipped++, printf("  (a driver is installed system-wide: no 'absent' case here)\n");
+        check_skip_part("case absent: a CUDA driver is installed system-wide");
     else
-        failed += rc != 0 || count_lines(out, "component cuda not available") != 1;
+        EXPECT(rc == 0 && count_lines(out, "component cuda not available") == 1,
+               "case absent (exit %d)", rc);
 
     const char *stub = find_stub();
     snprintf(link, sizeof(link), "%s/libcuda.so.1", stubdir);
     if (stub == NULL || symlink(stub, link) != 0) {
-        skipped++;
-        printf("case broken: skipped, no stub libcuda.so under %s\n", TEST_CUDA_PREFIX);
+        check_skip_part("case broken: no stub libcuda.so under %s", TEST_CUDA_PREFIX);
     } else {
         rc = run_case("broken", stubdir, NULL, out);
-        failed += rc != 0 || count_lines(out, "component cuda not available") != 1 ||
-                  count_lines(out, "(34)") != 1;
+        EXPECT(rc == 0 && count_lines(out, "component cuda not available") == 1 &&
+                   count_lines(out, "(34)") == 1,
+               "case broken (exit %d)", rc);
         if (rc == 0)
             show(out);
         unlink(link);
     }
 
-    failed += run_case("hostonly", TEST_MOCK_CUDA_DIR, NULL, out) != 0;
-    failed += run_case("lazy", TEST_MOCK_CUDA_DIR, NULL, out) != 0;
-    failed += run_case("device", TEST_MOCK_CUDA_DIR, NULL, out) != 0;
-    failed += run_case("nocache", TEST_MOCK_CUDA_DIR, "RAIL_ACCEL_CUDA_HOST_CACHE=0", out) != 0;
+    EXPECT(run_case("hostonly", TEST_MOCK_CUDA_DIR, NULL, out) == 0, "case hostonly");
+    EXPECT(run_case("lazy", TEST_MOCK_CUDA_DIR, NULL, out) == 0, "case lazy");
+    EXPECT(run_case("device", TEST_MOCK_CUDA_DIR, NULL, out) == 0, "case device");
+    EXPECT(run_case("nocache", TEST_MOCK_CUDA_DIR, "RAIL_ACCEL_CUDA_HOST_CACHE=0", out) == 0,
+           "case nocache");
 #endif
     unlink(out);
     rmdir(empty);
     rmdir(stubdir);
     rmdir(tmpdir);
-    printf("cuda: %s (%d skipped)\n", failed ? "FAILED" : "ok", skipped);
-    return failed ? 1 : 0;
+    return check_report("test_accel_cuda");
 }

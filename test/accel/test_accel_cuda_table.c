@@ -42,6 +42,6 @@ int main(void)
 #else
 int main(void)
 {
-    SKIP("built without CUDA: no device kernel table");
+    check_skip("built without CUDA: no device kernel table");
 }
 #endif

@@ -74,18 +74,10 @@ int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
     tb_pool.fresh = 1;      /* every buffer new, as the allocation counts below assume */
-    if (!t_device) {
-        if (t_rank == 0)
-            printf("coll_device_scratch: SKIPPED: needs COLLTEST_DEVICE=1\n");
-        MPI_Finalize();
-        return 77;
-    }
-    if (t_size == 1) {   /* (one process's collectives copy, stage nothing) */
-        printf("coll_device_scratch: SKIPPED: no collective stages through temporaries at one "
-               "process\n");
-        MPI_Finalize();
-        return 77;
-    }
+    if (!t_device)
+        check_mpi_skip("needs COLLTEST_DEVICE=1");
+    if (t_size == 1) /* (one process's collectives copy, stage nothing) */
+        check_mpi_skip("no collective stages through temporaries at one process");
     const char *e = getenv("SCRATCH_EXPECT");
     int keep = !(e != NULL && strcmp(e, "none") == 0);
     int provided;

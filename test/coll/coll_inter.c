@@ -314,10 +314,8 @@ static void test_refusals(void)
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
-    if (t_size < 2) {
-        MPI_Finalize();
-        return 77;
-    }
+    if (t_size < 2)
+        check_mpi_skip("needs at least 2 processes");
     t_types_init();
     grp = t_rank % 2;
     MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, grp, t_rank, &local));
@@ -326,12 +324,8 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int rc = MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, grp ? 0 : 1, 42, &ic);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-    if (rc != MPI_SUCCESS) {
-        if (t_rank == 0)
-            printf("coll_inter: MPI_Intercomm_create is not available: skipped\n");
-        MPI_Finalize();
-        return 77;
-    }
+    if (rc != MPI_SUCCESS)
+        check_mpi_skip("MPI_Intercomm_create is not available");
     MPI_OK(MPI_Comm_remote_size(ic, &rs));
     long counts[] = { 0, 1, 1009, 40000 };
     for (t_mode = 0; t_mode < MODE_COUNT; t_mode++) {

@@ -360,12 +360,8 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int rc = MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &probe);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-    if (rc != MPI_SUCCESS) {
-        if (t_rank == 0)
-            printf("coll_neighbor: no process topologies in this library: skipped\n");
-        MPI_Finalize();
-        return 77;
-    }
+    if (rc != MPI_SUCCESS)
+        check_mpi_skip("no process topologies in this library");
     MPI_OK(MPI_Comm_free(&probe));
     topo_t topos[8];
     int nt;

@@ -19,6 +19,9 @@
 #ifndef TEST_COLL_COLL_TEST_H
 #define TEST_COLL_COLL_TEST_H
 
+#define CHECK_MPI 1
+#include "test/check.h"
+
 #include <mpi.h>
 #include <mpi-ext.h>
 #include "test/devmem.h"
@@ -31,36 +34,6 @@
 static int t_rank, t_size;
 static int t_device;   /* buffers in device memory (test/devmem.h) */
 static int t_quick;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", t_rank, __FILE__, __LINE__,    \
-                    #cond);                                                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            fflush(stderr);                                                                        \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-        }                                                                                          \
-    } while (0)
-
-#define MPI_OK(call)                                                                               \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS) {                                                                  \
-            char s_[MPI_MAX_ERROR_STRING];                                                         \
-            int l_ = 0;                                                                            \
-            MPI_Error_string(rc_, s_, &l_);                                                        \
-            CHECK(0, "%s returned %d (%s)", #call, rc_, s_);                                       \
-        }                                                                                          \
-    } while (0)
-
-#define MPI_FAILS(call, cls)                                                                       \
-    do {                                                                                           \
-        int rc_ = (call), c_ = -1;                                                                 \
-        MPI_Error_class(rc_, &c_);                                                                 \
-        CHECK(c_ == (cls), "%s returned class %d, expected %s (%d)", #call, c_, #cls, (cls));      \
-    } while (0)
 
 /* Seconds on the node's monotonic clock: comparable between the processes
  * of a node (MPI_Wtime counts from each process's start). */
@@ -83,12 +56,8 @@ static inline void t_init(int *argc, char ***argv)
         void *p = NULL;
         int ok = devmem_malloc(64, &p) == MPI_SUCCESS, all = 0;
         MPI_OK(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-        if (!all) {
-            if (t_rank == 0)
-                printf("SKIPPED: device buffers: %s\n", devmem_why());
-            MPI_Finalize();
-            exit(77);
-        }
+        if (!all)
+            check_mpi_skip("device buffers: %s", devmem_why());
         devmem_free(p);
     }
     const char *q = getenv("COLLTEST_QUICK");

@@ -114,10 +114,8 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &t_rank));
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &t_size));
-    if (provided < MPI_THREAD_MULTIPLE) {
-        MPI_Finalize();
-        return 77;
-    }
+    if (provided < MPI_THREAD_MULTIPLE)
+        check_mpi_skip("MPI_THREAD_MULTIPLE not provided (%d)", provided);
     const char *dv = getenv("COLLTEST_DEVICE");
     t_device = dv != NULL && atoi(dv) != 0;
     if (t_device) {
@@ -125,12 +123,8 @@ int main(int argc, char **argv)
         void *p = NULL;
         int ok = devmem_malloc(DEV_ELEMS * sizeof(int), &p) == MPI_SUCCESS, all = 0;
         MPI_OK(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-        if (!all) {
-            if (t_rank == 0)
-                printf("SKIPPED: device buffers: %s\n", devmem_why());
-            MPI_Finalize();
-            return 77;
-        }
+        if (!all)
+            check_mpi_skip("device buffers: %s", devmem_why());
         dev_shared = p;
         int *h = malloc(DEV_ELEMS * sizeof(int));
         for (int i = 0; i < DEV_ELEMS; i++)
@@ -147,10 +141,8 @@ int main(int argc, char **argv)
             MPI_OK(devmem_malloc(DEV_ELEMS * sizeof(int), (void **)&a[i].din));
             MPI_OK(devmem_malloc(DEV_ELEMS * sizeof(int), (void **)&a[i].dout));
         }
-        if (MPI_Comm_dup(MPI_COMM_WORLD, &a[i].comm) != MPI_SUCCESS) {
-            MPI_Finalize();
-            return 77;
-        }
+        if (MPI_Comm_dup(MPI_COMM_WORLD, &a[i].comm) != MPI_SUCCESS)
+            check_mpi_skip("MPI_Comm_dup is not available");
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     pthread_t th[NTHREADS];

@@ -13,7 +13,7 @@
  */
 #include "coll/sm/coll_sm.h"
 
-#include "test/unit_check.h"
+#include "test/check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,13 +36,13 @@ static int call(rail_adapt_t *a, const uint64_t ns[2], int *timed)
 static void test_classes(void)
 {
     static coll_sm_module_t m;
-    CHECK(coll_sm_adapt_of(&m, COLL_SM_ADAPT_BCAST, 1) == &m.adapt[0][0], "tiny: class 0");
-    CHECK(coll_sm_adapt_of(&m, COLL_SM_ADAPT_BCAST, 32767) == &m.adapt[0][0], "< 32 KiB: class 0");
-    CHECK(coll_sm_adapt_of(&m, COLL_SM_ADAPT_BCAST, 32768) == &m.adapt[0][1], "32 KiB: class 1");
-    CHECK(coll_sm_adapt_of(&m, COLL_SM_ADAPT_BCAST, BYTES) == &m.adapt[0][6], "1 MiB: class 6");
-    CHECK(coll_sm_adapt_of(&m, COLL_SM_ADAPT_BCAST, (size_t)1 << 40) ==
-              &m.adapt[0][RAIL_ADAPT_CLASSES - 1],
-          "huge: the last class");
+    EXPECT(coll_sm_adapt_of(&m, COLL_SM_ADAPT_BCAST, 1) == &m.adapt[0][0], "tiny: class 0");
+    EXPECT(coll_sm_adapt_of(&m, COLL_SM_ADAPT_BCAST, 32767) == &m.adapt[0][0], "< 32 KiB: class 0");
+    EXPECT(coll_sm_adapt_of(&m, COLL_SM_ADAPT_BCAST, 32768) == &m.adapt[0][1], "32 KiB: class 1");
+    EXPECT(coll_sm_adapt_of(&m, COLL_SM_ADAPT_BCAST, BYTES) == &m.adapt[0][6], "1 MiB: class 6");
+    EXPECT(coll_sm_adapt_of(&m, COLL_SM_ADAPT_BCAST, (size_t)1 << 40) ==
+               &m.adapt[0][RAIL_ADAPT_CLASSES - 1],
+           "huge: the last class");
 }
 
 static void test_policy(void)
@@ -53,9 +53,9 @@ static void test_policy(void)
     /* exploration: segment and single copy in turns, three each, all timed */
     for (int i = 0; i < 6; i++)
         p[i] = call(&a, cma_fast, &timed);
-    CHECK(p[0] == SEG && p[1] == CMA && p[2] == SEG && p[3] == CMA && p[4] == SEG && p[5] == CMA,
-          "exploration order %d %d %d %d %d %d", p[0], p[1], p[2], p[3], p[4], p[5]);
-    CHECK(timed == 6, "exploration calls are timed (%d)", timed);
+    EXPECT(p[0] == SEG && p[1] == CMA && p[2] == SEG && p[3] == CMA && p[4] == SEG && p[5] == CMA,
+           "exploration order %d %d %d %d %d %d", p[0], p[1], p[2], p[3], p[4], p[5]);
+    EXPECT(timed == 6, "exploration calls are timed (%d)", timed);
     /* the first calls of a class run slow whatever the path: taking turns
      * (and the lowest sample) keeps them from deciding */
     rail_adapt_t w = {0};
@@ -63,8 +63,8 @@ static void test_policy(void)
     int t2 = 0;
     for (int i = 0; i < 6; i++)
         call(&w, i < 2 ? cold : warm, &t2);
-    CHECK(call(&w, warm, &t2) == SEG, "two cold first calls kept the faster segment out (%g %g)",
-          w.est[SEG], w.est[CMA]);
+    EXPECT(call(&w, warm, &t2) == SEG, "two cold first calls kept the faster segment out (%g %g)",
+           w.est[SEG], w.est[CMA]);
     /* then single copy, the segment tried again in bursts of three calls:
      * the first three 16, 64 and 256 calls apart (a warm-up may outlast
      * exploration and a first retry), then once in 128 x 4 = 512 others:
@@ -78,17 +78,17 @@ static void test_policy(void)
             burst_ok &= (i >= 16 && i <= 18) || (i >= 82 && i <= 84) ||
                         (i >= 340 && i <= 342) || (i >= 854 && i <= 856);
         }
-    CHECK(seg == 12 && first_seg == 16 && burst_ok,
-          "the slower path: %d calls, first at %d (want 12 in four bursts, from 16)", seg,
-          first_seg);
-    CHECK(timed >= 135 && timed <= 155, "about every 8th call timed, and the retries: %d of 1100",
-          timed);
+    EXPECT(seg == 12 && first_seg == 16 && burst_ok,
+           "the slower path: %d calls, first at %d (want 12 in four bursts, from 16)", seg,
+           first_seg);
+    EXPECT(timed >= 135 && timed <= 155, "about every 8th call timed, and the retries: %d of 1100",
+           timed);
 
     /* a lone slow sample of the faster path: at most a quarter up */
     float before = a.est[CMA];
     rail_adapt_record(&a, CMA, BYTES, 100000000);
-    CHECK(a.est[CMA] <= 1.26f * before, "one outlier moved the estimate %g -> %g", before,
-          a.est[CMA]);
+    EXPECT(a.est[CMA] <= 1.26f * before, "one outlier moved the estimate %g -> %g", before,
+           a.est[CMA]);
     a.est[CMA] = before;
 
     /* the machine changes: single copy now 8x slower than the segment */
@@ -96,8 +96,8 @@ static void test_policy(void)
     int last = -1;
     for (int i = 0; i < 2000; i++)
         last = call(&a, seg_fast, &timed);
-    CHECK(last == SEG, "after a lasting change the segment wins (est seg %g cma %g)",
-          a.est[SEG], a.est[CMA]);
+    EXPECT(last == SEG, "after a lasting change the segment wins (est seg %g cma %g)", a.est[SEG],
+           a.est[CMA]);
     /* timed once in 64 calls instead of 8 (rail_adapt_pick_every) */
     rail_adapt_t e = a;
     int timed64 = 0;
@@ -106,7 +106,7 @@ static void test_policy(void)
         if (rail_adapt_pick_every(&e, 2, 64, &measure) == SEG && measure)
             timed64++;
     }
-    CHECK(timed64 >= 9 && timed64 <= 11, "period 64: %d of 640 calls timed", timed64);
+    EXPECT(timed64 >= 9 && timed64 <= 11, "period 64: %d of 640 calls timed", timed64);
     /* a huge gap: the slower path is still tried at least every 1024 calls */
     a.est[CMA] = 1000 * a.est[SEG];
     a.since = 0;
@@ -115,7 +115,7 @@ static void test_policy(void)
         bool measure;
         tried += rail_adapt_pick(&a, &measure) == CMA;
     }
-    CHECK(tried == 1, "capped retry interval: %d tries in 1024 calls", tried);
+    EXPECT(tried == 1, "capped retry interval: %d tries in 1024 calls", tried);
 }
 
 /* Three paths: exploration 0 1 2 0 1 2 0 1 2, then the fastest; the
@@ -131,8 +131,8 @@ static void test_three(void)
         in_turn &= p[i] == i % 3 && measure;
         rail_adapt_record(&a, p[i], BYTES, p[i] == 2 ? 100000 : p[i] == 1 ? 400000 : 200000);
     }
-    CHECK(in_turn, "three paths explored in turns: %d %d %d %d %d %d %d %d %d", p[0], p[1], p[2],
-          p[3], p[4], p[5], p[6], p[7], p[8]);
+    EXPECT(in_turn, "three paths explored in turns: %d %d %d %d %d %d %d %d %d", p[0], p[1], p[2],
+           p[3], p[4], p[5], p[6], p[7], p[8]);
     int first[3] = {-1, -1, -1}, count[3] = {0, 0, 0};
     for (int i = 1; i <= 1200; i++) {
         int q = rail_adapt_pick_n(&a, 3, &measure);
@@ -144,22 +144,22 @@ static void test_three(void)
      * 64 and 256 calls after the previous retry (path 0 at 16, 100, 424;
      * path 1 at 34, 166, 682), then 128 x how many times slower: path 0
      * (2x) 256 calls later (940), path 1 (4x) 512 (1454, past the end) */
-    CHECK(first[0] == 16 && first[1] == 34 && count[0] == 12 && count[1] == 9,
-          "slower paths take turns: first at %d and %d, %d and %d calls", first[0], first[1],
-          count[0], count[1]);
+    EXPECT(first[0] == 16 && first[1] == 34 && count[0] == 12 && count[1] == 9,
+           "slower paths take turns: first at %d and %d, %d and %d calls", first[0], first[1],
+           count[0], count[1]);
 
     /* a retry burst of path 0: a slow first sample, then fast ones */
     rail_adapt_t b = a;
     b.since = 100000;
     int q = rail_adapt_pick_n(&b, 3, &measure);
-    CHECK(measure && (q == 0 || q == 1), "retry due: path %d", q);
+    EXPECT(measure && (q == 0 || q == 1), "retry due: path %d", q);
     rail_adapt_record(&b, q, BYTES, 10000000);
     for (int i = 0; i < 2; i++) {
         int r = rail_adapt_pick_n(&b, 3, &measure);
-        CHECK(r == q && measure, "a burst of three: call %d took path %d", i + 2, r);
+        EXPECT(r == q && measure, "a burst of three: call %d took path %d", i + 2, r);
         rail_adapt_record(&b, r, BYTES, 50000);
     }
-    CHECK(rail_adapt_pick_n(&b, 3, &measure) == q, "the retried path, now fastest, is chosen");
+    EXPECT(rail_adapt_pick_n(&b, 3, &measure) == q, "the retried path, now fastest, is chosen");
 }
 
 int main(void)
@@ -167,10 +167,5 @@ int main(void)
     test_classes();
     test_policy();
     test_three();
-    if (failures) {
-        printf("sm_adapt_unit: %d failures\n", failures);
-        return 1;
-    }
-    printf("sm_adapt_unit: passed\n");
-    return 0;
+    return check_report("sm_adapt_unit");
 }

@@ -47,12 +47,8 @@ int main(int argc, char **argv)
 #else
     int waitv = 0;
 #endif
-    if (!waitv) {
-        if (t_rank == 0)
-            printf("SKIPPED: the kernel has no futex_waitv\n");
-        MPI_Finalize();
-        return 77;
-    }
+    if (!waitv)
+        check_mpi_skip("the kernel has no futex_waitv");
 
     /* buffered sends */
     int size = NMSG * (MPI_BSEND_OVERHEAD + (int)sizeof(int));

@@ -37,14 +37,6 @@
 
 static int me, n;
 
-static void skip(const char *why)
-{
-    if (me == 0)
-        printf("SKIPPED: %s\n", why);
-    MPI_Finalize();
-    exit(77);
-}
-
 /* One bcast from rank 0 and one gather to rank 1 of 1 MiB on pair (rank p
  * of it), every element checked; round i. */
 static void round_of(MPI_Comm pair, MPI_Comm gcomm, int p, int *buf, int *all, int i)
@@ -83,9 +75,9 @@ int main(int argc, char **argv)
     me = t_rank;
     n = t_size;
     if (n < 2)
-        skip("one process: nothing to share");
+        check_mpi_skip("one process: nothing to share");
     if (node_oversubscribed(n))
-        skip("oversubscribed node: coll sm does not share copies there");
+        check_mpi_skip("oversubscribed node: coll sm does not share copies there");
     int provided;
     MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
     MPI_Comm pair, gcomm;
@@ -109,8 +101,8 @@ int main(int argc, char **argv)
     }
     MPI_OK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
     if (!all_ok)
-        skip("no chunk written by the other process in 200 rounds (no cross-process "
-             "writes here, or coll sm does not serve the pair)");
+        check_mpi_skip("no chunk written by the other process in 200 rounds (no cross-process "
+                       "writes here, or coll sm does not serve the pair)");
 
     /* the refusal, and a write of our own to see it */
     ok = 1;
@@ -127,7 +119,7 @@ int main(int argc, char **argv)
     }
     MPI_OK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
     if (!all_ok)
-        skip("the kernel did not refuse a write into a non-dumpable process");
+        check_mpi_skip("the kernel did not refuse a write into a non-dumpable process");
 
     if (pair != MPI_COMM_NULL) {
         unsigned long long b1 = pvar_count("coll_sm_bcast_chunks_in"),

@@ -2,7 +2,12 @@
 #ifndef TEST_COMM_COMM_TEST_H
 #define TEST_COMM_COMM_TEST_H
 
-#include "../env/tcheck.h"
+#define CHECK_MPI 1
+#include "test/check.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -37,12 +42,8 @@ static inline void need_procs(int n)
 {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < n) {
-        if (tcheck_rank() == 0)
-            printf("SKIP: needs at least %d processes\n", n);
-        MPI_Finalize();
-        exit(77);
-    }
+    if (size < n)
+        check_mpi_skip("needs at least %d processes", n);
 }
 
 /* A message round on comm: each process sends its rank to (rank + 1) and

@@ -42,7 +42,7 @@ static bool in(const int *a, int n, int x)
 static void test_incl_excl(void)
 {
     MPI_Group g, h;
-    int ranks[64], want[64], n = 0;
+    int ranks[64], want[64] = {0}, n = 0;
     for (int i = size - 1; i >= 0; i -= 2)   /* odd positions from the top, reversed */
         ranks[n++] = i;
     MPI_OK(MPI_Group_incl(world, n, ranks, &g));

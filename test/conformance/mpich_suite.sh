@@ -1,45 +1,38 @@
 #!/bin/sh
 # The MPICH test suite against Rail MPI: test/mpi of MPICH 4.0.2's source,
 # the tarball Debian 12 ships (fetched from Debian's archive and checked by
-# its SHA-256; nothing of it is kept in this repository), configured with
-# our mpicc, built, and run under our mpirun by run_testlist.py.  Every
-# test must pass except those in expected-failures.txt (each with its
-# reason); programs that cannot build against an MPI-4.1 mpi.h are listed
-# in not-built.txt.
+# its SHA-256 by fetch_mpich_suite.sh, `make fetch-mpich-suite`; nothing of
+# it is kept in this repository), configured with our mpicc, built, and run
+# under our mpirun by run_testlist.py.  Every test must pass except those
+# in expected-failures.txt (each with its reason); programs that cannot
+# build against an MPI-4.1 mpi.h are listed in not-built.txt.
 #
 # RAILTEST_MPICH_TARBALL=FILE uses a tarball already here; RAILTEST_MPICH_SUITE_DIR
-# is where it is unpacked and built (default: conformance/ in the build
-# tree, kept between runs); RAILTEST_MPICH_SUITE_DIRS chooses the directories
-# of test/mpi to run (default below); RAILTEST_MPICH_SUITE=0 skips the whole.
-# Skipped (77) when the tarball can be neither found nor downloaded.
+# is where it is kept, unpacked and built (default: conformance/mpich in the
+# build tree, kept between runs); RAILTEST_MPICH_SUITE_DIRS chooses the
+# directories of test/mpi to run (default below); RAILTEST_MPICH_SUITE=0
+# skips the whole.  Skipped (77), saying how to fetch it, when the tarball
+# is not here: `make check` fetches it first only where Debian's archive
+# answers.
 . "${top_srcdir:-.}/test/env/lib.sh"
 [ "${RAILTEST_MPICH_SUITE:-1}" = 0 ] && skip "RAILTEST_MPICH_SUITE=0"
 command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
 
-ver=4.0.2
-tarball=mpich_$ver.orig.tar.xz
-sha256=b27039f964afeb6b8a3e009c56b441cbe368c26d6d6476ad3bb7190996875860
-url=http://deb.debian.org/debian/pool/main/m/mpich/$tarball
 here=$(cd "$top_srcdir/test/conformance" && pwd)
 bld=$(cd "$top_builddir" && pwd)
 work=${RAILTEST_MPICH_SUITE_DIR:-$bld/conformance/mpich}
 dirs=${RAILTEST_MPICH_SUITE_DIRS:-attr coll comm datatype errhan group info init mpi_t pt2pt part topo errors threads}
 mkdir -p "$work" || fail "cannot create $work"
 
-tb=${RAILTEST_MPICH_TARBALL:-$work/$tarball}
-if [ ! -f "$tb" ]; then
-    python3 - "$url" "$tb.part" <<'EOF' || { rm -f "$tb.part"; skip "cannot download $url"; }
-import sys, urllib.request
-with urllib.request.urlopen(sys.argv[1], timeout=60) as r, open(sys.argv[2], "wb") as f:
-    while True:
-        b = r.read(1 << 20)
-        if not b:
-            break
-        f.write(b)
-EOF
-    mv "$tb.part" "$tb"
-fi
-echo "$sha256  $tb" | sha256sum -c --quiet - || fail "$tb: SHA-256 differs from Debian's"
+found=$(top_builddir=$bld sh "$here/fetch_mpich_suite.sh" --check)
+case $? in
+0) ;;
+2) skip "no MPICH suite source at $found: fetch it with 'make fetch-mpich-suite'" \
+       "(make check fetches it only where Debian's archive answers)" ;;
+*) fail "$found" ;;
+esac
+ver=${found%% *}
+tb=${found#* }
 
 src=$work/mpich-$ver/test/mpi
 if [ ! -f "$src/configure" ]; then

@@ -126,6 +126,5 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Type_free_keyval(&kv_null));
     live(&n1);
     CHECK(n1 == n0, "%d datatypes left", n1 - n0);
-    t_finish("dtype_attrs");
-    return 0;
+    return check_mpi_finalize("dtype_attrs");
 }

@@ -441,7 +441,7 @@ static void test_large_pack(void)
                      -1, 0);
     if (mem == MAP_FAILED) {
         if (t_rank == 0)
-            printf("  (no 4 GB of address space: large pack skipped)\n");
+            check_skip_part("large pack: no 4 GB of address space");
         return;
     }
     MPI_Datatype t;
@@ -469,6 +469,5 @@ int main(int argc, char **argv)
     test_nested_and_dup();
     test_large();
     test_large_pack();
-    t_finish("dtype_ctor");
-    return 0;
+    return check_mpi_finalize("dtype_ctor");
 }

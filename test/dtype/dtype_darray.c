@@ -267,6 +267,5 @@ int main(int argc, char **argv)
     test_darray();
     test_darray_errors();
     test_subarray();
-    t_finish("dtype_darray");
-    return 0;
+    return check_mpi_finalize("dtype_darray");
 }

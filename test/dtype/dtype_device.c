@@ -130,15 +130,10 @@ int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
     void *p = NULL;
-    if (devmem_malloc(64, &p) != MPI_SUCCESS) {
-        if (t_rank == 0)
-            printf("dtype_device: SKIP: %s\n", devmem_why());
-        MPI_Finalize();
-        return 77;
-    }
+    if (devmem_malloc(64, &p) != MPI_SUCCESS)
+        check_mpi_skip("%s", devmem_why());
     devmem_free(p);
     test_reduce();
     test_pack();
-    t_finish("dtype_device");
-    return 0;
+    return check_mpi_finalize("dtype_device");
 }

@@ -61,14 +61,10 @@ int main(int argc, char **argv)
     }
     int all = 0;
     MPI_OK(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-    if (!all) {
-        if (t_rank == 0)
-            printf("dtype_device_mock: SKIPPED: needs TEST_DEVMEM=cuda with the mock driver "
-                   "(LD_LIBRARY_PATH=test/accel/mock-cuda)%s%s\n",
-                   devmem_why()[0] ? ": " : "", devmem_why());
-        MPI_Finalize();
-        return 77;
-    }
+    if (!all)
+        check_mpi_skip("needs TEST_DEVMEM=cuda with the mock driver "
+                       "(LD_LIBRARY_PATH=test/accel/mock-cuda)%s%s",
+                       devmem_why()[0] ? ": " : "", devmem_why());
     MPI_OK(devmem_malloc(sizeof(double) * 2 * N * t_size, (void **)&b));
     MPI_Datatype v;
     MPI_OK(MPI_Type_vector(N, 1, 2, MPI_DOUBLE, &v));
@@ -127,6 +123,5 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Type_free(&v));
     devmem_free(a);
     devmem_free(b);
-    t_finish("dtype_device_mock");
-    return 0;
+    return check_mpi_finalize("dtype_device_mock");
 }

@@ -110,6 +110,5 @@ int main(int argc, char **argv)
     test_contents_args();
     MPIX_Live_objects("datatype", &after);
     CHECK(after == before, "the failed calls left %d datatypes", after - before);
-    t_finish("dtype_errors");
-    return 0;
+    return check_mpi_finalize("dtype_errors");
 }

@@ -85,6 +85,5 @@ int main(int argc, char **argv)
     int n;
     MPI_FAILS(MPIX_Live_objects("no-such-kind", &n), MPI_ERR_ARG);
     MPI_OK(MPI_Type_free_keyval(&kv));
-    t_finish("dtype_leak");
-    return 0;
+    return check_mpi_finalize("dtype_leak");
 }

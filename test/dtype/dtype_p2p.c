@@ -111,6 +111,5 @@ int main(int argc, char **argv)
     prev_rank = (t_rank + t_size - 1) % t_size;
     test_partial();
     test_free_while_pending();
-    t_finish("dtype_p2p");
-    return 0;
+    return check_mpi_finalize("dtype_p2p");
 }

@@ -300,6 +300,5 @@ int main(int argc, char **argv)
     test_bottom();
     test_position();
     test_external32();
-    t_finish("dtype_pack");
-    return 0;
+    return check_mpi_finalize("dtype_pack");
 }

@@ -317,6 +317,5 @@ int main(int argc, char **argv)
     test_f90();
     test_value_index();
     test_addresses();
-    t_finish("dtype_predef");
-    return 0;
+    return check_mpi_finalize("dtype_predef");
 }

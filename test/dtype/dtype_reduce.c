@@ -471,6 +471,5 @@ int main(int argc, char **argv)
     test_predefined();
     test_derived();
     test_user();
-    t_finish("dtype_reduce");
-    return 0;
+    return check_mpi_finalize("dtype_reduce");
 }

@@ -2,6 +2,9 @@
 #ifndef TEST_DTYPE_TEST_H
 #define TEST_DTYPE_TEST_H
 
+#define CHECK_MPI 1
+#include "test/check.h"
+
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,38 +12,6 @@
 #include <string.h>
 
 static int t_rank, t_size;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", t_rank, __FILE__, __LINE__,    \
-                    #cond);                                                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            fflush(stderr);                                                                        \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-        }                                                                                          \
-    } while (0)
-
-/* An MPI call that must succeed. */
-#define MPI_OK(call)                                                                               \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS) {                                                                  \
-            char s_[MPI_MAX_ERROR_STRING];                                                         \
-            int l_ = 0;                                                                            \
-            MPI_Error_string(rc_, s_, &l_);                                                        \
-            CHECK(0, "%s returned %d (%s)", #call, rc_, s_);                                       \
-        }                                                                                          \
-    } while (0)
-
-/* An MPI call that must fail with the given error class. */
-#define MPI_FAILS(call, cls)                                                                       \
-    do {                                                                                           \
-        int rc_ = (call), c_ = -1;                                                                 \
-        MPI_Error_class(rc_, &c_);                                                                 \
-        CHECK(c_ == (cls), "%s returned class %d, expected %s (%d)", #call, c_, #cls, (cls));      \
-    } while (0)
 
 /* MPI_Init, errors returned (datatype and op errors go to MPI_COMM_SELF's
  * handler, communicator ones to the communicator's). */
@@ -51,14 +22,6 @@ static inline void t_init(int *argc, char ***argv)
     MPI_Comm_size(MPI_COMM_WORLD, &t_size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-}
-
-static inline void t_finish(const char *name)
-{
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (t_rank == 0)
-        printf("%s: PASS (%d ranks)\n", name, t_size);
-    MPI_Finalize();
 }
 
 /* Size, extent and true extent of a type in one check. */

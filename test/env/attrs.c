@@ -1,6 +1,7 @@
 /* Communicator attributes: keyvals, callbacks, and the delete callbacks on
  * MPI_COMM_SELF that MPI_Finalize runs first, in reverse order. */
-#include "tcheck.h"
+#define CHECK_MPI 1
+#include "test/check.h"
 #include <string.h>
 
 static int deleted[8], n_deleted;

@@ -1,5 +1,6 @@
 /* Error classes, codes, strings and errhandlers. */
-#include "tcheck.h"
+#define CHECK_MPI 1
+#include "test/check.h"
 #include <string.h>
 
 static int handler_calls, handler_code;

@@ -1,5 +1,6 @@
 /* Info objects and MPI_INFO_ENV. */
-#include "tcheck.h"
+#define CHECK_MPI 1
+#include "test/check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

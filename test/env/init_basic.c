@@ -1,6 +1,7 @@
 /* MPI environment: init state, version, processor name, timers, thread
  * queries, predefined attributes. */
-#include "tcheck.h"
+#define CHECK_MPI 1
+#include "test/check.h"
 #include <string.h>
 
 int main(int argc, char **argv)

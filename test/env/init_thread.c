@@ -1,5 +1,6 @@
 /* MPI_Init_thread at every level; MPI_Is_thread_main from another thread. */
-#include "tcheck.h"
+#define CHECK_MPI 1
+#include "test/check.h"
 #include <pthread.h>
 #include <string.h>
 

@@ -24,16 +24,16 @@ static bool verbosity_ok(int v)
 static int check_enum(MPI_T_enum e)
 {
     int num = -1, len = 0;
-    T_OK(MPI_T_enum_get_info(e, &num, NULL, &len));
+    MPI_OK(MPI_T_enum_get_info(e, &num, NULL, &len));
     CHECK(num >= 2 && len > 1, "enum with %d items, name length %d", num, len);
     for (int k = 0; k < num; k++) {
         char item[128];
         int value = -1, ilen = sizeof(item);
-        T_OK(MPI_T_enum_get_item(e, k, &value, item, &ilen));
+        MPI_OK(MPI_T_enum_get_item(e, k, &value, item, &ilen));
         CHECK(value == k && ilen == (int)strlen(item) + 1 && item[0], "item %d: %d '%s'", k,
               value, item);
     }
-    T_EXPECT(MPI_T_enum_get_item(e, num, NULL, NULL, NULL), MPI_T_ERR_INVALID_ITEM);
+    MPI_RETURNS(MPI_T_enum_get_item(e, num, NULL, NULL, NULL), MPI_T_ERR_INVALID_ITEM);
     return num;
 }
 
@@ -41,7 +41,7 @@ static int check_enum(MPI_T_enum e)
 static void check_all(int *num_out)
 {
     int num = 0;
-    T_OK(MPI_T_cvar_get_num(&num));
+    MPI_OK(MPI_T_cvar_get_num(&num));
     CHECK(num > 50, "only %d cvars", num);
     for (int i = 0; i < num; i++) {
         char name[256], desc[2048];
@@ -49,12 +49,12 @@ static void check_all(int *num_out)
         int scope = -1, index = -1;
         MPI_Datatype dt = MPI_DATATYPE_NULL;
         MPI_T_enum e = MPI_T_ENUM_NULL;
-        T_OK(MPI_T_cvar_get_info(i, name, &name_len, &verbosity, &dt, &e, desc, &desc_len, &bind,
-                                 &scope));
+        MPI_OK(MPI_T_cvar_get_info(i, name, &name_len, &verbosity, &dt, &e, desc, &desc_len, &bind,
+                                   &scope));
         CHECK(name[0] && name_len == (int)strlen(name) + 1, "cvar %d: name '%s' len %d", i, name,
               name_len);
         CHECK(desc[0] && desc_len == (int)strlen(desc) + 1, "%s: desc len %d", name, desc_len);
-        T_OK(MPI_T_cvar_get_index(name, &index));
+        MPI_OK(MPI_T_cvar_get_index(name, &index));
         CHECK(index == i, "%s: index %d, by name %d", name, i, index);
         bool dt_ok = false;
         for (size_t k = 0; k < sizeof(allowed) / sizeof(allowed[0]); k++)
@@ -70,19 +70,19 @@ static void check_all(int *num_out)
         /* Every one can be read. */
         MPI_T_cvar_handle h;
         int count = 0;
-        T_OK(MPI_T_cvar_handle_alloc(i, NULL, &h, &count));
+        MPI_OK(MPI_T_cvar_handle_alloc(i, NULL, &h, &count));
         CHECK(count >= 1 && (count == 1 || dt == MPI_CHAR), "%s: count %d", name, count);
         void *buf = calloc((size_t)count, 8);
-        T_OK(MPI_T_cvar_read(h, buf));
+        MPI_OK(MPI_T_cvar_read(h, buf));
         if (dt == MPI_CHAR)
             CHECK(memchr(buf, 0, (size_t)count), "%s: string not terminated", name);
         if (e != MPI_T_ENUM_NULL) {
             int n = 0, v = *(int *)buf;
-            T_OK(MPI_T_enum_get_info(e, &n, NULL, NULL));
+            MPI_OK(MPI_T_enum_get_info(e, &n, NULL, NULL));
             CHECK(v >= 0 && v < n, "%s: value %d outside its enum of %d", name, v, n);
         }
         free(buf);
-        T_OK(MPI_T_cvar_handle_free(&h));
+        MPI_OK(MPI_T_cvar_handle_free(&h));
         CHECK(h == MPI_T_CVAR_HANDLE_NULL, "handle not reset by free");
     }
     *num_out = num;
@@ -94,42 +94,42 @@ static void check_known(void)
     MPI_Datatype dt;
     MPI_T_enum e;
     int scope, verbosity;
-    T_OK(MPI_T_cvar_get_info(t_cvar("btl_sm_eager_limit"), NULL, NULL, &verbosity, &dt, &e, NULL,
-                             NULL, NULL, &scope));
+    MPI_OK(MPI_T_cvar_get_info(t_cvar("btl_sm_eager_limit"), NULL, NULL, &verbosity, &dt, &e, NULL,
+                               NULL, NULL, &scope));
     CHECK(dt == MPI_UNSIGNED_LONG_LONG && e == MPI_T_ENUM_NULL, "btl_sm_eager_limit: size_t");
     CHECK(scope == MPI_T_SCOPE_ALL_EQ, "btl_sm_eager_limit: scope %d", scope);
-    T_OK(MPI_T_cvar_get_info(t_cvar("mpi_show_errors"), NULL, NULL, &verbosity, &dt, &e, NULL,
-                             NULL, NULL, &scope));
+    MPI_OK(MPI_T_cvar_get_info(t_cvar("mpi_show_errors"), NULL, NULL, &verbosity, &dt, &e, NULL,
+                               NULL, NULL, &scope));
     CHECK(dt == MPI_INT && e != MPI_T_ENUM_NULL, "mpi_show_errors: bool as enum");
     CHECK(verbosity == MPI_T_VERBOSITY_USER_BASIC, "mpi_show_errors: level 1 is USER_BASIC");
     char ename[32], item[32];
     int len = sizeof(ename), ilen = sizeof(item), num, value;
-    T_OK(MPI_T_enum_get_info(e, &num, ename, &len));
+    MPI_OK(MPI_T_enum_get_info(e, &num, ename, &len));
     CHECK(num == 2 && strcmp(ename, "bool") == 0, "bool enum: %d '%s'", num, ename);
-    T_OK(MPI_T_enum_get_item(e, 1, &value, item, &ilen));
+    MPI_OK(MPI_T_enum_get_item(e, 1, &value, item, &ilen));
     CHECK(value == 1 && strcmp(item, "true") == 0, "bool item 1: %d %s", value, item);
 
-    T_OK(MPI_T_cvar_get_info(t_cvar("btl_sm_single_copy"), NULL, NULL, NULL, &dt, &e, NULL, NULL,
-                             NULL, NULL));
+    MPI_OK(MPI_T_cvar_get_info(t_cvar("btl_sm_single_copy"), NULL, NULL, NULL, &dt, &e, NULL, NULL,
+                               NULL, NULL));
     CHECK(dt == MPI_INT && check_enum(e) == 2, "btl_sm_single_copy: enum cma|none");
     len = sizeof(ename);
-    T_OK(MPI_T_enum_get_info(e, NULL, ename, &len));
+    MPI_OK(MPI_T_enum_get_info(e, NULL, ename, &len));
     CHECK(strcmp(ename, "btl_sm_single_copy") == 0, "choices enum named %s", ename);
     ilen = sizeof(item);
-    T_OK(MPI_T_enum_get_item(e, 1, &value, item, &ilen));
+    MPI_OK(MPI_T_enum_get_item(e, 1, &value, item, &ilen));
     CHECK(strcmp(item, "none") == 0, "second choice %s", item);
 
-    T_OK(MPI_T_cvar_get_info(t_cvar("btl"), NULL, NULL, NULL, &dt, &e, NULL, NULL, NULL, NULL));
+    MPI_OK(MPI_T_cvar_get_info(t_cvar("btl"), NULL, NULL, NULL, &dt, &e, NULL, NULL, NULL, NULL));
     CHECK(dt == MPI_CHAR && e == MPI_T_ENUM_NULL, "btl: a string");
     t_cvar("coll");
     t_cvar("coll_tuned_bcast_algorithm");
-    T_EXPECT(MPI_T_cvar_get_index("no_such_parameter", &value), MPI_T_ERR_INVALID_NAME);
+    MPI_RETURNS(MPI_T_cvar_get_index("no_such_parameter", &value), MPI_T_ERR_INVALID_NAME);
 }
 
 static int handle_of(const char *name, MPI_T_cvar_handle *h)
 {
     int count;
-    T_OK(MPI_T_cvar_handle_alloc(t_cvar(name), NULL, h, &count));
+    MPI_OK(MPI_T_cvar_handle_alloc(t_cvar(name), NULL, h, &count));
     return count;
 }
 
@@ -138,8 +138,8 @@ static unsigned long long read_ull(const char *name)
     MPI_T_cvar_handle h;
     unsigned long long v = 0;
     handle_of(name, &h);
-    T_OK(MPI_T_cvar_read(h, &v));
-    T_OK(MPI_T_cvar_handle_free(&h));
+    MPI_OK(MPI_T_cvar_read(h, &v));
+    MPI_OK(MPI_T_cvar_handle_free(&h));
     return v;
 }
 
@@ -148,8 +148,8 @@ static int read_int(const char *name)
     MPI_T_cvar_handle h;
     int v = -1;
     handle_of(name, &h);
-    T_OK(MPI_T_cvar_read(h, &v));
-    T_OK(MPI_T_cvar_handle_free(&h));
+    MPI_OK(MPI_T_cvar_read(h, &v));
+    MPI_OK(MPI_T_cvar_handle_free(&h));
     return v;
 }
 
@@ -158,7 +158,7 @@ static int write_int(const char *name, int v)
     MPI_T_cvar_handle h;
     handle_of(name, &h);
     int rc = MPI_T_cvar_write(h, &v);
-    T_OK(MPI_T_cvar_handle_free(&h));
+    MPI_OK(MPI_T_cvar_handle_free(&h));
     return rc;
 }
 
@@ -167,7 +167,7 @@ static int write_ull(const char *name, unsigned long long v)
     MPI_T_cvar_handle h;
     handle_of(name, &h);
     int rc = MPI_T_cvar_write(h, &v);
-    T_OK(MPI_T_cvar_handle_free(&h));
+    MPI_OK(MPI_T_cvar_handle_free(&h));
     return rc;
 }
 
@@ -176,12 +176,12 @@ static int choice(const char *cvar, const char *item)
 {
     MPI_T_enum e;
     int num;
-    T_OK(MPI_T_cvar_get_info(t_cvar(cvar), NULL, NULL, NULL, NULL, &e, NULL, NULL, NULL, NULL));
-    T_OK(MPI_T_enum_get_info(e, &num, NULL, NULL));
+    MPI_OK(MPI_T_cvar_get_info(t_cvar(cvar), NULL, NULL, NULL, NULL, &e, NULL, NULL, NULL, NULL));
+    MPI_OK(MPI_T_enum_get_info(e, &num, NULL, NULL));
     for (int k = 0; k < num; k++) {
         char name[64];
         int len = sizeof(name), value;
-        T_OK(MPI_T_enum_get_item(e, k, &value, name, &len));
+        MPI_OK(MPI_T_enum_get_item(e, k, &value, name, &len));
         if (strcmp(name, item) == 0)
             return value;
     }
@@ -195,16 +195,16 @@ static void write_before_init(void)
     const char *env = getenv("RAIL_BTL_SM_EAGER_LIMIT");
     unsigned long long before = read_ull("btl_sm_eager_limit");
     CHECK(before == (env ? strtoull(env, NULL, 0) : 16384), "btl_sm_eager_limit = %llu", before);
-    T_OK(write_ull("btl_sm_eager_limit", 2048));
+    MPI_OK(write_ull("btl_sm_eager_limit", 2048));
     CHECK(read_ull("btl_sm_eager_limit") == 2048, "write not seen");
 
     int binomial = choice("coll_tuned_bcast_algorithm", "binomial");
-    T_OK(write_int("coll_tuned_bcast_algorithm", binomial));
+    MPI_OK(write_int("coll_tuned_bcast_algorithm", binomial));
     CHECK(read_int("coll_tuned_bcast_algorithm") == binomial, "enum write not seen");
-    T_EXPECT(write_int("coll_tuned_bcast_algorithm", 99), MPI_T_ERR_INVALID);
-    T_EXPECT(write_int("coll_tuned_bcast_algorithm", -1), MPI_T_ERR_INVALID);
-    T_EXPECT(write_int("btl_sm_prefault", 2), MPI_T_ERR_INVALID);
-    T_OK(write_int("btl_sm_prefault", 1));
+    MPI_RETURNS(write_int("coll_tuned_bcast_algorithm", 99), MPI_T_ERR_INVALID);
+    MPI_RETURNS(write_int("coll_tuned_bcast_algorithm", -1), MPI_T_ERR_INVALID);
+    MPI_RETURNS(write_int("btl_sm_prefault", 2), MPI_T_ERR_INVALID);
+    MPI_OK(write_int("btl_sm_prefault", 1));
     CHECK(read_int("btl_sm_prefault") == 1, "bool write not seen");
 
     /* A string, truncated on read to the handle's count. */
@@ -212,24 +212,24 @@ static void write_before_init(void)
     int count = handle_of("coll_tuned_rules_file", &h);
     CHECK(count >= 256, "string count %d", count);
     char *s = calloc((size_t)count, 1);
-    T_OK(MPI_T_cvar_read(h, s));
+    MPI_OK(MPI_T_cvar_read(h, s));
     CHECK(strcmp(s, "") == 0, "coll_tuned_rules_file = '%s'", s);
-    T_OK(MPI_T_cvar_write(h, "/nonexistent/rules.json"));
+    MPI_OK(MPI_T_cvar_write(h, "/nonexistent/rules.json"));
     memset(s, 'x', (size_t)count);   /* no NUL within count: refused */
-    T_EXPECT(MPI_T_cvar_write(h, s), MPI_T_ERR_INVALID);
-    T_OK(MPI_T_cvar_read(h, s));
+    MPI_RETURNS(MPI_T_cvar_write(h, s), MPI_T_ERR_INVALID);
+    MPI_OK(MPI_T_cvar_read(h, s));
     CHECK(strcmp(s, "/nonexistent/rules.json") == 0, "string write not seen: %s", s);
-    T_OK(MPI_T_cvar_write(h, ""));
-    T_OK(MPI_T_cvar_handle_free(&h));
+    MPI_OK(MPI_T_cvar_write(h, ""));
+    MPI_OK(MPI_T_cvar_handle_free(&h));
     free(s);
 
     double d;
     int i = t_cvar("btl_sm_eager_limit");
-    T_OK(MPI_T_cvar_handle_alloc(i, NULL, &h, &count));
-    T_EXPECT(MPI_T_cvar_read(h, NULL), MPI_T_ERR_INVALID);
-    T_OK(MPI_T_cvar_handle_free(&h));
-    T_EXPECT(MPI_T_cvar_handle_free(&h), MPI_T_ERR_INVALID_HANDLE);
-    T_EXPECT(MPI_T_cvar_read(h, &d), MPI_T_ERR_INVALID_HANDLE);
+    MPI_OK(MPI_T_cvar_handle_alloc(i, NULL, &h, &count));
+    MPI_RETURNS(MPI_T_cvar_read(h, NULL), MPI_T_ERR_INVALID);
+    MPI_OK(MPI_T_cvar_handle_free(&h));
+    MPI_RETURNS(MPI_T_cvar_handle_free(&h), MPI_T_ERR_INVALID_HANDLE);
+    MPI_RETURNS(MPI_T_cvar_read(h, &d), MPI_T_ERR_INVALID_HANDLE);
 }
 
 /* After MPI_Init: the values written are in effect, writes refused except
@@ -237,19 +237,19 @@ static void write_before_init(void)
 static void after_init(int num_before)
 {
     int num;
-    T_OK(MPI_T_cvar_get_num(&num));
+    MPI_OK(MPI_T_cvar_get_num(&num));
     CHECK(num >= num_before, "cvars went from %d to %d", num_before, num);
     CHECK(read_ull("btl_sm_eager_limit") == 2048, "MPI_Init lost the value written: %llu",
           read_ull("btl_sm_eager_limit"));
     CHECK(read_int("coll_tuned_bcast_algorithm") == choice("coll_tuned_bcast_algorithm",
                                                            "binomial"), "enum value lost");
-    T_EXPECT(write_ull("btl_sm_eager_limit", 8192), MPI_T_ERR_CVAR_SET_NOT_NOW);
-    T_EXPECT(write_int("coll_tuned_bcast_algorithm", 0), MPI_T_ERR_CVAR_SET_NOT_NOW);
+    MPI_RETURNS(write_ull("btl_sm_eager_limit", 8192), MPI_T_ERR_CVAR_SET_NOT_NOW);
+    MPI_RETURNS(write_int("coll_tuned_bcast_algorithm", 0), MPI_T_ERR_CVAR_SET_NOT_NOW);
     CHECK(read_ull("btl_sm_eager_limit") == 2048, "refused write changed the value");
     /* Read at every use: writable now. */
-    T_OK(write_int("mpi_show_errors", 1));
+    MPI_OK(write_int("mpi_show_errors", 1));
     CHECK(read_int("mpi_show_errors") == 1, "mpi_show_errors not written");
-    T_OK(write_int("mpi_show_errors", 0));
+    MPI_OK(write_int("mpi_show_errors", 0));
 }
 
 /* Messages around the eager limit written (2048) and a bcast with the
@@ -282,8 +282,8 @@ static void communicate(void)
 int main(int argc, char **argv)
 {
     int provided, num;
-    T_EXPECT(MPI_T_cvar_get_num(&num), MPI_T_ERR_NOT_INITIALIZED);
-    T_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    MPI_RETURNS(MPI_T_cvar_get_num(&num), MPI_T_ERR_NOT_INITIALIZED);
+    MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
     CHECK(provided == MPI_THREAD_SINGLE, "provided %d", provided);
     check_all(&num);
     check_known();
@@ -298,7 +298,7 @@ int main(int argc, char **argv)
     /* Still usable after MPI_Finalize. */
     CHECK(read_ull("btl_sm_eager_limit") == 2048, "value after MPI_Finalize");
     check_all(&num);
-    T_OK(MPI_T_finalize());
-    T_EXPECT(MPI_T_cvar_get_num(&num), MPI_T_ERR_NOT_INITIALIZED);
+    MPI_OK(MPI_T_finalize());
+    MPI_RETURNS(MPI_T_cvar_get_num(&num), MPI_T_ERR_NOT_INITIALIZED);
     return 0;
 }

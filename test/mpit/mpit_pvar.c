@@ -10,17 +10,17 @@
 static void check_info(void)
 {
     int num;
-    T_OK(MPI_T_pvar_get_num(&num));
+    MPI_OK(MPI_T_pvar_get_num(&num));
     CHECK(num >= 12, "only %d pvars", num);
     for (int i = 0; i < num; i++) {
         char name[128], desc[512];
         int nlen = sizeof(name), dlen = sizeof(desc), verb, cls, bind, ro, cont, at, index;
         MPI_Datatype dt;
         MPI_T_enum e;
-        T_OK(MPI_T_pvar_get_info(i, name, &nlen, &verb, &cls, &dt, &e, desc, &dlen, &bind, &ro,
-                                 &cont, &at));
+        MPI_OK(MPI_T_pvar_get_info(i, name, &nlen, &verb, &cls, &dt, &e, desc, &dlen, &bind, &ro,
+                                   &cont, &at));
         CHECK(name[0] && desc[0] && nlen == (int)strlen(name) + 1, "pvar %d", i);
-        T_OK(MPI_T_pvar_get_index(name, cls, &index));
+        MPI_OK(MPI_T_pvar_get_index(name, cls, &index));
         CHECK(index == i, "%s: index %d, by name %d", name, i, index);
         CHECK(bind == MPI_T_BIND_NO_OBJECT && e == MPI_T_ENUM_NULL, "%s: bind/enum", name);
         if (cls == MPI_T_PVAR_CLASS_LEVEL)
@@ -28,15 +28,17 @@ static void check_info(void)
         if (cls == MPI_T_PVAR_CLASS_TIMER)
             CHECK(dt == MPI_DOUBLE && !cont, "%s: a timer", name);
         int other = cls == MPI_T_PVAR_CLASS_LEVEL ? MPI_T_PVAR_CLASS_TIMER : MPI_T_PVAR_CLASS_LEVEL;
-        T_EXPECT(MPI_T_pvar_get_index(name, other, &index), MPI_T_ERR_INVALID_NAME);
+        MPI_RETURNS(MPI_T_pvar_get_index(name, other, &index), MPI_T_ERR_INVALID_NAME);
     }
-    T_EXPECT(MPI_T_pvar_get_info(num, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                 NULL, NULL), MPI_T_ERR_INVALID_INDEX);
-    T_EXPECT(MPI_T_pvar_get_info(-1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                 NULL, NULL), MPI_T_ERR_INVALID_INDEX);
+    MPI_RETURNS(MPI_T_pvar_get_info(num, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                    NULL, NULL),
+                MPI_T_ERR_INVALID_INDEX);
+    MPI_RETURNS(MPI_T_pvar_get_info(-1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                    NULL, NULL),
+                MPI_T_ERR_INVALID_INDEX);
     int index;
-    T_EXPECT(MPI_T_pvar_get_index("no_such_pvar", MPI_T_PVAR_CLASS_LEVEL, &index),
-             MPI_T_ERR_INVALID_NAME);
+    MPI_RETURNS(MPI_T_pvar_get_index("no_such_pvar", MPI_T_PVAR_CLASS_LEVEL, &index),
+                MPI_T_ERR_INVALID_NAME);
 }
 
 /* Variables that their components register (base/pvar.h), one of each
@@ -63,7 +65,7 @@ static void check_registered(void)
         char name[128];
         int len = sizeof(name);
         MPI_Datatype dt;
-        T_OK(MPI_T_pvar_get_info(idx, name, &len, NULL, &cls, &dt, NULL, NULL, NULL, NULL, &ro,
+        MPI_OK(MPI_T_pvar_get_info(idx, name, &len, NULL, &cls, &dt, NULL, NULL, NULL, NULL, &ro,
                                  &cont, &at));
         CHECK(strcmp(name, vars[i].name) == 0 && cls == vars[i].var_class, "%s: %s, class %d",
               vars[i].name, name, cls);
@@ -71,8 +73,8 @@ static void check_registered(void)
                   cont == vars[i].cont && at == vars[i].at,
               "%s: datatype, readonly %d, continuous %d, atomic %d", name, ro, cont, at);
         int cat = t_category(vars[i].category), v[64];
-        T_OK(MPI_T_category_get_info(cat, NULL, NULL, NULL, NULL, NULL, &n, NULL));
-        T_OK(MPI_T_category_get_pvars(cat, n < 64 ? n : 64, v));
+        MPI_OK(MPI_T_category_get_info(cat, NULL, NULL, NULL, NULL, NULL, &n, NULL));
+        MPI_OK(MPI_T_category_get_pvars(cat, n < 64 ? n : 64, v));
         for (int k = 0; k < n && k < 64; k++)
             in |= v[k] == idx;
         CHECK(in, "%s is not in category %s", name, vars[i].category);
@@ -85,10 +87,10 @@ static unsigned long long read_counter(const char *name)
     MPI_T_pvar_handle h;
     int count;
     unsigned long long v = ~0ull;
-    T_OK(MPI_T_pvar_session_create(&s));
-    T_OK(MPI_T_pvar_handle_alloc(s, t_pvar(name, MPI_T_PVAR_CLASS_COUNTER), NULL, &h, &count));
-    T_OK(MPI_T_pvar_read(s, h, &v));
-    T_OK(MPI_T_pvar_session_free(&s));
+    MPI_OK(MPI_T_pvar_session_create(&s));
+    MPI_OK(MPI_T_pvar_handle_alloc(s, t_pvar(name, MPI_T_PVAR_CLASS_COUNTER), NULL, &h, &count));
+    MPI_OK(MPI_T_pvar_read(s, h, &v));
+    MPI_OK(MPI_T_pvar_session_free(&s));
     return v;
 }
 
@@ -117,7 +119,7 @@ static void check_component_counter(void)
 static unsigned long long read_live(MPI_T_pvar_session s, MPI_T_pvar_handle h)
 {
     unsigned long long v = ~0ull;
-    T_OK(MPI_T_pvar_read(s, h, &v));
+    MPI_OK(MPI_T_pvar_read(s, h, &v));
     return v;
 }
 
@@ -125,11 +127,11 @@ static void check_live(MPI_T_pvar_session s)
 {
     MPI_T_pvar_handle comms, types;
     int count;
-    T_OK(MPI_T_pvar_handle_alloc(s, t_pvar("mpi_live_comm", MPI_T_PVAR_CLASS_LEVEL), NULL,
-                                 &comms, &count));
+    MPI_OK(MPI_T_pvar_handle_alloc(s, t_pvar("mpi_live_comm", MPI_T_PVAR_CLASS_LEVEL), NULL, &comms,
+                                   &count));
     CHECK(count == 1, "count %d", count);
-    T_OK(MPI_T_pvar_handle_alloc(s, t_pvar("mpi_live_datatype", MPI_T_PVAR_CLASS_LEVEL), NULL,
-                                 &types, &count));
+    MPI_OK(MPI_T_pvar_handle_alloc(s, t_pvar("mpi_live_datatype", MPI_T_PVAR_CLASS_LEVEL), NULL,
+                                   &types, &count));
     unsigned long long c0 = read_live(s, comms), t0 = read_live(s, types);
     MPI_Comm dup, split;
     MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
@@ -152,20 +154,20 @@ static void check_live(MPI_T_pvar_session s)
 
     /* Continuous and readonly. */
     unsigned long long v = 5;
-    T_EXPECT(MPI_T_pvar_start(s, comms), MPI_T_ERR_PVAR_NO_STARTSTOP);
-    T_EXPECT(MPI_T_pvar_stop(s, comms), MPI_T_ERR_PVAR_NO_STARTSTOP);
-    T_EXPECT(MPI_T_pvar_write(s, comms, &v), MPI_T_ERR_PVAR_NO_WRITE);
-    T_EXPECT(MPI_T_pvar_reset(s, comms), MPI_T_ERR_PVAR_NO_WRITE);
-    T_EXPECT(MPI_T_pvar_readreset(s, comms, &v), MPI_T_ERR_PVAR_NO_WRITE);
-    T_OK(MPI_T_pvar_handle_free(s, &types));
+    MPI_RETURNS(MPI_T_pvar_start(s, comms), MPI_T_ERR_PVAR_NO_STARTSTOP);
+    MPI_RETURNS(MPI_T_pvar_stop(s, comms), MPI_T_ERR_PVAR_NO_STARTSTOP);
+    MPI_RETURNS(MPI_T_pvar_write(s, comms, &v), MPI_T_ERR_PVAR_NO_WRITE);
+    MPI_RETURNS(MPI_T_pvar_reset(s, comms), MPI_T_ERR_PVAR_NO_WRITE);
+    MPI_RETURNS(MPI_T_pvar_readreset(s, comms, &v), MPI_T_ERR_PVAR_NO_WRITE);
+    MPI_OK(MPI_T_pvar_handle_free(s, &types));
     CHECK(types == MPI_T_PVAR_HANDLE_NULL, "handle not reset by free");
-    T_OK(MPI_T_pvar_handle_free(s, &comms));
+    MPI_OK(MPI_T_pvar_handle_free(s, &comms));
 }
 
 static double read_timer(MPI_T_pvar_session s, MPI_T_pvar_handle h)
 {
     double v = -1;
-    T_OK(MPI_T_pvar_read(s, h, &v));
+    MPI_OK(MPI_T_pvar_read(s, h, &v));
     return v;
 }
 
@@ -183,49 +185,49 @@ static void check_timer(MPI_T_pvar_session s)
 {
     MPI_T_pvar_handle h, h2;
     int count, idx = t_pvar("mpi_process_cpu_time", MPI_T_PVAR_CLASS_TIMER);
-    T_OK(MPI_T_pvar_handle_alloc(s, idx, NULL, &h, &count));
-    T_OK(MPI_T_pvar_handle_alloc(s, idx, NULL, &h2, &count));
+    MPI_OK(MPI_T_pvar_handle_alloc(s, idx, NULL, &h, &count));
+    MPI_OK(MPI_T_pvar_handle_alloc(s, idx, NULL, &h2, &count));
     CHECK(read_timer(s, h) == 0, "a stopped timer starts at 0");
     burn_cpu(0.02);
     CHECK(read_timer(s, h) == 0, "a stopped timer does not run");
-    T_OK(MPI_T_pvar_start(s, h));
-    T_OK(MPI_T_pvar_start(s, h));   /* already started: fine */
+    MPI_OK(MPI_T_pvar_start(s, h));
+    MPI_OK(MPI_T_pvar_start(s, h)); /* already started: fine */
     burn_cpu(0.05);
     double a = read_timer(s, h);
     CHECK(a >= 0.045 && a < 10, "timer read %g after 0.05 s of CPU", a);
-    T_OK(MPI_T_pvar_stop(s, h));
+    MPI_OK(MPI_T_pvar_stop(s, h));
     double b = read_timer(s, h);
     burn_cpu(0.02);
     CHECK(read_timer(s, h) == b && b >= a, "stopped timer moved: %g %g", b, read_timer(s, h));
     CHECK(read_timer(s, h2) == 0, "handles are independent");
     double v;
-    T_OK(MPI_T_pvar_readreset(s, h, &v));
+    MPI_OK(MPI_T_pvar_readreset(s, h, &v));
     CHECK(v == b && read_timer(s, h) == 0, "readreset: %g, then %g", v, read_timer(s, h));
     v = 3.5;
-    T_OK(MPI_T_pvar_write(s, h, &v));
+    MPI_OK(MPI_T_pvar_write(s, h, &v));
     CHECK(read_timer(s, h) == 3.5, "write: %g", read_timer(s, h));
     v = -1;
-    T_EXPECT(MPI_T_pvar_write(s, h, &v), MPI_T_ERR_INVALID);
-    T_OK(MPI_T_pvar_reset(s, h));
+    MPI_RETURNS(MPI_T_pvar_write(s, h, &v), MPI_T_ERR_INVALID);
+    MPI_OK(MPI_T_pvar_reset(s, h));
     CHECK(read_timer(s, h) == 0, "reset: %g", read_timer(s, h));
 
     /* All handles of the session: continuous ones (here also comm) skipped. */
     MPI_T_pvar_handle live;
-    T_OK(MPI_T_pvar_handle_alloc(s, t_pvar("mpi_live_comm", MPI_T_PVAR_CLASS_LEVEL), NULL, &live,
-                                 &count));
-    T_OK(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES));
+    MPI_OK(MPI_T_pvar_handle_alloc(s, t_pvar("mpi_live_comm", MPI_T_PVAR_CLASS_LEVEL), NULL, &live,
+                                   &count));
+    MPI_OK(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES));
     burn_cpu(0.03);
-    T_OK(MPI_T_pvar_stop(s, MPI_T_PVAR_ALL_HANDLES));
+    MPI_OK(MPI_T_pvar_stop(s, MPI_T_PVAR_ALL_HANDLES));
     CHECK(read_timer(s, h) > 0 && read_timer(s, h2) > 0, "ALL_HANDLES did not start both");
-    T_OK(MPI_T_pvar_reset(s, MPI_T_PVAR_ALL_HANDLES));
+    MPI_OK(MPI_T_pvar_reset(s, MPI_T_PVAR_ALL_HANDLES));
     CHECK(read_timer(s, h) == 0 && read_timer(s, h2) == 0, "ALL_HANDLES did not reset");
-    T_EXPECT(MPI_T_pvar_read(s, MPI_T_PVAR_ALL_HANDLES, &v), MPI_T_ERR_INVALID_HANDLE);
-    T_EXPECT(MPI_T_pvar_write(s, MPI_T_PVAR_ALL_HANDLES, &v), MPI_T_ERR_INVALID_HANDLE);
-    T_EXPECT(MPI_T_pvar_readreset(s, MPI_T_PVAR_ALL_HANDLES, &v), MPI_T_ERR_INVALID_HANDLE);
-    T_EXPECT(MPI_T_pvar_read(s, h, NULL), MPI_T_ERR_INVALID);
-    T_OK(MPI_T_pvar_handle_free(s, &h));
-    T_EXPECT(MPI_T_pvar_read(s, h, &v), MPI_T_ERR_INVALID_HANDLE);
-    T_EXPECT(MPI_T_pvar_handle_free(s, &h), MPI_T_ERR_INVALID_HANDLE);
+    MPI_RETURNS(MPI_T_pvar_read(s, MPI_T_PVAR_ALL_HANDLES, &v), MPI_T_ERR_INVALID_HANDLE);
+    MPI_RETURNS(MPI_T_pvar_write(s, MPI_T_PVAR_ALL_HANDLES, &v), MPI_T_ERR_INVALID_HANDLE);
+    MPI_RETURNS(MPI_T_pvar_readreset(s, MPI_T_PVAR_ALL_HANDLES, &v), MPI_T_ERR_INVALID_HANDLE);
+    MPI_RETURNS(MPI_T_pvar_read(s, h, NULL), MPI_T_ERR_INVALID);
+    MPI_OK(MPI_T_pvar_handle_free(s, &h));
+    MPI_RETURNS(MPI_T_pvar_read(s, h, &v), MPI_T_ERR_INVALID_HANDLE);
+    MPI_RETURNS(MPI_T_pvar_handle_free(s, &h), MPI_T_ERR_INVALID_HANDLE);
     /* h2 and live are freed with the session. */
     (void)h2;
 }
@@ -236,44 +238,44 @@ static void check_sessions(void)
     MPI_T_pvar_handle h;
     int count;
     double v;
-    T_OK(MPI_T_pvar_session_create(&s1));
-    T_OK(MPI_T_pvar_session_create(&s2));
+    MPI_OK(MPI_T_pvar_session_create(&s1));
+    MPI_OK(MPI_T_pvar_session_create(&s2));
     CHECK(s1 != s2 && s1 != MPI_T_PVAR_SESSION_NULL, "sessions");
     int idx = t_pvar("mpi_process_cpu_time", MPI_T_PVAR_CLASS_TIMER);
-    T_OK(MPI_T_pvar_handle_alloc(s1, idx, NULL, &h, &count));
+    MPI_OK(MPI_T_pvar_handle_alloc(s1, idx, NULL, &h, &count));
     /* A handle of another session. */
-    T_EXPECT(MPI_T_pvar_read(s2, h, &v), MPI_T_ERR_INVALID_HANDLE);
-    T_EXPECT(MPI_T_pvar_start(s2, h), MPI_T_ERR_INVALID_HANDLE);
-    T_EXPECT(MPI_T_pvar_handle_free(s2, &h), MPI_T_ERR_INVALID_HANDLE);
-    T_EXPECT(MPI_T_pvar_handle_alloc(s1, 10000, NULL, &h, &count), MPI_T_ERR_INVALID_INDEX);
-    T_EXPECT(MPI_T_pvar_handle_alloc(s1, -1, NULL, &h, &count), MPI_T_ERR_INVALID_INDEX);
+    MPI_RETURNS(MPI_T_pvar_read(s2, h, &v), MPI_T_ERR_INVALID_HANDLE);
+    MPI_RETURNS(MPI_T_pvar_start(s2, h), MPI_T_ERR_INVALID_HANDLE);
+    MPI_RETURNS(MPI_T_pvar_handle_free(s2, &h), MPI_T_ERR_INVALID_HANDLE);
+    MPI_RETURNS(MPI_T_pvar_handle_alloc(s1, 10000, NULL, &h, &count), MPI_T_ERR_INVALID_INDEX);
+    MPI_RETURNS(MPI_T_pvar_handle_alloc(s1, -1, NULL, &h, &count), MPI_T_ERR_INVALID_INDEX);
     gone = s1;
-    T_OK(MPI_T_pvar_session_free(&s1));
+    MPI_OK(MPI_T_pvar_session_free(&s1));
     CHECK(s1 == MPI_T_PVAR_SESSION_NULL, "session not reset by free");
     /* Freed with its session. */
-    T_EXPECT(MPI_T_pvar_read(gone, h, &v), MPI_T_ERR_INVALID_SESSION);
-    T_EXPECT(MPI_T_pvar_read(s2, h, &v), MPI_T_ERR_INVALID_HANDLE);
-    T_EXPECT(MPI_T_pvar_session_free(&gone), MPI_T_ERR_INVALID_SESSION);
-    T_EXPECT(MPI_T_pvar_handle_alloc(gone, idx, NULL, &h, &count), MPI_T_ERR_INVALID_SESSION);
-    T_EXPECT(MPI_T_pvar_start(gone, MPI_T_PVAR_ALL_HANDLES), MPI_T_ERR_INVALID_SESSION);
-    T_EXPECT(MPI_T_pvar_reset(MPI_T_PVAR_SESSION_NULL, MPI_T_PVAR_ALL_HANDLES),
-             MPI_T_ERR_INVALID_SESSION);
-    T_EXPECT(MPI_T_pvar_session_free(NULL), MPI_T_ERR_INVALID);
-    T_OK(MPI_T_pvar_session_free(&s2));
+    MPI_RETURNS(MPI_T_pvar_read(gone, h, &v), MPI_T_ERR_INVALID_SESSION);
+    MPI_RETURNS(MPI_T_pvar_read(s2, h, &v), MPI_T_ERR_INVALID_HANDLE);
+    MPI_RETURNS(MPI_T_pvar_session_free(&gone), MPI_T_ERR_INVALID_SESSION);
+    MPI_RETURNS(MPI_T_pvar_handle_alloc(gone, idx, NULL, &h, &count), MPI_T_ERR_INVALID_SESSION);
+    MPI_RETURNS(MPI_T_pvar_start(gone, MPI_T_PVAR_ALL_HANDLES), MPI_T_ERR_INVALID_SESSION);
+    MPI_RETURNS(MPI_T_pvar_reset(MPI_T_PVAR_SESSION_NULL, MPI_T_PVAR_ALL_HANDLES),
+                MPI_T_ERR_INVALID_SESSION);
+    MPI_RETURNS(MPI_T_pvar_session_free(NULL), MPI_T_ERR_INVALID);
+    MPI_OK(MPI_T_pvar_session_free(&s2));
 }
 
 int main(int argc, char **argv)
 {
     int provided, num;
     MPI_T_pvar_session s;
-    T_EXPECT(MPI_T_pvar_get_num(&num), MPI_T_ERR_NOT_INITIALIZED);
-    T_EXPECT(MPI_T_pvar_session_create(&s), MPI_T_ERR_NOT_INITIALIZED);
-    T_OK(MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided));
+    MPI_RETURNS(MPI_T_pvar_get_num(&num), MPI_T_ERR_NOT_INITIALIZED);
+    MPI_RETURNS(MPI_T_pvar_session_create(&s), MPI_T_ERR_NOT_INITIALIZED);
+    MPI_OK(MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided));
     CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
     check_info();
     check_registered();
     /* A session made before MPI_Init stays usable through it. */
-    T_OK(MPI_T_pvar_session_create(&s));
+    MPI_OK(MPI_T_pvar_session_create(&s));
     check_timer(s);
     MPI_OK(MPI_Init(&argc, &argv));
     check_live(s);
@@ -283,7 +285,7 @@ int main(int argc, char **argv)
     check_registered();
     MPI_OK(MPI_Finalize());
     check_timer(s);
-    T_OK(MPI_T_pvar_session_free(&s));
-    T_OK(MPI_T_finalize());
+    MPI_OK(MPI_T_pvar_session_free(&s));
+    MPI_OK(MPI_T_finalize());
     return 0;
 }

@@ -219,5 +219,5 @@ int main(int argc, char **argv)
     counts();
     sendrecv_forms();
     ssend_waits_for_match();
-    return t_finish();
+    return check_mpi_finalize("p2p_basic");
 }

@@ -99,5 +99,5 @@ int main(int argc, char **argv)
     free(sb);
     free(r);
     MPI_OK(MPI_T_finalize());
-    return t_finish_(__FILE__);
+    return check_mpi_finalize("p2p_both_ways");
 }

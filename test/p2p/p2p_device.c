@@ -153,7 +153,7 @@ static void derived(void)
     int rc = MPI_Type_vector(1, 1, 2, MPI_INT, &vec);
     if (rc != MPI_SUCCESS) {
         if (t_rank == 0)
-            printf("p2p_device: SKIPPED derived-datatype part: MPI_Type_vector not implemented\n");
+            check_skip_part("derived-datatype part: MPI_Type_vector not implemented");
         return;
     }
     MPI_Type_free(&vec);
@@ -206,12 +206,8 @@ int main(int argc, char **argv)
     int ok = devmem_malloc(64, &probe) == MPI_SUCCESS;
     int all_ok = ok;
     /* every rank must agree (RAIL_ACCEL is job-wide, but be safe) */
-    if (!all_ok) {
-        if (t_rank == 0)
-            printf("p2p_device: SKIPPED: %s\n", devmem_why());
-        MPI_Finalize();
-        return 77;
-    }
+    if (!all_ok)
+        check_mpi_skip("%s", devmem_why());
     devmem_free(probe);
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
@@ -232,5 +228,5 @@ int main(int argc, char **argv)
         else
             CHECK(n == 0, "%llu device messages received by IPC", n);
     }
-    return t_finish();
+    return check_mpi_finalize("p2p_device");
 }

@@ -160,5 +160,5 @@ int main(int argc, char **argv)
     bad_arguments();
     t_barrier();
     bsend_errors();
-    return t_finish();
+    return check_mpi_finalize("p2p_errors");
 }

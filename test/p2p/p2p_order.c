@@ -152,5 +152,5 @@ int main(int argc, char **argv)
     all_to_all_ordered();
     posted_order();
     flood();
-    return t_finish();
+    return check_mpi_finalize("p2p_order");
 }

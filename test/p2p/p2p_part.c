@@ -253,9 +253,5 @@ int main(int argc, char **argv)
     if (provided == MPI_THREAD_MULTIPLE)
         threads();
     errors();
-    t_barrier();
-    MPI_OK(MPI_Finalize());
-    if (t_rank == 0)
-        printf("p2p_part: passed at np %d\n", t_size);
-    return 0;
+    return check_mpi_finalize("p2p_part");
 }

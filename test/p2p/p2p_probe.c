@@ -151,5 +151,5 @@ int main(int argc, char **argv)
     no_proc();
     t_barrier();
     mrecv_errhandler();
-    return t_finish();
+    return check_mpi_finalize("p2p_probe");
 }

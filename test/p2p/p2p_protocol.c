@@ -211,7 +211,7 @@ int main(int argc, char **argv)
     MPI_OK(MPI_T_pvar_handle_free(session, &h_get));
     MPI_OK(MPI_T_pvar_handle_free(session, &h_pipe));
     MPI_OK(MPI_T_pvar_session_free(&session));
-    int rc = t_finish();
+    int rc = check_mpi_finalize("p2p_protocol");
     MPI_T_finalize();
     return rc;
 }

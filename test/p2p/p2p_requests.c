@@ -257,5 +257,5 @@ int main(int argc, char **argv)
     cancel();
     t_barrier();
     arrays();
-    return t_finish();
+    return check_mpi_finalize("p2p_requests");
 }

@@ -2,6 +2,9 @@
 #ifndef TEST_P2P_TEST_H
 #define TEST_P2P_TEST_H
 
+#define CHECK_MPI 1
+#include "test/check.h"
+
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,36 +12,6 @@
 #include <string.h>
 
 static int t_rank, t_size;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", t_rank, __FILE__, __LINE__,    \
-                    #cond);                                                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            fflush(stderr);                                                                        \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-        }                                                                                          \
-    } while (0)
-
-#define MPI_OK(call)                                                                               \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS) {                                                                  \
-            char s_[MPI_MAX_ERROR_STRING];                                                         \
-            int l_ = 0;                                                                            \
-            MPI_Error_string(rc_, s_, &l_);                                                        \
-            CHECK(0, "%s returned %d (%s)", #call, rc_, s_);                                       \
-        }                                                                                          \
-    } while (0)
-
-#define MPI_FAILS(call, cls)                                                                       \
-    do {                                                                                           \
-        int rc_ = (call), c_ = -1;                                                                 \
-        MPI_Error_class(rc_, &c_);                                                                 \
-        CHECK(c_ == (cls), "%s returned class %d, expected %s (%d)", #call, c_, #cls, (cls));      \
-    } while (0)
 
 static inline void t_init(int *argc, char ***argv)
 {
@@ -80,15 +53,5 @@ static inline void t_barrier(void)
                             MPI_STATUS_IGNORE));
     }
 }
-
-static inline int t_finish_(const char *file)
-{
-    t_barrier();
-    if (t_rank == 0)
-        printf("%s: passed at np %d\n", file, t_size);
-    MPI_Finalize();
-    return 0;
-}
-#define t_finish() t_finish_(__FILE__)
 
 #endif

@@ -122,12 +122,8 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &t_rank));
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &t_size));
-    if (provided < MPI_THREAD_MULTIPLE) {
-        if (t_rank == 0)
-            printf("p2p_threads: SKIPPED: MPI_THREAD_MULTIPLE not provided (%d)\n", provided);
-        MPI_Finalize();
-        return 77;
-    }
+    if (provided < MPI_THREAD_MULTIPLE)
+        check_mpi_skip("MPI_THREAD_MULTIPLE not provided (%d)", provided);
     if (t_size > 4)
         iters = 25;
     if (getenv("P2P_THREADS_BIG"))

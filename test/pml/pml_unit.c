@@ -23,7 +23,10 @@
 #include "obj/type_impl.h"
 #include "pml/pml.h"
 #include "base/param.h"
-#include "test/unit_check.h"
+
+/* failures name the process's rank in MPI_COMM_WORLD (0 until it is up) */
+#define CHECK_RANK me
+#include "test/check.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +42,7 @@ static obj_datatype_t *type_of(MPI_Datatype h)
 static void fence(void)
 {
     pml_quiesce();
-    CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+    EXPECT(rte_fence(false) == MPI_SUCCESS, "fence");
 }
 
 /* Every peer sends N messages to every other, alternating two tags; each
@@ -53,20 +56,20 @@ static void test_order(void)
     for (int p = 0; p < np; p++)
         for (int i = 0; i < N; i++) {
             vals[p * N + i] = me * 1000 + i;
-            CHECK(pml_isend(&vals[p * N + i], 1, type_of(MPI_INT), p, i % 2, PML_SEND_STANDARD,
-                            world, 0, &reqs[n++]) == MPI_SUCCESS, "isend");
+            EXPECT(pml_isend(&vals[p * N + i], 1, type_of(MPI_INT), p, i % 2, PML_SEND_STANDARD,
+                             world, 0, &reqs[n++]) == MPI_SUCCESS, "isend");
         }
     for (int p = 0; p < np; p++)
         for (int t = 0; t < 2; t++)
             for (int i = t; i < N; i += 2) {
                 int v = -1;
                 obj_req_status_t st;
-                CHECK(pml_recv(&v, 1, type_of(MPI_INT), p, t, world, 0, &st) == MPI_SUCCESS,
-                      "recv");
-                CHECK(v == p * 1000 + i, "order: from %d tag %d got %d, expected %d", p, t, v,
-                      p * 1000 + i);
+                EXPECT(pml_recv(&v, 1, type_of(MPI_INT), p, t, world, 0, &st) == MPI_SUCCESS,
+                       "recv");
+                EXPECT(v == p * 1000 + i, "order: from %d tag %d got %d, expected %d", p, t, v,
+                       p * 1000 + i);
             }
-    CHECK(pml_waitall(n, reqs) == MPI_SUCCESS, "waitall");
+    EXPECT(pml_waitall(n, reqs) == MPI_SUCCESS, "waitall");
     free(reqs);
     free(vals);
     fence();
@@ -84,12 +87,12 @@ static void test_wildcards(void)
     for (int i = 0; i < np; i++) {
         int got = -1;
         obj_req_status_t st;
-        CHECK(pml_recv(&got, 1, type_of(MPI_INT), MPI_ANY_SOURCE, MPI_ANY_TAG, world, 0, &st) ==
-                  MPI_SUCCESS, "recv");
-        CHECK(st.source == got && st.tag == 100 + got && st.count == sizeof(int),
-              "status source %d tag %d count %lld for %d", st.source, st.tag,
-              (long long)st.count, got);
-        CHECK(got >= 0 && got < np && !seen[got], "message from %d twice or invalid", got);
+        EXPECT(pml_recv(&got, 1, type_of(MPI_INT), MPI_ANY_SOURCE, MPI_ANY_TAG, world, 0, &st) ==
+                   MPI_SUCCESS, "recv");
+        EXPECT(st.source == got && st.tag == 100 + got && st.count == sizeof(int),
+               "status source %d tag %d count %lld for %d", st.source, st.tag,
+               (long long)st.count, got);
+        EXPECT(got >= 0 && got < np && !seen[got], "message from %d twice or invalid", got);
         if (got >= 0 && got < np)
             seen[got] = 1;
     }
@@ -115,7 +118,7 @@ static void test_unexpected_and_contexts(void)
     pml_recv(&y, 1, type_of(MPI_INT), from, 2, world, 0, &st);
     pml_recv(&x, 1, type_of(MPI_INT), from, MPI_ANY_TAG, world, 0, &st);
     pml_recv(&z, 1, type_of(MPI_INT), from, 1, world, PML_COLL, &st);
-    CHECK(x == 1 && y == 2 && z == 3, "tags/contexts: got %d %d %d", x, y, z);
+    EXPECT(x == 1 && y == 2 && z == 3, "tags/contexts: got %d %d %d", x, y, z);
     pml_waitall(3, r);
     fence();
 }
@@ -130,21 +133,21 @@ static void test_probe(void)
     pml_isend(out, (MPI_Count)strlen(out) + 1, type_of(MPI_CHAR), to, 7, PML_SEND_STANDARD, world,
               0, &r);
     obj_req_status_t st;
-    CHECK(pml_probe(from, 7, world, 0, &st) == MPI_SUCCESS, "probe");
-    CHECK(st.source == from && st.count == (MPI_Count)strlen(out) + 1, "probe status %d %lld",
-          st.source, (long long)st.count);
+    EXPECT(pml_probe(from, 7, world, 0, &st) == MPI_SUCCESS, "probe");
+    EXPECT(st.source == from && st.count == (MPI_Count)strlen(out) + 1, "probe status %d %lld",
+           st.source, (long long)st.count);
     obj_message_t *msg = NULL;
-    CHECK(pml_mprobe(from, 7, world, 0, &msg, &st) == MPI_SUCCESS && msg, "mprobe");
+    EXPECT(pml_mprobe(from, 7, world, 0, &msg, &st) == MPI_SUCCESS && msg, "mprobe");
     obj_request_t *rr;
-    CHECK(pml_imrecv(in, (MPI_Count)sizeof(in), type_of(MPI_CHAR), msg, &rr) == MPI_SUCCESS,
-          "imrecv");
+    EXPECT(pml_imrecv(in, (MPI_Count)sizeof(in), type_of(MPI_CHAR), msg, &rr) == MPI_SUCCESS,
+           "imrecv");
     pml_wait(rr, &st);
     char want[40];
     snprintf(want, sizeof(want), "from %d", from);
-    CHECK(strcmp(in, want) == 0, "mrecv got '%s'", in);
+    EXPECT(strcmp(in, want) == 0, "mrecv got '%s'", in);
     int flag = 1;
     pml_iprobe(from, 7, world, 0, &flag, &st);
-    CHECK(!flag, "the matched message was probed again");
+    EXPECT(!flag, "the matched message was probed again");
     pml_wait(r, NULL);
     fence();
 }
@@ -166,15 +169,15 @@ static void test_sizes(void)
             memset(d, 0, n + 1);
             pml_isend(s, (MPI_Count)n, type_of(MPI_BYTE), dst, 9, PML_SEND_STANDARD, world, 0, &r);
             obj_req_status_t st;
-            CHECK(pml_recv(d, (MPI_Count)n, type_of(MPI_BYTE), src, 9, world, 0, &st) ==
-                      MPI_SUCCESS, "recv %zu", n);
+            EXPECT(pml_recv(d, (MPI_Count)n, type_of(MPI_BYTE), src, 9, world, 0, &st) ==
+                       MPI_SUCCESS, "recv %zu", n);
             pml_wait(r, NULL);
             size_t bad = n;
             for (size_t i = 0; i < n && bad == n; i++)
                 if (d[i] != (unsigned char)(i * 7 + (size_t)src))
                     bad = i;
-            CHECK(bad == n && st.count == (MPI_Count)n, "%zu bytes%s: byte %zu wrong", n,
-                  self ? " to self" : "", bad);
+            EXPECT(bad == n && st.count == (MPI_Count)n, "%zu bytes%s: byte %zu wrong", n,
+                   self ? " to self" : "", bad);
         }
         free(s);
         free(d);
@@ -187,8 +190,8 @@ static void test_vector(void)
     enum { N = 50000 };
     int to = (me + 1) % np, from = (me - 1 + np) % np;
     obj_datatype_t *vec = NULL;
-    CHECK(obj_type_vector(N, 1, 2, type_of(MPI_INT), false, &vec) == MPI_SUCCESS &&
-              obj_type_commit(vec) == MPI_SUCCESS, "vector type");
+    EXPECT(obj_type_vector(N, 1, 2, type_of(MPI_INT), false, &vec) == MPI_SUCCESS &&
+               obj_type_commit(vec) == MPI_SUCCESS, "vector type");
     int *s = malloc(2 * N * sizeof(int)), *d = calloc(N, sizeof(int));
     for (int i = 0; i < 2 * N; i++)
         s[i] = i % 2 ? -1 : me * 100000 + i / 2;
@@ -201,7 +204,7 @@ static void test_vector(void)
     for (int i = 0; i < N && bad < 0; i++)
         if (d[i] != from * 100000 + i)
             bad = i;
-    CHECK(bad < 0, "vector: element %d is %d", bad, bad >= 0 ? d[bad] : 0);
+    EXPECT(bad < 0, "vector: element %d is %d", bad, bad >= 0 ? d[bad] : 0);
     obj_type_free(vec);
     free(s);
     free(d);
@@ -218,13 +221,13 @@ static void test_sync_truncate_cancel(void)
     pml_isend(big, 100, type_of(MPI_CHAR), to, 12, PML_SEND_SYNC, world, 0, &r);
     obj_req_status_t st;
     int rc = pml_recv(small, 50, type_of(MPI_CHAR), from, 12, world, 0, &st);
-    CHECK(rc == MPI_ERR_TRUNCATE, "truncation gave %d", rc);
-    CHECK(pml_wait(r, NULL) == MPI_SUCCESS, "synchronous send");
+    EXPECT(rc == MPI_ERR_TRUNCATE, "truncation gave %d", rc);
+    EXPECT(pml_wait(r, NULL) == MPI_SUCCESS, "synchronous send");
     obj_request_t *c;
     pml_irecv(small, 50, type_of(MPI_CHAR), from, 13, world, 0, &c);
-    CHECK(c->ops->cancel && c->ops->cancel(c) == MPI_SUCCESS, "cancel");
+    EXPECT(c->ops->cancel && c->ops->cancel(c) == MPI_SUCCESS, "cancel");
     pml_wait(c, &st);
-    CHECK(st.cancelled, "the receive was not cancelled");
+    EXPECT(st.cancelled, "the receive was not cancelled");
     fence();
 }
 
@@ -255,10 +258,7 @@ static void down(void)
 
 int main(void)
 {
-    if (up()) {
-        fprintf(stderr, "pml_unit: could not bring up the runtime and the pml\n");
-        return 1;
-    }
+    CHECK(up() == 0, "could not bring up the runtime and the pml");
     test_order();
     test_wildcards();
     test_unexpected_and_contexts();
@@ -267,7 +267,7 @@ int main(void)
     test_vector();
     test_sync_truncate_cancel();
     down();
-    if (failures)
-        printf("rank %d: %d check(s) failed\n", me, failures);
-    return failures ? 1 : 0;
+    char name[32];
+    snprintf(name, sizeof(name), "pml_unit: rank %d", me);
+    return check_report(name);
 }

@@ -9,6 +9,7 @@
 #include "base/rail.h"
 #include "base/param.h"
 #include "runtime/rte.h"
+#include "test/check.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -18,7 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int failures;
 static char top[256];
 
 /* Write text to top/<case>/<rel>, making the directories on the way. */
@@ -56,10 +56,7 @@ static const char *tree(const char *name)
 static void expect(const char *what, const char *root, int want)
 {
     int got = rte_cgroup_cpu_limit(root);
-    if (got != want) {
-        printf("FAIL: %s: %d CPUs, expected %d\n", what, got, want);
-        failures++;
-    }
+    EXPECT(got == want, "%s: %d CPUs, expected %d", what, got, want);
 }
 
 static void v2_cases(void)
@@ -163,8 +160,7 @@ static int singleton(const char *name, int quota)
     if (rte_register_params() != MPI_SUCCESS ||
         rail_param_set("rte_cgroup_root", d, RAIL_PARAM_SRC_API) != MPI_SUCCESS ||
         rte_init() != MPI_SUCCESS) {
-        printf("FAIL: rte_init under %s\n", name);
-        failures++;
+        FAIL("rte_init under %s", name);
         return 0;
     }
     int n = rte_info.node_cpus;
@@ -175,40 +171,23 @@ static int singleton(const char *name, int quota)
 int main(void)
 {
     snprintf(top, sizeof(top), "%s/rte_cgroup.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(top)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    CHECK(mkdtemp(top) != NULL, "mkdtemp %s: %s", top, strerror(errno));
     v2_cases();
     v1_cases();
     other_cases();
 
     int cpus = cpuset_count();
     int n = singleton("init_max", 0);
-    if (n != cpus) {
-        printf("FAIL: quota max: node_cpus %d, expected the cpuset's %d\n", n, cpus);
-        failures++;
-    }
+    EXPECT(n == cpus, "quota max: node_cpus %d, expected the cpuset's %d", n, cpus);
     n = singleton("init_1", 1);   /* 0.5 CPUs: 1 */
-    if (n != 1) {
-        printf("FAIL: quota of 0.5 CPUs: node_cpus %d, expected 1\n", n);
-        failures++;
-    }
+    EXPECT(n == 1, "quota of 0.5 CPUs: node_cpus %d, expected 1", n);
     n = singleton("init_2", 2);   /* 1.5 CPUs: 2 */
-    if (n != RAIL_MIN(cpus, 2)) {
-        printf("FAIL: quota of 1.5 CPUs, %d in the cpuset: node_cpus %d, expected %d\n", cpus, n,
-               RAIL_MIN(cpus, 2));
-        failures++;
-    }
+    EXPECT(n == RAIL_MIN(cpus, 2), "quota of 1.5 CPUs, %d in the cpuset: node_cpus %d, expected %d",
+           cpus, n, RAIL_MIN(cpus, 2));
 
     char cmd[300];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
     if (system(cmd) != 0)
         printf("# could not remove %s\n", top);
-    if (failures) {
-        printf("FAIL: rte_cgroup_test (%d checks)\n", failures);
-        return 1;
-    }
-    printf("PASS: rte_cgroup_test\n");
-    return 0;
+    return check_report("rte_cgroup_test");
 }

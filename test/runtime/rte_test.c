@@ -24,6 +24,11 @@
 #include "base/rail.h"
 #include "runtime/rte.h"
 
+/* Failures (test/check.h) name the rank and go to stdout, where the
+ * scripts look for lines starting FAIL. */
+#define CHECK_RANK rte_info.rank
+#include "test/check.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <time.h>
@@ -32,27 +37,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL: rank %d: ", rte_info.rank);                                              \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
-
-static void must(int rc, const char *what)
-{
-    if (rc != MPI_SUCCESS) {
-        printf("FAIL: rank %d: %s returned %d\n", rte_info.rank, what, rc);
-        fflush(stdout);
-        exit(1);
-    }
-}
 
 static int test_info(void)
 {
@@ -67,29 +51,29 @@ static int test_info(void)
             off = sizeof(peers) - 1;
         if (p == rte_info.rank) {
             me_in_peers = true;
-            CHECK(i == rte_info.local_rank, "local_rank %d but index %d in local_peers",
-                  rte_info.local_rank, i);
+            EXPECT(i == rte_info.local_rank, "local_rank %d but index %d in local_peers",
+                   rte_info.local_rank, i);
         }
-        CHECK(i == 0 || rte_info.local_peers[i - 1] < p, "local_peers not ascending");
-        CHECK(rte_node_of(p) == (int)rte_info.node_id, "local peer %d on node %d, I am on %u", p,
-              rte_node_of(p), rte_info.node_id);
-        CHECK(strcmp(rte_hostname_of(p), rte_info.hostname) == 0,
-              "local peer %d on host %s, I am on %s", p, rte_hostname_of(p), rte_info.hostname);
+        EXPECT(i == 0 || rte_info.local_peers[i - 1] < p, "local_peers not ascending");
+        EXPECT(rte_node_of(p) == (int)rte_info.node_id, "local peer %d on node %d, I am on %u", p,
+               rte_node_of(p), rte_info.node_id);
+        EXPECT(strcmp(rte_hostname_of(p), rte_info.hostname) == 0,
+               "local peer %d on host %s, I am on %s", p, rte_hostname_of(p), rte_info.hostname);
     }
-    CHECK(me_in_peers, "not in my own local_peers");
-    CHECK(rte_info.rank >= 0 && rte_info.rank < rte_info.size, "rank out of range");
-    CHECK(rte_info.local_size >= 1 && rte_info.local_size <= rte_info.size, "bad local_size");
-    CHECK(rte_info.num_nodes >= 1 && (int)rte_info.node_id < rte_info.num_nodes,
-          "node_id %u of %d nodes", rte_info.node_id, rte_info.num_nodes);
-    CHECK(rte_info.universe_size >= 1, "universe %d", rte_info.universe_size);
-    CHECK(rte_info.num_cpus >= 1, "num_cpus %d", rte_info.num_cpus);
-    CHECK(rte_info.oversubscribed == (rte_info.local_size > rte_info.node_cpus),
-          "oversubscribed %d with %d local ranks on %d CPUs", rte_info.oversubscribed,
-          rte_info.local_size, rte_info.node_cpus);
-    CHECK(rte_info.jobid[0] != '\0', "empty jobid");
+    EXPECT(me_in_peers, "not in my own local_peers");
+    EXPECT(rte_info.rank >= 0 && rte_info.rank < rte_info.size, "rank out of range");
+    EXPECT(rte_info.local_size >= 1 && rte_info.local_size <= rte_info.size, "bad local_size");
+    EXPECT(rte_info.num_nodes >= 1 && (int)rte_info.node_id < rte_info.num_nodes,
+           "node_id %u of %d nodes", rte_info.node_id, rte_info.num_nodes);
+    EXPECT(rte_info.universe_size >= 1, "universe %d", rte_info.universe_size);
+    EXPECT(rte_info.num_cpus >= 1, "num_cpus %d", rte_info.num_cpus);
+    EXPECT(rte_info.oversubscribed == (rte_info.local_size > rte_info.node_cpus),
+           "oversubscribed %d with %d local ranks on %d CPUs", rte_info.oversubscribed,
+           rte_info.local_size, rte_info.node_cpus);
+    EXPECT(rte_info.jobid[0] != '\0', "empty jobid");
     for (int r = 0; r < rte_info.size; r++)
-        CHECK(rte_node_of(r) >= 0 && rte_node_of(r) < rte_info.num_nodes, "rte_node_of(%d) = %d",
-              r, rte_node_of(r));
+        EXPECT(rte_node_of(r) >= 0 && rte_node_of(r) < rte_info.num_nodes, "rte_node_of(%d) = %d",
+               r, rte_node_of(r));
     printf("INFO rank=%d size=%d local_rank=%d local_size=%d node_rank=%d node_id=%u "
            "num_nodes=%d appnum=%d universe=%d host=%s jobid=%s cpus=%d node_cpus=%d "
            "oversubscribed=%d singleton=%d peers=%s\n",
@@ -97,8 +81,8 @@ static int test_info(void)
            rte_info.node_rank, rte_info.node_id, rte_info.num_nodes, rte_info.appnum,
            rte_info.universe_size, rte_info.hostname, rte_info.jobid, rte_info.num_cpus,
            rte_info.node_cpus, rte_info.oversubscribed, rte_info.singleton, peers);
-    must(rte_fence(false), "rte_fence");
-    return failures;
+    CHECK_OK(rte_fence(false));
+    return check_failures;
 }
 
 /* Card of rank r: text, then (1000 + 37 r) pattern bytes. */
@@ -122,31 +106,31 @@ static int test_modex(bool collect)
     int remote = 0;
 
     card_fill(mine, rte_info.rank, rte_info.hostname, (int)rte_info.node_id);
-    must(rte_modex_put("card", mine, mylen), "rte_modex_put");
-    must(rte_modex_put("small", &rte_info.rank, sizeof(int)), "rte_modex_put");
-    must(rte_modex_commit(), "rte_modex_commit");
-    must(rte_fence(collect), "rte_fence");
+    CHECK_OK(rte_modex_put("card", mine, mylen));
+    CHECK_OK(rte_modex_put("small", &rte_info.rank, sizeof(int)));
+    CHECK_OK(rte_modex_commit());
+    CHECK_OK(rte_fence(collect));
     for (int k = 0; k < rte_info.size; k++) {
         int r = (rte_info.rank + k) % rte_info.size;
         void *data = NULL;
         size_t len = 0;
-        must(rte_modex_get(r, "card", &data, &len), "rte_modex_get");
+        CHECK_OK(rte_modex_get(r, "card", &data, &len));
         card_fill(want, r, rte_hostname_of(r), rte_node_of(r));
-        CHECK(len == card_len(r), "card of %d has %zu bytes, want %zu", r, len, card_len(r));
-        CHECK(len != card_len(r) || memcmp(data, want, len) == 0,
-              "card of %d differs: got '%.80s' want '%.80s'", r, (char *)data, (char *)want);
+        EXPECT(len == card_len(r), "card of %d has %zu bytes, want %zu", r, len, card_len(r));
+        EXPECT(len != card_len(r) || memcmp(data, want, len) == 0,
+               "card of %d differs: got '%.80s' want '%.80s'", r, (char *)data, (char *)want);
         remote += rte_node_of(r) != (int)rte_info.node_id;
         free(data);
-        must(rte_modex_get(r, "small", &data, &len), "rte_modex_get");
-        CHECK(len == sizeof(int) && *(int *)data == r, "small value of %d wrong", r);
+        CHECK_OK(rte_modex_get(r, "small", &data, &len));
+        EXPECT(len == sizeof(int) && *(int *)data == r, "small value of %d wrong", r);
         free(data);
     }
-    must(rte_fence(false), "rte_fence");
-    printf("MODEX %s rank %d peers %d remote %d host %s\n", failures ? "FAILED" : "OK",
+    CHECK_OK(rte_fence(false));
+    printf("MODEX %s rank %d peers %d remote %d host %s\n", check_failures ? "FAILED" : "OK",
            rte_info.rank, rte_info.size, remote, rte_info.hostname);
     free(mine);
     free(want);
-    return failures;
+    return check_failures;
 }
 
 /* Wait for a rank that will die: the launcher must end us.  The fence may
@@ -154,7 +138,7 @@ static int test_modex(bool collect)
 static void wait_in_fence(void)
 {
     if (rte_fence(true) == MPI_SUCCESS)
-        printf("FAIL: rank %d: fence completed although a rank died\n", rte_info.rank);
+        FAIL("fence completed although a rank died");
     for (;;)
         pause();
 }
@@ -162,16 +146,14 @@ static void wait_in_fence(void)
 static int test_shm(int victim)
 {
     char name[256];
-    must(rte_shm_name(name, sizeof(name), "test") == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_OTHER,
-         "rte_shm_name");
+    CHECK_OK(rte_shm_name(name, sizeof(name), "test"));
     snprintf(name + strlen(name), sizeof(name) - strlen(name), "-%d", rte_info.rank);
     int fd = shm_open(name, O_CREAT | O_RDWR, 0600);
-    CHECK(fd >= 0, "shm_open(%s) failed", name);
-    if (fd >= 0 && ftruncate(fd, 4096) != 0)
-        CHECK(0, "ftruncate failed");
+    if (EXPECT(fd >= 0, "shm_open(%s) failed", name))
+        EXPECT(ftruncate(fd, 4096) == 0, "ftruncate failed");
     printf("SHM rank %d created /dev/shm%s\n", rte_info.rank, name);
     fflush(stdout);
-    must(rte_fence(false), "rte_fence");
+    CHECK_OK(rte_fence(false));
     if (rte_info.rank == victim)
         raise(SIGSEGV);
     wait_in_fence();
@@ -211,18 +193,19 @@ int main(int argc, char **argv)
     int rc = 0;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
+    check_output = stdout;
     if (strcmp(mode, "noinit") == 0)
         return 0;
-    must(rte_init(), "rte_init");
+    CHECK_OK(rte_init());
     if (strcmp(mode, "info") == 0) {
         rc = test_info();
     } else if (strcmp(mode, "modex") == 0) {
         rc = test_modex(!(argc > 2 && strcmp(argv[2], "direct") == 0));
     } else if (strcmp(mode, "hello") == 0) {
-        must(rte_modex_put("card", &rte_info.rank, sizeof(int)), "put");
-        must(rte_modex_commit(), "commit");
-        must(rte_fence(true), "fence");
-        must(rte_fence(false), "fence");
+        CHECK_OK(rte_modex_put("card", &rte_info.rank, sizeof(int)));
+        CHECK_OK(rte_modex_commit());
+        CHECK_OK(rte_fence(true));
+        CHECK_OK(rte_fence(false));
     } else if (strcmp(mode, "segv") == 0) {
         if (rte_info.rank == a1) {
             struct timespec ts;
@@ -248,8 +231,8 @@ int main(int argc, char **argv)
         wait_in_fence();
         rc = 1;
     } else if (strcmp(mode, "exitafter") == 0) {
-        must(rte_fence(false), "rte_fence");
-        must(rte_finalize(), "rte_finalize");
+        CHECK_OK(rte_fence(false));
+        CHECK_OK(rte_finalize());
         return rte_info.rank == a1 ? a2 : 0;
     } else if (strcmp(mode, "shm") == 0) {
         rc = test_shm(a1);
@@ -266,9 +249,9 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "print") == 0) {
         rc = test_print(a1);
     } else {
-        printf("FAIL: unknown mode %s\n", mode);
+        FAIL("unknown mode %s", mode);
         rc = 1;
     }
-    must(rte_finalize(), "rte_finalize");
+    CHECK_OK(rte_finalize());
     return rc ? 1 : 0;
 }

@@ -14,18 +14,22 @@
  * destination at another, guards around both.
  */
 #include "base/copy.h"
+#include "test/check.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
+/* The sweeps stop after this many failures (each would print a line). */
+#define MAX_FAILURES 10
 
 static void (*copy_fn)(void *, const void *, size_t);
 
 static void check_one(size_t len, size_t so, size_t dof)
 {
+    if (check_failures >= MAX_FAILURES)
+        return;
     static uint8_t src[8192 + 128], dst[8192 + 256], ref[8192 + 256];
     for (size_t i = 0; i < sizeof(src); i++)
         src[i] = (uint8_t)(i * 131 + len);
@@ -37,14 +41,15 @@ static void check_one(size_t len, size_t so, size_t dof)
         size_t at = 0;
         while (dst[at] == ref[at])
             at++;
-        if (failures++ < 10)
-            fprintf(stderr, "FAIL: len %zu src+%zu dst+%zu: first difference at byte %zd\n",
-                    len, so, dof, (ssize_t)at - 64 - (ssize_t)dof);
+        FAIL("len %zu src+%zu dst+%zu: first difference at byte %zd", len, so, dof,
+             (ssize_t)at - 64 - (ssize_t)dof);
     }
 }
 
 static void check_two(size_t len, size_t so, size_t dof, size_t dof2)
 {
+    if (check_failures >= MAX_FAILURES)
+        return;
     static uint8_t src[8192 + 128], d1[8192 + 256], d2[8192 + 256], ref[8192 + 256];
     for (size_t i = 0; i < sizeof(src); i++)
         src[i] = (uint8_t)(i * 37 + len + so);
@@ -55,9 +60,9 @@ static void check_two(size_t len, size_t so, size_t dof, size_t dof2)
         size_t off = k ? dof2 : dof;
         memset(ref, 0xee, sizeof(ref));
         memcpy(ref + 64 + off, src + so, len);
-        if (memcmp(k ? d2 : d1, ref, sizeof(ref)) != 0 && failures++ < 10)
-            fprintf(stderr, "FAIL: rail_copy2 len %zu src+%zu dst+%zu dst2+%zu: destination %d\n",
-                    len, so, dof, dof2, k + 1);
+        EXPECT(memcmp(k ? d2 : d1, ref, sizeof(ref)) == 0,
+               "rail_copy2 len %zu src+%zu dst+%zu dst2+%zu: destination %d", len, so, dof, dof2,
+               k + 1);
     }
 }
 
@@ -82,23 +87,17 @@ static void sweep(const char *isa)
 int main(void)
 {
     sweep("libc");
-    if (rail_copy_vec != NULL) {
-        fprintf(stderr, "FAIL: copy_isa=libc left a vector copy selected\n");
-        failures++;
-    }
-    if (rail_copy_stream != NULL) {
-        fprintf(stderr, "FAIL: copy_isa=libc left a streaming copy selected\n");
-        failures++;
-    }
+    EXPECT(rail_copy_vec == NULL, "copy_isa=libc left a vector copy selected");
+    EXPECT(rail_copy_stream == NULL, "copy_isa=libc left a streaming copy selected");
     sweep("libc+stream");
-    if (rail_copy2_vec != NULL) {
-        fprintf(stderr, "FAIL: memcpy with streaming left the vector two-destination copy\n");
-        failures++;
-    }
+    EXPECT(rail_copy2_vec == NULL, "memcpy with streaming left the vector two-destination copy");
     sweep("auto");
     printf("copy_isa=auto chose: %s\n", rail_copy_selected);
     sweep("avx2");
-    printf("vector copy: %s\n", rail_copy_vec ? "yes (AVX2)" : "no (this CPU: memcpy)");
+    if (rail_copy_vec)
+        printf("vector copy: AVX2\n");
+    else
+        check_skip_part("vector copy: this CPU has no AVX2 (memcpy checked instead)");
     if (rail_copy_stream) {
         copy_fn = rail_copy_stream;
         const size_t lens[] = { 0,   1,   63,  64,  65,   127,  128,  129,  191,  192,
@@ -108,7 +107,10 @@ int main(void)
                 for (size_t dof = 0; dof < 64; dof++)
                     check_one(lens[l], so, dof);
     }
-    printf("streaming copy: %s\n", rail_copy_stream ? "yes (AVX2), checked" : "no (this CPU)");
+    if (rail_copy_stream)
+        printf("streaming copy: AVX2, checked\n");
+    else
+        check_skip_part("streaming copy: this CPU has none");
     {
         const size_t lens[] = { 0, 1, 33, 2047, 2048, 2049, 2111, 2175, 2176, 4099, 8191, 8192 };
         for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
@@ -120,8 +122,7 @@ int main(void)
 
     size_t big = (size_t)1 << 20;
     uint8_t *a = malloc(big + 64), *b = malloc(big + 64);
-    if (!a || !b)
-        return 1;
+    CHECK(a && b, "out of memory");
     for (size_t i = 0; i < big + 64; i++)
         a[i] = (uint8_t)(i ^ (i >> 9));
     for (size_t off = 0; off < 64; off += 8) {
@@ -130,32 +131,26 @@ int main(void)
                 break;
             memset(b, 0, big + 64);
             (stream ? rail_copy_stream : copy_default)(b + off, a + off / 2, big);
-            if (memcmp(b + off, a + off / 2, big) != 0 || (off && b[off - 1] != 0) ||
-                b[off + big] != 0) {
-                fprintf(stderr, "FAIL: 1 MiB %s copy to offset %zu\n",
-                        stream ? "streaming" : "", off);
-                failures++;
-            }
+            EXPECT(memcmp(b + off, a + off / 2, big) == 0 && (off == 0 || b[off - 1] == 0) &&
+                       b[off + big] == 0,
+                   "1 MiB %s copy to offset %zu", stream ? "streaming" : "", off);
         }
     }
     free(a);
     free(b);
 
     /* the streaming threshold: 3/8 of the last-level cache, or the fallback */
-    if (rail_copy_stream_min_for(32u << 20) != (12u << 20) ||
-        rail_copy_stream_min_for(0) != RAIL_COPY_STREAM_MIN_FALLBACK ||
-        rail_copy_stream_min_for((size_t)256 << 20) != (96u << 20)) {
-        fprintf(stderr, "FAIL: rail_copy_stream_min_for: 32 MiB -> %zu, 0 -> %zu, 256 MiB -> %zu\n",
-                rail_copy_stream_min_for(32u << 20), rail_copy_stream_min_for(0),
-                rail_copy_stream_min_for((size_t)256 << 20));
-        failures++;
-    }
+    EXPECT(rail_copy_stream_min_for(32u << 20) == (12u << 20) &&
+               rail_copy_stream_min_for(0) == RAIL_COPY_STREAM_MIN_FALLBACK &&
+               rail_copy_stream_min_for((size_t)256 << 20) == (96u << 20),
+           "rail_copy_stream_min_for: 32 MiB -> %zu, 0 -> %zu, 256 MiB -> %zu",
+           rail_copy_stream_min_for(32u << 20), rail_copy_stream_min_for(0),
+           rail_copy_stream_min_for((size_t)256 << 20));
     /* rail_copy from rail_copy_stream_min bytes streams: content and guards */
     size_t huge = rail_copy_stream_min + 4099;
     a = malloc(huge + 64);
     b = malloc(huge + 64);
-    if (!a || !b)
-        return 1;
+    CHECK(a && b, "out of memory");
     for (size_t i = 0; i < huge + 64; i++)
         a[i] = (uint8_t)(i * 7 ^ (i >> 11));
     /* the loop's streaming tail (avx2), then memcpy's (libc+stream) */
@@ -165,15 +160,11 @@ int main(void)
         for (size_t off = 1; off < 64; off += 31) {
             memset(b, 0, huge + 64);
             rail_copy(b + off, a + 3, huge);
-            if (memcmp(b + off, a + 3, huge) != 0 || b[off - 1] != 0 || b[off + huge] != 0) {
-                fprintf(stderr, "FAIL: %zu-byte copy to offset %zu (%s)\n", huge, off,
-                        rail_copy_selected);
-                failures++;
-            }
+            EXPECT(memcmp(b + off, a + 3, huge) == 0 && b[off - 1] == 0 && b[off + huge] == 0,
+                   "%zu-byte copy to offset %zu (%s)", huge, off, rail_copy_selected);
         }
     }
     free(a);
     free(b);
-    printf("%s: %d failures\n", failures ? "FAIL" : "ok", failures);
-    return failures ? 1 : 0;
+    return check_report("copy_test");
 }

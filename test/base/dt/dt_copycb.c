@@ -167,13 +167,11 @@ int main(int argc, char **argv)
 {
     struct t_dev d;
     t_seed_from_args(argc, argv);
-    if (t_dev_open(&d) != 0) {
-        printf("dt_copycb: memfd_create/mmap unavailable, skipped\n");
-        return 77;
-    }
+    if (t_dev_open(&d) != 0)
+        check_skip("memfd_create/mmap unavailable");
     t_leaf_ext32_safe = true;   /* long double padding does not survive external32 */
     int iters = argc > 2 ? atoi(argv[2]) : 2000;
-    for (int i = 0; i < iters && t_failures < 5; i++) {
+    for (int i = 0; i < iters && check_failures < 5; i++) {
         struct t_case c, e;
         if (!t_case_make(&c, &d, 64))
             continue;
@@ -189,5 +187,5 @@ int main(int argc, char **argv)
         rail_dt_release(c.dt);
         rail_dt_release(e.dt);
     }
-    return t_finish("dt_copycb");
+    return check_report("dt_copycb");
 }

@@ -103,7 +103,7 @@ static int t_sig_match(const struct rail_dt *dt, int64_t count)
 
 static void t_random(int iters)
 {
-    for (int i = 0; i < iters && t_failures < 5; i++) {
+    for (int i = 0; i < iters && check_failures < 5; i++) {
         struct rail_dt *dt = t_rand_type(4, 600);
         int64_t count = t_range(0, 3);
         if (t_elements_all(dt, count) || t_sig_runs(dt, count) ||
@@ -125,18 +125,18 @@ static void t_signatures(void)
     struct rail_dt_sig_iter it;
     rail_dt_create_vector(1 << 20, 1, 3, I32, &v);
     rail_dt_sig_init(&it, v, 7);
-    T_CHECK(rail_dt_sig_next(&it, &leaf, &n) && leaf == I32 && n == 7 << 20, "one run");
-    T_CHECK(!rail_dt_sig_next(&it, &leaf, &n), "only one run");
+    EXPECT(rail_dt_sig_next(&it, &leaf, &n) && leaf == I32 && n == 7 << 20, "one run");
+    EXPECT(!rail_dt_sig_next(&it, &leaf, &n), "only one run");
     rail_dt_sig_fini(&it);
     rail_dt_create_contiguous(7 << 20, I32, &c);
-    T_CHECK(rail_dt_sig_match(v, 7, c, 1, &m) == MPI_SUCCESS && m, "vector vs contiguous");
-    T_CHECK(rail_dt_sig_match(I32, 1, F64, 1, &m) == MPI_SUCCESS && !m, "int vs double");
+    EXPECT(rail_dt_sig_match(v, 7, c, 1, &m) == MPI_SUCCESS && m, "vector vs contiguous");
+    EXPECT(rail_dt_sig_match(I32, 1, F64, 1, &m) == MPI_SUCCESS && !m, "int vs double");
     rail_dt_create_struct(2, bl, d, ts, &s);
-    T_CHECK(rail_dt_sig_match(s, 2, s, 3, &m) == MPI_SUCCESS && m, "struct prefix");
-    T_CHECK(rail_dt_sig_match(s, 2, c, 1, &m) == MPI_SUCCESS && !m, "struct vs ints");
-    T_CHECK(rail_dt_sig_match(I32, 3, s, 1, &m) == MPI_SUCCESS && m, "3 ints prefix of struct");
-    T_CHECK(rail_dt_sig_match(rail_dt_predefined(RAIL_TK_2INT), 2, c, 1, &m) == MPI_SUCCESS && m,
-            "2int is two ints");
+    EXPECT(rail_dt_sig_match(s, 2, s, 3, &m) == MPI_SUCCESS && m, "struct prefix");
+    EXPECT(rail_dt_sig_match(s, 2, c, 1, &m) == MPI_SUCCESS && !m, "struct vs ints");
+    EXPECT(rail_dt_sig_match(I32, 3, s, 1, &m) == MPI_SUCCESS && m, "3 ints prefix of struct");
+    EXPECT(rail_dt_sig_match(rail_dt_predefined(RAIL_TK_2INT), 2, c, 1, &m) == MPI_SUCCESS && m,
+           "2int is two ints");
     rail_dt_release(s);
     rail_dt_release(c);
     rail_dt_release(v);
@@ -156,13 +156,13 @@ static void t_elements_fast(void)
     clock_t t0 = clock();
     bool exact;
     int64_t per = 2 * (h->size / 9);
-    T_CHECK(rail_dt_get_elements(c, c->size, &exact) == 1000 * per && exact, "whole");
-    T_CHECK(rail_dt_get_elements(c, h->size * 5 + 9 * 3 + 2, &exact) == 5 * per + 6 + 1 && !exact,
-            "inside");
+    EXPECT(rail_dt_get_elements(c, c->size, &exact) == 1000 * per && exact, "whole");
+    EXPECT(rail_dt_get_elements(c, h->size * 5 + 9 * 3 + 2, &exact) == 5 * per + 6 + 1 && !exact,
+           "inside");
     for (int i = 0; i < 1000000; i++)
         rail_dt_get_elements(c, (int64_t)(t_rand() % (uint64_t)c->size), NULL);
     double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
-    T_CHECK(secs < 2.0, "1e6 get_elements on a 1e9-element type took %.2f s", secs);
+    EXPECT(secs < 2.0, "1e6 get_elements on a 1e9-element type took %.2f s", secs);
     rail_dt_release(c);
     rail_dt_release(h);
     rail_dt_release(s);
@@ -176,5 +176,5 @@ int main(int argc, char **argv)
     t_signatures();
     t_elements_fast();
     t_random(argc > 2 ? atoi(argv[2]) : 3000);
-    return t_finish("dt_elements");
+    return check_report("dt_elements");
 }

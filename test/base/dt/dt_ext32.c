@@ -37,12 +37,12 @@ static void t_sizes(void)
     size_t s;
     for (size_t i = 0; i < RAIL_ARRAY_SIZE(sz); i++) {
         int rc = rail_dt_external32_size(rail_dt_predefined(sz[i].tk), 3, &s);
-        T_CHECK(rc == MPI_SUCCESS && s == 3 * sz[i].size, "%s: %zu",
-                rail_typekind_name(sz[i].tk), s);
+        EXPECT(rc == MPI_SUCCESS && s == 3 * sz[i].size, "%s: %zu", rail_typekind_name(sz[i].tk),
+               s);
     }
-    T_CHECK(rail_dt_external32_size(rail_dt_predefined_ext32(RAIL_TK_INT64, 4), 2, &s) ==
-                    MPI_SUCCESS && s == 8,
-            "MPI_LONG is 4 bytes");
+    EXPECT(rail_dt_external32_size(rail_dt_predefined_ext32(RAIL_TK_INT64, 4), 2, &s) ==
+                   MPI_SUCCESS && s == 8,
+           "MPI_LONG is 4 bytes");
 }
 
 static void t_patterns(void)
@@ -57,26 +57,26 @@ static void t_patterns(void)
     uint64_t ul = 0xFFFFFFFFu;
     struct { long v; int i; } li = {-3, 7};
     struct { double v; int i; } di = {-0.5, 0x0A0B0C0D};
-    T_CHECK(!t_encode(TK(INT32), 1, &i, "01020304"), "int32");
-    T_CHECK(!t_encode(TK(INT16), 1, &h, "0102"), "int16");
-    T_CHECK(!t_encode(TK(DOUBLE), 1, &d, "3ff0000000000000"), "double");
-    T_CHECK(!t_encode(TK(FLOAT), 2, f, "c00000003f800000"), "float");
-    T_CHECK(!t_encode(TK(C_FLOAT_COMPLEX), 1, &fc, "3f80000040000000"), "complex");
-    T_CHECK(!t_encode(TK(BOOL), 1, &b, "01"), "bool");
-    T_CHECK(!t_encode(TK(INT64), 1, &l[1], "1122334455667788"), "int64");
-    T_CHECK(!t_encode(rail_dt_predefined_ext32(RAIL_TK_INT64, 4), 2, l, "fffffffe55667788"),
-            "long truncated to 4 bytes");
-    T_CHECK(!t_encode(TK(LONG_INT), 1, &li, "fffffffd00000007"), "long_int");
-    T_CHECK(!t_encode(TK(DOUBLE_INT), 1, &di, "bfe00000000000000a0b0c0d"), "double_int");
+    EXPECT(!t_encode(TK(INT32), 1, &i, "01020304"), "int32");
+    EXPECT(!t_encode(TK(INT16), 1, &h, "0102"), "int16");
+    EXPECT(!t_encode(TK(DOUBLE), 1, &d, "3ff0000000000000"), "double");
+    EXPECT(!t_encode(TK(FLOAT), 2, f, "c00000003f800000"), "float");
+    EXPECT(!t_encode(TK(C_FLOAT_COMPLEX), 1, &fc, "3f80000040000000"), "complex");
+    EXPECT(!t_encode(TK(BOOL), 1, &b, "01"), "bool");
+    EXPECT(!t_encode(TK(INT64), 1, &l[1], "1122334455667788"), "int64");
+    EXPECT(!t_encode(rail_dt_predefined_ext32(RAIL_TK_INT64, 4), 2, l, "fffffffe55667788"),
+           "long truncated to 4 bytes");
+    EXPECT(!t_encode(TK(LONG_INT), 1, &li, "fffffffd00000007"), "long_int");
+    EXPECT(!t_encode(TK(DOUBLE_INT), 1, &di, "bfe00000000000000a0b0c0d"), "double_int");
     /* narrow longs widen back with their sign */
     unsigned char in[8] = {0xff, 0xff, 0xff, 0xfe, 0xff, 0xff, 0xff, 0xff};
     size_t pos = 0;
     int64_t back[2];
     rail_dt_unpack_external32(rail_dt_predefined_ext32(RAIL_TK_INT64, 4), 2, back, in, 8, &pos);
-    T_CHECK(back[0] == -2 && back[1] == -1 && pos == 8, "long sign extension");
+    EXPECT(back[0] == -2 && back[1] == -1 && pos == 8, "long sign extension");
     pos = 4;
     rail_dt_unpack_external32(rail_dt_predefined_ext32(RAIL_TK_UINT64, 4), 1, &ul, in, 8, &pos);
-    T_CHECK(ul == 0xFFFFFFFFu, "unsigned long zero extension");
+    EXPECT(ul == 0xFFFFFFFFu, "unsigned long zero extension");
 }
 
 #if LDBL_MANT_DIG == 64
@@ -85,11 +85,11 @@ static void t_ld_roundtrip(long double v, const char *hex)
     long double back = 0;
     unsigned char out[16];
     size_t pos = 0;
-    T_CHECK(!t_encode(TK(LONG_DOUBLE), 1, &v, hex), "%Lg", v);
+    EXPECT(!t_encode(TK(LONG_DOUBLE), 1, &v, hex), "%Lg", v);
     rail_dt_pack_external32(TK(LONG_DOUBLE), 1, &v, out, 16, &pos);
     pos = 0;
     rail_dt_unpack_external32(TK(LONG_DOUBLE), 1, &back, out, 16, &pos);
-    T_CHECK((isnan(v) && isnan(back)) || !memcmp(&v, &back, 10), "%Lg round trip", v);
+    EXPECT((isnan(v) && isnan(back)) || !memcmp(&v, &back, 10), "%Lg round trip", v);
 }
 
 /* Decode a binary128 pattern and compare with an expected long double. */
@@ -101,7 +101,7 @@ static void t_ld_decode(const char *hex, long double want)
     for (int i = 0; i < 16; i++)
         sscanf(hex + 2 * i, "%2hhx", &in[i]);
     rail_dt_unpack_external32(TK(LONG_DOUBLE), 1, &got, in, 16, &pos);
-    T_CHECK(got == want || (isnan(got) && isnan(want)), "%s: %La, want %La", hex, got, want);
+    EXPECT(got == want || (isnan(got) && isnan(want)), "%s: %La, want %La", hex, got, want);
 }
 
 static void t_long_double(void)
@@ -125,14 +125,14 @@ static void t_long_double(void)
     t_ld_decode("7ffeffffffffffffffffffffffffffff", INFINITY);   /* rounds up past max */
     t_ld_decode("0000ffffffffffffffffffffffffffff", LDBL_MIN);   /* denormal rounds up */
     long double _Complex z = 1.0L - 2.0L * _Complex_I;
-    T_CHECK(!t_encode(TK(C_LONG_DOUBLE_COMPLEX), 1, &z,
-                      "3fff0000000000000000000000000000c0000000000000000000000000000000"),
-            "long double complex");
+    EXPECT(!t_encode(TK(C_LONG_DOUBLE_COMPLEX), 1, &z,
+                     "3fff0000000000000000000000000000c0000000000000000000000000000000"),
+           "long double complex");
 }
 #else
 static void t_long_double(void)
 {
-    printf("long double is not x87 here: conversion tests skipped\n");
+    check_skip_part("long double conversions: long double is not x87 here");
 }
 #endif
 
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
     t_long_double();
     t_leaf_ext32_safe = true;
     int iters = argc > 2 ? atoi(argv[2]) : 5000;
-    for (int i = 0; i < iters && t_failures < 5; i++)
+    for (int i = 0; i < iters && check_failures < 5; i++)
         t_random_one();
-    return t_finish("dt_ext32");
+    return check_report("dt_ext32");
 }

@@ -196,7 +196,7 @@ static int t_one(int iter)
     int bad = 0;
     t_case_make(&c, 2048);
     t_case_make(&d, 2048);
-    T_CHECK(c.size == (size_t)(c.count * c.dt->size), "size");
+    EXPECT(c.size == (size_t)(c.count * c.dt->size), "size");
     bad |= t_check_queries(&c) || t_check_pack(&c) || t_check_unpack(&c, false) ||
            t_check_iov(&c) || t_check_copy(&c, &d);
     if (!bad && t_ref_disjoint(c.dt, c.count))
@@ -216,7 +216,7 @@ int main(int argc, char **argv)
 {
     t_seed_from_args(argc, argv);
     int iters = argc > 2 ? atoi(argv[2]) : 20000;
-    for (int i = 0; i < iters && t_failures < 5; i++)
+    for (int i = 0; i < iters && check_failures < 5; i++)
         t_one(i);
-    return t_finish("dt_pack");
+    return check_report("dt_pack");
 }

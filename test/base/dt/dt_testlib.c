@@ -2,24 +2,11 @@
  * Shared helpers of the datatype engine tests (see dt_testlib.h).
  */
 #include "dt_testlib.h"
-#include <stdarg.h>
 #include <string.h>
 #include <time.h>
 
-int t_failures;
 bool t_leaf_ext32_safe;
 static uint64_t t_state = 0x9E3779B97F4A7C15ull;
-
-void t_fail(const char *file, int line, const char *cond, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "%s:%d: check failed: %s: ", file, line, cond);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n");
-    t_failures++;
-}
 
 void t_seed(uint64_t seed)
 {
@@ -313,14 +300,4 @@ struct rail_dt *t_rand_type(int depth, int64_t max_size)
         rail_dt_release(dt);
     }
     return t_rand_leaf();
-}
-
-int t_finish(const char *name)
-{
-    if (t_failures) {
-        printf("%s: %d check(s) failed\n", name, t_failures);
-        return 1;
-    }
-    printf("%s: all checks passed\n", name);
-    return 0;
 }

@@ -1,34 +1,23 @@
 /*
  * Shared helpers of the datatype engine tests: a naive reference packer
  * (a recursive walk of the description, one basic element at a time), a
- * random nested type generator, typed buffers and check macros.
+ * random nested type generator, typed buffers; checks are test/check.h's
+ * EXPECT (a condition is evaluated once: it may move a cursor).
  */
 #ifndef TEST_BASE_DT_TESTLIB_H
 #define TEST_BASE_DT_TESTLIB_H
 
 #include "base/dt.h"
+#include "test/check.h"
 #include <stdio.h>
 #include <stdlib.h>
 
-extern int t_failures;
-
-void t_fail(const char *file, int line, const char *cond, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* Conditions are evaluated once (they may move a cursor). */
-#define T_CHECK(cond, ...)                                                                         \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            t_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                                        \
-    } while (0)
-
-/* Give up on the first failure of a check function (avoids floods). */
+/* A check function gives up at its first failure (avoids floods): the
+ * failure is counted (EXPECT, test/check.h) and it returns 1. */
 #define T_REQUIRE(cond, ...)                                                                       \
     do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            t_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                                        \
+        if (!EXPECT_TEXT(cond, #cond, __VA_ARGS__))                                                \
             return 1;                                                                              \
-        }                                                                                          \
     } while (0)
 
 /* xorshift64* */
@@ -68,8 +57,5 @@ struct rail_dt *t_rand_type(int depth, int64_t max_size);
 struct rail_dt *t_rand_leaf(void);
 /* Limit t_rand_leaf to kinds whose random bytes survive external32. */
 extern bool t_leaf_ext32_safe;
-
-/* Finish: print a summary and return the exit status. */
-int t_finish(const char *name);
 
 #endif

@@ -25,21 +25,7 @@
 #include "base/op_impl.h"
 #include "base/op_types.h"
 #include "base/typekind.h"
-
-static int failures;
-
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        failures++;                                                                                \
-        printf("FAIL: " __VA_ARGS__);                                                              \
-        printf("\n");                                                                              \
-    } while (0)
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            FAIL(__VA_ARGS__);                                                                     \
-    } while (0)
+#include "test/check.h"
 
 /* ------------------------------------------------------------------ kinds */
 
@@ -645,10 +631,7 @@ static void buf_alloc(buf_t *b, char guard)
 {
     b->guard = guard;
     b->base = malloc(GUARD + 32 + MAXCOUNT * 32 + GUARD);
-    if (b->base == NULL) {
-        printf("FAIL: out of memory\n");
-        exit(1);
-    }
+    CHECK(b->base != NULL, "out of memory");
     memset(b->base, 0, GUARD + 32 + MAXCOUNT * 32 + GUARD); /* fault the pages in once */
 }
 
@@ -768,18 +751,18 @@ static void test_table(void)
             const bool want = op_expected((rail_op_t)op, kind_of((rail_typekind_t)tk));
             const rail_op_kernel_t kern = rail_op_kernel((rail_op_t)op, (rail_typekind_t)tk);
             char b1[64] = {0}, b2[64] = {0};
-            CHECK((kern != NULL) == want, "rail_op_kernel(%s, %s) is %s", opn, tkn,
-                  kern ? "a kernel" : "NULL");
+            EXPECT((kern != NULL) == want, "rail_op_kernel(%s, %s) is %s", opn, tkn,
+                   kern ? "a kernel" : "NULL");
             const int rc_want = want ? MPI_SUCCESS : MPI_ERR_OP;
             int rc = rail_op_reduce((rail_op_t)op, (rail_typekind_t)tk, NULL, NULL, 0);
-            CHECK(rc == rc_want, "rail_op_reduce(%s, %s, count 0) returned %d, want %d",
-                  opn, tkn, rc, rc_want);
+            EXPECT(rc == rc_want, "rail_op_reduce(%s, %s, count 0) returned %d, want %d", opn, tkn,
+                   rc, rc_want);
             rc = rail_op_reduce3((rail_op_t)op, (rail_typekind_t)tk, b1, b2, b1 + 32, 0);
-            CHECK(rc == rc_want, "rail_op_reduce3(%s, %s, count 0) returned %d, want %d",
-                  opn, tkn, rc, rc_want);
+            EXPECT(rc == rc_want, "rail_op_reduce3(%s, %s, count 0) returned %d, want %d", opn, tkn,
+                   rc, rc_want);
             rc = rail_op_reduce3((rail_op_t)op, (rail_typekind_t)tk, b1, b2, b2, 0);
-            CHECK(rc == rc_want, "rail_op_reduce3(%s, %s, out==b, count 0) returned %d, want %d",
-                  opn, tkn, rc, rc_want);
+            EXPECT(rc == rc_want, "rail_op_reduce3(%s, %s, out==b, count 0) returned %d, want %d",
+                   opn, tkn, rc, rc_want);
         }
     }
 }
@@ -788,53 +771,54 @@ static void test_names(void)
 {
     for (int op = 0; op < RAIL_OP_COUNT; op++) {
         const char *n = rail_op_name((rail_op_t)op);
-        CHECK(n != NULL && strcmp(n, "invalid") != 0, "rail_op_name(%d) is %s", op, n ? n : "NULL");
+        EXPECT(n != NULL && strcmp(n, "invalid") != 0, "rail_op_name(%d) is %s", op,
+               n ? n : "NULL");
         for (int o2 = 0; o2 < op; o2++)
-            CHECK(strcmp(n, rail_op_name((rail_op_t)o2)) != 0, "ops %d and %d share the name %s",
-                  op, o2, n);
+            EXPECT(strcmp(n, rail_op_name((rail_op_t)o2)) != 0, "ops %d and %d share the name %s",
+                   op, o2, n);
     }
-    CHECK(strcmp(rail_op_name(RAIL_OP_SUM), "sum") == 0, "rail_op_name(SUM)");
-    CHECK(strcmp(rail_op_name(RAIL_OP_COUNT), "invalid") == 0, "rail_op_name(COUNT)");
-    CHECK(strcmp(rail_op_name((rail_op_t)-1), "invalid") == 0, "rail_op_name(-1)");
+    EXPECT(strcmp(rail_op_name(RAIL_OP_SUM), "sum") == 0, "rail_op_name(SUM)");
+    EXPECT(strcmp(rail_op_name(RAIL_OP_COUNT), "invalid") == 0, "rail_op_name(COUNT)");
+    EXPECT(strcmp(rail_op_name((rail_op_t)-1), "invalid") == 0, "rail_op_name(-1)");
 }
 
 static void test_typekind(void)
 {
-    CHECK(NKINDS == RAIL_TK_COUNT - 1, "the test lists %zu kinds, typekind.h has %d", NKINDS,
-          RAIL_TK_COUNT - 1);
+    EXPECT(NKINDS == RAIL_TK_COUNT - 1, "the test lists %zu kinds, typekind.h has %d", NKINDS,
+           RAIL_TK_COUNT - 1);
     for (size_t k = 0; k < NKINDS; k++) {
         const kind_t *kd = &kinds[k];
         const size_t size = rail_typekind_size(kd->tk), align = rail_typekind_align(kd->tk);
         const char *name = rail_typekind_name(kd->tk);
-        CHECK(size == kd->size, "rail_typekind_size(%s) = %zu, want %zu", name, size, kd->size);
+        EXPECT(size == kd->size, "rail_typekind_size(%s) = %zu, want %zu", name, size, kd->size);
         if (size == 0) {
-            printf("note: kind %s is not supported by this compiler\n", name);
+            check_skip_part("kind %s: not supported by this compiler", name);
             continue;
         }
-        CHECK(align != 0 && (align & (align - 1)) == 0 && size % align == 0,
-              "rail_typekind_align(%s) = %zu (size %zu)", name, align, size);
-        CHECK(name != NULL && strcmp(name, "invalid") != 0 && strcmp(name, "none") != 0,
-              "rail_typekind_name(%d)", (int)kd->tk);
+        EXPECT(align != 0 && (align & (align - 1)) == 0 && size % align == 0,
+               "rail_typekind_align(%s) = %zu (size %zu)", name, align, size);
+        EXPECT(name != NULL && strcmp(name, "invalid") != 0 && strcmp(name, "none") != 0,
+               "rail_typekind_name(%d)", (int)kd->tk);
         for (size_t j = 0; j < k; j++)
-            CHECK(strcmp(name, rail_typekind_name(kinds[j].tk)) != 0, "kinds %s share a name",
-                  name);
+            EXPECT(strcmp(name, rail_typekind_name(kinds[j].tk)) != 0, "kinds %s share a name",
+                   name);
     }
     /* alignments of the C types the kinds stand for */
-    CHECK(rail_typekind_align(RAIL_TK_DOUBLE) == _Alignof(double), "align double");
-    CHECK(rail_typekind_align(RAIL_TK_LONG_DOUBLE) == _Alignof(long double), "align long double");
-    CHECK(rail_typekind_align(RAIL_TK_DOUBLE_INT) == _Alignof(t_double_int), "align double_int");
-    CHECK(rail_typekind_align(RAIL_TK_SHORT_INT) == _Alignof(t_short_int), "align short_int");
-    CHECK(rail_typekind_align(RAIL_TK_LONG_DOUBLE_INT) == _Alignof(t_long_double_int),
-          "align long_double_int");
-    CHECK(rail_typekind_align(RAIL_TK_C_LONG_DOUBLE_COMPLEX) == _Alignof(long double _Complex),
-          "align c_long_double_complex");
-    CHECK(rail_typekind_size(RAIL_TK_NONE) == 0 && rail_typekind_size(RAIL_TK_COUNT) == 0 &&
-              rail_typekind_size((rail_typekind_t)-1) == 0,
-          "size of NONE / out of range");
-    CHECK(strcmp(rail_typekind_name(RAIL_TK_NONE), "none") == 0, "name of NONE");
-    CHECK(strcmp(rail_typekind_name(RAIL_TK_COUNT), "invalid") == 0, "name of COUNT");
-    CHECK(strcmp(rail_typekind_name(RAIL_TK_INT32), "int32") == 0, "name of INT32");
-    CHECK(strcmp(rail_typekind_name(RAIL_TK_2INT), "2int") == 0, "name of 2INT");
+    EXPECT(rail_typekind_align(RAIL_TK_DOUBLE) == _Alignof(double), "align double");
+    EXPECT(rail_typekind_align(RAIL_TK_LONG_DOUBLE) == _Alignof(long double), "align long double");
+    EXPECT(rail_typekind_align(RAIL_TK_DOUBLE_INT) == _Alignof(t_double_int), "align double_int");
+    EXPECT(rail_typekind_align(RAIL_TK_SHORT_INT) == _Alignof(t_short_int), "align short_int");
+    EXPECT(rail_typekind_align(RAIL_TK_LONG_DOUBLE_INT) == _Alignof(t_long_double_int),
+           "align long_double_int");
+    EXPECT(rail_typekind_align(RAIL_TK_C_LONG_DOUBLE_COMPLEX) == _Alignof(long double _Complex),
+           "align c_long_double_complex");
+    EXPECT(rail_typekind_size(RAIL_TK_NONE) == 0 && rail_typekind_size(RAIL_TK_COUNT) == 0 &&
+               rail_typekind_size((rail_typekind_t)-1) == 0,
+           "size of NONE / out of range");
+    EXPECT(strcmp(rail_typekind_name(RAIL_TK_NONE), "none") == 0, "name of NONE");
+    EXPECT(strcmp(rail_typekind_name(RAIL_TK_COUNT), "invalid") == 0, "name of COUNT");
+    EXPECT(strcmp(rail_typekind_name(RAIL_TK_INT32), "int32") == 0, "name of INT32");
+    EXPECT(strcmp(rail_typekind_name(RAIL_TK_2INT), "2int") == 0, "name of 2INT");
 }
 
 /* Hand-picked values: wrap-around, logicals that are neither 0 nor 1,
@@ -844,22 +828,22 @@ static void test_written(void)
     { /* integer overflow wraps */
         int32_t a[2] = {INT32_MAX, INT32_MIN}, b[2] = {1, -1};
         rail_op_reduce(RAIL_OP_SUM, RAIL_TK_INT32, a, b, 2);
-        CHECK(b[0] == INT32_MIN && b[1] == INT32_MAX, "int32 sum wraps: %d %d", b[0], b[1]);
+        EXPECT(b[0] == INT32_MIN && b[1] == INT32_MAX, "int32 sum wraps: %d %d", b[0], b[1]);
         int8_t c = -128, d = -1;
         rail_op_reduce(RAIL_OP_PROD, RAIL_TK_INT8, &c, &d, 1);
-        CHECK(d == -128, "int8 prod -128 * -1 = %d", d);
+        EXPECT(d == -128, "int8 prod -128 * -1 = %d", d);
         uint16_t e = 65535, f = 65535;
         rail_op_reduce(RAIL_OP_PROD, RAIL_TK_UINT16, &e, &f, 1);
-        CHECK(f == 1, "uint16 prod 65535 * 65535 = %u", f);
+        EXPECT(f == 1, "uint16 prod 65535 * 65535 = %u", f);
         int64_t g = INT64_MIN, h = -1;
         rail_op_reduce(RAIL_OP_PROD, RAIL_TK_INT64, &g, &h, 1);
-        CHECK(h == INT64_MIN, "int64 prod INT64_MIN * -1");
+        EXPECT(h == INT64_MIN, "int64 prod INT64_MIN * -1");
         uint32_t m = 0x80000000u, n = 5;
         rail_op_reduce(RAIL_OP_MAX, RAIL_TK_UINT32, &m, &n, 1);
-        CHECK(n == 0x80000000u, "uint32 max compares unsigned");
+        EXPECT(n == 0x80000000u, "uint32 max compares unsigned");
         int32_t s = (int32_t)0x80000000u, t = 5;
         rail_op_reduce(RAIL_OP_MAX, RAIL_TK_INT32, &s, &t, 1);
-        CHECK(t == 5, "int32 max compares signed");
+        EXPECT(t == 5, "int32 max compares signed");
     }
     { /* logicals: nonzero is true, result 1/0 of the element's width */
         uint16_t a[4] = {0x100, 0x100, 0, 2}, b[4] = {0x200, 0, 0, 0x8000};
@@ -870,92 +854,92 @@ static void test_written(void)
         rail_op_reduce(RAIL_OP_LAND, RAIL_TK_LOGICAL2, a, land, 4);
         rail_op_reduce(RAIL_OP_LOR, RAIL_TK_LOGICAL2, a, lor, 4);
         rail_op_reduce(RAIL_OP_LXOR, RAIL_TK_LOGICAL2, a, lxor, 4);
-        CHECK(land[0] == 1 && land[1] == 0 && land[2] == 0 && land[3] == 1,
-              "logical2 land %x %x %x %x", land[0], land[1], land[2], land[3]);
-        CHECK(lor[0] == 1 && lor[1] == 1 && lor[2] == 0 && lor[3] == 1, "logical2 lor");
-        CHECK(lxor[0] == 0 && lxor[1] == 1 && lxor[2] == 0 && lxor[3] == 0, "logical2 lxor");
+        EXPECT(land[0] == 1 && land[1] == 0 && land[2] == 0 && land[3] == 1,
+               "logical2 land %x %x %x %x", land[0], land[1], land[2], land[3]);
+        EXPECT(lor[0] == 1 && lor[1] == 1 && lor[2] == 0 && lor[3] == 1, "logical2 lor");
+        EXPECT(lxor[0] == 0 && lxor[1] == 1 && lxor[2] == 0 && lxor[3] == 0, "logical2 lxor");
         uint8_t ba[3] = {2, 0xff, 0}, bb[3] = {0xff, 0, 0x80};
         rail_op_reduce(RAIL_OP_LXOR, RAIL_TK_BOOL, ba, bb, 3);
-        CHECK(bb[0] == 0 && bb[1] == 1 && bb[2] == 1, "bool lxor on bytes 2/0xff: %u %u %u",
-              bb[0], bb[1], bb[2]);
+        EXPECT(bb[0] == 0 && bb[1] == 1 && bb[2] == 1, "bool lxor on bytes 2/0xff: %u %u %u", bb[0],
+               bb[1], bb[2]);
         int32_t ia = -7, ib = 1 << 30;
         rail_op_reduce(RAIL_OP_LAND, RAIL_TK_INT32, &ia, &ib, 1);
-        CHECK(ib == 1, "int32 land of -7 and 2^30 = %d", ib);
+        EXPECT(ib == 1, "int32 land of -7 and 2^30 = %d", ib);
         uint64_t la = 1ull << 40, lb = 0;
         rail_op_reduce(RAIL_OP_LOR, RAIL_TK_LOGICAL8, &la, &lb, 1);
-        CHECK(lb == 1, "logical8 lor of 2^40 and 0");
+        EXPECT(lb == 1, "logical8 lor of 2^40 and 0");
     }
     { /* MINLOC/MAXLOC: ties keep the smaller index whichever operand holds it */
         rail_tk_2int_t in = {5, 7}, io = {5, 3};
         rail_op_reduce(RAIL_OP_MAXLOC, RAIL_TK_2INT, &in, &io, 1);
-        CHECK(io.v == 5 && io.i == 3, "2int maxloc tie (in idx 7, inout idx 3) -> idx %d", io.i);
+        EXPECT(io.v == 5 && io.i == 3, "2int maxloc tie (in idx 7, inout idx 3) -> idx %d", io.i);
         in = (rail_tk_2int_t){5, 2}, io = (rail_tk_2int_t){5, 3};
         rail_op_reduce(RAIL_OP_MINLOC, RAIL_TK_2INT, &in, &io, 1);
-        CHECK(io.v == 5 && io.i == 2, "2int minloc tie (in idx 2, inout idx 3) -> idx %d", io.i);
+        EXPECT(io.v == 5 && io.i == 2, "2int minloc tie (in idx 2, inout idx 3) -> idx %d", io.i);
         in = (rail_tk_2int_t){9, 8}, io = (rail_tk_2int_t){5, 3};
         rail_op_reduce(RAIL_OP_MAXLOC, RAIL_TK_2INT, &in, &io, 1);
-        CHECK(io.v == 9 && io.i == 8, "2int maxloc picks the larger value");
+        EXPECT(io.v == 9 && io.i == 8, "2int maxloc picks the larger value");
         in = (rail_tk_2int_t){9, 8}, io = (rail_tk_2int_t){5, 3};
         rail_op_reduce(RAIL_OP_MINLOC, RAIL_TK_2INT, &in, &io, 1);
-        CHECK(io.v == 5 && io.i == 3, "2int minloc picks the smaller value");
+        EXPECT(io.v == 5 && io.i == 3, "2int minloc picks the smaller value");
         rail_tk_double_int_t da = {-0.0, 4}, db = {0.0, 9}, dout;
         rail_op_reduce3(RAIL_OP_MINLOC, RAIL_TK_DOUBLE_INT, &da, &db, &dout, 1);
-        CHECK(dout.v == 0.0 && dout.i == 4, "double_int minloc -0 vs +0 is a tie -> idx %d",
-              dout.i);
+        EXPECT(dout.v == 0.0 && dout.i == 4, "double_int minloc -0 vs +0 is a tie -> idx %d",
+               dout.i);
         rail_tk_2float_t fa = {1.5f, 10.0f}, fb = {1.5f, 2.0f};
         rail_op_reduce(RAIL_OP_MAXLOC, RAIL_TK_2FLOAT, &fa, &fb, 1);
-        CHECK(fb.v == 1.5f && fb.i == 2.0f, "2float maxloc tie -> idx %g", fb.i);
+        EXPECT(fb.v == 1.5f && fb.i == 2.0f, "2float maxloc tie -> idx %g", fb.i);
         rail_tk_float_int_t na = {NAN, 6}, nb = {1e30f, 1};
         rail_op_reduce(RAIL_OP_MAXLOC, RAIL_TK_FLOAT_INT, &na, &nb, 1);
-        CHECK(nb.v == 1e30f && nb.i == 1, "float_int maxloc: an incoming NaN does not win");
+        EXPECT(nb.v == 1e30f && nb.i == 1, "float_int maxloc: an incoming NaN does not win");
         rail_tk_long_double_int_t la = {3.0L, 1}, lb = {3.0L, 0};
         rail_op_reduce(RAIL_OP_MINLOC, RAIL_TK_LONG_DOUBLE_INT, &la, &lb, 1);
-        CHECK(lb.v == 3.0L && lb.i == 0, "long_double_int minloc tie");
+        EXPECT(lb.v == 3.0L && lb.i == 0, "long_double_int minloc tie");
     }
     { /* MAX/MIN: b unless a is strictly better, so NaN in b stays, NaN in a is dropped */
         double a[4] = {NAN, 1.0, -INFINITY, 0.0}, b[4] = {1.0, NAN, NAN, -0.0};
         double mx[4], mn[4];
         rail_op_reduce3(RAIL_OP_MAX, RAIL_TK_DOUBLE, a, b, mx, 4);
         rail_op_reduce3(RAIL_OP_MIN, RAIL_TK_DOUBLE, a, b, mn, 4);
-        CHECK(mx[0] == 1.0 && isnan(mx[1]) && isnan(mx[2]) && mx[3] == 0.0 && signbit(mx[3]),
-              "double max with NaN / signed zero");
-        CHECK(mn[0] == 1.0 && isnan(mn[1]) && isnan(mn[2]) && mn[3] == 0.0 && signbit(mn[3]),
-              "double min with NaN / signed zero");
+        EXPECT(mx[0] == 1.0 && isnan(mx[1]) && isnan(mx[2]) && mx[3] == 0.0 && signbit(mx[3]),
+               "double max with NaN / signed zero");
+        EXPECT(mn[0] == 1.0 && isnan(mn[1]) && isnan(mn[2]) && mn[3] == 0.0 && signbit(mn[3]),
+               "double min with NaN / signed zero");
         float fa[9] = {NAN, 1, 2, 3, 4, 5, 6, 7, -1}, fb[9] = {0, 0, 0, 0, 0, 0, 0, 0, NAN};
         rail_op_reduce(RAIL_OP_MIN, RAIL_TK_FLOAT, fa, fb, 9);
-        CHECK(fb[0] == 0 && fb[1] == 0 && isnan(fb[8]), "float min with NaN (vector and tail)");
+        EXPECT(fb[0] == 0 && fb[1] == 0 && isnan(fb[8]), "float min with NaN (vector and tail)");
     }
     { /* reduce3: out distinct, out == b; REPLACE and NO_OP */
         double a[3] = {1, 2, 3}, b[3] = {10, 20, 30}, out[3] = {0};
         const rail_typekind_t d = RAIL_TK_DOUBLE;
-        CHECK(rail_op_reduce3(RAIL_OP_SUM, d, a, b, out, 3) == MPI_SUCCESS && out[2] == 33 &&
-                  b[2] == 30,
-              "reduce3 sum");
-        CHECK(rail_op_reduce3(RAIL_OP_PROD, d, a, b, b, 3) == MPI_SUCCESS && b[0] == 10 &&
-                  b[2] == 90,
-              "reduce3 prod out==b");
-        CHECK(rail_op_reduce3(RAIL_OP_REPLACE, d, a, b, out, 3) == MPI_SUCCESS && out[1] == 2,
-              "reduce3 replace");
-        CHECK(rail_op_reduce3(RAIL_OP_NO_OP, d, a, b, out, 3) == MPI_SUCCESS && out[1] == 40,
-              "reduce3 no_op");
-        CHECK(rail_op_reduce(RAIL_OP_REPLACE, d, a, a, 3) == MPI_SUCCESS && a[1] == 2,
-              "replace in place");
-        CHECK(rail_op_reduce(RAIL_OP_NO_OP, d, a, b, 3) == MPI_SUCCESS && b[1] == 40, "no_op");
+        EXPECT(rail_op_reduce3(RAIL_OP_SUM, d, a, b, out, 3) == MPI_SUCCESS && out[2] == 33 &&
+                   b[2] == 30,
+               "reduce3 sum");
+        EXPECT(rail_op_reduce3(RAIL_OP_PROD, d, a, b, b, 3) == MPI_SUCCESS && b[0] == 10 &&
+                   b[2] == 90,
+               "reduce3 prod out==b");
+        EXPECT(rail_op_reduce3(RAIL_OP_REPLACE, d, a, b, out, 3) == MPI_SUCCESS && out[1] == 2,
+               "reduce3 replace");
+        EXPECT(rail_op_reduce3(RAIL_OP_NO_OP, d, a, b, out, 3) == MPI_SUCCESS && out[1] == 40,
+               "reduce3 no_op");
+        EXPECT(rail_op_reduce(RAIL_OP_REPLACE, d, a, a, 3) == MPI_SUCCESS && a[1] == 2,
+               "replace in place");
+        EXPECT(rail_op_reduce(RAIL_OP_NO_OP, d, a, b, 3) == MPI_SUCCESS && b[1] == 40, "no_op");
     }
     { /* complex product, textbook formula */
         double _Complex a = 1.0 + 2.0 * I, b = 3.0 - 1.0 * I;
         rail_op_reduce(RAIL_OP_PROD, RAIL_TK_C_DOUBLE_COMPLEX, &a, &b, 1);
-        CHECK(creal(b) == 5.0 && cimag(b) == 5.0, "complex prod (1+2i)(3-i) = %g%+gi", creal(b),
-              cimag(b));
+        EXPECT(creal(b) == 5.0 && cimag(b) == 5.0, "complex prod (1+2i)(3-i) = %g%+gi", creal(b),
+               cimag(b));
     }
 }
 
 static void test_isa_choice(void)
 {
-    CHECK(rail_op_isa_set("auto") == MPI_SUCCESS, "rail_op_isa_set(auto)");
-    CHECK(rail_op_isa_set("no-such-isa") == MPI_ERR_ARG, "rail_op_isa_set of an unknown name");
-    CHECK(rail_op_isa_set("generic") == MPI_SUCCESS && strcmp(rail_op_isa(), "generic") == 0,
-          "rail_op_isa_set(generic)");
+    EXPECT(rail_op_isa_set("auto") == MPI_SUCCESS, "rail_op_isa_set(auto)");
+    EXPECT(rail_op_isa_set("no-such-isa") == MPI_ERR_ARG, "rail_op_isa_set of an unknown name");
+    EXPECT(rail_op_isa_set("generic") == MPI_SUCCESS && strcmp(rail_op_isa(), "generic") == 0,
+           "rail_op_isa_set(generic)");
 }
 
 int main(int argc, char **argv)
@@ -965,6 +949,7 @@ int main(int argc, char **argv)
     const uint64_t seed = seed_arg ? strtoull(seed_arg, NULL, 0) : 0x5eed0f0a11ull;
     pool_t pool;
 
+    check_output = stdout; /* a failure and the lines that detail it, in order */
     printf("op_test: seed %#llx, default kernels: %s\n", (unsigned long long)seed,
            rail_op_isa());
     test_names();
@@ -977,16 +962,13 @@ int main(int argc, char **argv)
     pool.a = malloc(MAXCOUNT * 32);
     pool.b = malloc(MAXCOUNT * 32);
     pool.want = malloc(MAXCOUNT * 32);
-    if (!pool.a || !pool.b || !pool.want) {
-        printf("FAIL: out of memory\n");
-        return 1;
-    }
+    CHECK(pool.a && pool.b && pool.want, "out of memory");
     /* the kernel sets this CPU runs */
     const char *isas_ok[RAIL_ARRAY_SIZE(isas)];
     size_t nisas = 0;
     for (size_t i = 0; i < RAIL_ARRAY_SIZE(isas); i++) {
         if (rail_op_isa_set(isas[i]) != MPI_SUCCESS) {
-            printf("skip: kernels %s (this CPU lacks the instructions)\n", isas[i]);
+            check_skip_part("kernels %s: this CPU lacks the instructions", isas[i]);
             continue;
         }
         isas_ok[nisas++] = isas[i];
@@ -1014,10 +996,5 @@ int main(int argc, char **argv)
     free(buf_a.base);
     free(buf_b.base);
     free(buf_out.base);
-    if (failures) {
-        printf("op_test: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("op_test: pass\n");
-    return 0;
+    return check_report("op_test");
 }

@@ -7,7 +7,7 @@
  */
 #include "base/rail.h"
 #include "base/pvar.h"
-#include "test/unit_check.h"
+#include "test/check.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -29,11 +29,11 @@ static uint64_t sample_clock(const void *arg)
 
 static void check_empty(void)
 {
-    CHECK(rail_pvar_count() == 0, "a fresh registry has %d variables", rail_pvar_count());
-    CHECK(rail_pvar_at(0) == NULL && rail_pvar_at(-1) == NULL, "at() outside the table");
-    CHECK(rail_pvar_find("test_none") == NULL && rail_pvar_index("test_none") == -1,
-          "an unknown name was found");
-    CHECK(rail_pvar_find(NULL) == NULL && rail_pvar_index(NULL) == -1, "a NULL name was found");
+    EXPECT(rail_pvar_count() == 0, "a fresh registry has %d variables", rail_pvar_count());
+    EXPECT(rail_pvar_at(0) == NULL && rail_pvar_at(-1) == NULL, "at() outside the table");
+    EXPECT(rail_pvar_find("test_none") == NULL && rail_pvar_index("test_none") == -1,
+           "an unknown name was found");
+    EXPECT(rail_pvar_find(NULL) == NULL && rail_pvar_index(NULL) == -1, "a NULL name was found");
 }
 
 static uint64_t events, bytes;
@@ -45,25 +45,25 @@ static void check_counters(void)
         {"test_bytes", "Bytes of the test", &bytes},
     };
     events = 5;
-    CHECK(rail_pvar_register_counters(table, 2) == MPI_SUCCESS, "register_counters");
-    CHECK(rail_pvar_count() == 2, "%d variables after two", rail_pvar_count());
+    EXPECT(rail_pvar_register_counters(table, 2) == MPI_SUCCESS, "register_counters");
+    EXPECT(rail_pvar_count() == 2, "%d variables after two", rail_pvar_count());
     const rail_pvar_t *v = rail_pvar_find("test_events");
-    CHECK(v && rail_pvar_at(0) == v && rail_pvar_index("test_events") == 0, "test_events at 0");
-    CHECK(rail_pvar_index("test_bytes") == 1, "test_bytes at %d", rail_pvar_index("test_bytes"));
+    EXPECT(v && rail_pvar_at(0) == v && rail_pvar_index("test_events") == 0, "test_events at 0");
+    EXPECT(rail_pvar_index("test_bytes") == 1, "test_bytes at %d", rail_pvar_index("test_bytes"));
     if (!v)
         return;
-    CHECK(v->var_class == MPI_T_PVAR_CLASS_COUNTER && v->type == RAIL_PVAR_UNSIGNED &&
-              v->flags == (RAIL_PVAR_CONTINUOUS | RAIL_PVAR_READONLY) && v->level == 4,
-          "a counter's class %d, type %d, flags %#x, level %d", v->var_class, v->type, v->flags,
-          v->level);
-    CHECK(strcmp(v->desc, "Events of the test") == 0, "desc \"%s\"", v->desc);
-    CHECK(rail_pvar_sample(v) == 5, "sample %llu", (unsigned long long)rail_pvar_sample(v));
+    EXPECT(v->var_class == MPI_T_PVAR_CLASS_COUNTER && v->type == RAIL_PVAR_UNSIGNED &&
+               v->flags == (RAIL_PVAR_CONTINUOUS | RAIL_PVAR_READONLY) && v->level == 4,
+           "a counter's class %d, type %d, flags %#x, level %d", v->var_class, v->type, v->flags,
+           v->level);
+    EXPECT(strcmp(v->desc, "Events of the test") == 0, "desc \"%s\"", v->desc);
+    EXPECT(rail_pvar_sample(v) == 5, "sample %llu", (unsigned long long)rail_pvar_sample(v));
     events += 3;
     unsigned long long out = 0;
     rail_pvar_store(v, rail_pvar_sample(v), &out);
-    CHECK(out == 8, "the counter's value follows it: %llu", out);
+    EXPECT(out == 8, "the counter's value follows it: %llu", out);
     uint64_t raw = 0;
-    CHECK(rail_pvar_raw_of(v, &out, &raw) && raw == 8, "raw of an unsigned");
+    EXPECT(rail_pvar_raw_of(v, &out, &raw) && raw == 8, "raw of an unsigned");
 }
 
 static uint64_t twice_of = 21;
@@ -73,11 +73,11 @@ static void check_sample(void)
     rail_pvar_t def = {.name = "test_twice", .desc = "Twice a number", .level = 7,
                        .var_class = MPI_T_PVAR_CLASS_GENERIC, .flags = RAIL_PVAR_CONTINUOUS,
                        .type = RAIL_PVAR_UNSIGNED, .sample = sample_twice, .arg = &twice_of};
-    CHECK(rail_pvar_register(&def) == MPI_SUCCESS, "register a sampled variable");
+    EXPECT(rail_pvar_register(&def) == MPI_SUCCESS, "register a sampled variable");
     const rail_pvar_t *v = rail_pvar_find("test_twice");
-    CHECK(v && v != &def && v->arg == &twice_of, "the registry keeps a copy, with the arg");
+    EXPECT(v && v != &def && v->arg == &twice_of, "the registry keeps a copy, with the arg");
     if (v)
-        CHECK(rail_pvar_sample(v) == 42, "sample %llu", (unsigned long long)rail_pvar_sample(v));
+        EXPECT(rail_pvar_sample(v) == 42, "sample %llu", (unsigned long long)rail_pvar_sample(v));
 }
 
 static void check_scale(void)
@@ -85,21 +85,21 @@ static void check_scale(void)
     rail_pvar_t def = {.name = "test_seconds", .desc = "Seconds", .level = 1,
                        .var_class = MPI_T_PVAR_CLASS_TIMER, .flags = RAIL_PVAR_ATOMIC,
                        .type = RAIL_PVAR_DOUBLE, .sample = sample_clock, .scale = 1e-9};
-    CHECK(rail_pvar_register(&def) == MPI_SUCCESS, "register a double");
+    EXPECT(rail_pvar_register(&def) == MPI_SUCCESS, "register a double");
     const rail_pvar_t *v = rail_pvar_find("test_seconds");
     if (!v)
         return;
     clock_ns = 1500000000;
     double d = 0;
     rail_pvar_store(v, rail_pvar_sample(v), &d);
-    CHECK(fabs(d - 1.5) < 1e-12, "1.5e9 ns is %g s", d);
+    EXPECT(fabs(d - 1.5) < 1e-12, "1.5e9 ns is %g s", d);
     uint64_t raw = 0;
     d = 2.5;
-    CHECK(rail_pvar_raw_of(v, &d, &raw) && raw == 2500000000u, "2.5 s is %llu ns",
-          (unsigned long long)raw);
+    EXPECT(rail_pvar_raw_of(v, &d, &raw) && raw == 2500000000u, "2.5 s is %llu ns",
+           (unsigned long long)raw);
     const double bad[] = {-1, NAN, 1e30};
     for (size_t i = 0; i < RAIL_ARRAY_SIZE(bad); i++)
-        CHECK(!rail_pvar_raw_of(v, &bad[i], &raw), "%g has a raw value", bad[i]);
+        EXPECT(!rail_pvar_raw_of(v, &bad[i], &raw), "%g has a raw value", bad[i]);
 }
 
 static void check_duplicates(void)
@@ -108,20 +108,20 @@ static void check_duplicates(void)
     const rail_pvar_t *first = rail_pvar_find("test_twice");
     rail_pvar_t def = *first;
     def.name = "test_twice";
-    CHECK(rail_pvar_register(&def) == MPI_SUCCESS, "the same definition again");
+    EXPECT(rail_pvar_register(&def) == MPI_SUCCESS, "the same definition again");
     static const rail_pvar_counter_t again[] = {{"test_events", "Events of the test", &events}};
-    CHECK(rail_pvar_register_counters(again, 1) == MPI_SUCCESS, "the same counter again");
-    CHECK(rail_pvar_count() == n && rail_pvar_find("test_twice") == first, "re-registered");
+    EXPECT(rail_pvar_register_counters(again, 1) == MPI_SUCCESS, "the same counter again");
+    EXPECT(rail_pvar_count() == n && rail_pvar_find("test_twice") == first, "re-registered");
 
     printf("pvar_test: two warnings of another definition follow\n");
     uint64_t other = 0;
     def.arg = &other;
-    CHECK(rail_pvar_register(&def) == MPI_ERR_ARG, "another arg under the same name");
+    EXPECT(rail_pvar_register(&def) == MPI_ERR_ARG, "another arg under the same name");
     static const rail_pvar_counter_t clash[] = {{"test_events", "Events of the test", &bytes}};
-    CHECK(rail_pvar_register_counters(clash, 1) == MPI_ERR_ARG, "another counter, same name");
-    CHECK(rail_pvar_count() == n && first->arg == &twice_of &&
-              rail_pvar_find("test_events")->counter == &events,
-          "the first definition must stay");
+    EXPECT(rail_pvar_register_counters(clash, 1) == MPI_ERR_ARG, "another counter, same name");
+    EXPECT(rail_pvar_count() == n && first->arg == &twice_of &&
+               rail_pvar_find("test_events")->counter == &events,
+           "the first definition must stay");
 }
 
 static void check_malformed(void)
@@ -143,11 +143,11 @@ static void check_malformed(void)
     bad[7].scale = 1;                      /* an unsigned with a scale */
     bad[8].type = RAIL_PVAR_DOUBLE;        /* a double without */
     printf("pvar_test: %zu warnings of malformed variables follow\n", RAIL_ARRAY_SIZE(bad) + 1);
-    CHECK(rail_pvar_register(NULL) == MPI_ERR_ARG, "NULL registered");
+    EXPECT(rail_pvar_register(NULL) == MPI_ERR_ARG, "NULL registered");
     for (size_t i = 0; i < RAIL_ARRAY_SIZE(bad); i++)
-        CHECK(rail_pvar_register(&bad[i]) == MPI_ERR_ARG, "malformed %zu registered", i);
-    CHECK(rail_pvar_count() == n && !rail_pvar_find("test_bad"), "a malformed one is in");
-    CHECK(rail_pvar_register(&good) == MPI_SUCCESS, "the good one");
+        EXPECT(rail_pvar_register(&bad[i]) == MPI_ERR_ARG, "malformed %zu registered", i);
+    EXPECT(rail_pvar_count() == n && !rail_pvar_find("test_bad"), "a malformed one is in");
+    EXPECT(rail_pvar_register(&good) == MPI_SUCCESS, "the good one");
 }
 
 static void check_copied_strings(void)
@@ -156,11 +156,11 @@ static void check_copied_strings(void)
     snprintf(name, sizeof(name), "test_copied");
     snprintf(desc, sizeof(desc), "Copied");
     rail_pvar_counter_t c = {name, desc, &bytes};
-    CHECK(rail_pvar_register_counters(&c, 1) == MPI_SUCCESS, "register from buffers");
+    EXPECT(rail_pvar_register_counters(&c, 1) == MPI_SUCCESS, "register from buffers");
     memset(name, 'x', sizeof(name) - 1);
     memset(desc, 'x', sizeof(desc) - 1);
     const rail_pvar_t *v = rail_pvar_find("test_copied");
-    CHECK(v && strcmp(v->desc, "Copied") == 0, "the registry keeps its own strings");
+    EXPECT(v && strcmp(v->desc, "Copied") == 0, "the registry keeps its own strings");
 }
 
 /* ------------------------------------------------------------ threads */
@@ -177,8 +177,8 @@ static void *registrar(void *arg)
         char name[64];
         snprintf(name, sizeof(name), "test_thread_%d_%d", t, i);
         rail_pvar_counter_t c = {name, "A thread's", &thread_counter[t][i]};
-        CHECK(rail_pvar_register_counters(&c, 1) == MPI_SUCCESS, "%s", name);
-        CHECK(rail_pvar_register_counters(shared, 1) == MPI_SUCCESS, "test_shared");
+        EXPECT(rail_pvar_register_counters(&c, 1) == MPI_SUCCESS, "%s", name);
+        EXPECT(rail_pvar_register_counters(shared, 1) == MPI_SUCCESS, "test_shared");
     }
     return NULL;
 }
@@ -190,7 +190,7 @@ static void *reader(void *arg)
         int n = rail_pvar_count();
         for (int i = 0; i < n; i++) {
             const rail_pvar_t *v = rail_pvar_at(i);
-            CHECK(v && rail_pvar_index(v->name) == i, "variable %d while registering", i);
+            EXPECT(v && rail_pvar_index(v->name) == i, "variable %d while registering", i);
         }
     }
     return NULL;
@@ -207,10 +207,10 @@ static void check_threads(void)
         pthread_join(reg[t], NULL);
     __atomic_store_n(&stop_reading, 1, __ATOMIC_RELEASE);
     pthread_join(rd, NULL);
-    CHECK(rail_pvar_count() == n + N_THREADS * PER_THREAD + 1, "%d variables after the threads",
-          rail_pvar_count());
+    EXPECT(rail_pvar_count() == n + N_THREADS * PER_THREAD + 1, "%d variables after the threads",
+           rail_pvar_count());
     const rail_pvar_t *v = rail_pvar_find("test_thread_3_99");
-    CHECK(v && v->counter == &thread_counter[3][99], "a thread's variable");
+    EXPECT(v && v->counter == &thread_counter[3][99], "a thread's variable");
 }
 
 int main(void)
@@ -223,10 +223,9 @@ int main(void)
     check_malformed();
     check_copied_strings();
     check_threads();
-    CHECK(strcmp(rail_pvar_class_name(MPI_T_PVAR_CLASS_COUNTER), "counter") == 0 &&
-              strcmp(rail_pvar_class_name(MPI_T_PVAR_CLASS_TIMER), "timer") == 0 &&
-              strcmp(rail_pvar_class_name(0), "?") == 0,
-          "class names");
-    printf("pvar_test: %s\n", failures ? "FAILED" : "passed");
-    return failures ? 1 : 0;
+    EXPECT(strcmp(rail_pvar_class_name(MPI_T_PVAR_CLASS_COUNTER), "counter") == 0 &&
+               strcmp(rail_pvar_class_name(MPI_T_PVAR_CLASS_TIMER), "timer") == 0 &&
+               strcmp(rail_pvar_class_name(0), "?") == 0,
+           "class names");
+    return check_report("pvar_test");
 }

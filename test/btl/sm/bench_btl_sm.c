@@ -292,13 +292,13 @@ static btl_module_t *timed_init(btl_endpoint_t **eps, int rank)
     btl_module_t *mods[1];
     btl_proc_t procs[2] = {{.rank = 0, .local = true}, {.rank = 1, .local = true}};
     int n = 1;
-    T_CHECK(btl_sm_component.register_params() == MPI_SUCCESS, "params");
+    CHECK(btl_sm_component.register_params() == MPI_SUCCESS, "params");
     double t0 = now();
-    T_CHECK(btl_sm_component.init(mods, &n) == MPI_SUCCESS && n == 1, "init");
+    CHECK(btl_sm_component.init(mods, &n) == MPI_SUCCESS && n == 1, "init");
     double t1 = now();
     rte_fence(true);
     double t2 = now();
-    T_CHECK(mods[0]->add_procs(mods[0], 2, procs, eps) == MPI_SUCCESS, "add_procs");
+    CHECK(mods[0]->add_procs(mods[0], 2, procs, eps) == MPI_SUCCESS, "add_procs");
     double t3 = now();
     if (rank == 0)
         printf("btl sm micro-benchmark, 2 processes: init %.2f ms (segment %zu KiB), "
@@ -315,7 +315,7 @@ static int bench_main(int rank, int size, void *arg)
     btl_endpoint_t *ep = eps[1 - rank];
     uint8_t *src = malloc(4 * MIB), *dst = malloc(4 * MIB);
     sink = malloc(4 * MIB);
-    T_CHECK(src && dst && sink, "out of memory");
+    CHECK(src && dst && sink, "out of memory");
     memset(src, 1, 4 * MIB), memset(dst, 2, 4 * MIB), memset(sink, 3, 4 * MIB);
     btl_register_recv(PING_TAG, ping_recv);
     btl_register_recv(EAGER_TAG, eager_recv);

@@ -20,7 +20,6 @@ int btl_verbose;
 
 int sm_test_rank = -1;
 char sm_test_jobid[64];
-static int sm_test_passed, sm_test_failed;
 
 static double sm_test_now(void)
 {
@@ -165,21 +164,8 @@ int sm_test_run(const char *name, int nprocs, sm_test_fn fn, void *arg, const sm
     }
     char what[256];
     snprintf(what, sizeof(what), "%s (%d procs, %.2f s)", name, nprocs, sm_test_now() - start);
-    sm_test_result(what, ok);
+    check_case(what, ok);
     return ok ? 0 : 1;
-}
-
-void sm_test_result(const char *name, bool ok)
-{
-    printf("%s %s\n", ok ? "ok  " : "FAIL", name);
-    fflush(stdout);
-    ok ? sm_test_passed++ : sm_test_failed++;
-}
-
-int sm_test_summary(void)
-{
-    printf("%d passed, %d failed\n", sm_test_passed, sm_test_failed);
-    return sm_test_failed ? 1 : 0;
 }
 
 typedef struct sm_test_hdr {
@@ -206,17 +192,17 @@ static void sm_test_msg_recv(btl_module_t *m, btl_endpoint_t *ep, const void *hd
                              size_t hdr_len, const void *payload, size_t len)
 {
     sm_test_hdr_t h;
-    T_CHECK(hdr_len >= sizeof(h) && hdr_len <= BTL_SM_HDR_MAX, "hdr_len %zu", hdr_len);
+    CHECK(hdr_len >= sizeof(h) && hdr_len <= BTL_SM_HDR_MAX, "hdr_len %zu", hdr_len);
     memcpy(&h, hdr, sizeof(h));
-    T_CHECK(h.dst == (uint32_t)rte_info.rank && h.hdr_len == hdr_len, "header");
-    T_CHECK(h.seq == expect_seq[h.src], "from %u: seq %u, expected %u", h.src, h.seq,
-            expect_seq[h.src]);
-    T_CHECK(h.len == len, "seq %u: payload %zu bytes, expected %u", h.seq, len, h.len);
+    CHECK(h.dst == (uint32_t)rte_info.rank && h.hdr_len == hdr_len, "header");
+    CHECK(h.seq == expect_seq[h.src], "from %u: seq %u, expected %u", h.src, h.seq,
+          expect_seq[h.src]);
+    CHECK(h.len == len, "seq %u: payload %zu bytes, expected %u", h.seq, len, h.len);
     const uint8_t *p = payload, *hb = hdr;
     for (size_t i = sizeof(h); i < hdr_len; i++)
-        T_CHECK(hb[i] == (uint8_t)i, "header byte %zu", i);
+        CHECK(hb[i] == (uint8_t)i, "header byte %zu", i);
     for (size_t i = 0; i < len; i++)
-        T_CHECK(p[i] == pattern(h.src, h.seq, i), "seq %u (%zu bytes): byte %zu", h.seq, len, i);
+        CHECK(p[i] == pattern(h.src, h.seq, i), "seq %u (%zu bytes): byte %zu", h.seq, len, i);
     expect_seq[h.src]++;
     sm_test_received++;
 }
@@ -264,7 +250,7 @@ long sm_test_msg_send(btl_module_t *m, btl_endpoint_t *ep, int dst, size_t len)
         if (m->progress(m) == 0)
             sched_yield();
     }
-    T_CHECK(rc == MPI_SUCCESS, "send to %d: %d", dst, rc);
+    CHECK(rc == MPI_SUCCESS, "send to %d: %d", dst, rc);
     return again;
 }
 
@@ -276,7 +262,7 @@ void sm_test_msg_init(btl_module_t *m)
     send_buf = malloc(m->max_send_size);
     send_seq = calloc((size_t)rte_info.size, sizeof(*send_seq));
     expect_seq = calloc((size_t)rte_info.size, sizeof(*expect_seq));
-    T_CHECK(send_buf && send_seq && expect_seq, "out of memory");
+    CHECK(send_buf && send_seq && expect_seq, "out of memory");
     sm_test_received = 0;
     btl_register_recv(SM_TEST_TAG, sm_test_msg_recv);
 }
@@ -288,16 +274,16 @@ btl_module_t *sm_test_init(btl_endpoint_t ***eps_out)
     btl_proc_t *procs = calloc((size_t)size, sizeof(*procs));
     btl_endpoint_t **eps = calloc((size_t)size, sizeof(*eps));
 
-    T_CHECK(procs && eps, "out of memory");
+    CHECK(procs && eps, "out of memory");
     rail_copy_select("auto");   /* as MPI_Init does: fragments copied by rail_copy */
-    T_CHECK(btl_sm_component.register_params() == MPI_SUCCESS, "register_params");
-    T_CHECK(btl_sm_component.init(mods, &n) == MPI_SUCCESS && n == 1, "init gave %d modules", n);
-    T_CHECK(rte_fence(true) == MPI_SUCCESS, "fence");
+    CHECK(btl_sm_component.register_params() == MPI_SUCCESS, "register_params");
+    CHECK(btl_sm_component.init(mods, &n) == MPI_SUCCESS && n == 1, "init gave %d modules", n);
+    CHECK(rte_fence(true) == MPI_SUCCESS, "fence");
     for (int i = 0; i < size; i++)
         procs[i] = (btl_proc_t){.rank = i, .node_id = 0, .local = true};
-    T_CHECK(mods[0]->add_procs(mods[0], size, procs, eps) == MPI_SUCCESS, "add_procs");
+    CHECK(mods[0]->add_procs(mods[0], size, procs, eps) == MPI_SUCCESS, "add_procs");
     for (int i = 0; i < size; i++)
-        T_CHECK((eps[i] == NULL) == (i == rte_info.rank), "endpoint of rank %d", i);
+        CHECK((eps[i] == NULL) == (i == rte_info.rank), "endpoint of rank %d", i);
     free(procs);
     *eps_out = eps;
     return mods[0];
@@ -305,8 +291,8 @@ btl_module_t *sm_test_init(btl_endpoint_t ***eps_out)
 
 void sm_test_fini(btl_module_t *m, btl_endpoint_t **eps)
 {
-    T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
-    T_CHECK(m->finalize(m) == MPI_SUCCESS, "finalize");
+    CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+    CHECK(m->finalize(m) == MPI_SUCCESS, "finalize");
     free(eps);
 }
 
@@ -318,7 +304,7 @@ void sm_test_send(btl_module_t *m, btl_endpoint_t *ep, uint8_t tag, const void *
     while ((rc = m->send(m, ep, tag, hdr, hdr_len, &p)) == RAIL_AGAIN)
         if (m->progress(m) == 0)
             sched_yield();
-    T_CHECK(rc == MPI_SUCCESS, "send returned %d", rc);
+    CHECK(rc == MPI_SUCCESS, "send returned %d", rc);
 }
 
 void sm_test_progress_until(btl_module_t *m, volatile long *counter, long target)

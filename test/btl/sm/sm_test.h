@@ -10,24 +10,17 @@
 #include "base/rail.h"
 #include "btl/btl.h"
 
+/* Checks (test/check.h) name the forked rank (-1 in the parent). */
+extern int sm_test_rank;
+#define CHECK_RANK sm_test_rank
+#include "test/check.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #define SM_TEST_MAX_PROCS 64
 #define SM_TEST_FENCE_TIMEOUT 60
-
-/* In a child: fail the test with a message (exit status 1). */
-#define T_CHECK(cond, ...)                                                                         \
-    do {                                                                                           \
-        if (RAIL_UNLIKELY(!(cond))) {                                                              \
-            fprintf(stderr, "rank %d: %s:%d: check failed: %s: ", sm_test_rank, __FILE__,          \
-                    __LINE__, #cond);                                                              \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 typedef int (*sm_test_fn)(int rank, int size, void *arg);
 
@@ -41,16 +34,11 @@ typedef struct sm_test_opts {
     int cpus;                /* > 0: pin every child to the first `cpus` CPUs */
 } sm_test_opts_t;
 
-extern int sm_test_rank;
 extern char sm_test_jobid[64];
 
 /* Parent: run fn in nprocs processes; 0 when all exit 0 and nothing is left
  * in /dev/shm (unless expect_failure). */
 int sm_test_run(const char *name, int nprocs, sm_test_fn fn, void *arg, const sm_test_opts_t *o);
-/* Count (and print) the result of a check made in the parent. */
-void sm_test_result(const char *name, bool ok);
-/* Print the summary line and return the exit status of main(). */
-int sm_test_summary(void);
 
 /* Launcher-style cleanup: unlink /dev/shm/rail-<jobid>-*; returns how many. */
 int sm_test_shm_cleanup(const char *jobid);

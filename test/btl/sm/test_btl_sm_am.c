@@ -30,14 +30,14 @@ static void bare_recv(btl_module_t *m, btl_endpoint_t *ep, const void *hdr, size
 {
     int src = ep->rank;
     uint32_t seq = bare_expect[src]++;
-    T_CHECK(hdr_len == 0, "hdr_len %zu", hdr_len);
+    CHECK(hdr_len == 0, "hdr_len %zu", hdr_len);
     if (seq % 2) {
-        T_CHECK(len == 0, "len %zu", len);
+        CHECK(len == 0, "len %zu", len);
     } else {
         uint32_t v;
-        T_CHECK(len == sizeof(v), "len %zu", len);
+        CHECK(len == sizeof(v), "len %zu", len);
         memcpy(&v, payload, sizeof(v));
-        T_CHECK(v == seq, "from %d: %u, expected %u", src, v, seq);
+        CHECK(v == seq, "from %d: %u, expected %u", src, v, seq);
     }
     bare_received++;
 }
@@ -53,7 +53,7 @@ static void bare_exchange(btl_module_t *m, btl_endpoint_t **eps, int rank, int s
                                  seq % 4 == 1 ? NULL : &p)) == RAIL_AGAIN)
                 if (m->progress(m) == 0)
                     sched_yield();
-            T_CHECK(rc == MPI_SUCCESS, "send: %d", rc);
+            CHECK(rc == MPI_SUCCESS, "send: %d", rc);
         }
     sm_test_progress_until(m, &bare_received, (long)BARE_COUNT * (size - 1));
 }
@@ -78,13 +78,13 @@ static int am_main(int rank, int size, void *arg)
                 sm_test_msg_send(m, eps[dst], dst, sizes[(s + r) % n_sizes]);
             }
     sm_test_progress_until(m, &sm_test_received, (long)ROUNDS * n_sizes * (size - 1));
-    T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+    CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
     /* Every frag comes back once the receivers are done. */
     for (int i = 0; i < 1000000 && btl_sm_module.n_free < btl_sm_params.frag_count; i++)
         if (m->progress(m) == 0)
             sched_yield();
-    T_CHECK(btl_sm_module.n_free == btl_sm_params.frag_count, "%d of %d frags back",
-            btl_sm_module.n_free, btl_sm_params.frag_count);
+    CHECK(btl_sm_module.n_free == btl_sm_params.frag_count, "%d of %d frags back",
+          btl_sm_module.n_free, btl_sm_params.frag_count);
     sm_test_fini(m, eps);
     return 0;
 }
@@ -105,8 +105,8 @@ static int ring_main(int rank, int size, void *arg)
                  (size_t)sv.f_bavail * sv.f_frsize / 8 / (size_t)size >= ((size_t)8 << 20);
     for (int r = 0; r < size; r++) {
         size_t got = r == rank ? btl_sm_module.hdr->fbox_size : eps[r]->hdr->fbox_size;
-        T_CHECK(roomy ? got == want : got <= want && (got & (got - 1)) == 0,
-                "%d processes: rank %d's ring %zu, expected %zu", size, r, got, want);
+        CHECK(roomy ? got == want : got <= want && (got & (got - 1)) == 0,
+              "%d processes: rank %d's ring %zu, expected %zu", size, r, got, want);
     }
     sm_test_msg_init(m);
     for (int k = 1; k < size; k++)
@@ -147,5 +147,5 @@ int main(void)
         }
         sm_test_run("am default ring size", ring_nprocs[i], ring_main, NULL, &o);
     }
-    return sm_test_summary();
+    return check_report("test_btl_sm_am");
 }

@@ -28,16 +28,16 @@ static int unlink_main(int rank, int size, void *arg)
     btl_proc_t *procs = calloc((size_t)size, sizeof(*procs));
     int n = 1;
 
-    T_CHECK(btl_sm_component.register_params() == MPI_SUCCESS, "params");
-    T_CHECK(btl_sm_component.init(mods, &n) == MPI_SUCCESS && n == 1, "init");
-    T_CHECK(rte_fence(true) == MPI_SUCCESS, "fence");
-    T_CHECK(count_here() == size, "%d segments after init, expected %d", count_here(), size);
-    T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+    CHECK(btl_sm_component.register_params() == MPI_SUCCESS, "params");
+    CHECK(btl_sm_component.init(mods, &n) == MPI_SUCCESS && n == 1, "init");
+    CHECK(rte_fence(true) == MPI_SUCCESS, "fence");
+    CHECK(count_here() == size, "%d segments after init, expected %d", count_here(), size);
+    CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
     for (int i = 0; i < size; i++)
         procs[i] = (btl_proc_t){.rank = i, .local = true};
-    T_CHECK(mods[0]->add_procs(mods[0], size, procs, eps) == MPI_SUCCESS, "add_procs");
-    T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
-    T_CHECK(count_here() == 0, "%d segments left after wire-up", count_here());
+    CHECK(mods[0]->add_procs(mods[0], size, procs, eps) == MPI_SUCCESS, "add_procs");
+    CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+    CHECK(count_here() == 0, "%d segments left after wire-up", count_here());
     sm_test_msg_init(mods[0]);
     for (int k = 1; k < size; k++)
         sm_test_msg_send(mods[0], eps[(rank + k) % size], (rank + k) % size, 100);
@@ -52,8 +52,8 @@ static int early_crash_main(int rank, int size, void *arg)
 {
     btl_module_t *mods[1];
     int n = 1;
-    T_CHECK(btl_sm_component.register_params() == MPI_SUCCESS, "params");
-    T_CHECK(btl_sm_component.init(mods, &n) == MPI_SUCCESS && n == 1, "init");
+    CHECK(btl_sm_component.register_params() == MPI_SUCCESS, "params");
+    CHECK(btl_sm_component.init(mods, &n) == MPI_SUCCESS && n == 1, "init");
     if (rank == 1)
         kill(getpid(), SIGKILL);
     rte_fence(true);
@@ -79,8 +79,8 @@ static int exit_main(int rank, int size, void *arg)
 {
     btl_module_t *mods[1];
     int n = 1;
-    T_CHECK(btl_sm_component.register_params() == MPI_SUCCESS, "params");
-    T_CHECK(btl_sm_component.init(mods, &n) == MPI_SUCCESS && n == 1, "init");
+    CHECK(btl_sm_component.register_params() == MPI_SUCCESS, "params");
+    CHECK(btl_sm_component.init(mods, &n) == MPI_SUCCESS && n == 1, "init");
     return 0;
 }
 
@@ -90,7 +90,7 @@ static int stale_main(int rank, int size, void *arg)
     char name[256];
     snprintf(name, sizeof(name), "/" RTE_SHM_PREFIX "%s-sm-%d", rte_info.jobid, rank);
     int fd = shm_open(name, O_RDWR | O_CREAT, 0600);
-    T_CHECK(fd >= 0 && ftruncate(fd, 123) == 0, "stale file");
+    CHECK(fd >= 0 && ftruncate(fd, 123) == 0, "stale file");
     close(fd);
     btl_endpoint_t **eps;
     btl_module_t *m = sm_test_init(&eps);
@@ -110,7 +110,7 @@ static void crash_case(const char *name, sm_test_fn fn, int kill_after_ms, int e
     char what[256];
     snprintf(what, sizeof(what), "%s: %d files after the crash, %d removed by the sweep, %d left",
              name, left, removed, after);
-    sm_test_result(what, ok);
+    check_case(what, ok);
 }
 
 int main(void)
@@ -123,5 +123,5 @@ int main(void)
     sm_test_run("stale segment replaced", 3, stale_main, NULL, &o);
     crash_case("SIGKILL before wire-up", early_crash_main, 0, -1);
     crash_case("SIGKILL mid-run", midrun_main, 500, 0);
-    return sm_test_summary();
+    return check_report("test_btl_sm_cleanup");
 }

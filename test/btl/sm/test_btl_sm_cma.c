@@ -57,7 +57,7 @@ static uint8_t put_byte(int from, int to, size_t k)
 static void card_recv(btl_module_t *m, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
                       const void *payload, size_t len)
 {
-    T_CHECK(len == sizeof(cma_card_t), "card of %zu bytes", len);
+    CHECK(len == sizeof(cma_card_t), "card of %zu bytes", len);
     memcpy(&cards[ep->rank], payload, len);
     cards_received++;
 }
@@ -67,14 +67,14 @@ static void copy_recv(btl_module_t *m, btl_endpoint_t *ep, const void *hdr, size
 {
     uint64_t off;
     memcpy(&off, hdr, sizeof(off));
-    T_CHECK(off + len <= SRC_LEN, "copy piece out of range");
+    CHECK(off + len <= SRC_LEN, "copy piece out of range");
     memcpy(copy_in[ep->rank] + off, payload, len);
     copied_bytes += (long)len;
 }
 
 static void on_done(void *cbdata, int status)
 {
-    T_CHECK(status == MPI_SUCCESS, "done status %d", status);
+    CHECK(status == MPI_SUCCESS, "done status %d", status);
     done_calls++;
 }
 
@@ -102,10 +102,10 @@ static void get_pieces(btl_module_t *m, btl_endpoint_t *ep, int p, int n_l, int 
     struct iovec *l = calloc((size_t)n_l, sizeof(*l)), *r = calloc((size_t)n_r, sizeof(*r));
     size_t gap_l = 5, span = bytes + (size_t)n_l * gap_l;
     uint8_t *dst = malloc(span), *exp = malloc(bytes);
-    T_CHECK(l && r && dst && exp, "out of memory");
+    CHECK(l && r && dst && exp, "out of memory");
     memset(dst, SENTINEL, span);
     uint8_t *rbase = (uint8_t *)(uintptr_t)cards[p].src_addr;
-    T_CHECK(split(r, n_r, rbase, bytes, 3, seed) <= SRC_LEN + 3 * (size_t)n_r, "span");
+    CHECK(split(r, n_r, rbase, bytes, 3, seed) <= SRC_LEN + 3 * (size_t)n_r, "span");
     split(l, n_l, dst, bytes, gap_l, seed * 7 + 1);
     size_t k = 0;
     for (int i = 0; i < n_r; i++)
@@ -113,14 +113,14 @@ static void get_pieces(btl_module_t *m, btl_endpoint_t *ep, int p, int n_l, int 
             exp[k++] = src_byte(p, (size_t)((uint8_t *)r[i].iov_base - rbase) + j);
     int before = done_calls;
     int rc = m->get(m, ep, l, n_l, &cards[p].src, r, n_r, 0, on_done, NULL);
-    T_CHECK(rc == MPI_SUCCESS && done_calls == before + 1, "get: %d", rc);
+    CHECK(rc == MPI_SUCCESS && done_calls == before + 1, "get: %d", rc);
     k = 0;
     uint8_t *prev_end = dst;
     for (int i = 0; i < n_l; i++) {
         for (uint8_t *g = prev_end; g < (uint8_t *)l[i].iov_base; g++)
-            T_CHECK(*g == SENTINEL, "gap byte written");
+            CHECK(*g == SENTINEL, "gap byte written");
         for (size_t j = 0; j < l[i].iov_len; j++, k++)
-            T_CHECK(((uint8_t *)l[i].iov_base)[j] == exp[k], "from %d: byte %zu", p, k);
+            CHECK(((uint8_t *)l[i].iov_base)[j] == exp[k], "from %d: byte %zu", p, k);
         prev_end = (uint8_t *)l[i].iov_base + l[i].iov_len;
     }
     free(l), free(r), free(dst), free(exp);
@@ -133,14 +133,14 @@ static void put_pieces(btl_module_t *m, btl_endpoint_t *ep, int p, int rank)
     struct iovec l[NL], r[NR];
     size_t bytes = CHUNK - NR * GAP;
     uint8_t *src = malloc(bytes);
-    T_CHECK(src, "out of memory");
+    CHECK(src, "out of memory");
     for (size_t k = 0; k < bytes; k++)
         src[k] = put_byte(rank, p, k);
     split(l, NL, src, bytes, 0, 11);
     split(r, NR, (uint8_t *)(uintptr_t)cards[p].inbox_addr + (size_t)rank * CHUNK, bytes, GAP, 5);
     int before = done_calls;
     int rc = m->put(m, ep, l, NL, &cards[p].inbox, r, NR, on_done, NULL);
-    T_CHECK(rc == MPI_SUCCESS && done_calls == before + 1, "put: %d", rc);
+    CHECK(rc == MPI_SUCCESS && done_calls == before + 1, "put: %d", rc);
     free(src);
 }
 
@@ -157,9 +157,9 @@ static void check_inbox(const uint8_t *inbox, int rank, int size)
         size_t k = 0;
         for (int i = 0; i < NR; i++) {
             for (size_t j = 0; j < r[i].iov_len; j++, k++)
-                T_CHECK(((uint8_t *)r[i].iov_base)[j] == put_byte(p, rank, k), "inbox from %d", p);
+                CHECK(((uint8_t *)r[i].iov_base)[j] == put_byte(p, rank, k), "inbox from %d", p);
             for (size_t g = 0; i < NR - 1 && g < GAP; g++)
-                T_CHECK(((uint8_t *)r[i].iov_base)[r[i].iov_len + g] == 0, "inbox gap written");
+                CHECK(((uint8_t *)r[i].iov_base)[r[i].iov_len + g] == 0, "inbox gap written");
         }
     }
 }
@@ -173,14 +173,14 @@ static void bad_calls(btl_module_t *m, btl_endpoint_t *ep, int p, btl_endpoint_t
     int before = done_calls;
     btl_reg_t reg = cards[p].src;
     reg.bytes[8] ^= 1; /* the cookie */
-    T_CHECK(m->get(m, ep, &l, 1, &reg, &r, 1, 0, on_done, NULL) == MPI_ERR_ARG, "foreign cookie");
-    T_CHECK(m->get(m, ep, &l, 1, &cards[p].src, &out, 1, 0, on_done, NULL) == MPI_ERR_ARG, "range");
-    T_CHECK(m->get(m, ep, &shorter, 1, &cards[p].src, &r, 1, 0, on_done, NULL) == MPI_ERR_ARG,
-            "length mismatch");
+    CHECK(m->get(m, ep, &l, 1, &reg, &r, 1, 0, on_done, NULL) == MPI_ERR_ARG, "foreign cookie");
+    CHECK(m->get(m, ep, &l, 1, &cards[p].src, &out, 1, 0, on_done, NULL) == MPI_ERR_ARG, "range");
+    CHECK(m->get(m, ep, &shorter, 1, &cards[p].src, &r, 1, 0, on_done, NULL) == MPI_ERR_ARG,
+          "length mismatch");
     if (other)
-        T_CHECK(m->get(m, other, &l, 1, &cards[p].src, &r, 1, 0, on_done, NULL) == MPI_ERR_ARG,
-                "registration of another process");
-    T_CHECK(done_calls == before, "done called on error");
+        CHECK(m->get(m, other, &l, 1, &cards[p].src, &r, 1, 0, on_done, NULL) == MPI_ERR_ARG,
+              "registration of another process");
+    CHECK(done_calls == before, "done called on error");
 }
 
 static void copy_in_out(btl_module_t *m, btl_endpoint_t **eps, const uint8_t *src, int rank,
@@ -189,9 +189,9 @@ static void copy_in_out(btl_module_t *m, btl_endpoint_t **eps, const uint8_t *sr
     size_t piece = m->max_send_size - sizeof(uint64_t);
     for (int p = 0; p < size; p++)
         if (p != rank)
-            T_CHECK((copy_in[p] = malloc(SRC_LEN)) != NULL, "out of memory");
+            CHECK((copy_in[p] = malloc(SRC_LEN)) != NULL, "out of memory");
     btl_register_recv(COPY_TAG, copy_recv);
-    T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+    CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
     for (uint64_t off = 0; off < SRC_LEN; off += piece)
         for (int k = 1; k < size; k++)
             sm_test_send(m, eps[(rank + k) % size], COPY_TAG, &off, sizeof(off), src + off,
@@ -199,15 +199,15 @@ static void copy_in_out(btl_module_t *m, btl_endpoint_t **eps, const uint8_t *sr
     sm_test_progress_until(m, &copied_bytes, (long)SRC_LEN * (size - 1));
     for (int p = 0; p < size; p++)
         for (size_t i = 0; p != rank && i < SRC_LEN; i++)
-            T_CHECK(copy_in[p][i] == src_byte(p, i), "copied from %d: byte %zu", p, i);
+            CHECK(copy_in[p][i] == src_byte(p, i), "copied from %d: byte %zu", p, i);
 }
 
 /* Make reading rank 1 fail with EPERM, as under ptrace restrictions. */
 static void refuse_cma_to_rank1(int rank)
 {
-    T_CHECK(test_drop_cap_sys_ptrace() == 0, "capset");
+    CHECK(test_drop_cap_sys_ptrace() == 0, "capset");
     if (rank == 1)
-        T_CHECK(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0, "PR_SET_DUMPABLE");
+        CHECK(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0, "PR_SET_DUMPABLE");
 }
 
 /* Gets of many shapes from p, a put into p's inbox, and wrong calls. */
@@ -226,8 +226,8 @@ static void get_refused(btl_module_t *m, btl_endpoint_t *ep, int p)
 {
     uint8_t b[8];
     struct iovec l = {b, 8}, r = {(void *)(uintptr_t)cards[p].src_addr, 8};
-    T_CHECK(m->get(m, ep, &l, 1, &cards[p].src, &r, 1, 0, on_done, NULL) != MPI_SUCCESS,
-            "get worked without single copy");
+    CHECK(m->get(m, ep, &l, 1, &cards[p].src, &r, 1, 0, on_done, NULL) != MPI_SUCCESS,
+          "get worked without single copy");
 }
 
 #define SHARE_LEN (1 << 20)
@@ -250,10 +250,10 @@ static void get_flags(btl_module_t *m, btl_endpoint_t *ep, int p, uint8_t *dst, 
 {
     struct iovec l = {dst, SHARE_LEN}, r = {(void *)(uintptr_t)cards[p].src_addr, SHARE_LEN};
     memset(dst, SENTINEL, SHARE_LEN);
-    T_CHECK(m->get(m, ep, &l, 1, &cards[p].src, &r, 1, flags, on_done, NULL) == MPI_SUCCESS,
-            "%s %d", what, i);
+    CHECK(m->get(m, ep, &l, 1, &cards[p].src, &r, 1, flags, on_done, NULL) == MPI_SUCCESS, "%s %d",
+          what, i);
     for (size_t k = 0; k < SHARE_LEN; k++)
-        T_CHECK(dst[k] == src_byte(p, k), "%s %d: byte %zu", what, i, k);
+        CHECK(dst[k] == src_byte(p, k), "%s %d: byte %zu", what, i, k);
     m->progress(m);
 }
 
@@ -267,43 +267,43 @@ static void get_whole(btl_module_t *m, btl_endpoint_t *ep, int p, uint8_t *dst, 
 static void shared_gets(btl_module_t *m, btl_endpoint_t **eps, int rank)
 {
     btl_register_recv(SHARE_TAG, share_stop_recv);
-    T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+    CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
     if (rank == 1) {
         sm_test_progress_until(m, &share_stop, 1);
-        T_CHECK(btl_sm_count_share_chunks_out > 0, "rank 1 helped with no get");
+        CHECK(btl_sm_count_share_chunks_out > 0, "rank 1 helped with no get");
     } else if (rank == 0) {
         uint8_t *dst = malloc(SHARE_LEN);
-        T_CHECK(dst, "out of memory");
+        CHECK(dst, "out of memory");
         const uint64_t gets0 = btl_sm_count_share_gets;
         int i;
         for (i = 0; i < SHARE_TRIES && btl_sm_count_share_chunks_in == 0; i++)
             get_whole(m, eps[1], 1, dst, "shared get", i);
-        T_CHECK(btl_sm_count_share_gets - gets0 == (uint64_t)i &&
-                btl_sm_count_share_chunks_in > 0, "%d shared gets (counted %llu): rank 1 "
-                "wrote none", i, (unsigned long long)(btl_sm_count_share_gets - gets0));
+        CHECK(btl_sm_count_share_gets - gets0 == (uint64_t)i && btl_sm_count_share_chunks_in > 0,
+              "%d shared gets (counted %llu): rank 1 wrote none", i,
+              (unsigned long long)(btl_sm_count_share_gets - gets0));
         /* Marked BTL_GET_ALONE (the pml's messages both ways): rank 1,
          * though it would help, is not asked. */
         const uint64_t asked = btl_sm_count_share_gets, in = btl_sm_count_share_chunks_in;
         for (int k = 0; k < 4; k++)
             get_flags(m, eps[1], 1, dst, BTL_GET_ALONE, "get alone", k);
-        T_CHECK(btl_sm_count_share_gets == asked && btl_sm_count_share_chunks_in == in,
-                "gets marked BTL_GET_ALONE asked for help (%llu) or got it (%llu chunks)",
-                (unsigned long long)(btl_sm_count_share_gets - asked),
-                (unsigned long long)(btl_sm_count_share_chunks_in - in));
+        CHECK(btl_sm_count_share_gets == asked && btl_sm_count_share_chunks_in == in,
+              "gets marked BTL_GET_ALONE asked for help (%llu) or got it (%llu chunks)",
+              (unsigned long long)(btl_sm_count_share_gets - asked),
+              (unsigned long long)(btl_sm_count_share_chunks_in - in));
         sm_test_send(m, eps[1], SHARE_TAG, NULL, 0, NULL, 0);
         free(dst);
     }
-    T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+    CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
     /* Rank 1 away in the fence: rank 0 copies everything itself. */
     uint64_t in0 = btl_sm_count_share_chunks_in;
     uint8_t *late = rank == 0 ? malloc(SHARE_LEN) : NULL, *next = rank == 0 ? malloc(SHARE_LEN) : NULL;
     if (rank == 0) {
-        T_CHECK(late && next, "out of memory");
+        CHECK(late && next, "out of memory");
         get_whole(m, eps[1], 1, late, "get without help", 0);
-        T_CHECK(btl_sm_count_share_chunks_in == in0, "rank 1 wrote while in a fence");
+        CHECK(btl_sm_count_share_chunks_in == in0, "rank 1 wrote while in a fence");
         memset(late, SENTINEL, SHARE_LEN);
     }
-    T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+    CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
     /* The stale request reaches rank 1 while rank 0's next gets run: it
      * must take no chunk of them (it would write them into `late`). */
     if (rank == 1) {
@@ -313,7 +313,7 @@ static void shared_gets(btl_module_t *m, btl_endpoint_t **eps, int rank)
             get_whole(m, eps[1], 1, next, "get after the fence", i);
         sm_test_send(m, eps[1], SHARE_TAG, NULL, 0, NULL, 0);
         for (size_t k = 0; k < SHARE_LEN; k++)
-            T_CHECK(late[k] == SENTINEL, "a stale request wrote byte %zu", k);
+            CHECK(late[k] == SENTINEL, "a stale request wrote byte %zu", k);
         free(late);
         free(next);
     }
@@ -325,24 +325,24 @@ static void shared_gets(btl_module_t *m, btl_endpoint_t **eps, int rank)
 static void shared_get_refused(btl_module_t *m, btl_endpoint_t **eps, int rank)
 {
     btl_register_recv(SHARE_TAG, share_stop_recv);
-    T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+    CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
     if (rank == 0) {
         sm_test_progress_until(m, &share_stop, 1);
-        T_CHECK(btl_sm_count_share_chunks_out > 0, "rank 0 was never asked to help");
+        CHECK(btl_sm_count_share_chunks_out > 0, "rank 0 was never asked to help");
     } else if (rank == 1) {
         uint8_t *dst = malloc(SHARE_LEN);
-        T_CHECK(dst, "out of memory");
+        CHECK(dst, "out of memory");
         for (int i = 0; i < SHARE_TRIES && !eps[0]->no_share; i++)
             get_whole(m, eps[0], 0, dst, "get from rank 0", i);
-        T_CHECK(eps[0]->no_share, "rank 0 never failed to help (%llu shared gets)",
-                (unsigned long long)btl_sm_count_share_gets);
+        CHECK(eps[0]->no_share, "rank 0 never failed to help (%llu shared gets)",
+              (unsigned long long)btl_sm_count_share_gets);
         uint64_t asked = btl_sm_count_share_gets;
         get_whole(m, eps[0], 0, dst, "get after the refusal", 0);
-        T_CHECK(btl_sm_count_share_gets == asked, "rank 0 asked again after it could not help");
+        CHECK(btl_sm_count_share_gets == asked, "rank 0 asked again after it could not help");
         sm_test_send(m, eps[0], SHARE_TAG, NULL, 0, NULL, 0);
         free(dst);
     }
-    T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+    CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
 }
 
 static int cma_main(int rank, int size, void *arg)
@@ -356,14 +356,14 @@ static int cma_main(int rank, int size, void *arg)
     uint8_t *src = malloc(SRC_LEN), *inbox = calloc((size_t)size, CHUNK);
     cma_card_t card = {.src_addr = (uintptr_t)src, .inbox_addr = (uintptr_t)inbox};
 
-    T_CHECK(src && inbox, "out of memory");
+    CHECK(src && inbox, "out of memory");
     for (size_t i = 0; i < SRC_LEN; i++)
         src[i] = src_byte(rank, i);
     uint32_t want = BTL_FLAG_GET | BTL_FLAG_PUT | BTL_FLAG_IOV;
-    T_CHECK((m->flags & want) == (cma ? want : 0), "flags %#x", m->flags);
-    T_CHECK(!(m->flags & BTL_FLAG_DEVICE_MEM) && m->get_limit == 0, "flags");
-    T_CHECK(m->register_mem(m, src, SRC_LEN, &card.src) == MPI_SUCCESS, "register");
-    T_CHECK(m->register_mem(m, inbox, (size_t)size * CHUNK, &card.inbox) == MPI_SUCCESS, "reg");
+    CHECK((m->flags & want) == (cma ? want : 0), "flags %#x", m->flags);
+    CHECK(!(m->flags & BTL_FLAG_DEVICE_MEM) && m->get_limit == 0, "flags");
+    CHECK(m->register_mem(m, src, SRC_LEN, &card.src) == MPI_SUCCESS, "register");
+    CHECK(m->register_mem(m, inbox, (size_t)size * CHUNK, &card.inbox) == MPI_SUCCESS, "reg");
     btl_register_recv(CARD_TAG, card_recv);
     for (int k = 1; k < size; k++)
         sm_test_send(m, eps[(rank + k) % size], CARD_TAG, NULL, 0, &card, sizeof(card));
@@ -377,10 +377,10 @@ static int cma_main(int rank, int size, void *arg)
             get_refused(m, eps[p], p);
     }
     if (mode == MODE_CMA) {
-        T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+        CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
         check_inbox(inbox, rank, size);
         shared_gets(m, eps, rank);
-        T_CHECK(m->deregister_mem(m, &card.src) == MPI_SUCCESS, "deregister");
+        CHECK(m->deregister_mem(m, &card.src) == MPI_SUCCESS, "deregister");
     } else {
         copy_in_out(m, eps, src, rank, size);
         if (mode == MODE_REFUSED)
@@ -402,5 +402,5 @@ int main(void)
         sm_test_run("cma refused by rank 1: flags, copy in/out", nprocs[i], cma_main,
                     (void *)MODE_REFUSED, &o);
     }
-    return sm_test_summary();
+    return check_report("test_btl_sm_cma");
 }

@@ -25,15 +25,15 @@ static long flood(btl_module_t *m, btl_endpoint_t *ep)
     long n = 0;
     int rc;
 
-    T_CHECK(buf, "out of memory");
+    CHECK(buf, "out of memory");
     if (btl_sm_module.fbox_entry_max)
         p.len = RAIL_MIN(btl_sm_module.fbox_entry_max, m->max_send_size - 8);
     while ((rc = m->send(m, ep, SM_TEST_TAG + 1, hdr, sizeof(hdr), &p)) == MPI_SUCCESS)
         n++;
-    T_CHECK(rc == RAIL_AGAIN, "send: %d", rc);
+    CHECK(rc == RAIL_AGAIN, "send: %d", rc);
     for (int i = 0; i < 10; i++)
-        T_CHECK(m->send(m, ep, SM_TEST_TAG + 1, hdr, sizeof(hdr), &p) == RAIL_AGAIN,
-                "send succeeded without progress");
+        CHECK(m->send(m, ep, SM_TEST_TAG + 1, hdr, sizeof(hdr), &p) == RAIL_AGAIN,
+              "send succeeded without progress");
     free(buf);
     return n;
 }
@@ -62,11 +62,11 @@ static int fifo_main(int rank, int size, void *arg)
     btl_register_recv(SM_TEST_TAG + 1, flood_recv);
     if (rank != 0) {
         flooded = flood(m, eps[0]);
-        T_CHECK(flooded == btl_sm_params.frag_count, "%ld sends before RAIL_AGAIN, %d frags",
-                flooded, btl_sm_params.frag_count);
+        CHECK(flooded == btl_sm_params.frag_count, "%ld sends before RAIL_AGAIN, %d frags", flooded,
+              btl_sm_params.frag_count);
     }
-    T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
-    T_CHECK(flood_received == 0, "delivered without progress");
+    CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+    CHECK(flood_received == 0, "delivered without progress");
     if (rank == 0) {
         sm_test_progress_until(m, &flood_received, (long)btl_sm_params.frag_count * (size - 1));
         for (long i = 0; i < MORE; i++)
@@ -76,7 +76,7 @@ static int fifo_main(int rank, int size, void *arg)
     } else {
         for (long i = 0; i < MORE; i++)
             again += sm_test_msg_send(m, eps[0], 0, mixed_size(m, i));
-        T_CHECK(again > 0, "never saw RAIL_AGAIN");
+        CHECK(again > 0, "never saw RAIL_AGAIN");
         sm_test_progress_until(m, &sm_test_received, MORE);
     }
     sm_test_fini(m, eps);
@@ -96,5 +96,5 @@ int main(void)
             sm_test_opts_t o = {.env = configs[c].env, .kill_rank = -1, .timeout_s = 120};
             sm_test_run(configs[c].name, nprocs[i], fifo_main, NULL, &o);
         }
-    return sm_test_summary();
+    return check_report("test_btl_sm_fifo");
 }

@@ -99,8 +99,8 @@ static int sleep_main(int rank, int size, void *arg)
             sm_test_msg_send(m, eps[(rank + k) % size], (rank + k) % size, (size_t)(i % 7) * 300);
     wait_until(m, &sm_test_received, (long)EACH * (size - 1));
     double t2 = now();
-    T_CHECK(long_sleeps == 0, "%ld sleeps ran into the %d ms time-out (lost wakeups)",
-            long_sleeps, TIMEOUT_MS);
+    CHECK(long_sleeps == 0, "%ld sleeps ran into the %d ms time-out (lost wakeups)", long_sleeps,
+          TIMEOUT_MS);
     if (rank != 0) {
         sm_test_send(m, eps[0], COUNT_TAG, &sleeps, sizeof(sleeps), NULL, 0);
     } else {
@@ -109,7 +109,7 @@ static int sleep_main(int rank, int size, void *arg)
                "%ld sleeps in all\n",
                (t1 - t0) * 1e6 / (LAPS * size), EACH * (size - 1) / (t2 - t1),
                all_sleeps + sleeps);
-        T_CHECK(all_sleeps + sleeps > 0, "nobody slept");
+        CHECK(all_sleeps + sleeps > 0, "nobody slept");
     }
     sm_test_fini(m, eps);
     return 0;
@@ -130,16 +130,16 @@ static int wake_main(int rank, int size, void *arg)
     btl_module_t *m = sm_test_init(&eps);
     if (rank == 0) {
         pthread_t t;
-        T_CHECK(m->sleep_wake != NULL, "no sleep_wake");
+        CHECK(m->sleep_wake != NULL, "no sleep_wake");
         while (!m->sleep_prepare(m)) /* the first one turns wake_mode on */
             m->sleep_finish(m);
-        T_CHECK(pthread_create(&t, NULL, waker, m) == 0, "pthread_create");
+        CHECK(pthread_create(&t, NULL, waker, m) == 0, "pthread_create");
         double t0 = now();
         m->sleep_block(m, 10000);
         double dt = now() - t0;
         m->sleep_finish(m);
         pthread_join(t, NULL);
-        T_CHECK(dt > 0.05 && dt < 5, "sleep_block returned after %.3f s", dt);
+        CHECK(dt > 0.05 && dt < 5, "sleep_block returned after %.3f s", dt);
     }
     sm_test_fini(m, eps);
     return 0;
@@ -159,5 +159,5 @@ int main(void)
     }
     sm_test_opts_t o = {.kill_rank = -1, .timeout_s = 30};
     sm_test_run("sleep_wake from another thread", 2, wake_main, NULL, &o);
-    return sm_test_summary();
+    return check_report("test_btl_sm_sleep");
 }

@@ -80,7 +80,7 @@ static void bench_send(btl_module_t *m, btl_endpoint_t *ep, uint8_t tag, const v
     int rc, idle = 0;
     while ((rc = m->send(m, ep, tag, h, sizeof(h), &p)) == RAIL_AGAIN)
         bench_progress(m, &idle);
-    T_CHECK(rc == MPI_SUCCESS, "send: %d", rc);
+    CHECK(rc == MPI_SUCCESS, "send: %d", rc);
 }
 
 static void bench_wait(btl_module_t *m, volatile long *counter, long target)
@@ -121,7 +121,7 @@ static void btl_bw(btl_module_t *m, btl_endpoint_t **eps, int rank)
     char *buf = malloc(opt.frag);
     long per_rep = (long)(opt.total / opt.frag);
     double gbs[64];
-    T_CHECK(buf, "out of memory");
+    CHECK(buf, "out of memory");
     memset(buf, 1, opt.frag);
     btl_register_recv(1, on_data);
     btl_register_recv(2, on_data);
@@ -196,8 +196,8 @@ static int run_btl(int rank)
         tcp_test_fini(m, eps);
         return 0;
     }
-    T_CHECK(m->max_send_size >= opt.frag + 16, "max_send_size %zu < frag %zu", m->max_send_size,
-            opt.frag);
+    CHECK(m->max_send_size >= opt.frag + 16, "max_send_size %zu < frag %zu", m->max_send_size,
+          opt.frag);
     if (strcmp(opt.mode, "bw") == 0)
         btl_bw(m, eps, rank);
     else
@@ -214,7 +214,7 @@ static void full_io(int fd, char *buf, size_t len, bool wr)
         ssize_t n = wr ? send(fd, buf, len, MSG_NOSIGNAL) : recv(fd, buf, len, 0);
         if (n < 0 && errno == EINTR)
             continue;
-        T_CHECK(n > 0, "%s: %s", wr ? "send" : "recv", n == 0 ? "closed" : strerror(errno));
+        CHECK(n > 0, "%s: %s", wr ? "send" : "recv", n == 0 ? "closed" : strerror(errno));
         buf += n;
         len -= (size_t)n;
     }
@@ -228,29 +228,29 @@ static int plain_connect(int rank)
     struct sockaddr_in a = {.sin_family = AF_INET};
     socklen_t len = sizeof(a);
     snprintf(path, sizeof(path), "%s/plain.port", tcp_test_dir);
-    T_CHECK(fd >= 0, "socket");
+    CHECK(fd >= 0, "socket");
     if (rank == 1) {
-        T_CHECK(inet_pton(AF_INET, opt.addr ? opt.addr : "127.0.0.1", &a.sin_addr) == 1, "addr");
-        T_CHECK(bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(fd, 1) == 0, "listen");
-        T_CHECK(getsockname(fd, (struct sockaddr *)&a, &len) == 0, "getsockname");
+        CHECK(inet_pton(AF_INET, opt.addr ? opt.addr : "127.0.0.1", &a.sin_addr) == 1, "addr");
+        CHECK(bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(fd, 1) == 0, "listen");
+        CHECK(getsockname(fd, (struct sockaddr *)&a, &len) == 0, "getsockname");
         FILE *f = fopen(path, "w");
-        T_CHECK(f, "%s", path);
+        CHECK(f, "%s", path);
         fprintf(f, "%u\n", (unsigned)ntohs(a.sin_port));
         fclose(f);
-        T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+        CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
         int c = accept(fd, NULL, NULL);
-        T_CHECK(c >= 0, "accept");
+        CHECK(c >= 0, "accept");
         close(fd);
         fd = c;
     } else {
         unsigned port = 0;
-        T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+        CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
         FILE *f = fopen(path, "r");
-        T_CHECK(f && fscanf(f, "%u", &port) == 1, "port");
+        CHECK(f && fscanf(f, "%u", &port) == 1, "port");
         fclose(f);
-        T_CHECK(inet_pton(AF_INET, opt.addr ? opt.addr : "127.0.0.1", &a.sin_addr) == 1, "addr");
+        CHECK(inet_pton(AF_INET, opt.addr ? opt.addr : "127.0.0.1", &a.sin_addr) == 1, "addr");
         a.sin_port = htons((uint16_t)port);
-        T_CHECK(connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0, "connect: %s", strerror(errno));
+        CHECK(connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0, "connect: %s", strerror(errno));
     }
     if (strcmp(opt.mode, "plainlat") == 0)
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -352,7 +352,7 @@ int main(int argc, char **argv)
         setenv("RAIL_BTL_TCP_IF_INCLUDE", "lo", 0);
         tcp_test_opts_t o = {.timeout_s = 600, .nodes = nodes_set ? nodes : NULL};
         int rc = tcp_test_run(opt.mode, 2, bench_rank, NULL, &o);
-        tcp_test_summary();
+        tcp_test_summary("bench_btl_tcp");
         return rc;
     }
     if (!dir || rank > 1) {

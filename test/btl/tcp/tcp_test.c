@@ -21,7 +21,6 @@ int btl_verbose;
 
 int tcp_test_rank = -1;
 char tcp_test_dir[256];
-static int tcp_test_passed, tcp_test_failed;
 static int tcp_test_nprocs;
 
 double tcp_test_now(void)
@@ -195,7 +194,7 @@ int tcp_test_run(const char *name, int nprocs, tcp_test_fn fn, void *arg, const 
     if (!tcp_test_mkdir(tcp_test_dir, sizeof(tcp_test_dir), "job") ||
         tcp_fake_rte_setup(tcp_test_dir, strrchr(tcp_test_dir, '-') + 1, nprocs, o.nodes) !=
             MPI_SUCCESS) {
-        tcp_test_result(name, false);
+        check_case(name, false);
         return 1;
     }
     tcp_test_nprocs = nprocs;
@@ -210,23 +209,15 @@ int tcp_test_run(const char *name, int nprocs, tcp_test_fn fn, void *arg, const 
         print_logs(name, nprocs);
     char what[256];
     snprintf(what, sizeof(what), "%s (%d procs, %.2f s)", name, nprocs, tcp_test_now() - start);
-    tcp_test_result(what, ok);
+    check_case(what, ok);
     return ok ? 0 : 1;
 }
 
-void tcp_test_result(const char *name, bool ok)
-{
-    printf("%s %s\n", ok ? "ok  " : "FAIL", name);
-    fflush(stdout);
-    ok ? tcp_test_passed++ : tcp_test_failed++;
-}
-
-int tcp_test_summary(void)
+int tcp_test_summary(const char *name)
 {
     if (tcp_test_dir[0])
         tcp_test_rmdir(tcp_test_dir);
-    printf("%d passed, %d failed\n", tcp_test_passed, tcp_test_failed);
-    return tcp_test_failed ? 1 : 0;
+    return check_report(name);
 }
 
 /* ------------------------------------------------------------ btl helpers */
@@ -238,17 +229,17 @@ btl_module_t *tcp_test_init(btl_endpoint_t ***eps_out)
     btl_proc_t *procs = calloc((size_t)size, sizeof(*procs));
     btl_endpoint_t **eps = calloc((size_t)size, sizeof(*eps));
 
-    T_CHECK(procs && eps, "out of memory");
-    T_CHECK(btl_tcp_component.register_params() == MPI_SUCCESS, "register_params");
-    T_CHECK(btl_tcp_component.init(mods, &n) == MPI_SUCCESS && n == 1, "init gave %d modules", n);
-    T_CHECK(mods[0]->wait_fd >= 0, "no wait_fd");
-    T_CHECK(rte_fence(true) == MPI_SUCCESS, "fence");
+    CHECK(procs && eps, "out of memory");
+    CHECK(btl_tcp_component.register_params() == MPI_SUCCESS, "register_params");
+    CHECK(btl_tcp_component.init(mods, &n) == MPI_SUCCESS && n == 1, "init gave %d modules", n);
+    CHECK(mods[0]->wait_fd >= 0, "no wait_fd");
+    CHECK(rte_fence(true) == MPI_SUCCESS, "fence");
     for (int i = 0; i < size; i++)
         procs[i] = (btl_proc_t){.rank = i, .node_id = (uint32_t)rte_node_of(i),
                                 .local = rte_node_of(i) == (int)rte_info.node_id};
-    T_CHECK(mods[0]->add_procs(mods[0], size, procs, eps) == MPI_SUCCESS, "add_procs");
+    CHECK(mods[0]->add_procs(mods[0], size, procs, eps) == MPI_SUCCESS, "add_procs");
     for (int i = 0; i < size; i++)
-        T_CHECK((eps[i] == NULL) == (i == rte_info.rank), "endpoint of rank %d", i);
+        CHECK((eps[i] == NULL) == (i == rte_info.rank), "endpoint of rank %d", i);
     free(procs);
     *eps_out = eps;
     return mods[0];
@@ -259,22 +250,21 @@ void tcp_test_fence(btl_module_t *m)
     double start = tcp_test_now();
     while (btl_tcp_pending(m) > 0) {
         tcp_test_progress(m, 1);
-        T_CHECK(tcp_test_now() - start < 30, "%zu bytes still queued after 30 s",
-                btl_tcp_pending(m));
+        CHECK(tcp_test_now() - start < 30, "%zu bytes still queued after 30 s", btl_tcp_pending(m));
     }
-    T_CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
+    CHECK(rte_fence(false) == MPI_SUCCESS, "fence");
 }
 
 void tcp_test_fini(btl_module_t *m, btl_endpoint_t **eps)
 {
     int size = rte_info.size;
     btl_proc_t *procs = calloc((size_t)size, sizeof(*procs));
-    T_CHECK(procs, "out of memory");
+    CHECK(procs, "out of memory");
     for (int i = 0; i < size; i++)
         procs[i] = (btl_proc_t){.rank = i, .node_id = (uint32_t)rte_node_of(i)};
     tcp_test_fence(m);
-    T_CHECK(m->del_procs(m, size, procs, eps) == MPI_SUCCESS, "del_procs");
-    T_CHECK(m->finalize(m) == MPI_SUCCESS, "finalize");
+    CHECK(m->del_procs(m, size, procs, eps) == MPI_SUCCESS, "del_procs");
+    CHECK(m->finalize(m) == MPI_SUCCESS, "finalize");
     free(procs);
     free(eps);
 }
@@ -312,8 +302,8 @@ void tcp_test_progress_until(btl_module_t *m, volatile long *counter, long targe
         tcp_test_progress(m, 5);
         if (tcp_test_now() - start >= limit_s)
             dump_state();
-        T_CHECK(tcp_test_now() - start < limit_s, "waited %d s: %ld of %ld", limit_s, *counter,
-                target);
+        CHECK(tcp_test_now() - start < limit_s, "waited %d s: %ld of %ld", limit_s, *counter,
+              target);
     }
 }
 
@@ -328,9 +318,9 @@ long tcp_test_send(btl_module_t *m, btl_endpoint_t *ep, uint8_t tag, const void 
         tcp_test_progress(m, 1);
         if (tcp_test_now() - start >= 30)
             dump_state();
-        T_CHECK(tcp_test_now() - start < 30, "send said RAIL_AGAIN for 30 s");
+        CHECK(tcp_test_now() - start < 30, "send said RAIL_AGAIN for 30 s");
     }
-    T_CHECK(rc == MPI_SUCCESS, "send returned %d", rc);
+    CHECK(rc == MPI_SUCCESS, "send returned %d", rc);
     return again;
 }
 
@@ -360,24 +350,25 @@ static void msg_recv(btl_module_t *m, btl_endpoint_t *ep, const void *hdr, size_
                      const void *payload, size_t len)
 {
     msg_hdr_t h;
-    T_CHECK(((uintptr_t)hdr & 7) == 0, "header not 8-byte aligned");
-    T_CHECK(hdr_len >= sizeof(h) && hdr_len <= 64, "hdr_len %zu", hdr_len);
+    CHECK(((uintptr_t)hdr & 7) == 0, "header not 8-byte aligned");
+    CHECK(hdr_len >= sizeof(h) && hdr_len <= 64, "hdr_len %zu", hdr_len);
     memcpy(&h, hdr, sizeof(h));
-    T_CHECK(h.dst == (uint32_t)rte_info.rank && h.hdr_len == hdr_len && h.src < (uint32_t)rte_info.size,
-            "header dst %u hdr_len %u/%zu", h.dst, h.hdr_len, hdr_len);
-    T_CHECK(ep == ((btl_tcp_module_t *)m)->eps[h.src], "frame of rank %u on another endpoint", h.src);
+    CHECK(h.dst == (uint32_t)rte_info.rank && h.hdr_len == hdr_len &&
+              h.src < (uint32_t)rte_info.size,
+          "header dst %u hdr_len %u/%zu", h.dst, h.hdr_len, hdr_len);
+    CHECK(ep == ((btl_tcp_module_t *)m)->eps[h.src], "frame of rank %u on another endpoint", h.src);
     peer_state_t *e = &expect[h.src];
-    T_CHECK(h.seq == e->seq, "from %u: frame %u, expected %u", h.src, h.seq, e->seq);
-    T_CHECK(h.msg == e->msg && h.off == e->off, "from %u: message %lu offset %lu, expected %lu %lu",
-            h.src, (unsigned long)h.msg, (unsigned long)h.off, (unsigned long)e->msg,
-            (unsigned long)e->off);
-    T_CHECK(h.len == len, "frame %u: payload %zu bytes, expected %u", h.seq, len, h.len);
+    CHECK(h.seq == e->seq, "from %u: frame %u, expected %u", h.src, h.seq, e->seq);
+    CHECK(h.msg == e->msg && h.off == e->off, "from %u: message %lu offset %lu, expected %lu %lu",
+          h.src, (unsigned long)h.msg, (unsigned long)h.off, (unsigned long)e->msg,
+          (unsigned long)e->off);
+    CHECK(h.len == len, "frame %u: payload %zu bytes, expected %u", h.seq, len, h.len);
     const uint8_t *hb = hdr, *p = payload;
     for (size_t i = sizeof(h); i < hdr_len; i++)
-        T_CHECK(hb[i] == (uint8_t)i, "header byte %zu", i);
+        CHECK(hb[i] == (uint8_t)i, "header byte %zu", i);
     for (size_t i = 0; i < len; i++)
-        T_CHECK(p[i] == pattern(h.src, h.msg, h.off + i), "frame %u (%zu bytes): byte %zu", h.seq,
-                len, i);
+        CHECK(p[i] == pattern(h.src, h.msg, h.off + i), "frame %u (%zu bytes): byte %zu", h.seq,
+              len, i);
     e->seq++;
     e->off += len;
     if (e->off == h.total) {
@@ -412,7 +403,7 @@ void tcp_test_msg_init(btl_module_t *m)
     send_buf = malloc(m->max_send_size);
     sent = calloc((size_t)rte_info.size, sizeof(*sent));
     expect = calloc((size_t)rte_info.size, sizeof(*expect));
-    T_CHECK(send_buf && sent && expect, "out of memory");
+    CHECK(send_buf && sent && expect, "out of memory");
     tcp_test_received = tcp_test_bytes = 0;
     btl_register_recv(TCP_TEST_TAG, msg_recv);
 }
@@ -446,7 +437,7 @@ static long send_frame(btl_module_t *m, btl_endpoint_t *ep, int dst, uint64_t ms
             send_buf[i] = pattern(h.src, msg, off + i);
     }
     long again = tcp_test_send(m, ep, TCP_TEST_TAG, hb, hdr_len, &p);
-    T_CHECK(p.data || len == 0 || pc.calls == 1, "pack called %d times", pc.calls);
+    CHECK(p.data || len == 0 || pc.calls == 1, "pack called %d times", pc.calls);
     /* The caller may reuse its buffer at once: scribble over it. */
     memset(send_buf, 0xa5, len);
     return again;

@@ -17,23 +17,16 @@
 #include "base/rail.h"
 #include "btl/btl.h"
 
+/* Checks (test/check.h) name the forked rank (-1 in the parent). */
+extern int tcp_test_rank;
+#define CHECK_RANK tcp_test_rank
+#include "test/check.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #define TCP_TEST_MAX_PROCS 64
-
-/* In a child: fail the test with a message (exit status 1). */
-#define T_CHECK(cond, ...)                                                                         \
-    do {                                                                                           \
-        if (RAIL_UNLIKELY(!(cond))) {                                                              \
-            fprintf(stderr, "rank %d: %s:%d: check failed: %s: ", tcp_test_rank, __FILE__,         \
-                    __LINE__, #cond);                                                              \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 typedef int (*tcp_test_fn)(int rank, int size, void *arg);
 
@@ -44,12 +37,12 @@ typedef struct tcp_test_opts {
     unsigned may_fail;             /* bit r: rank r may exit with an error or die */
 } tcp_test_opts_t;
 
-extern int tcp_test_rank;
 extern char tcp_test_dir[256];     /* job directory of the current or last run */
 
 int tcp_test_run(const char *name, int nprocs, tcp_test_fn fn, void *arg, const tcp_test_opts_t *o);
-void tcp_test_result(const char *name, bool ok);
-int tcp_test_summary(void);
+/* Remove the last job directory; print the summary line (test/check.h)
+ * and return the exit status of main(). */
+int tcp_test_summary(const char *name);
 /* Contents of rank's stderr in the last run (malloc()ed, "" if none). */
 char *tcp_test_log(int rank);
 /* Occurrences of needle in s. */

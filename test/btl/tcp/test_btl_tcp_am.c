@@ -73,8 +73,8 @@ static int t_sizes(int rank, int size, void *arg)
         tcp_test_progress(m, 5);
         count_conns(&est, &other);
     } while (other > 0 && tcp_test_now() - start < 5);
-    T_CHECK(est == size - 1 && other == 0, "%d established and %d other connections for %d peers",
-            est, other, size - 1);
+    CHECK(est == size - 1 && other == 0, "%d established and %d other connections for %d peers",
+          est, other, size - 1);
     tcp_test_fini(m, eps);
     return 0;
 }
@@ -100,7 +100,7 @@ static void run_sizes(const char *name, int nprocs, const char *env)
     char what[128];
     if (tcp_test_run(name, nprocs, t_sizes, NULL, &o) == 0) {
         snprintf(what, sizeof(what), "%s: nothing logged", name);
-        tcp_test_result(what, quiet_logs(nprocs));
+        check_case(what, quiet_logs(nprocs));
     }
 }
 
@@ -130,7 +130,7 @@ static int t_flood(int rank, int size, void *argp)
     long frames = 1 + a->count * tcp_test_msg_frames(m, a->len + 32);
     tcp_test_progress_until(m, &tcp_test_received, frames, 60);
     if (rank == 0)
-        T_CHECK(again > 0, "send never said RAIL_AGAIN while the peer did not read");
+        CHECK(again > 0, "send never said RAIL_AGAIN while the peer did not read");
     fprintf(stdout, "rank %d: %ld RAIL_AGAIN\n", rank, again);
     tcp_test_fini(m, eps);
     return 0;
@@ -142,8 +142,8 @@ static volatile long pings;
 static void ping_cb(btl_module_t *m, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
                     const void *payload, size_t len)
 {
-    T_CHECK(hdr_len == 0 && len == 3 && memcmp(payload, "abc", 3) == 0,
-            "ping: header %zu, payload %zu bytes", hdr_len, len);
+    CHECK(hdr_len == 0 && len == 3 && memcmp(payload, "abc", 3) == 0,
+          "ping: header %zu, payload %zu bytes", hdr_len, len);
     pings++;
 }
 
@@ -163,8 +163,8 @@ static int t_sleep(int rank, int size, void *arg)
     for (int i = 0; i < 3; i++)
         m->progress(m);
     int r = poll(&p, 1, 200);
-    T_CHECK(r == 0, "wait_fd readable although nothing happens (revents 0x%x)", p.revents);
-    T_CHECK(m->progress(m) == 0, "progress found work while idle");
+    CHECK(r == 0, "wait_fd readable although nothing happens (revents 0x%x)", p.revents);
+    CHECK(m->progress(m) == 0, "progress found work while idle");
     tcp_test_fence(m);
     if (rank == 1) {
         usleep(200 * 1000);
@@ -173,8 +173,8 @@ static int t_sleep(int rank, int size, void *arg)
         double t0 = tcp_test_now();
         r = poll(&p, 1, 5000);
         double waited = tcp_test_now() - t0;
-        T_CHECK(r == 1, "no wakeup within 5 s");
-        T_CHECK(waited < 1.0, "woke after %.3f s", waited);
+        CHECK(r == 1, "no wakeup within 5 s");
+        CHECK(waited < 1.0, "woke after %.3f s", waited);
         tcp_test_progress_until(m, &pings, 2, 10);
     }
     tcp_test_fini(m, eps);
@@ -190,7 +190,7 @@ static int t_busy(int rank, int size, void *arg)
     btl_register_recv(5, ping_cb);
     if (rank == 0) {
         int rc = m->send(m, eps[1], 5, &h, 0, &p);
-        T_CHECK(rc == RAIL_AGAIN, "first send returned %d", rc);
+        CHECK(rc == RAIL_AGAIN, "first send returned %d", rc);
         usleep(1000 * 1000);       /* "computing" right after the send */
         tcp_test_send(m, eps[1], 5, &h, 0, &p);
     } else {
@@ -226,6 +226,6 @@ int main(int argc, char **argv)
     tcp_test_run("sleep on wait_fd", 2, t_sleep, NULL, &o);
     o.env = LO "RAIL_BTL_TCP_HANDSHAKE_TIMEOUT_MS=300";
     if (tcp_test_run("busy peers", 2, t_busy, NULL, &o) == 0)
-        tcp_test_result("busy peers: nothing logged", quiet_logs(2));
-    return tcp_test_summary();
+        check_case("busy peers: nothing logged", quiet_logs(2));
+    return tcp_test_summary("test_btl_tcp_am");
 }

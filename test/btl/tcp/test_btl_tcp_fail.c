@@ -41,7 +41,7 @@ static void file_touch(const char *name)
     char path[512];
     snprintf(path, sizeof(path), "%s/%s", tcp_test_dir, name);
     FILE *f = fopen(path, "w");
-    T_CHECK(f, "cannot create %s", path);
+    CHECK(f, "cannot create %s", path);
     fclose(f);
 }
 
@@ -50,7 +50,7 @@ static void wait_file(const char *name)
     double start = tcp_test_now();
     while (!file_exists(name)) {
         usleep(1000);
-        T_CHECK(tcp_test_now() - start < 30, "%s never appeared", name);
+        CHECK(tcp_test_now() - start < 30, "%s never appeared", name);
     }
 }
 
@@ -64,8 +64,8 @@ static int send_until_error(btl_module_t *m, btl_endpoint_t *ep, int limit_s)
     int rc;
     while ((rc = m->send(m, ep, 9, h, sizeof(h), &p)) == MPI_SUCCESS || rc == RAIL_AGAIN) {
         tcp_test_progress(m, rc == RAIL_AGAIN ? 1 : 0);
-        T_CHECK(tcp_test_now() - start < limit_s, "sends to rank 1 still succeed after %d s",
-                limit_s);
+        CHECK(tcp_test_now() - start < limit_s, "sends to rank 1 still succeed after %d s",
+              limit_s);
     }
     return rc;
 }
@@ -92,9 +92,9 @@ static int t_killed(int rank, int size, void *arg)
     tcp_test_msg_send(m, eps[1], 1, 100);
     wait_file("connected");
     int rc = send_until_error(m, eps[1], 20);
-    T_CHECK(rc == MPI_ERR_OTHER, "send failed with %d", rc);
+    CHECK(rc == MPI_ERR_OTHER, "send failed with %d", rc);
     rc = send_until_error(m, eps[1], 1);
-    T_CHECK(rc == MPI_ERR_OTHER, "second send failed with %d", rc);
+    CHECK(rc == MPI_ERR_OTHER, "second send failed with %d", rc);
     m->finalize(m);
     return 0;
 }
@@ -108,7 +108,7 @@ static int t_finalized(int rank, int size, void *arg)
     if (rank == 1) {
         tcp_test_progress_until(m, &tcp_test_received, 1, 20);
         tcp_test_msg_send(m, eps[0], 0, 100);
-        T_CHECK(m->del_procs(m, 2, procs, eps) == MPI_SUCCESS, "del_procs");
+        CHECK(m->del_procs(m, 2, procs, eps) == MPI_SUCCESS, "del_procs");
         m->finalize(m);
         return 0;
     }
@@ -118,7 +118,7 @@ static int t_finalized(int rank, int size, void *arg)
     while (eps[1]->state != BTL_TCP_EP_FAILED && tcp_test_now() - start < 5)
         tcp_test_progress(m, 10);
     int rc = send_until_error(m, eps[1], 5);
-    T_CHECK(rc == MPI_ERR_OTHER, "send failed with %d", rc);
+    CHECK(rc == MPI_ERR_OTHER, "send failed with %d", rc);
     m->finalize(m);
     return 0;
 }
@@ -133,12 +133,12 @@ static int fake_peer(fake_kind_t kind)
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t len = sizeof(a);
-    T_CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0, "bind");
-    T_CHECK(getsockname(fd, (struct sockaddr *)&a, &len) == 0, "getsockname");
+    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0, "bind");
+    CHECK(getsockname(fd, (struct sockaddr *)&a, &len) == 0, "getsockname");
     if (kind == FAKE_REFUSED)
         close(fd);                 /* nothing listens on that port any more */
     else
-        T_CHECK(listen(fd, 4) == 0, "listen");
+        CHECK(listen(fd, 4) == 0, "listen");
     btl_tcp_card_t card;
     memset(&card, 0, sizeof(card));
     card.magic = BTL_TCP_CARD_MAGIC;
@@ -147,17 +147,17 @@ static int fake_peer(fake_kind_t kind)
     card.max_frame = 1 << 20;
     btl_tcp_random(card.secret, sizeof(card.secret));
     card.addrs[0] = (btl_tcp_card_addr_t){a.sin_addr.s_addr, a.sin_port, 8, BTL_TCP_ADDR_LOOPBACK};
-    T_CHECK(rte_modex_put(BTL_TCP_MODEX_KEY, &card, sizeof(card)) == MPI_SUCCESS, "put");
-    T_CHECK(rte_fence(true) == MPI_SUCCESS, "fence");
+    CHECK(rte_modex_put(BTL_TCP_MODEX_KEY, &card, sizeof(card)) == MPI_SUCCESS, "put");
+    CHECK(rte_fence(true) == MPI_SUCCESS, "fence");
     if (kind == FAKE_IMPOSTOR) {
         /* Answer the greeting with a verdict whose proof is made up. */
         uint8_t g[BTL_TCP_GREETING_LEN], v[BTL_TCP_VERDICT_LEN];
         int c = accept(fd, NULL, NULL);
-        T_CHECK(c >= 0, "accept");
-        T_CHECK(recv(c, g, sizeof(g), MSG_WAITALL) == (ssize_t)sizeof(g), "greeting");
+        CHECK(c >= 0, "accept");
+        CHECK(recv(c, g, sizeof(g), MSG_WAITALL) == (ssize_t)sizeof(g), "greeting");
         memcpy(v, "RAILTCP+", 8);
         btl_tcp_random(v + 8, sizeof(v) - 8);
-        T_CHECK(send(c, v, sizeof(v), MSG_NOSIGNAL) == (ssize_t)sizeof(v), "send");
+        CHECK(send(c, v, sizeof(v), MSG_NOSIGNAL) == (ssize_t)sizeof(v), "send");
         wait_file("done");
         close(c);
     }
@@ -183,12 +183,12 @@ static int t_wrong_card(int rank, int size, void *arg)
         double start = tcp_test_now();
         while (tcp_test_now() - start < 2) {
             int rc = m->send(m, eps[1], 9, &h, sizeof(h), &p);
-            T_CHECK(rc == RAIL_AGAIN, "send to a busy peer returned %d", rc);
+            CHECK(rc == RAIL_AGAIN, "send to a busy peer returned %d", rc);
             tcp_test_progress(m, 10);
         }
     } else {
         int rc = send_until_error(m, eps[1], 10);
-        T_CHECK(rc == MPI_ERR_OTHER, "send failed with %d", rc);
+        CHECK(rc == MPI_ERR_OTHER, "send failed with %d", rc);
     }
     file_touch("done");
     m->finalize(m);
@@ -201,7 +201,7 @@ static void check_log(const char *what, int rank, const char *needle, int count)
     bool ok = tcp_test_count(log, needle) == count && tcp_test_count(log, "rail") == count;
     snprintf(name, sizeof(name), "%s: rank %d logged \"%s\" %s", what, rank, needle,
              count ? "once" : "nowhere");
-    tcp_test_result(name, ok);
+    check_case(name, ok);
     if (!ok)
         fprintf(stderr, "rank %d logged:\n%s", rank, log);
     free(log);
@@ -229,5 +229,5 @@ int main(void)
     k = FAKE_BUSY;
     if (tcp_test_run("busy", 2, t_wrong_card, &k, &o) == 0)
         check_log("busy", 0, "rail", 0);
-    return tcp_test_summary();
+    return tcp_test_summary("test_btl_tcp_fail");
 }

@@ -45,7 +45,7 @@ static void file_touch(const char *name)
     char path[512];
     snprintf(path, sizeof(path), "%s/%s", tcp_test_dir, name);
     FILE *f = fopen(path, "w");
-    T_CHECK(f, "cannot create %s", path);
+    CHECK(f, "cannot create %s", path);
     fclose(f);
 }
 
@@ -78,9 +78,9 @@ static void talk_until(btl_module_t *m, btl_endpoint_t **eps, int peer, const ch
         if (sent < tcp_test_received + 4)
             tcp_test_msg_send(m, eps[peer], peer, (size_t)(sent++ * 997 % 70000));
         tcp_test_progress(m, 2);
-        T_CHECK(tcp_test_now() - start < 40, "%s never appeared", done);
+        CHECK(tcp_test_now() - start < 40, "%s never appeared", done);
     }
-    T_CHECK(foreign_seen == 0, "%ld foreign messages delivered", foreign_seen);
+    CHECK(foreign_seen == 0, "%ld foreign messages delivered", foreign_seen);
 }
 
 /* ------------------------------------------------------------ the attacker */
@@ -89,7 +89,7 @@ static struct sockaddr_in target_addr(int rank)
 {
     void *data;
     size_t len;
-    T_CHECK(rte_modex_get(rank, BTL_TCP_MODEX_KEY, &data, &len) == MPI_SUCCESS, "card");
+    CHECK(rte_modex_get(rank, BTL_TCP_MODEX_KEY, &data, &len) == MPI_SUCCESS, "card");
     btl_tcp_card_t *card = data;
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = card->addrs[0].ip,
                             .sin_port = card->addrs[0].port};
@@ -100,15 +100,14 @@ static struct sockaddr_in target_addr(int rank)
 static int att_connect(const struct sockaddr_in *a)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
-    T_CHECK(fd >= 0, "socket");
-    T_CHECK(connect(fd, (const struct sockaddr *)a, sizeof(*a)) == 0, "connect: %s",
-            strerror(errno));
+    CHECK(fd >= 0, "socket");
+    CHECK(connect(fd, (const struct sockaddr *)a, sizeof(*a)) == 0, "connect: %s", strerror(errno));
     return fd;
 }
 
 static void att_write(int fd, const void *p, size_t n)
 {
-    T_CHECK(send(fd, p, n, MSG_NOSIGNAL) == (ssize_t)n, "write: %s", strerror(errno));
+    CHECK(send(fd, p, n, MSG_NOSIGNAL) == (ssize_t)n, "write: %s", strerror(errno));
 }
 
 static void att_read(int fd, void *p, size_t n)
@@ -116,9 +115,9 @@ static void att_read(int fd, void *p, size_t n)
     size_t got = 0;
     while (got < n) {
         struct pollfd pf = {.fd = fd, .events = POLLIN};
-        T_CHECK(poll(&pf, 1, 5000) == 1, "no answer within 5 s");
+        CHECK(poll(&pf, 1, 5000) == 1, "no answer within 5 s");
         ssize_t r = recv(fd, (char *)p + got, n - got, 0);
-        T_CHECK(r > 0, "connection closed while reading %zu bytes", n);
+        CHECK(r > 0, "connection closed while reading %zu bytes", n);
         got += (size_t)r;
     }
 }
@@ -130,11 +129,11 @@ static void att_expect_closed(int fd, const char *what)
     double start = tcp_test_now();
     for (;;) {
         struct pollfd pf = {.fd = fd, .events = POLLIN};
-        T_CHECK(poll(&pf, 1, 5000) == 1 && tcp_test_now() - start < 5, "%s: not closed", what);
+        CHECK(poll(&pf, 1, 5000) == 1 && tcp_test_now() - start < 5, "%s: not closed", what);
         ssize_t r = recv(fd, buf, sizeof(buf), 0);
         if (r == 0 || (r < 0 && errno == ECONNRESET))
             break;
-        T_CHECK(r > 0, "%s: recv: %s", what, strerror(errno));
+        CHECK(r > 0, "%s: recv: %s", what, strerror(errno));
     }
     close(fd);
 }
@@ -160,7 +159,7 @@ static void make_greeting(uint8_t *g, uint32_t src, uint32_t dst, const uint8_t 
     memcpy(g + 12, &src, 4);       /* little endian, as the handshake encodes */
     memcpy(g + 16, &dst, 4);
     memcpy(g + 24, jobtag, BTL_TCP_JOBTAG_LEN);
-    T_CHECK(btl_tcp_random(g + 40, BTL_TCP_NONCE_LEN) == MPI_SUCCESS, "random");
+    CHECK(btl_tcp_random(g + 40, BTL_TCP_NONCE_LEN) == MPI_SUCCESS, "random");
     hmac(key, "I", g, BTL_TCP_GREETING_MAC, "", 0, g + BTL_TCP_GREETING_MAC);
 }
 
@@ -211,15 +210,15 @@ static void attack_replays(btl_tcp_module_t *tm, const struct sockaddr_in *a)
     uint8_t mac[BTL_TCP_MAC_LEN];
     void *card;
     size_t len;
-    T_CHECK(rte_modex_get(0, BTL_TCP_MODEX_KEY, &card, &len) == MPI_SUCCESS, "card");
+    CHECK(rte_modex_get(0, BTL_TCP_MODEX_KEY, &card, &len) == MPI_SUCCESS, "card");
     btl_tcp_pair_key(tm, 0, ((btl_tcp_card_t *)card)->secret, key02);
     free(card);
     make_greeting(g, 2, 0, tm->jobtag, key02);
     int legit = att_greet(a, g, false);
     att_read(legit, v, sizeof(v));
     hmac(key02, "A", g, sizeof(g), v, 8, mac);
-    T_CHECK(memcmp(v, "RAILTCP+", 8) == 0, "legitimate handshake not accepted");
-    T_CHECK(memcmp(mac, v + 8, sizeof(mac)) == 0, "rank 0 failed to prove itself");
+    CHECK(memcmp(v, "RAILTCP+", 8) == 0, "legitimate handshake not accepted");
+    CHECK(memcmp(mac, v + 8, sizeof(mac)) == 0, "rank 0 failed to prove itself");
     /* Say goodbye as the btl does and close: rank 2 is not connected any
      * more, so a replay that got in would have its frame delivered. */
     btl_tcp_fhdr_t bye = {.tag = BTL_TCP_TAG_BYE};
@@ -281,8 +280,8 @@ static void check_foreign_logs(void)
         ok = ok && tcp_test_count(log, reasons[i]) == 1;
     if (!ok)
         fprintf(stderr, "rank 0 logged:\n%s", log);
-    tcp_test_result("foreign: each rejected connection logged once, with its address", ok);
-    tcp_test_result("foreign: the legitimate peer logged nothing", log1[0] == '\0');
+    check_case("foreign: each rejected connection logged once, with its address", ok);
+    check_case("foreign: the legitimate peer logged nothing", log1[0] == '\0');
     free(log);
     free(log1);
 }
@@ -312,12 +311,12 @@ static int t_other_job(int rank, int size, void *arg)
         tcp_fake_rte_setup(path, "jobA", 2, NULL);
         while (rte_modex_get(0, BTL_TCP_MODEX_KEY, &card, &len) != MPI_SUCCESS) {
             usleep(1000);
-            T_CHECK(tcp_test_now() - start < 20, "job A never published");
+            CHECK(tcp_test_now() - start < 20, "job A never published");
         }
         join_job("b", "jobB", 1);
-        T_CHECK(tcp_fake_rte_put_as(1, BTL_TCP_MODEX_KEY, card, len) == MPI_SUCCESS, "put");
+        CHECK(tcp_fake_rte_put_as(1, BTL_TCP_MODEX_KEY, card, len) == MPI_SUCCESS, "put");
         free(card);
-        T_CHECK(rte_fence(true) == MPI_SUCCESS, "fence");
+        CHECK(rte_fence(true) == MPI_SUCCESS, "fence");
         return 0;
     }
     btl_module_t *m = tcp_test_init(&eps);
@@ -333,9 +332,9 @@ static int t_other_job(int rank, int size, void *arg)
     double start = tcp_test_now();
     while ((rc = m->send(m, eps[1], TCP_TEST_TAG, h, sizeof(h), &p)) == RAIL_AGAIN) {
         tcp_test_progress(m, 1);
-        T_CHECK(tcp_test_now() - start < 10, "send to the wrong job's rank still pending");
+        CHECK(tcp_test_now() - start < 10, "send to the wrong job's rank still pending");
     }
-    T_CHECK(rc != MPI_SUCCESS, "send to a rank of another job succeeded");
+    CHECK(rc != MPI_SUCCESS, "send to a rank of another job succeeded");
     file_touch("b.done");
     m->finalize(m);
     return 0;
@@ -348,9 +347,9 @@ static void check_other_job_logs(void)
     int n = tcp_test_count(a0, "rejected a connection from 127.0.0.1:");
     bool ok = n >= 1 && n <= 4 && tcp_test_count(a0, "a process of another job") == n &&
               a1[0] == '\0';
-    tcp_test_result("other job: rejected and logged by job A", ok);
+    check_case("other job: rejected and logged by job A", ok);
     ok = tcp_test_count(b0, "cannot connect") == 1;
-    tcp_test_result("other job: job B reports that it cannot connect", ok);
+    check_case("other job: job B reports that it cannot connect", ok);
     if (!ok)
         fprintf(stderr, "job B rank 0 logged:\n%s", b0);
     free(a0);
@@ -365,5 +364,5 @@ int main(void)
         check_foreign_logs();
     if (tcp_test_run("other job", 4, t_other_job, NULL, &o) == 0)
         check_other_job_logs();
-    return tcp_test_summary();
+    return tcp_test_summary("test_btl_tcp_foreign");
 }

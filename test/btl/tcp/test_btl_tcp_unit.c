@@ -39,7 +39,7 @@ static void test_sha256(void)
         rail_sha256(v[i].msg, strlen(v[i].msg), d);
         char name[64];
         snprintf(name, sizeof(name), "sha256 of a %zu-byte NIST example", strlen(v[i].msg));
-        tcp_test_result(name, hex_equal(d, v[i].hex));
+        check_case(name, hex_equal(d, v[i].hex));
     }
     /* One million 'a', fed in pieces of odd sizes. */
     static char a[1000];
@@ -52,8 +52,8 @@ static void test_sha256(void)
         done += n;
     }
     rail_sha256_final(&c, d);
-    tcp_test_result("sha256 of a million 'a' in pieces",
-                    hex_equal(d, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"));
+    check_case("sha256 of a million 'a' in pieces",
+               hex_equal(d, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"));
     /* Every split point of a 1000-byte message gives the same digest. */
     uint8_t m[1000], one[RAIL_SHA256_LEN];
     for (int i = 0; i < 1000; i++)
@@ -67,7 +67,7 @@ static void test_sha256(void)
         rail_sha256_final(&c, d);
         ok = memcmp(d, one, sizeof(d)) == 0;
     }
-    tcp_test_result("sha256 independent of how the input is split", ok);
+    check_case("sha256 independent of how the input is split", ok);
 }
 
 static void test_hmac(void)
@@ -106,13 +106,13 @@ static void test_hmac(void)
         rail_hmac_final(&h, d);
         char name[64];
         snprintf(name, sizeof(name), "hmac-sha256, RFC 4231 test case %d", tc[i]);
-        tcp_test_result(name, hex_equal(d, v[i].hex));
+        check_case(name, hex_equal(d, v[i].hex));
     }
     uint8_t x[32] = {1}, y[32] = {1};
     bool ok = rail_mac_equal(x, y, 32);
     y[31] ^= 0x80;
     ok = ok && !rail_mac_equal(x, y, 32);
-    tcp_test_result("mac comparison", ok);
+    check_case("mac comparison", ok);
 }
 
 /* ------------------------------------------------------------ interfaces */
@@ -165,11 +165,11 @@ static void test_if_select(void)
     ok &= select_is(all, n, "", "lo", true, "eth0,eth1,ib0");
     ok &= select_is(all, n, "", "0.0.0.0/0", true, "");
     ok &= select_is(all, 1, "", "", false, "lo");
-    tcp_test_result("interface selection (include / exclude / loopback rule)", ok);
+    check_case("interface selection (include / exclude / loopback rule)", ok);
     fprintf(stderr, "(warnings about bad entries expected below)\n");
     ok = select_is(all, n, "10.0.0.0/33,eth0,nosuch", "", false, "eth0");
     ok &= select_is(all, n, "1.2.3.4.5", "", false, "");
-    tcp_test_result("interface lists with bad entries", ok);
+    check_case("interface lists with bad entries", ok);
 }
 
 static void test_peer_order(void)
@@ -205,8 +205,9 @@ static void test_peer_order(void)
     ok = ok && k == 0;
     k = btl_tcp_if_order_peer(&card, true, mine, 2, out, BTL_TCP_MAX_ADDRS);
     ok = ok && k == 2;
-    tcp_test_result("peer addresses: loopback and our own addresses only on the same node, own "
-                    "subnet first", ok);
+    check_case("peer addresses: loopback and our own addresses only on the same node, own "
+               "subnet first",
+               ok);
 }
 
 static void test_frames(void)
@@ -214,7 +215,7 @@ static void test_frames(void)
     bool ok = btl_tcp_frame_size(0, 0) == 8 && btl_tcp_frame_size(1, 0) == 16 &&
               btl_tcp_frame_size(64, 1) == 80 && btl_tcp_frame_size(16, 8) == 32 &&
               btl_tcp_frame_size(17, 9) == 48;
-    tcp_test_result("frame sizes (header and payload padded to 8)", ok);
+    check_case("frame sizes (header and payload padded to 8)", ok);
 }
 
 int main(void)
@@ -224,5 +225,5 @@ int main(void)
     test_if_select();
     test_peer_order();
     test_frames();
-    return tcp_test_summary();
+    return tcp_test_summary("test_btl_tcp_unit");
 }
