@@ -98,12 +98,7 @@ int obj_request_report(obj_request_t *req, MPI_Status *status, bool with_error)
     int err = req->status.error;
     if (err != MPI_SUCCESS)
         err = obj_request_error(req);
-    RAIL_CS_ENTER();
-    if (req->flags & OBJ_REQ_FLAG_PERSISTENT)
-        req->flags &= (uint8_t)~OBJ_REQ_FLAG_ACTIVE;
-    else
-        req->ops->release(req);
-    RAIL_CS_EXIT();
+    obj_request_retire(req);
     return err;
 }
 

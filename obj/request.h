@@ -201,6 +201,17 @@ int obj_request_error(const obj_request_t *req);
  * *status, then release it, or make a persistent one inactive; returns
  * its error.  req must not be used after this unless persistent. */
 int obj_request_report(obj_request_t *req, MPI_Status *status, bool with_error);
+/* After a completed request was reported: a persistent one becomes
+ * inactive, any other is released. */
+static inline void obj_request_retire(obj_request_t *req)
+{
+    RAIL_CS_ENTER();
+    if (req->flags & OBJ_REQ_FLAG_PERSISTENT)
+        req->flags &= (uint8_t)~OBJ_REQ_FLAG_ACTIVE;
+    else
+        req->ops->release(req);
+    RAIL_CS_EXIT();
+}
 /* *flag = complete (or null or inactive); its status, without releasing. */
 void obj_request_peek(obj_request_t *req, int *flag, MPI_Status *status, bool with_error);
 /* MPI_Request_free: release now, or when it completes. */

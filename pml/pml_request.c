@@ -84,12 +84,7 @@ int pml_wait(obj_request_t *req, obj_req_status_t *st)
     int rc = req->status.error;
     if (st)
         *st = req->status;
-    RAIL_CS_ENTER();
-    if (req->flags & OBJ_REQ_FLAG_PERSISTENT)
-        req->flags &= (uint8_t)~OBJ_REQ_FLAG_ACTIVE;
-    else
-        req->ops->release(req);
-    RAIL_CS_EXIT();
+    obj_request_retire(req);
     return rc;
 }
 
