@@ -139,10 +139,9 @@ static int small_red_join(coll_sm_module_t *m, obj_comm_t *comm, int late, uint6
     return coll_check_length(late, (size_t)theirs, (size_t)(bytes & COLL_SM_RED_BYTES_MASK));
 }
 
-/* The pieces of coll_sm_small_reduce, in its order.  Each is called once
- * and inlined (always_inline: the compiled fast path stays one function,
- * its branches in the same order). */
-#define SM_HOT static inline __attribute__((always_inline))
+/* The pieces of coll_sm_small_reduce, in its order: each is called once
+ * and inlined (SM_HOT), so the compiled fast path stays one function, its
+ * branches in the same order. */
 
 /* Where process p's slot starts in the reduction's input: a reduce_scatter's
  * block p + 1 (starts: m->small_starts), else 0.  (No divisions: a 64-bit
