@@ -291,6 +291,19 @@ static int direct_read(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0
     return SM_KEEP(rc, sm_truncated(m, set, r0->bytes));
 }
 
+/* After step 1 handed an allgather or alltoall of `total` bytes on for
+ * device buffers: how it goes device to device here, the same everywhere
+ * (DEV_ONE: by process 0, where `one` and every result is published;
+ * DEV_BLOCKS: everyone copies its own), or DEV_NONE: the next component. */
+enum { DEV_NONE, DEV_ONE, DEV_BLOCKS };
+static int dev_blocks_way(coll_sm_module_t *m, uint64_t s, bool one, size_t total)
+{
+    bool ok = coll_sm_dev_blocks_eligible(m, total) && all_device(m, s);
+    if (ok && one && coll_sm_dev_results_published(m, s))
+        return coll_sm_dev_ready_one(m, s, 2, 0) ? DEV_ONE : DEV_NONE;
+    return ok && coll_sm_dev_ready_blocks(m, s, 2) ? DEV_BLOCKS : DEV_NONE;
+}
+
 /* My block (mine) and where it goes in my receive buffer: fused with the
  * rounds' writes (*own) where both are contiguous host memory of the same
  * size, with the others' blocks (*own_dev) where both are contiguous
@@ -326,17 +339,12 @@ static bool allgather_dev(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t 
                           const coll_sm_data_t *r0, bool one, char *rdev, const void *own_dev,
                           size_t total, int *rc)
 {
-    bool ok = coll_sm_dev_blocks_eligible(m, total) && all_device(m, s);
-    if (ok && one && coll_sm_dev_results_published(m, s)) {
-        if (!coll_sm_dev_ready_one(m, s, 2, 0))
-            return false;
+    int way = dev_blocks_way(m, s, one, total);
+    if (way == DEV_ONE)
         *rc = SM_KEEP(*rc, coll_sm_dev_allgather_one(m, s, mine->contig, rdev));
-        return true;
-    }
-    if (!ok || !coll_sm_dev_ready_blocks(m, s, 2))
-        return false;
-    *rc = SM_KEEP(*rc, coll_sm_dev_allgather(m, s, r0, own_dev));
-    return true;
+    else if (way == DEV_BLOCKS)
+        *rc = SM_KEEP(*rc, coll_sm_dev_allgather(m, s, r0, own_dev));
+    return way != DEV_NONE;
 }
 
 /* An allgather's blocks moved on the path agreed in step 1 (cma: read
@@ -532,15 +540,11 @@ static bool alltoall_dev(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *
                          const coll_sm_data_t *r0, bool in_place, bool one, const void *all,
                          char *rdev, size_t total, int *rc)
 {
-    bool ok = coll_sm_dev_blocks_eligible(m, total) && all_device(m, s);
-    if (ok && one && coll_sm_dev_results_published(m, s)) {
-        if (!coll_sm_dev_ready_one(m, s, 2, 0))
-            return false;
+    int way = dev_blocks_way(m, s, one, total);
+    if (way == DEV_ONE)
         *rc = SM_KEEP(*rc, coll_sm_dev_alltoall_one(m, s, all, rdev));
-        return true;
-    }
-    if (!ok || !coll_sm_dev_ready_blocks(m, s, 2))
-        return false;
+    if (way != DEV_BLOCKS)
+        return way == DEV_ONE;
     /* my own block with the others' where both are contiguous */
     coll_sm_data_t sm = coll_sm_data_at(s0, m->me * s0->count),
                    rm = coll_sm_data_at(r0, m->me * r0->count);
