@@ -52,6 +52,8 @@
  * alltoall leaves its own block where it is).
  */
 #include "coll/sm/sm_meta.h"
+#include "coll/sm/sm_device.h"
+#include "coll/sm/sm_slots.h"
 #include "base/copy.h"
 #include "base/log.h"
 #include "obj/err.h"

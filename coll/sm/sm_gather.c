@@ -10,6 +10,8 @@
  * sm_meta.h.
  */
 #include "coll/sm/sm_meta.h"
+#include "coll/sm/sm_device.h"
+#include "coll/sm/sm_slots.h"
 #include "base/copy.h"
 #include "base/log.h"
 #include "obj/err.h"

@@ -58,6 +58,8 @@
  * from the slots (coll_sm_small_reduce) and goes on into these steps.
  */
 #include "coll/sm/coll_sm.h"
+#include "coll/sm/sm_device.h"
+#include "coll/sm/sm_slots.h"
 #include "accel/accel.h"
 #include "obj/err.h"
 

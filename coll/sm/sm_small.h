@@ -9,6 +9,7 @@
 #define COLL_SM_SMALL_H
 
 #include "coll/sm/coll_sm.h"
+#include "coll/sm/sm_slots.h"
 
 #include <string.h>
 

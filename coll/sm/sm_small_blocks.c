@@ -4,6 +4,7 @@
  * sm_small.c).
  */
 #include "coll/sm/sm_small.h"
+#include "coll/sm/sm_device.h"
 #include "accel/accel.h"
 #include "obj/err.h"
 
