@@ -52,6 +52,8 @@
  * alltoall leaves its own block where it is).
  */
 #include "coll/sm/sm_meta.h"
+#include "coll/sm/sm_device.h"
+#include "coll/sm/sm_slots.h"
 #include "base/copy.h"
 #include "base/log.h"
 #include "obj/err.h"
@@ -291,6 +293,104 @@ static int direct_read(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0
     return SM_KEEP(rc, sm_truncated(m, set, r0->bytes));
 }
 
+/* After step 1 handed an allgather or alltoall of `total` bytes on for
+ * device buffers: how it goes device to device here, the same everywhere
+ * (DEV_ONE: by process 0, where `one` and every result is published;
+ * DEV_BLOCKS: everyone copies its own), or DEV_NONE: the next component. */
+enum { DEV_NONE, DEV_ONE, DEV_BLOCKS };
+static int dev_blocks_way(coll_sm_module_t *m, uint64_t s, bool one, size_t total)
+{
+    bool ok = coll_sm_dev_blocks_eligible(m, total) && all_device(m, s);
+    if (ok && one && coll_sm_dev_results_published(m, s))
+        return coll_sm_dev_ready_one(m, s, 2, 0) ? DEV_ONE : DEV_NONE;
+    return ok && coll_sm_dev_ready_blocks(m, s, 2) ? DEV_BLOCKS : DEV_NONE;
+}
+
+/* My block (mine) and where it goes in my receive buffer: fused with the
+ * rounds' writes (*own) where both are contiguous host memory of the same
+ * size, with the others' blocks (*own_dev) where both are contiguous
+ * device memory and the operation may go device to device (else the next
+ * component takes it whole), else copied here first (*rc). */
+static void allgather_own(coll_sm_module_t *m, const coll_sm_data_t *r0, coll_sm_data_t *mine,
+                          const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                          MPI_Count rcount, obj_datatype_t *rdt, size_t total, char **own,
+                          const void **own_dev, int *rc)
+{
+    coll_sm_data_t ob = coll_sm_data_at(r0, m->me * rcount);
+    if (sbuf == MPI_IN_PLACE) {
+        *mine = ob;
+        return;
+    }
+    coll_sm_data_init(mine, sbuf, scount, sdt);
+    if (mine->contig && !mine->device && ob.contig && !ob.device && ob.bytes == mine->bytes &&
+        rail_copy_stream_mode != RAIL_COPY_STREAM_ALWAYS)
+        *own = ob.contig;
+    else if (mine->contig && mine->device && ob.contig && ob.device &&
+             ob.bytes == mine->bytes && coll_sm_device_check_blocks(m, total))
+        *own_dev = mine->contig;   /* step 1 hands on (direct_announce) */
+    else
+        *rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt);
+}
+
+/* An allgather that everyone hands on in step 1 for device buffers: true
+ * where it ran device to device here (*rc), false where it goes to the
+ * next component.  By one where every result is contiguous (the same
+ * choice everywhere, before step 2; a failed open there hands on: a
+ * second try would reuse the records' `opened`). */
+static bool allgather_dev(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *mine,
+                          const coll_sm_data_t *r0, bool one, char *rdev, const void *own_dev,
+                          size_t total, int *rc)
+{
+    int way = dev_blocks_way(m, s, one, total);
+    if (way == DEV_ONE)
+        *rc = SM_KEEP(*rc, coll_sm_dev_allgather_one(m, s, mine->contig, rdev));
+    else if (way == DEV_BLOCKS)
+        *rc = SM_KEEP(*rc, coll_sm_dev_allgather(m, s, r0, own_dev));
+    return way != DEV_NONE;
+}
+
+/* An allgather's blocks moved on the path agreed in step 1 (cma: read
+ * from the others' buffers, else through the segment), operation s
+ * ended; a: the timing to record (NULL: none). */
+static int allgather_moved(coll_sm_module_t *m, uint64_t s, coll_sm_data_t *mine,
+                           const coll_sm_data_t *r0, char *own, bool cma, rail_adapt_t *a,
+                           size_t total, int rc)
+{
+    uint64_t t0 = a ? rail_now_ns() : 0;
+    if (cma) {
+        rc = SM_KEEP(rc, direct_read(m, s, r0));
+    } else {
+        /* the segment, written with streaming stores where rank 0 asks (my
+         * own block then copied apart: the fused copy does not stream) */
+        mine->stream = announced_want(m, s) == COLL_SM_PATH_STREAM && rail_copy_stream_offered();
+        if (mine->stream && own) {
+            rail_copy(own, mine->contig, mine->bytes);
+            own = NULL;
+        }
+        rc = SM_KEEP(rc, allgather_rounds(m, s, mine, r0, 1, own, false, NULL));
+        if (mine->stream && rc == MPI_SUCCESS)
+            rail_atomic_add_fetch(&coll_sm_count_allgather_streamed, 1);
+    }
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    /* single copy: my own block while the others finish reading (after my
+     * FINAL, which nobody then waits for behind this copy) */
+    if (cma && own)
+        rail_copy(own, mine->contig, mine->bytes);
+    /* single copy: the others read my block until their FINAL; a timed
+     * call is timed whole (a single copy that rank 0 timed to its own end
+     * looked faster than the segment: np 2 1 MiB chosen at 118 us per
+     * call against 99) */
+    if (cma || a)
+        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
+    if (a)
+        rail_adapt_record(a,
+                          cma            ? COLL_SM_PATH_CMA
+                          : mine->stream ? COLL_SM_PATH_STREAM
+                                         : COLL_SM_PATH_SEGMENT,
+                          total, rail_now_ns() - t0);
+    return rc;
+}
+
 int coll_sm_allgather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
                       MPI_Count rcount, obj_datatype_t *rdt, obj_comm_t *comm,
                       coll_module_t *module)
@@ -314,27 +414,10 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, v
         return rc;
     /* the total is the same everywhere (matching signatures), parameters too */
     size_t total = r0.bytes * (size_t)m->n;
-    /* my block into my receive block: fused with the rounds' writes where
-     * both are contiguous host memory of the same size, with the others'
-     * blocks where both are contiguous device memory and the operation may
-     * go device to device (own_dev; else the next component takes it
-     * whole), else first */
-    char *own = NULL;
+    char *own = NULL;   /* my block into my receive block (allgather_own) */
     const void *own_dev = NULL;
-    if (sbuf == MPI_IN_PLACE) {
-        mine = coll_sm_data_at(&r0, m->me * rcount);
-    } else {
-        coll_sm_data_init(&mine, sbuf, scount, sdt);
-        coll_sm_data_t ob = coll_sm_data_at(&r0, m->me * rcount);
-        if (mine.contig && !mine.device && ob.contig && !ob.device && ob.bytes == mine.bytes &&
-            rail_copy_stream_mode != RAIL_COPY_STREAM_ALWAYS)
-            own = ob.contig;
-        else if (mine.contig && mine.device && ob.contig && ob.device &&
-                 ob.bytes == mine.bytes && coll_sm_device_check_blocks(m, total))
-            own_dev = mine.contig;   /* step 1 hands on (direct_announce) */
-        else
-            rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt);
-    }
+    allgather_own(m, &r0, &mine, sbuf, scount, sdt, rbuf, rcount, rdt, total, &own, &own_dev,
+                  &rc);
     rail_adapt_t *a;
     int want;
     bool check_only, device = r0.device || mine.device;
@@ -358,53 +441,12 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, v
                             rdev ? total : 0);
     int ann = direct_announce(m, s, &mine, true, 0, want, device, total);
     if (ann == ANNOUNCE_HANDOFF) {
-        /* by one where every result is contiguous (the same choice
-         * everywhere, before step 2; a failed open there hands on: a
-         * second try would reuse the records' `opened`) */
-        bool ok = coll_sm_dev_blocks_eligible(m, total) && all_device(m, s);
-        if (ok && one && coll_sm_dev_results_published(m, s)) {
-            if (coll_sm_dev_ready_one(m, s, 2, 0))
-                return SM_KEEP(rc, coll_sm_dev_allgather_one(m, s, mine.contig, rdev));
-        } else if (ok && coll_sm_dev_ready_blocks(m, s, 2)) {
-            return SM_KEEP(rc, coll_sm_dev_allgather(m, s, &r0, own_dev));
-        }
+        if (allgather_dev(m, s, &mine, &r0, one, rdev, own_dev, total, &rc))
+            return rc;
         return hand_on(m, s, COLL_OP_allgather, "device buffers", sbuf, scount, sdt, rbuf, rcount,
                        rdt, comm, module);
     }
-    bool cma = ann == ANNOUNCE_DIRECT;
-    uint64_t t0 = a ? rail_now_ns() : 0;
-    if (cma) {
-        rc = SM_KEEP(rc, direct_read(m, s, &r0));
-    } else {
-        /* the segment, written with streaming stores where rank 0 asks (my
-         * own block then copied apart: the fused copy does not stream) */
-        mine.stream = announced_want(m, s) == COLL_SM_PATH_STREAM && rail_copy_stream_offered();
-        if (mine.stream && own) {
-            rail_copy(own, mine.contig, mine.bytes);
-            own = NULL;
-        }
-        rc = SM_KEEP(rc, allgather_rounds(m, s, &mine, &r0, 1, own, false, NULL));
-        if (mine.stream && rc == MPI_SUCCESS)
-            rail_atomic_add_fetch(&coll_sm_count_allgather_streamed, 1);
-    }
-    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-    /* single copy: my own block while the others finish reading (after my
-     * FINAL, which nobody then waits for behind this copy) */
-    if (cma && own)
-        rail_copy(own, mine.contig, mine.bytes);
-    /* single copy: the others read my block until their FINAL; a timed
-     * call is timed whole (a single copy that rank 0 timed to its own end
-     * looked faster than the segment: np 2 1 MiB chosen at 118 us per
-     * call against 99) */
-    if (cma || a)
-        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
-    if (a)
-        rail_adapt_record(a,
-                          cma           ? COLL_SM_PATH_CMA
-                          : mine.stream ? COLL_SM_PATH_STREAM
-                                        : COLL_SM_PATH_SEGMENT,
-                          total, rail_now_ns() - t0);
-    return rc;
+    return allgather_moved(m, s, &mine, &r0, own, ann == ANNOUNCE_DIRECT, a, total, rc);
 }
 
 /* ------------------------------------------------------------ alltoall */
@@ -491,6 +533,70 @@ static int alltoall_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
     return SM_KEEP(rc, sm_truncated(m, set, r0->bytes));
 }
 
+/* An alltoall that everyone hands on in step 1 for device buffers: true
+ * where it ran device to device here (*rc), false where it goes to the
+ * next component.  By one (process 0 moves every block) where every
+ * result is contiguous (as the allgather's): all and rdev, my send and
+ * receive buffers as offered. */
+static bool alltoall_dev(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *s0,
+                         const coll_sm_data_t *r0, bool in_place, bool one, const void *all,
+                         char *rdev, size_t total, int *rc)
+{
+    int way = dev_blocks_way(m, s, one, total);
+    if (way == DEV_ONE)
+        *rc = SM_KEEP(*rc, coll_sm_dev_alltoall_one(m, s, all, rdev));
+    if (way != DEV_BLOCKS)
+        return way == DEV_ONE;
+    /* my own block with the others' where both are contiguous */
+    coll_sm_data_t sm = coll_sm_data_at(s0, m->me * s0->count),
+                   rm = coll_sm_data_at(r0, m->me * r0->count);
+    const void *own_dev = NULL;
+    if (!in_place && sm.contig && sm.device && rm.contig && rm.device && sm.bytes == rm.bytes)
+        own_dev = sm.contig;
+    else
+        alltoall_copy_own(m, s0, r0, rc);
+    int r = coll_sm_dev_alltoall(m, s, r0, own_dev);   /* always: it ends the operation */
+    *rc = SM_KEEP(*rc, r);
+    return true;
+}
+
+/* An alltoall's blocks moved on the path agreed in step 1 (cma: read
+ * from the others' send buffers, else through the segment), operation s
+ * ended; a: the timing to record (NULL: none), the call timed whole. */
+static int alltoall_moved(coll_sm_module_t *m, uint64_t s, coll_sm_data_t *s0,
+                          const coll_sm_data_t *r0, bool in_place, bool cma, rail_adapt_t *a,
+                          size_t total, int rc)
+{
+    uint64_t t0 = a ? rail_now_ns() : 0;
+    if (cma) {
+        rc = SM_KEEP(rc, direct_read(m, s, r0));
+        if (rc == MPI_SUCCESS)
+            rail_atomic_add_fetch(&coll_sm_count_alltoall_cma, 1);
+    } else {
+        /* the segment, written with streaming stores where rank 0 asks
+         * (np 2, 16 MiB blocks: 3.5-4.1 ms against 5.7-6.0 plain) */
+        s0->stream = announced_want(m, s) == COLL_SM_PATH_STREAM && rail_copy_stream_offered();
+        rc = SM_KEEP(rc, alltoall_rounds(m, s, s0, r0, !in_place, 1, false, NULL));
+        if (s0->stream && rc == MPI_SUCCESS)
+            rail_atomic_add_fetch(&coll_sm_count_alltoall_streamed, 1);
+    }
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    /* single copy: my own block while the others finish reading (not in
+     * place: nobody reads that block of my send buffer) */
+    if (cma)
+        alltoall_copy_own(m, s0, r0, &rc);
+    /* the others read my send buffer until their FINAL */
+    if (cma || a)
+        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
+    if (a)
+        rail_adapt_record(a,
+                          cma          ? COLL_SM_PATH_CMA
+                          : s0->stream ? COLL_SM_PATH_STREAM
+                                       : COLL_SM_PATH_SEGMENT,
+                          total, rail_now_ns() - t0);
+    return rc;
+}
+
 int coll_sm_alltoall(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
                      MPI_Count rcount, obj_datatype_t *rdt, obj_comm_t *comm,
                      coll_module_t *module)
@@ -558,59 +664,15 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, vo
     int ann = direct_announce(m, s, &s0, !in_place, (uint64_t)(s0.count * s0.dt->extent), want,
                               device, total);
     if (ann == ANNOUNCE_HANDOFF) {
-        /* by one where every result is contiguous (as the allgather's) */
-        bool ok = coll_sm_dev_blocks_eligible(m, total) && all_device(m, s);
-        if (ok && one && coll_sm_dev_results_published(m, s)) {
-            if (coll_sm_dev_ready_one(m, s, 2, 0))
-                return SM_KEEP(rc, coll_sm_dev_alltoall_one(m, s, all, rdev));
-        } else if (ok && coll_sm_dev_ready_blocks(m, s, 2)) {
-            /* my own block with the others' where both are contiguous */
-            coll_sm_data_t sm = coll_sm_data_at(&s0, m->me * s0.count),
-                           rm = coll_sm_data_at(&r0, m->me * r0.count);
-            const void *own_dev = NULL;
-            if (!in_place && sm.contig && sm.device && rm.contig && rm.device &&
-                sm.bytes == rm.bytes)
-                own_dev = sm.contig;
-            else
-                alltoall_copy_own(m, &s0, &r0, &rc);
-            int r = coll_sm_dev_alltoall(m, s, &r0, own_dev);   /* always: it ends the operation */
-            return SM_KEEP(rc, r);
-        }
+        if (alltoall_dev(m, s, &s0, &r0, in_place, one, all, rdev, total, &rc))
+            return rc;
         return hand_on(m, s, COLL_OP_alltoall, "device buffers", sbuf, scount, sdt, rbuf, rcount,
                        rdt, comm, module);
     }
     if (big)
         return hand_on(m, s, COLL_OP_alltoall, large, sbuf, scount, sdt, rbuf, rcount, rdt, comm,
                        module);
-    bool cma = ann == ANNOUNCE_DIRECT;
-    uint64_t t0 = a ? rail_now_ns() : 0;
-    if (cma) {
-        rc = SM_KEEP(rc, direct_read(m, s, &r0));
-        if (rc == MPI_SUCCESS)
-            rail_atomic_add_fetch(&coll_sm_count_alltoall_cma, 1);
-    } else {
-        /* the segment, written with streaming stores where rank 0 asks
-         * (np 2, 16 MiB blocks: 3.5-4.1 ms against 5.7-6.0 plain) */
-        s0.stream = announced_want(m, s) == COLL_SM_PATH_STREAM && rail_copy_stream_offered();
-        rc = SM_KEEP(rc, alltoall_rounds(m, s, &s0, &r0, !in_place, 1, false, NULL));
-        if (s0.stream && rc == MPI_SUCCESS)
-            rail_atomic_add_fetch(&coll_sm_count_alltoall_streamed, 1);
-    }
-    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-    /* single copy: my own block while the others finish reading (not in
-     * place: nobody reads that block of my send buffer) */
-    if (cma)
-        alltoall_copy_own(m, &s0, &r0, &rc);
-    /* the others read my send buffer until their FINAL; timed whole */
-    if (cma || a)
-        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
-    if (a)
-        rail_adapt_record(a,
-                          cma         ? COLL_SM_PATH_CMA
-                          : s0.stream ? COLL_SM_PATH_STREAM
-                                      : COLL_SM_PATH_SEGMENT,
-                          total, rail_now_ns() - t0);
-    return rc;
+    return alltoall_moved(m, s, &s0, &r0, in_place, ann == ANNOUNCE_DIRECT, a, total, rc);
 }
 
 /* ------------------------------------------------------------ v forms */

@@ -11,6 +11,7 @@
  * barrier never claims a set.
  */
 #include "coll/sm/coll_sm.h"
+#include "coll/sm/sm_slots.h"
 
 int coll_sm_barrier(obj_comm_t *comm, coll_module_t *module)
 {

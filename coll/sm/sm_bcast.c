@@ -37,6 +37,8 @@
  * (coll_check_length).
  */
 #include "coll/sm/coll_sm.h"
+#include "coll/sm/sm_device.h"
+#include "coll/sm/sm_slots.h"
 #include "base/copy.h"
 #include "obj/err.h"
 

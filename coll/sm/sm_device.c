@@ -67,6 +67,7 @@
  * MPI_T counter coll_sm_device_ipc: operations done so.
  */
 #include "coll/sm/coll_sm.h"
+#include "coll/sm/sm_device.h"
 #include "accel/accel.h"
 #include "base/log.h"
 #include "obj/err.h"

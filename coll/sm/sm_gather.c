@@ -10,6 +10,8 @@
  * sm_meta.h.
  */
 #include "coll/sm/sm_meta.h"
+#include "coll/sm/sm_device.h"
+#include "coll/sm/sm_slots.h"
 #include "base/copy.h"
 #include "base/log.h"
 #include "obj/err.h"
@@ -226,12 +228,79 @@ static void gather_end_for_late(coll_sm_module_t *m, uint64_t s)
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
 }
 
+/* The next component's gather (post: operation s is ended here first). */
+static int gather_next(coll_sm_module_t *m, bool post, uint64_t s, const char *why,
+                       const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                       MPI_Count rcount, obj_datatype_t *rdt, int root, obj_comm_t *comm,
+                       coll_module_t *module)
+{
+    if (post)
+        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    coll_module_t *next = coll_sm_next(comm, COLL_OP_gather, module, why);
+    return next ? next->fns.gather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, next)
+                : MPI_ERR_UNSUPPORTED_OPERATION;
+}
+
+/* A sender with device buffers (the device check on): announced, the root
+ * may copy my block device to device by IPC; the root's verdict. */
+static int gather_sender_verdict(coll_sm_module_t *m, uint64_t s, int root,
+                                 const coll_sm_data_t *d, size_t total)
+{
+    int set = coll_sm_set(m, s);
+    if (coll_sm_dev_blocks_eligible(m, total))
+        coll_sm_dev_publish(m, s, d->contig, d->bytes, NULL, 0);
+    coll_sm_ctl(m, m->me)->meta[set] = d->bytes | META_DEVICE;
+    coll_sm_post(m, COLL_SM_V(s, 1));
+    coll_sm_wait(m, root, COLL_SM_V(s, 1));
+    return META_VERDICT_OF(coll_sm_ctl(m, root)->meta[set]);
+}
+
+/* The root, everyone's blocks device memory: gathered device to device.
+ * My own block goes with the others' in one launch where both ends are
+ * contiguous device memory of the same size (a copy of its own,
+ * synchronised, took as long as the rest: np 2 21-26 us against 12-16
+ * for an allgather on an H200). */
+static int gather_root_dev(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d,
+                           const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
+                           MPI_Count rcount, obj_datatype_t *rdt, int rc)
+{
+    const void *own = NULL;
+    if (sbuf != MPI_IN_PLACE) {
+        coll_sm_data_t mine, ob = coll_sm_data_at(d, m->me * rcount);
+        coll_sm_data_init(&mine, sbuf, scount, sdt);
+        if (mine.contig && mine.device && ob.contig && ob.device && mine.bytes == ob.bytes)
+            own = mine.contig;
+        else
+            rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt);
+    }
+    int r = coll_sm_dev_gather(m, s, m->me, d, own);   /* always: it ends the operation */
+    return SM_KEEP(rc, r);
+}
+
+/* The small paths of a gather: true where the call ended on them (*rc). */
+static bool gather_small(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf,
+                         MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
+                         obj_datatype_t *rdt, int root, int *rc)
+{
+    bool dev_all, mixed;
+    if (!coll_sm_small_gather(m, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root, &dev_all,
+                              &mixed, rc) ||
+        dev_all)
+        return false;
+    if (mixed) {   /* the senders whose blocks did not fit run operation s */
+        uint64_t s;
+        if (coll_sm_begin(m, comm, &s) == MPI_SUCCESS)
+            gather_end_for_late(m, s);
+    }
+    return true;
+}
+
 int coll_sm_gather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void *rbuf,
                    MPI_Count rcount, obj_datatype_t *rdt, int root, obj_comm_t *comm,
                    coll_module_t *module)
 {
     coll_sm_module_t *m = (coll_sm_module_t *)module;
-    bool am_root = m->me == root;
+    bool am_root = m->me == root, mixed;
     coll_sm_data_t d;
     if (am_root)
         coll_sm_data_init(&d, rbuf, rcount, rdt);
@@ -239,25 +308,14 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void
         coll_sm_data_init(&d, sbuf, scount, sdt);
     if (d.bytes == 0)
         return MPI_SUCCESS;
-    bool dev_all, mixed;
     int rc;
-    if (coll_sm_small_gather(m, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root, &dev_all,
-                             &mixed, &rc) &&
-        !dev_all) {
-        if (mixed) {   /* the senders whose blocks did not fit run operation s */
-            uint64_t s;
-            if (coll_sm_begin(m, comm, &s) == MPI_SUCCESS)
-                gather_end_for_late(m, s);
-        }
+    if (gather_small(m, comm, sbuf, scount, sdt, rbuf, rcount, rdt, root, &rc))
         return rc;
-    }
     uint64_t s;
     rc = coll_sm_begin(m, comm, &s);
-    if (rc == COLL_SM_HANDOFF) {
-        coll_module_t *next = coll_sm_next(comm, COLL_OP_gather, module, "no segment");
-        return next ? next->fns.gather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, next)
-                    : MPI_ERR_UNSUPPORTED_OPERATION;
-    }
+    if (rc == COLL_SM_HANDOFF)
+        return gather_next(m, false, 0, "no segment", sbuf, scount, sdt, rbuf, rcount, rdt, root,
+                           comm, module);
     if (rc != MPI_SUCCESS)
         return rc;
     if (am_root &&
@@ -281,66 +339,28 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void
         coll_sm_claim_set(m, s);
         my->meta[set] = d.bytes;
     }
-    if (!am_root) {
-        uint32_t own0 = 0;
-        if (check && d.device) {
-            /* announce; the root may copy my block device to device by IPC */
-            if (coll_sm_dev_blocks_eligible(m, total))
-                coll_sm_dev_publish(m, s, d.contig, d.bytes, NULL, 0);
-            my->meta[set] = d.bytes | META_DEVICE;
-            coll_sm_post(m, COLL_SM_V(s, 1));
-            coll_sm_wait(m, root, COLL_SM_V(s, 1));
-            int v = META_VERDICT_OF(coll_sm_ctl(m, root)->meta[set]);
-            if (v == GATHER_DEV && coll_sm_dev_ready_gather(m, s, 2, root))
-                return coll_sm_dev_gather(m, s, root, &d, NULL);   /* always: it ends the operation */
-            if (v != GATHER_STAGE) {
-                coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-                coll_module_t *next = coll_sm_next(comm, COLL_OP_gather, module, "device buffers");
-                return next ? next->fns.gather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm,
-                                               next)
-                            : MPI_ERR_UNSUPPORTED_OPERATION;
-            }
-            own0 = 1;
-        }
-        rc = gather_send(m, s, root, &d, own0, check ? 1 : 0, 0);
-        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-        return rc;
-    }
+    int v = GATHER_STAGE;
     bool dev_late = false;
-    if (check) {
+    if (check && !am_root && d.device) {
+        v = gather_sender_verdict(m, s, root, &d, total);
+    } else if (check && am_root) {
         coll_sm_wait_all(m, COLL_SM_V(s, 1));
-        int v = gather_verdict(m, s, root, total, &dev_late);
+        v = gather_verdict(m, s, root, total, &dev_late);
         my->meta[set] = d.bytes | META_VERDICT(v);
         coll_sm_post(m, COLL_SM_V(s, 1));
-        if (v == GATHER_DEV && coll_sm_dev_ready_gather(m, s, 2, root)) {
-            /* my own block goes with the others' in one launch where both
-             * ends are contiguous device memory of the same size (a copy
-             * of its own, synchronised, took as long as the rest: np 2
-             * 21-26 us against 12-16 for an allgather on an H200) */
-            const void *own = NULL;
-            if (sbuf != MPI_IN_PLACE) {
-                coll_sm_data_t mine, ob = coll_sm_data_at(&d, m->me * rcount);
-                coll_sm_data_init(&mine, sbuf, scount, sdt);
-                if (mine.contig && mine.device && ob.contig && ob.device &&
-                    mine.bytes == ob.bytes)
-                    own = mine.contig;
-                else
-                    rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount),
-                                   rcount, rdt);
-            }
-            int r = coll_sm_dev_gather(m, s, root, &d, own);   /* always: it ends the operation */
-            return SM_KEEP(rc, r);
-        }
-        if (v != GATHER_STAGE) {
-            coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-            coll_module_t *next = coll_sm_next(comm, COLL_OP_gather, module, "device buffers");
-            return next ? next->fns.gather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, next)
-                        : MPI_ERR_UNSUPPORTED_OPERATION;
-        }
     }
-    if (sbuf != MPI_IN_PLACE)
+    if (v == GATHER_DEV && coll_sm_dev_ready_gather(m, s, 2, root))
+        return am_root ? gather_root_dev(m, s, &d, sbuf, scount, sdt, rbuf, rcount, rdt, rc)
+                       : coll_sm_dev_gather(m, s, root, &d, NULL);   /* it ends the operation */
+    if (v != GATHER_STAGE)
+        return gather_next(m, true, s, "device buffers", sbuf, scount, sdt, rbuf, rcount, rdt,
+                           root, comm, module);
+    if (!am_root)
+        rc = gather_send(m, s, root, &d, check && d.device ? 1 : 0, check ? 1 : 0, 0);
+    else if (sbuf != MPI_IN_PLACE)
         rc = coll_copy(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt);
-    rc = SM_KEEP(rc, gather_root(m, s, &d, check ? 1 : 0, 0, dev_late));
+    if (am_root)
+        rc = SM_KEEP(rc, gather_root(m, s, &d, check ? 1 : 0, 0, dev_late));
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     return rc;
 }

@@ -92,21 +92,25 @@ static const sm_param_t sm_params[] = {
     SM_INT("coll_sm_round_lag", round_lag, 2, TUNER, MEASURED,
            "MPI_Allgather and MPI_Alltoall through the segment: rounds a process writes ahead of "
            "the round it reads (at most (coll_sm_buffers - 2) / 2), so that a read rarely waits "
-           "for a writer still at the same round (allgather of 1 MiB at np 2)"),
+           "for a writer still at the same round (allgather of 1 MiB at np 2)"
+            "  Measured on one machine: bench allgather at np 2."),
     SM_INT("coll_sm_oversub_group", oversub_group, 4, TUNER, MEASURED,
            "On an oversubscribed node a communicator's segment has buffers of this many "
            "coll_sm_chunk_size bytes and that many times fewer per set (at least 2): fewer "
            "rounds, as each round's wait for every process costs a process switch there (1: as "
-           "elsewhere; allreduce of 1 MiB at np 4 on 2 cores)"),
+           "elsewhere; allreduce of 1 MiB at np 4 on 2 cores)"
+            "  Measured on one machine: bench allreduce at np 4."),
     SM_SIZE("coll_sm_alltoall_max", alltoall_max, MIB(1), TUNER, MEASURED,
             "On an oversubscribed node, MPI_Alltoall with blocks of this many bytes or more goes "
             "to the next component, whose linear exchange by single copy overtakes this "
-            "component's there (0: never; alltoall at np 8 on 2 cores)"),
+            "component's there (0: never; alltoall at np 8 on 2 cores)"
+            "  Measured on one machine: bench alltoall at np 8."),
     SM_SIZE("coll_sm_oversub_alltoall_cma_min", alltoall_cma_min, KIB(128), TUNER, MEASURED,
             "On an oversubscribed node (where nothing is chosen by time), MPI_Alltoall of at "
             "least this many bytes in all (every block), with contiguous host buffers, not in "
             "place: every process reads its blocks from the others' send buffers directly (CMA) "
-            "instead of through the segment (0: never; alltoall at np 4 on 2 cores)"),
+            "instead of through the segment (0: never; alltoall at np 4 on 2 cores)"
+            "  Measured on one machine: bench alltoall at np 4."),
     SM_STR("coll_sm_oversub_alltoall_path", oversub_alltoall_path, "auto", "auto|cma|segment",
            TUNER, 0,
            "Where coll_sm_oversub_alltoall_cma_min applies: single copy (cma), the segment, or "
@@ -118,17 +122,20 @@ static const sm_param_t sm_params[] = {
             "buffer: every receiver reads its block from the root's buffer directly (CMA), where "
             "the kernel's copy costs less than 4 memcpys (a probe), instead of the root copying "
             "every block into the segment (0: never; coll_sm_single_copy_min forces it; scatter "
-            "at np 2 and 8)"),
+            "at np 2 and 8)"
+            "  Measured on one machine: bench scatter at np 2,4,8."),
     SM_SIZE("coll_sm_share_min", share_min, KIB(128), TUNER, MEASURED,
             "Single-copy gathers (CMA) of at least this many bytes per block into contiguous "
             "host buffers, where the node is not oversubscribed: the sender, which would only "
             "wait, writes chunks of its block from the end while the root reads from the start, "
-            "two processes copying (0: the root reads alone; gather at np 2)"),
+            "two processes copying (0: the root reads alone; gather at np 2)"
+            "  Measured on one machine: bench gather at np 2."),
     SM_SIZE("coll_sm_share_bcast_min", share_bcast_min, KIB(64), TUNER, MEASURED,
             "Single-copy broadcasts (CMA) of at least this many bytes into contiguous host "
             "buffers, where the node is not oversubscribed: the root, which would only wait, "
             "writes chunks from the end while each receiver reads from the start (0: the "
-            "receivers read alone; bcast at np 2)"),
+            "receivers read alone; bcast at np 2)"
+            "  Measured on one machine: bench bcast at np 2."),
     SM_SIZE("coll_sm_allreduce_pair_max", allreduce_pair_max, 0, TUNER, 0,
             "MPI_Allreduce of at most this many bytes on a communicator of two processes goes to "
             "the next component (one message each way).  0, never: through the slots each "
@@ -137,11 +144,13 @@ static const sm_param_t sm_params[] = {
     SM_SIZE("coll_sm_reduce_min", reduce_min, 8192, TUNER, MEASURED,
             "MPI_Reduce of fewer bytes but more than the slots and bulk slots take "
             "(coll_sm_small_max, coll_sm_small_bulk_max) goes to the next component, whose trees "
-            "of eager sends let the non-roots return at once (reduce of 1-8 KiB at np 2-8)"),
+            "of eager sends let the non-roots return at once (reduce of 1-8 KiB at np 2-8)"
+            "  Measured on one machine: bench reduce at np 2,4,8."),
     SM_SIZE("coll_sm_reduce_flat_max", reduce_flat_max, 4096, TUNER, MEASURED,
             "Reductions up to this many bytes: every process combines all inputs (one step); "
             "larger ones: each process reduces a slice, then copies the others' (allreduce at "
-            "np 4 and 8)"),
+            "np 4 and 8)"
+            "  Measured on one machine: bench allreduce at np 4,8."),
     SM_BOOL("coll_sm_reduce_pair_flat", reduce_pair_flat, true, TUNER, 0,
             "Reductions of two processes larger than coll_sm_reduce_flat_max also combine in one "
             "step: in an allreduce each process reads the other's whole input, as many bytes "
@@ -152,7 +161,8 @@ static const sm_param_t sm_params[] = {
             "the others), allgathers (all blocks) of at most this many bytes go through one slot "
             "per process and operation: each process writes its data and a sequence number, the "
             "others read them; no other synchronisation (at most 1 MiB; 0: off; allreduce and "
-            "bcast of 8 B-4 KiB at np 2-8)"),
+            "bcast of 8 B-4 KiB at np 2-8)"
+            "  Measured on one machine: bench allreduce at np 2,4,8."),
     SM_SIZE("coll_sm_small_bulk_max", small_bulk_max, 8192, TUNER, MEASURED,
             "Broadcasts larger than a slot, allgathers larger in all than coll_sm_small_max, "
             "alltoalls whose blocks for the others exceed a slot and reductions whose input does "
@@ -161,7 +171,8 @@ static const sm_param_t sm_params[] = {
             "slot in a bulk slot per slot: a separate area, as larger slots would cost the "
             "smallest operations their TLB entries; less where a communicator's bulk slots would "
             "take more than an eighth of its segment (0: off; bcast and allgather of 1-8 KiB at "
-            "np 2)"),
+            "np 2)"
+            "  Measured on one machine: bench bcast at np 2."),
     SM_INT("coll_sm_small_slots", small_slots, 128, TUNER, 0,
            "Slots per process for small operations (2 to 1024): how many a fast process (a bcast "
            "root) may run ahead of the slowest.  128: a root waits for a late receiver only after "
@@ -170,7 +181,8 @@ static const sm_param_t sm_params[] = {
            "Slots per process for small operations on an oversubscribed node (2 to 1024; 0: "
            "coll_sm_small_slots), bulk slots staying at coll_sm_small_slots: a bcast root runs "
            "further ahead, and its receivers take more operations in each turn on their core; "
-           "more slots cost every new segment time (bcast of 8 B at np 4 and 8 on 2 cores)"),
+           "more slots cost every new segment time (bcast of 8 B at np 4 and 8 on 2 cores)"
+            "  Measured on one machine: bench bcast at np 4,8."),
     SM_INT("coll_sm_small_slots_start", small_slots_start, 16, TUNER, 0,
            "Slots per process in use on a new communicator (a power of two, at least 2; 0: "
            "all): twice as many from 8 times twice as many small operations on, until all are "
@@ -188,28 +200,33 @@ static const sm_param_t sm_params[] = {
             "call, between the segment and single copy (CMA) by measured time, as which is "
             "faster depends on the machine; on an oversubscribed node the root chooses between "
             "the segment written with streaming stores or plain ones by its own time (0: never "
-            "single copy unless coll_sm_single_copy_min says so; bcast of 4-64 KiB at np 2)"),
+            "single copy unless coll_sm_single_copy_min says so; bcast of 4-64 KiB at np 2)"
+            "  Measured on one machine: bench bcast at np 2."),
     SM_SIZE("coll_sm_adapt_agree_min", adapt_agree_min, KIB(64), TUNER, MEASURED,
             "Reductions (contiguous host buffers) and gathers (all blocks, where no process has "
             "a device component) of at least this many bytes: rank 0 (a gather's root) chooses, "
             "call by call, between the segment and single copy by measured time and tells the "
             "others in a first step, which costs one wait for everyone (0: never; allreduce and "
-            "gather of 16-256 KiB at np 2)"),
+            "gather of 16-256 KiB at np 2)"
+            "  Measured on one machine: bench allreduce at np 2."),
     SM_SIZE("coll_sm_adapt_blocks_min", adapt_blocks_min, KIB(16), TUNER, MEASURED,
             "Allgathers and alltoalls of at least this many bytes in all blocks together: rank 0 "
             "chooses between the segment and single copy by measured time, as for reductions "
-            "and gathers (coll_sm_adapt_agree_min; 0: never; allgather and alltoall at np 2-8)"),
+            "and gathers (coll_sm_adapt_agree_min; 0: never; allgather and alltoall at np 2-8)"
+            "  Measured on one machine: bench allgather at np 2,4,8."),
     SM_SIZE("coll_sm_device_handoff_min", device_handoff_min, 65536, TUNER, MEASURED,
             "Broadcasts and scatters of at least this many bytes (per process) from a root's "
             "device buffer move device to device (see coll_sm_device_ipc) or go to the next "
             "component (every process follows), whose point-to-point messages move device data "
             "by IPC, instead of staging it through this segment in host memory (0: never; bcast "
-            "of 4-64 KiB at np 2-8 on a GPU)"),
+            "of 4-64 KiB at np 2-8 on a GPU)"
+            "  Measured on one machine: bench bcast at np 2,4,8."),
     SM_SIZE("coll_sm_device_blocks_min", device_blocks_min, 1, TUNER, MEASURED,
             "Gathers, allgathers and alltoalls of at least this many bytes in all (and more than "
             "coll_sm_small_max's slots take) with device buffers anywhere do the same; where a "
             "device component is active they cost one more step first, with host buffers too "
-            "(0: never; allgather and alltoall of 4-16 KiB blocks at np 8 on a GPU)"),
+            "(0: never; allgather and alltoall of 4-16 KiB blocks at np 8 on a GPU)"
+            "  Measured on one machine: bench allgather at np 8."),
     SM_BOOL("coll_sm_device_ipc", device_ipc, true, TUNER, 0,
             "From coll_sm_device_handoff_min bytes, collectives (but barrier) of device buffers "
             "move the data device to device themselves, each process copying or reducing "
@@ -221,30 +238,35 @@ static const sm_param_t sm_params[] = {
             "size times the number of processes (the bytes each process then reads) is at most "
             "this: each process reduces the whole result from everyone's input (in rank order) "
             "in one step, instead of its 1/n slice followed by copying the others' slices (0: "
-            "always slices; allreduce at np 2 and 8 on a GPU)"),
+            "always slices; allreduce at np 2 and 8 on a GPU)"
+            "  Measured on one machine: bench allreduce at np 2,4,8."),
     SM_SIZE("coll_sm_device_allreduce_one_max", device_allreduce_one_max, KIB(256), TUNER,
             MEASURED,
             "Allreduces of device buffers moved device to device by coll sm up to this many "
             "bytes (in place or not) are reduced by process 0 alone: one kernel reads everyone's "
             "input and writes everyone's result, while the others wait (one device operation in "
             "all, where otherwise every process runs its own; 0: never; allreduce at np 8 on one "
-            "GPU)"),
+            "GPU)"
+            "  Measured on one machine: bench allreduce at np 8."),
     SM_SIZE("coll_sm_device_blocks_one_max", device_blocks_one_max, KIB(256), TUNER, MEASURED,
             "Allgathers and alltoalls of contiguous device buffers moved device to device by "
             "coll sm of up to this many bytes in all (per process) are moved by process 0 alone: "
             "one kernel copies every block into every result while the others wait (0: never; "
-            "allgather and alltoall at np 2 and 8 on one GPU)"),
+            "allgather and alltoall at np 2 and 8 on one GPU)"
+            "  Measured on one machine: bench allgather at np 2,4,8."),
     SM_SIZE("coll_sm_device_bcast_one_max", device_bcast_one_max, MIB(1), TUNER, MEASURED,
             "Broadcasts of a root's device buffer moved device to device by coll sm (see "
             "coll_sm_device_handoff_min) of up to this many bytes, to three or more processes "
             "whose buffers are contiguous device memory: the root copies into every receiver's "
             "buffer in one kernel while they wait, instead of each receiver copying (0: never; "
-            "bcast at np 4 and 8 on one GPU)"),
+            "bcast at np 4 and 8 on one GPU)"
+            "  Measured on one machine: bench bcast at np 4,8."),
     SM_SIZE("coll_sm_device_ipc_reduce_min", device_ipc_reduce_min, 1, TUNER, MEASURED,
             "Allreduces, reduces and reduce_scatters whose buffers are device memory on every "
             "process are reduced device to device (see coll_sm_device_ipc) from this many "
             "bytes, below coll_sm_device_handoff_min too (0: only from "
-            "coll_sm_device_handoff_min; reductions of 8 B-16 KiB on a GPU)"),
+            "coll_sm_device_handoff_min; reductions of 8 B-16 KiB on a GPU)"
+            "  Measured on one machine: bench reduce at np 2,4,8."),
     SM_BOOL("coll_sm_share_refuse", share_refuse, false, DEV, TEST,
             "Testing: the helper of a shared single copy (coll_sm_share_bcast_min, "
             "coll_sm_share_min) claims chunks but reports each as refused without writing it, as "
@@ -258,10 +280,12 @@ static const sm_param_t sm_params[] = {
             "the segment written with streaming stores), call by call, oversubscribed or not"),
     SM_INT("coll_sm_spin_count", spin_count, 2000, TUNER, MEASURED,
            "Polls a wait spins before it polls with sched_yield() (at most 16 when the node is "
-           "oversubscribed, where the process awaited needs this CPU)"),
+           "oversubscribed, where the process awaited needs this CPU)"
+            "  Measured on one machine: bench allreduce at np 2,4,8."),
     SM_INT("coll_sm_yield_count", yield_count, 5000, TUNER, MEASURED,
            "Polls with sched_yield() before a wait sleeps on the segment's futex (-1: never "
-           "sleep)"),
+           "sleep)"
+            "  Measured on one machine: bench allreduce at np 2,4,8."),
     SM_INT("coll_sm_membarrier", membarrier, -1, TUNER, 0,
            "Flags are published without a full fence and a process about to sleep in a wait "
            "fences every process of the node by membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) "
@@ -272,7 +296,8 @@ static const sm_param_t sm_params[] = {
     SM_INT("coll_sm_tree_degree", tree_degree, 8, TUNER, MEASURED,
            "Children per process in the barrier's fan-in / fan-out tree; communicators of up to "
            "this many + 1 processes meet in the small-operation slots instead (each waits for "
-           "everyone's arrival; barrier at np 2-9)"),
+           "everyone's arrival; barrier at np 2-9)"
+            "  Measured on one machine: bench barrier at np 2,4,8."),
     SM_SIZE("coll_sm_seq_start", seq_start, 0, DEV, TEST,
             "Testing: sequence number of a communicator before its first sm collective (e.g. "
             "4294967200 to see the 32-bit field wrap)"),

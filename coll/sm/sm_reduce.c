@@ -58,6 +58,8 @@
  * from the slots (coll_sm_small_reduce) and goes on into these steps.
  */
 #include "coll/sm/coll_sm.h"
+#include "coll/sm/sm_device.h"
+#include "coll/sm/sm_slots.h"
 #include "accel/accel.h"
 #include "obj/err.h"
 
@@ -463,21 +465,137 @@ static const char *sm_red_check(coll_sm_module_t *m, sm_red_t *c, obj_op_t *op,
     return NULL;
 }
 
+/* After the slots declined (all_dev: everyone's buffers are device
+ * memory): true where the call is handed on by size or for want of a
+ * segment (*why, *handoff) or fails (*rc), the same verdict on every
+ * process.  coll_sm_reduce_min applies above the small reduces, whose
+ * non-roots with host buffers do not wait. */
+static bool sm_red_decide(coll_sm_module_t *m, obj_comm_t *comm, size_t bytes, int root,
+                          bool all_dev, bool *handoff, const char **why, int *rc)
+{
+    if (root >= 0 && bytes < coll_sm_params.reduce_min && !all_dev) {
+        *why = "small reduce (coll_sm_reduce_min)";
+        *handoff = true;
+        return true;
+    }
+    if (root < 0 && m->n == 2 && !all_dev && bytes <= coll_sm_params.allreduce_pair_max) {
+        *why = "small allreduce of two processes (coll_sm_allreduce_pair_max)";
+        *handoff = true;
+        return true;
+    }
+    if (m->state == COLL_SM_UNSET && (*rc = coll_sm_segment_setup(m, comm)) != MPI_SUCCESS)
+        return true;
+    if (m->state != COLL_SM_READY) {
+        *why = "no segment";
+        *handoff = true;
+        return true;
+    }
+    return false;
+}
+
+/* The call's state c (set up only here: zeroing it cost a small
+ * reduction 20 instructions): *why where the flag rounds cannot take it. */
+static const char *sm_red_setup(coll_sm_module_t *m, sm_red_t *c, const void *sbuf, void *rbuf,
+                                MPI_Count count, obj_datatype_t *dt, obj_op_t *op, int root,
+                                int *rc)
+{
+    *c = (sm_red_t){.root = root};
+    c->mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    c->rbuf = root < 0 || m->me == root ? rbuf : NULL;
+    const char *why = sm_red_check(m, c, op, dt, count, rc);
+    if (why || *rc != MPI_SUCCESS)
+        return why;
+    c->dev = coll_is_device(c->mine, count, dt) || (c->rbuf && coll_is_device(c->rbuf, count, dt));
+    if (!c->dev && c->r.rdt->size == c->r.rdt->extent)
+        c->src = rail_dt_contig_ptr(dt->layout, count, c->mine);
+    if (c->flat && c->src && c->rbuf) {   /* (c->src: the datatype is contiguous) */
+        char *d = rail_dt_contig_ptr(dt->layout, count, c->rbuf);
+        size_t len = (size_t)count * c->ue;
+        if (d + len <= c->src || c->src + len <= d)
+            c->rdst = d;
+        c->rsame = d == c->src;   /* (other overlaps, erroneous: the scratch buffer) */
+    }
+    return NULL;
+}
+
+/* An allreduce or reduce of device buffers: offered by IPC, to be reduced
+ * device to device if everyone's are (sm_device.c); *din, *dout: the
+ * offered input and result (NULL: none).  Whether it was offered. */
+static bool sm_red_dev_offer(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_Count count,
+                             obj_datatype_t *dt, size_t bytes, const char **din, char **dout)
+{
+    if (!c->dev || !coll_sm_dev_red_eligible(m, bytes))
+        return false;
+    if (c->r.rdt->size == c->r.rdt->extent && rail_dt_is_contig(dt->layout, count)) {
+        *din = rail_dt_contig_ptr(dt->layout, count, c->mine);
+        *dout = c->rbuf ? rail_dt_contig_ptr(dt->layout, count, c->rbuf) : NULL;
+    }
+    /* a reduce's result is written by everyone at the root only */
+    if (c->rbuf != NULL && *dout == NULL)
+        *din = NULL;
+    coll_sm_dev_publish(m, s, *din, bytes, *dout, *dout ? bytes : 0);
+    return true;
+}
+
+/* The rounds done and handed on (device buffers): true where everyone's
+ * are and the device reduction ran (*rc).  A small allreduce: process 0
+ * alone reads every input and writes every result. */
+static bool sm_red_dev_run(coll_sm_module_t *m, const sm_red_t *c, uint64_t s, MPI_Count count,
+                           size_t bytes, const char *din, char *dout, int *rc)
+{
+    bool one = c->root < 0 && coll_sm_dev_allreduce_by_one(m, bytes);
+    if (!coll_sm_all_device(m, coll_sm_set(m, s)) ||
+        !(one ? coll_sm_dev_ready_one(m, s, 2, 0) : coll_sm_dev_ready(m, s, 2, -1)))
+        return false;
+    size_t N = (size_t)(count * c->r.factor), esz = (size_t)c->r.rdt->size;
+    if (one)
+        *rc = coll_sm_dev_allreduce_one(m, s, c->r.rop, c->kind, N, din, dout);
+    else if (c->root < 0)
+        *rc = coll_sm_dev_allreduce(m, s, 3, c->r.rop, c->kind, esz, N, din, dout);
+    else
+        *rc = coll_sm_dev_reduce(m, s, c->root, c->r.rop, c->kind, esz, N, din, dout);
+    return true;
+}
+
+/* The flag rounds of the call (c->cma: by CMA instead), s begun; rank 0
+ * picks the path by time (timed) and announces it in step 1; *a, *t0: the
+ * timing to record (NULL: none). */
+static int sm_red_rounds(coll_sm_module_t *m, sm_red_t *c, uint64_t s, MPI_Count count,
+                         size_t bytes, bool timed, rail_adapt_t **a, uint64_t *t0,
+                         bool *handoff)
+{
+    int rc = MPI_SUCCESS;
+    if (timed) {
+        int want = coll_sm_agreed_want(
+            m, s, c->root < 0 ? COLL_SM_ADAPT_ALLREDUCE : COLL_SM_ADAPT_REDUCE, bytes, a);
+        c->step0 = 1;
+        c->cma = sm_red_announce(m, c, s, want, handoff, &rc) == COLL_SM_PATH_CMA;
+        *t0 = *a ? rail_now_ns() : 0;
+    }
+    if (c->cma && !*handoff)
+        rc = sm_cma_run(m, c, s, handoff);
+    for (MPI_Count k = 0, e0 = 0; !c->cma && e0 < count && !*handoff; k++, e0 += c->E) {
+        MPI_Count m_u = RAIL_MIN(c->E, count - e0);
+        int r = c->flat ? sm_flat_round(m, c, s, k, m_u, handoff)
+                        : sm_slice_round(m, c, s, k, m_u, handoff);
+        rc = SM_KEEP(rc, r);
+    }
+    return rc;
+}
+
 static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, obj_datatype_t *dt,
                          obj_op_t *op, int root, obj_comm_t *comm, coll_module_t *module,
                          bool *handoff, const char **why)
 {
     coll_sm_module_t *m = (coll_sm_module_t *)module;
-    int rc;
+    int rc = MPI_SUCCESS;
     *handoff = false;
     *why = NULL;
     if (count == 0) { /* still check the arguments, as basic does */
         coll_red_t r;
         return coll_red_init(&r, op, dt, count, NULL, NULL);
     }
-    /* size-based hand-offs: the same verdict on every process.  A small
-     * reduce goes through the slots, where non-roots with host buffers do
-     * not wait; coll_sm_reduce_min applies above them */
+    /* size-based hand-offs: the same verdict on every process */
     size_t bytes = (size_t)(count * dt->size);
     if (root >= 0 && m->state == COLL_SM_UNSET && (rc = coll_sm_segment_setup(m, comm)) != MPI_SUCCESS)
         return rc;
@@ -492,41 +610,13 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, obj_data
         }
         *handoff = false;
     }
-    if (root >= 0 && bytes < coll_sm_params.reduce_min && !all_dev) {
-        *why = "small reduce (coll_sm_reduce_min)";
-        *handoff = true;
-        return MPI_SUCCESS;
-    }
-    if (root < 0 && m->n == 2 && !all_dev && bytes <= coll_sm_params.allreduce_pair_max) {
-        *why = "small allreduce of two processes (coll_sm_allreduce_pair_max)";
-        *handoff = true;
-        return MPI_SUCCESS;
-    }
-    if (m->state == COLL_SM_UNSET && (rc = coll_sm_segment_setup(m, comm)) != MPI_SUCCESS)
+    if (sm_red_decide(m, comm, bytes, root, all_dev, handoff, why, &rc))
         return rc;
-    if (m->state != COLL_SM_READY) {
-        *why = "no segment";
-        *handoff = true;
-        return MPI_SUCCESS;
-    }
-    /* (set up only here: zeroing it cost a small reduction 20 instructions) */
-    sm_red_t c = {.root = root};
-    c.mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    c.rbuf = root < 0 || m->me == root ? rbuf : NULL;
-    *why = sm_red_check(m, &c, op, dt, count, &rc);
+    sm_red_t c;
+    *why = sm_red_setup(m, &c, sbuf, rbuf, count, dt, op, root, &rc);
     if (*why || rc != MPI_SUCCESS) {
         *handoff = *why != NULL;
         return rc;
-    }
-    c.dev = coll_is_device(c.mine, count, dt) || (c.rbuf && coll_is_device(c.rbuf, count, dt));
-    if (!c.dev && c.r.rdt->size == c.r.rdt->extent)
-        c.src = rail_dt_contig_ptr(dt->layout, count, c.mine);
-    if (c.flat && c.src && c.rbuf) {   /* (c.src: the datatype is contiguous) */
-        char *d = rail_dt_contig_ptr(dt->layout, count, c.rbuf);
-        size_t len = (size_t)count * c.ue;
-        if (d + len <= c.src || c.src + len <= d)
-            c.rdst = d;
-        c.rsame = d == c.src;   /* (other overlaps, erroneous: the scratch buffer) */
     }
     /* the same on every process: datatype, count and parameters are (a
      * flat reduction of two processes takes the adaptive choice too) */
@@ -539,55 +629,20 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, obj_data
     rc = coll_sm_begin(m, comm, &s);
     if (rc != MPI_SUCCESS)
         return rc;
-    /* an allreduce or reduce of device buffers: offered by IPC, to be
-     * reduced device to device here if everyone's are (sm_device.c) */
     const char *din = NULL;
     char *dout = NULL;
-    bool dev_try = c.dev && coll_sm_dev_red_eligible(m, bytes);
-    if (dev_try) {
-        if (c.r.rdt->size == c.r.rdt->extent && rail_dt_is_contig(dt->layout, count)) {
-            din = rail_dt_contig_ptr(dt->layout, count, c.mine);
-            dout = c.rbuf ? rail_dt_contig_ptr(dt->layout, count, c.rbuf) : NULL;
-        }
-        /* a reduce's result is written by everyone at the root only */
-        if (c.rbuf != NULL && dout == NULL)
-            din = NULL;
-        coll_sm_dev_publish(m, s, din, bytes, dout, dout ? bytes : 0);
-    }
+    bool dev_try = sm_red_dev_offer(m, &c, s, count, dt, bytes, &din, &dout);
     rail_adapt_t *a = NULL;
     uint64_t t0 = 0;
-    if (timed) {
-        /* rank 0 picks the path by time and announces it in step 1 */
-        int want = coll_sm_agreed_want(
-            m, s, root < 0 ? COLL_SM_ADAPT_ALLREDUCE : COLL_SM_ADAPT_REDUCE, bytes, &a);
-        c.step0 = 1;
-        c.cma = sm_red_announce(m, &c, s, want, handoff, &rc) == COLL_SM_PATH_CMA;
-        t0 = a ? rail_now_ns() : 0;
-    }
-    if (c.cma && !*handoff)
-        rc = sm_cma_run(m, &c, s, handoff);
-    for (MPI_Count k = 0, e0 = 0; !c.cma && e0 < count && !*handoff; k++, e0 += c.E) {
-        MPI_Count m_u = RAIL_MIN(c.E, count - e0);
-        int r = c.flat ? sm_flat_round(m, &c, s, k, m_u, handoff)
-                       : sm_slice_round(m, &c, s, k, m_u, handoff);
-        rc = SM_KEEP(rc, r);
-    }
+    rc = sm_red_rounds(m, &c, s, count, bytes, timed, &a, &t0, handoff);
     if (RAIL_UNLIKELY(c.stop != COLL_SM_RED_GO)) {   /* inputs differ: everyone stops */
         *handoff = false;
         coll_sm_red_stop(m, s, c.stop);
         return rc;
     }
-    /* a small allreduce: process 0 alone reads every input and writes
-     * every result */
-    bool one = root < 0 && coll_sm_dev_allreduce_by_one(m, bytes);
-    if (*handoff && dev_try && coll_sm_all_device(m, coll_sm_set(m, s)) &&
-        (one ? coll_sm_dev_ready_one(m, s, 2, 0) : coll_sm_dev_ready(m, s, 2, -1))) {
+    if (*handoff && dev_try && sm_red_dev_run(m, &c, s, count, bytes, din, dout, &rc)) {
         *handoff = false;
-        size_t N = (size_t)(count * c.r.factor), esz = (size_t)c.r.rdt->size;
-        if (one)
-            return coll_sm_dev_allreduce_one(m, s, c.r.rop, c.kind, N, din, dout);
-        return root < 0 ? coll_sm_dev_allreduce(m, s, 3, c.r.rop, c.kind, esz, N, din, dout)
-                        : coll_sm_dev_reduce(m, s, root, c.r.rop, c.kind, esz, N, din, dout);
+        return rc;
     }
     coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
     /* the others read my result until their FINAL; a timed call is timed

@@ -30,6 +30,7 @@
  * is dropped everywhere and a fresh segment follows as above.
  */
 #include "coll/sm/coll_sm.h"
+#include "coll/sm/sm_slots.h"
 #include "accel/accel.h"
 #include "base/log.h"
 #include "obj/err.h"

@@ -4,6 +4,7 @@
  * sm_small.c).
  */
 #include "coll/sm/sm_small.h"
+#include "coll/sm/sm_device.h"
 #include "accel/accel.h"
 #include "obj/err.h"
 
@@ -131,6 +132,88 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, obj_comm_t *comm, const void *
     return true;
 }
 
+/* The pieces of coll_sm_small_alltoall, each called once and inlined. */
+
+/* My blocks for the others into my slot's data `mine` (cap bytes):
+ * position i holds the block for process me + 1 + i, so at two processes
+ * the other's block starts in the sequence word's line; from the host
+ * copy hs of my send buffer where there is one (sall). */
+SM_HOT void small_a2a_put(coll_sm_module_t *m, const coll_sm_data_t *s0, uint8_t *mine,
+                          const char *sall, const char *hs, size_t cap, int *rc)
+{
+    int n = m->n;
+    size_t sb = s0->bytes;
+    for (int i = 0; i < n - 1; i++) {
+        int j = (m->me + 1 + i) % n;
+        size_t at = (size_t)i * sb;
+        if (at >= cap)
+            break;
+        if (sall != NULL) {
+            memcpy(mine + at, hs + (size_t)j * sb, RAIL_MIN(sb, cap - at));
+            continue;
+        }
+        coll_sm_data_t dj = coll_sm_data_at(s0, j * s0->count);
+        *rc = SM_KEEP(*rc, coll_sm_pack(&dj, 0, mine + at, RAIL_MIN(sb, cap - at)));
+    }
+}
+
+/* Every block (rb bytes) into host scratch, then to the contiguous device
+ * receive buffer rall in one copy (own_host: my own block from the host
+ * copy hs of my send buffer, sb bytes a block), or two around my own
+ * block, which is in place already. */
+SM_HOT void small_a2a_take_device(coll_sm_module_t *m, int set, size_t others, size_t rb,
+                                  const char *hs, size_t sb, char *rall, bool own_host, int *rc)
+{
+    int n = m->n;
+    char *h = m->scratch;
+    for (int p = 0; p < n; p++)
+        if (p != m->me)
+            memcpy(h + (size_t)p * rb,
+                   small_data(m, p, set, others) + (size_t)((m->me - p - 1 + n) % n) * rb, rb);
+    if (own_host) {
+        memcpy(h + (size_t)m->me * rb, hs + (size_t)m->me * sb, rb);
+        *rc = SM_KEEP(*rc, accel_copy(rall, h, (size_t)n * rb, NULL));
+    } else {
+        size_t lo = (size_t)m->me * rb, hi = lo + rb;
+        if (lo > 0)
+            *rc = SM_KEEP(*rc, accel_copy(rall, h, lo, NULL));
+        if (hi < (size_t)n * rb)
+            *rc = SM_KEEP(*rc, accel_copy(rall + hi, h + hi, (size_t)n * rb - hi, NULL));
+    }
+}
+
+/* Every other process's block for me from its slot into r0 (rcount
+ * elements a block); false where one has device buffers: the flag path,
+ * as everyone. */
+SM_HOT bool small_a2a_take(coll_sm_module_t *m, int set, const coll_sm_data_t *r0,
+                           MPI_Count rcount, size_t others, size_t cap, int *rc)
+{
+    int n = m->n;
+    for (int p = 0; p < n; p++) {
+        if (p == m->me)
+            continue;
+        const coll_sm_slot_t *sp = coll_sm_slot(m, p, set);
+        if (RAIL_UNLIKELY(sp->flags & COLL_SM_SLOT_DEVICE)) {
+            *rc = MPI_SUCCESS;
+            return false;
+        }
+        size_t len = sp->len, at = (size_t)((m->me - p - 1 + n) % n) * len;
+        if (len > r0->bytes) {
+            if (*rc == MPI_SUCCESS)
+                *rc = obj_errf(MPI_ERR_TRUNCATE, "alltoall: process %d sent %zu bytes, this "
+                               "process's arguments hold %zu (type signatures differ)", p, len,
+                               r0->bytes);
+            len = r0->bytes;
+        }
+        if (at >= cap)
+            continue;
+        coll_sm_data_t dp = coll_sm_data_at(r0, p * rcount);
+        *rc = SM_KEEP(*rc, coll_sm_unpack(&dp, 0, small_data(m, p, set, others) + at,
+                                          RAIL_MIN(len, cap - at)));
+    }
+    return true;
+}
+
 bool coll_sm_small_alltoall(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf,
                             MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
                             obj_datatype_t *rdt, int *rc)
@@ -181,18 +264,8 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, obj_comm_t *comm, const void *s
     /* position i holds the block for process me + 1 + i: at two processes
      * the other's block starts in the sequence word's line */
     uint8_t *mine = small_data_mine(m, set, t, others);
-    for (int i = 0; i < n - 1 && !dev; i++) {
-        int j = (m->me + 1 + i) % n;
-        size_t at = (size_t)i * sb;
-        if (at >= cap)
-            break;
-        if (sall != NULL) {
-            memcpy(mine + at, hs + (size_t)j * sb, RAIL_MIN(sb, cap - at));
-            continue;
-        }
-        coll_sm_data_t dj = coll_sm_data_at(&s0, j * s0.count);
-        *rc = SM_KEEP(*rc, coll_sm_pack(&dj, 0, mine + at, RAIL_MIN(sb, cap - at)));
-    }
+    if (!dev)
+        small_a2a_put(m, &s0, mine, sall, hs, cap, rc);
     coll_sm_slot_post(m, set, t);
     /* my own block: from the host copy of my send buffer where the result
      * goes over in one copy, else copied here */
@@ -211,22 +284,7 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, obj_comm_t *comm, const void *s
         return false;
     }
     if (rall != NULL && small_lens(m, set, m->me, rb)) {
-        char *h = m->scratch;
-        for (int p = 0; p < n; p++)
-            if (p != m->me)
-                memcpy(h + (size_t)p * rb,
-                       small_data(m, p, set, others) + (size_t)((m->me - p - 1 + n) % n) * rb, rb);
-        if (own_host) {
-            memcpy(h + (size_t)m->me * rb, hs + (size_t)m->me * sb, rb);
-            *rc = SM_KEEP(*rc, accel_copy(rall, h, (size_t)n * rb, NULL));
-        } else {
-            /* around my own block, which is in place already */
-            size_t lo = (size_t)m->me * rb, hi = lo + rb;
-            if (lo > 0)
-                *rc = SM_KEEP(*rc, accel_copy(rall, h, lo, NULL));
-            if (hi < (size_t)n * rb)
-                *rc = SM_KEEP(*rc, accel_copy(rall + hi, h + hi, (size_t)n * rb - hi, NULL));
-        }
+        small_a2a_take_device(m, set, others, rb, hs, sb, rall, own_host, rc);
         small_count_bulk(m, others);
         return true;
     }
@@ -234,28 +292,8 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, obj_comm_t *comm, const void *s
         *rc = SM_KEEP(*rc, coll_copy_as(coll_elem(sbuf, sdt, m->me * scount), scount, sdt,
                                         coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt,
                                         s0.device || r0.device));
-    for (int p = 0; p < n; p++) {
-        if (p == m->me)
-            continue;
-        const coll_sm_slot_t *sp = coll_sm_slot(m, p, set);
-        if (RAIL_UNLIKELY(sp->flags & COLL_SM_SLOT_DEVICE)) {
-            *rc = MPI_SUCCESS;   /* the flag path, as everyone */
-            return false;
-        }
-        size_t len = sp->len, at = (size_t)((m->me - p - 1 + n) % n) * len;
-        if (len > r0.bytes) {
-            if (*rc == MPI_SUCCESS)
-                *rc = obj_errf(MPI_ERR_TRUNCATE, "alltoall: process %d sent %zu bytes, this "
-                               "process's arguments hold %zu (type signatures differ)", p, len,
-                               r0.bytes);
-            len = r0.bytes;
-        }
-        if (at >= cap)
-            continue;
-        coll_sm_data_t dp = coll_sm_data_at(&r0, p * rcount);
-        *rc = SM_KEEP(*rc, coll_sm_unpack(&dp, 0, small_data(m, p, set, others) + at,
-                                          RAIL_MIN(len, cap - at)));
-    }
+    if (!small_a2a_take(m, set, &r0, rcount, others, cap, rc))
+        return false;
     small_count_bulk(m, others);
     return true;
 }

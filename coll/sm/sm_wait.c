@@ -38,6 +38,7 @@
  * whether to fence.
  */
 #include "coll/sm/coll_sm.h"
+#include "coll/sm/sm_slots.h"
 #include "base/futex.h"
 #include "base/progress.h"
 
