@@ -5,6 +5,7 @@
 #include "base/futex.h"
 #include "base/log.h"
 #include "base/param.h"
+#include "base/pvar.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -46,6 +47,7 @@ static int n_sleeping;          /* threads blocked in the kernel (for wake) */
 static int init_count;
 static bool oversub;
 static bool kernel_shared;      /* hosts of the job share our kernel (rail_progress_set_load) */
+static uint64_t n_blocks;       /* waits that blocked in the kernel (MPI_T) */
 
 /* Parameters. */
 int rail_progress_spin_count;
@@ -274,6 +276,7 @@ static void sleep_once(rail_progress_cond_t done, void *arg)
     int prepared;
     bool pending = sleepers_prepare(&prepared);
     if (!pending && !done(arg)) {
+        n_blocks++;
         if (n_block_sleepers == 0) {
             epoll_block(timeout);
         } else {
@@ -461,6 +464,11 @@ int rail_progress_register_params(void)
     rail_param_register_int("progress_sleep_timeout_ms", 100,
                             "Longest single block in the kernel while waiting",
                             RAIL_PARAM_LEVEL_DEV, &sleep_timeout_ms);
+    static const rail_pvar_counter_t counters[] = {
+        {"progress_kernel_blocks", "Times a wait blocked in the kernel (epoll, futex) for work",
+         &n_blocks},
+    };
+    rail_pvar_register_counters(counters, 1);
     rail_param_register_int("progress_mt_nap_us", 50,
                             "Microseconds a waiting thread naps while another thread of the "
                             "process sleeps on the transports (MPI_THREAD_MULTIPLE)",
