@@ -15,30 +15,10 @@
 . "$(dirname "$0")/../runtime/common.sh"
 
 HAN_OPS=${RAIL_TEST_HAN_OPS:-$top_builddir/test/coll/han_ops}
-[ "$(id -u)" -eq 0 ] || skip "needs root to create network namespaces"
-command -v ip >/dev/null || skip "the ip command (iproute2) is missing"
-[ -x "$RAILD" ] || skip "no raild at $RAILD"
 [ -x "$HAN_OPS" ] || skip "no han_ops at $HAN_OPS"
 
 A=hn$$a B=hn$$b
-NETNS=""
-remove_namespaces() {
-    for ns in $NETNS; do ip netns del "$ns" 2>/dev/null; done
-}
-EXTRA_CLEANUP=remove_namespaces
-for ns in $A $B; do
-    ip netns add "$ns" 2>/dev/null || skip "cannot create a network namespace (ip netns add failed)"
-    NETNS="$NETNS $ns"
-    ip -n "$ns" link set lo up || skip "cannot configure namespace $ns"
-done
-ip link add "v$$ab" type veth peer name "v$$ba" &&
-    ip link set "v$$ab" netns "$A" && ip link set "v$$ba" netns "$B" &&
-    ip -n "$A" addr add 10.214.1.1/24 dev "v$$ab" && ip -n "$B" addr add 10.214.1.2/24 dev "v$$ba" &&
-    ip -n "$A" link set "v$$ab" up && ip -n "$B" link set "v$$ba" up ||
-    skip "cannot create a veth pair"
-
-RUN_PREFIX="ip netns exec $A"
-AGENT=(--launch-agent "ip netns exec {host}")
+two_hosts $A $B 10.214.1
 
 # han_run WHAT SIZES MPIRUN-ARGS...: run han_ops, check it, its report and
 # that nothing is left in /dev/shm.
