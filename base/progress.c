@@ -387,8 +387,11 @@ void rail_progress_wait(rail_progress_cond_t done, void *arg)
      * object) needs the kernel's network work, which runs on our CPUs when
      * they are all taken or when other hosts of the job share our kernel:
      * spinning there delays the very work we wait for.  Such a wait
-     * blocks on the descriptors after a short spin. */
-    const bool kernel_wait = !spin_only && (oversub || kernel_shared) && n_fd_sleepers > 0;
+     * blocks on the descriptors after a short spin.  Where a futex
+     * sleeper (btl sm) is present too, a block would watch one kind at a
+     * time (sleep_once alternates): the yield phase serves both. */
+    const bool kernel_wait = !spin_only && (oversub || kernel_shared) && n_fd_sleepers > 0 &&
+                             n_block_sleepers == 0;
     const int spin = kernel_wait ? spin_count_kernel
                      : oversub   ? spin_count_oversub
                                  : rail_progress_spin_count;
