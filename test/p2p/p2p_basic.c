@@ -134,6 +134,12 @@ static void counts(void)
     CHECK(cnt == 5, "set/get elements %d", cnt);
     MPI_OK(MPI_Get_count(&s2, MPI_BYTE, &cnt));
     CHECK(cnt == 40, "set elements -> %d bytes", cnt);
+    /* the big-count form: more elements than an int holds */
+    MPI_OK(MPI_Status_set_elements_c(&s2, MPI_DOUBLE, (MPI_Count)3 << 30));
+    MPI_OK(MPI_Get_elements_c(&s2, MPI_DOUBLE, &big));
+    CHECK(big == (MPI_Count)3 << 30, "set/get elements_c %lld", (long long)big);
+    MPI_OK(MPI_Get_elements(&s2, MPI_DOUBLE, &cnt));
+    CHECK(cnt == MPI_UNDEFINED, "3 Gi elements as int: %d", cnt);
     MPI_OK(MPI_Status_set_cancelled(&s2, 1));
     int flag;
     MPI_OK(MPI_Test_cancelled(&s2, &flag));
