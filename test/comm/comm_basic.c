@@ -52,6 +52,13 @@ static void test_names_groups(void)
     int len, flag, res;
     MPI_OK(MPI_Comm_get_name(MPI_COMM_WORLD, name, &len));
     CHECK(strcmp(name, "MPI_COMM_WORLD") == 0 && len == 14, "WORLD's name is '%s'", name);
+    /* MPI-4.1: the null handles have names too */
+    MPI_OK(MPI_Comm_get_name(MPI_COMM_NULL, name, &len));
+    CHECK(strcmp(name, "MPI_COMM_NULL") == 0 && len == 13, "COMM_NULL's name is '%s'", name);
+    MPI_OK(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len));
+    CHECK(strcmp(name, "MPI_DATATYPE_NULL") == 0 && len == 17, "DATATYPE_NULL's name '%s'", name);
+    MPI_OK(MPI_Win_get_name(MPI_WIN_NULL, name, &len));
+    CHECK(strcmp(name, "MPI_WIN_NULL") == 0 && len == 12, "WIN_NULL's name is '%s'", name);
     MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
     MPI_OK(MPI_Comm_get_name(d, name, &len));
     CHECK(len == 0 && name[0] == 0, "a dup has no name, got '%s'", name);
