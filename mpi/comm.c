@@ -97,10 +97,10 @@ int mpii_comm_set_info(obj_comm_t *comm, obj_info_t *info)
 
 int mpii_comm_get_info(obj_comm_t *comm, MPI_Info *info_used)
 {
-    obj_info_t *copy;
-    int rc = obj_info_copy(comm->info, &copy);
+    obj_info_t *used;
+    int rc = obj_comm_get_info(comm, &used);
     if (rc == MPI_SUCCESS)
-        *info_used = obj_info_handle(copy);
+        *info_used = obj_info_handle(used);
     return rc;
 }
 
