@@ -98,6 +98,15 @@ static void proc_null(void)
     MPI_OK(MPI_Irecv(&x, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r));
     MPI_OK(MPI_Wait(&r, &st));
     CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG, "Irecv PROC_NULL");
+    /* nothing from nobody: MPI_DATATYPE_NULL is accepted (as MPICH) */
+    st.MPI_SOURCE = 99;
+    MPI_OK(MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st));
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL, "Recv DATATYPE_NULL from PROC_NULL: %d", st.MPI_SOURCE);
+    MPI_OK(MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r));
+    st.MPI_SOURCE = 99;
+    MPI_OK(MPI_Wait(&r, &st));
+    MPI_OK(MPI_Get_count(&st, MPI_BYTE, &cnt));
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL && cnt == 0, "Irecv DATATYPE_NULL from PROC_NULL");
     MPI_OK(MPI_Isend(&x, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r));
     MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     MPI_OK(MPI_Sendrecv(&x, 1, MPI_INT, MPI_PROC_NULL, 0, &x, 1, MPI_INT, MPI_PROC_NULL, 0,
