@@ -40,7 +40,7 @@
  * each after MPI_Init and checks its effect. */
 static const char *const dynamic_params[] = {
     "mpi_show_errors", "coll_verbose", "coll_check", "coll_tuned_verbose",
-    "coll_tuned_*_algorithm",
+    "coll_tuned_*_algorithm", "coll_tuned_*_segsize", "coll_tuned_*_window",
 };
 
 typedef struct cvar_handle {

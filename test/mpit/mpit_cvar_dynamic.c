@@ -41,6 +41,12 @@ static const char *log_end(void)
     return text;
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
 static void write_int(const char *name, int v)
 {
     MPI_T_cvar_handle h;
@@ -91,12 +97,12 @@ static void run_op(const char *op, MPI_Comm comm)
     for (int i = 0; i < size; i++)
         counts[i] = 1;
     if (!strcmp(op, "allgather")) MPI_OK(MPI_Allgather(s, 1, MPI_INT, r, 1, MPI_INT, comm));
-    if (!strcmp(op, "allreduce")) MPI_OK(MPI_Allreduce(s, r, 4, MPI_INT, MPI_SUM, comm));
+    if (!strcmp(op, "allreduce")) MPI_OK(MPI_Allreduce(s, r, 64, MPI_INT, MPI_SUM, comm));
     if (!strcmp(op, "alltoall")) MPI_OK(MPI_Alltoall(s, 1, MPI_INT, r, 1, MPI_INT, comm));
     if (!strcmp(op, "barrier")) MPI_OK(MPI_Barrier(comm));
-    if (!strcmp(op, "bcast")) MPI_OK(MPI_Bcast(s, 4, MPI_INT, 0, comm));
+    if (!strcmp(op, "bcast")) MPI_OK(MPI_Bcast(s, 64, MPI_INT, 0, comm));
     if (!strcmp(op, "gather")) MPI_OK(MPI_Gather(s, 1, MPI_INT, r, 1, MPI_INT, 0, comm));
-    if (!strcmp(op, "reduce")) MPI_OK(MPI_Reduce(s, r, 4, MPI_INT, MPI_SUM, 0, comm));
+    if (!strcmp(op, "reduce")) MPI_OK(MPI_Reduce(s, r, 64, MPI_INT, MPI_SUM, 0, comm));
     if (!strcmp(op, "reduce_scatter"))
         MPI_OK(MPI_Reduce_scatter(s, r, counts, MPI_INT, MPI_SUM, comm));
     if (!strcmp(op, "reduce_scatter_block"))
@@ -104,18 +110,52 @@ static void run_op(const char *op, MPI_Comm comm)
     if (!strcmp(op, "scatter")) MPI_OK(MPI_Scatter(s, 1, MPI_INT, r, 1, MPI_INT, 0, comm));
 }
 
+/* Longer names first: a parameter's name is matched by prefix. */
+static const char *const tuned_ops[] = {"allgather", "allreduce", "alltoall", "barrier", "bcast",
+                                        "gather", "reduce_scatter_block", "reduce_scatter",
+                                        "reduce", "scatter"};
+
+/* coll_tuned_<op>_<alg>_<segsize|window>: with alg forced, the next call
+ * of op runs with the value written (coll_tuned_verbose 2 prints it). */
+static void effect_tuned_param(const char *cvar)
+{
+    const char *rest = cvar + strlen("coll_tuned_");
+    for (size_t i = 0; i < sizeof(tuned_ops) / sizeof(tuned_ops[0]); i++) {
+        size_t n = strlen(tuned_ops[i]);
+        if (strncmp(rest, tuned_ops[i], n) != 0 || rest[n] != '_')
+            continue;
+        char alg[64], forcing[96], want[96];
+        snprintf(alg, sizeof(alg), "%.*s", (int)(strrchr(rest, '_') - rest - n - 1), rest + n + 1);
+        snprintf(forcing, sizeof(forcing), "coll_tuned_%s_algorithm", tuned_ops[i]);
+        write_int(forcing, t_cvar_choice(forcing, alg));
+        MPI_T_cvar_handle h;
+        int count;
+        unsigned long long v = 1234, old;
+        MPI_OK(MPI_T_cvar_handle_alloc(t_cvar(cvar), NULL, &h, &count));
+        MPI_OK(MPI_T_cvar_read(h, &old));
+        MPI_OK(MPI_T_cvar_write(h, &v));
+        log_begin();
+        run_op(tuned_ops[i], MPI_COMM_WORLD);
+        const char *out = log_end();
+        snprintf(want, sizeof(want), "%s (parameter 1234)", alg);
+        CHECK(size == 1 || strstr(out, want), "%s = 1234: the call printed '%s'", cvar, out);
+        MPI_OK(MPI_T_cvar_write(h, &old));
+        MPI_OK(MPI_T_cvar_handle_free(&h));
+        write_int(forcing, t_cvar_choice(forcing, "auto"));
+        return;
+    }
+    CHECK(0, "%s: no tuned operation of that name", cvar);
+}
+
 /* coll_tuned_verbose and coll_tuned_<op>_algorithm: the next call of op
  * takes (or says it cannot take) the algorithm written.  The job runs with
  * coll=tuned,basic (written before MPI_Init), so tuned serves every op. */
 static void effect_tuned(void)
 {
-    static const char *const ops[] = {"allgather", "allreduce", "alltoall", "barrier", "bcast",
-                                      "gather", "reduce", "reduce_scatter",
-                                      "reduce_scatter_block", "scatter"};
     write_int("coll_tuned_verbose", 2);
-    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+    for (size_t i = 0; i < sizeof(tuned_ops) / sizeof(tuned_ops[0]); i++) {
         char name[96];
-        snprintf(name, sizeof(name), "coll_tuned_%s_algorithm", ops[i]);
+        snprintf(name, sizeof(name), "coll_tuned_%s_algorithm", tuned_ops[i]);
         MPI_T_enum e;
         int num;
         MPI_OK(MPI_T_cvar_get_info(t_cvar(name), NULL, NULL, NULL, NULL, &e, NULL, NULL, NULL,
@@ -127,12 +167,20 @@ static void effect_tuned(void)
             MPI_OK(MPI_T_enum_get_item(e, k, &v, alg, &len));
             write_int(name, v);
             log_begin();
-            run_op(ops[i], MPI_COMM_WORLD);
+            run_op(tuned_ops[i], MPI_COMM_WORLD);
             const char *out = log_end();
             /* one process: the framework may serve the call without tuned */
             CHECK(size == 1 || strstr(out, alg), "%s = %s: the call printed '%s'", name, alg, out);
         }
         write_int(name, t_cvar_choice(name, "auto"));
+    }
+    int num;
+    MPI_OK(MPI_T_cvar_get_num(&num));
+    for (int i = 0; i < num; i++) {
+        const char *name = t_cvar_name(i);
+        if (strncmp(name, "coll_tuned_", 11) == 0 &&
+            (ends_with(name, "_segsize") || ends_with(name, "_window")))
+            effect_tuned_param(name);
     }
     write_int("coll_tuned_verbose", 0);
     log_begin();
@@ -171,7 +219,8 @@ static void check_scopes(void)
         int len = sizeof(name), scope;
         MPI_OK(MPI_T_cvar_get_info(i, name, &len, NULL, NULL, NULL, NULL, NULL, NULL, &scope));
         bool known = strncmp(name, "coll_tuned_", 11) == 0 &&
-                     strcmp(name + strlen(name) - 10, "_algorithm") == 0;
+                     (ends_with(name, "_algorithm") || ends_with(name, "_segsize") ||
+                      ends_with(name, "_window"));
         for (size_t k = 0; k < sizeof(checked) / sizeof(checked[0]); k++)
             known |= strcmp(name, checked[k]) == 0;
         if (known) {
