@@ -11,33 +11,31 @@
 
 static int rank, size;
 static int saved_fd = -1;
-static char log_path[64];
 
-/* Catch what this process writes on stderr from now to log_end(). */
+/* Catch what this process writes on stderr from now to log_end(), in a
+ * temporary file removed at once (nothing is left if the test dies). */
 static void log_begin(void)
 {
-    snprintf(log_path, sizeof(log_path), "/tmp/rail-mpit-dyn-%d-XXXXXX", (int)getpid());
-    int fd = mkstemp(log_path);
-    CHECK(fd >= 0, "mkstemp %s", log_path);
+    char path[64];
+    snprintf(path, sizeof(path), "/tmp/rail-mpit-dyn-%d-XXXXXX", (int)getpid());
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp %s", path);
+    unlink(path);
     fflush(stderr);
     saved_fd = dup(2);
     dup2(fd, 2);
     close(fd);
 }
 
-/* What was caught (static buffer); the file is removed. */
+/* What was caught (static buffer); stderr is restored. */
 static const char *log_end(void)
 {
     static char text[1 << 16];
     fflush(stderr);
+    ssize_t n = lseek(2, 0, SEEK_SET) == 0 ? read(2, text, sizeof(text) - 1) : 0;
+    text[n > 0 ? n : 0] = '\0';
     dup2(saved_fd, 2);
     close(saved_fd);
-    FILE *f = fopen(log_path, "r");
-    size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
-    text[n] = '\0';
-    if (f)
-        fclose(f);
-    unlink(log_path);
     return text;
 }
 
