@@ -3,6 +3,7 @@
  * tool see the same list. */
 #include "mpi/mpi_env.h"
 #include "obj/obj.h"
+#include "obj/datatype.h"
 #include "base/param.h"
 #include "base/pvar.h"
 #include "base/op.h"
@@ -41,6 +42,12 @@ static int mpi_register_params(void)
         "mpi_show_errors", false,
         "Print every MPI error, also those returned to the caller (MPI_ERRORS_RETURN)",
         RAIL_PARAM_LEVEL_USER, &mpi_env.verbose_errors));
+    RAIL_CHECK(rail_param_register_bool(
+        "mpi_reduce_char_strict", false,
+        "Refuse reductions on MPI_CHAR, as the standard's tables do; by default (an extension, "
+        "as Open MPI and MPICH) every arithmetic, logical and bitwise operation reduces it as "
+        "signed char.  Read when MPI comes up",
+        RAIL_PARAM_LEVEL_USER, &obj_datatype_char_strict));
     RAIL_CHECK(obj_register_pvars());
     RAIL_CHECK(rail_pvar_register(&cpu_time_pvar));
 fail:
