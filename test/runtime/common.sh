@@ -138,3 +138,24 @@ expect_clean() {
         [ -n "$left" ] && fail "$what: /dev/shm entries left: $left"
     done
 }
+
+# netns_pair A B NET: namespaces A and B joined by a veth pair, NET.1/24 in
+# A and NET.2/24 in B (addresses that exist only inside them), lo up in
+# both; removed when the test ends.  Skips where they cannot be made.
+COMMON_NETNS=""
+netns_remove_all() {
+    for ns in $COMMON_NETNS; do ip netns del "$ns" 2>/dev/null; done
+}
+netns_pair() {
+    local a=$1 b=$2 net=$3
+    EXTRA_CLEANUP=netns_remove_all
+    for ns in "$a" "$b"; do
+        ip netns add "$ns" 2>/dev/null || skip "cannot create a network namespace (ip netns add failed)"
+        COMMON_NETNS="$COMMON_NETNS $ns"
+        ip -n "$ns" link set lo up || skip "cannot configure namespace $ns"
+    done
+    ip link add "v$$ab" type veth peer name "v$$ba" &&
+        ip link set "v$$ab" netns "$a" && ip link set "v$$ba" netns "$b" &&
+        ip -n "$a" addr add "$net.1/24" dev "v$$ab" && ip -n "$b" addr add "$net.2/24" dev "v$$ba" &&
+        ip -n "$a" link set "v$$ab" up && ip -n "$b" link set "v$$ba" up || skip "cannot create a veth pair"
+}
