@@ -7,6 +7,7 @@
 #include "base/pvar.h"
 #include "base/op.h"
 #include "base/copy.h"
+#include "base/rcache.h"
 #include "pml/pml.h"
 #include "btl/btl.h"
 #include "accel/accel.h"
@@ -52,6 +53,7 @@ int mpi_params_register_all(void)
         mpi_register_params,
         rail_op_register_params,
         rail_copy_register_params,
+        rail_rcache_register_params,
         accel_register_params,
         rte_register_params,
         btl_base_register_params,

@@ -64,4 +64,11 @@ han_run "1+3 ranks" "1,3" --host "$A:1,$B:3"
 # every collective checked first (coll_check): its exchanges cross the
 # hosts too, and matching calls must pass it
 han_run "2+2 ranks, checked" "2,2" --host "$A:2,$B:2" --param coll_check=1
+
+# No transport between the hosts: a clear error at start-up naming both.
+run 60 "${AGENT[@]}" --host "$A:1,$B:1" --param btl=self,sm "$HAN_OPS"
+[ "$RC" != 0 ] || fail "btl=self,sm across 2 hosts: the job succeeded"
+expect_err "no transport reaches rank (1 on host $B from rank 0 on host $A|0 on host $A from rank 1 on host $B)" \
+    "btl=self,sm across 2 hosts: the error names both hosts"
+expect_clean "btl=self,sm across 2 hosts"
 finish
