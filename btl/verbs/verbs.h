@@ -24,7 +24,7 @@
  * when half the credits are consumed and no traffic carried them.
  * get/put are RDMA read/write of memory that register_mem registered
  * (btl_reg_t holds base, length and rkey); the local side is registered
- * for the transfer.  RC delivers a put before any later send on the QP, so
+ * for the transfer, both through the registration cache (base/rcache.h).  RC delivers a put before any later send on the QP, so
  * the pml's FIN after a put finds the data there.
  *
  * A completion with an error status (the QP went to the error state:
@@ -74,7 +74,7 @@ typedef struct btl_verbs_card {
 typedef struct btl_verbs_reg {
     uint64_t base, len;
     uint32_t rkey, reserved;
-    uint64_t mr;                   /* the registering process's struct ibv_mr * */
+    uint64_t mr;                   /* the registering process's cache entry */
 } btl_verbs_reg_t;
 
 enum { BTL_VERBS_OP_INLINE = 1, BTL_VERBS_OP_SBUF, BTL_VERBS_OP_RDMA };
@@ -90,9 +90,10 @@ typedef struct btl_verbs_sbuf {
     char *data;
 } btl_verbs_sbuf_t;
 
+typedef struct btl_verbs_rreg btl_verbs_rreg_t;   /* a registration cache entry */
 typedef struct btl_verbs_rdma {
     btl_verbs_op_t op;
-    struct ibv_mr *mr;             /* the local side, registered for the transfer */
+    btl_verbs_rreg_t *reg;         /* the local side, held for the transfer */
     btl_done_cb_t done;
     void *cbdata;
 } btl_verbs_rdma_t;
@@ -146,6 +147,7 @@ typedef struct btl_verbs_module {
     struct ibv_mr *smr;
     btl_verbs_sbuf_t *sdesc, *sfree;
     int n_sbufs;
+    struct rail_rcache *rcache;
     int outstanding, max_outstanding;
     int n_owed;                    /* endpoints with credit_owed */
     bool in_progress;
@@ -200,6 +202,7 @@ bool btl_verbs_sleep_prepare(btl_module_t *m);
 void btl_verbs_sleep_finish(btl_module_t *m);
 
 /* verbs_rdma.c */
+int btl_verbs_rcache_create(btl_verbs_module_t *m);
 int btl_verbs_register_mem(btl_module_t *m, void *base, size_t len, btl_reg_t *reg);
 int btl_verbs_deregister_mem(btl_module_t *m, btl_reg_t *reg);
 int btl_verbs_get(btl_module_t *m, btl_endpoint_t *ep, const struct iovec *local, int n_local,

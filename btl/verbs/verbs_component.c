@@ -2,6 +2,7 @@
 #include "btl/verbs/verbs.h"
 #include "base/log.h"
 #include "base/param.h"
+#include "base/rcache.h"
 #include "runtime/rte.h"
 
 #include <errno.h>
@@ -68,6 +69,7 @@ static int btl_verbs_register_params(void)
         &p->timeout));
     RAIL_CHECK(rail_param_register_int("btl_verbs_verbose", 0,
         "Verbosity of btl verbs (the larger of this and btl_verbose)", D, &p->verbose));
+    RAIL_CHECK(rail_rcache_register_pvars("btl_verbs"));
     RAIL_CHECK(rail_param_set_flags("btl_verbs_fake", RAIL_PARAM_F_TEST));
     RAIL_CHECK(rail_param_set_flags("btl_verbs_fake_faults", RAIL_PARAM_F_TEST));
 fail:
@@ -304,7 +306,7 @@ static int btl_verbs_init(btl_module_t **mods, int *n)
     if (!btl_verbs_open(m))
         return MPI_SUCCESS;
     if (!btl_verbs_port(m) || btl_verbs_resources(m) != MPI_SUCCESS ||
-        btl_verbs_publish(m) != MPI_SUCCESS) {
+        btl_verbs_rcache_create(m) != MPI_SUCCESS || btl_verbs_publish(m) != MPI_SUCCESS) {
         RAIL_VERBOSE(btl_verbs_verbosity(), 1, "btl verbs: cannot set up %s (%s); not using it",
                      m->dev_name, strerror(errno));
         btl_verbs_finalize(&m->super);
@@ -334,6 +336,8 @@ static int btl_verbs_finalize(btl_module_t *base)
             o->destroy_qp(m->qps[r]);
     for (int r = 0; m->eps && r < m->nprocs; r++)
         free(m->eps[r]);
+    if (m->rcache)
+        rail_rcache_destroy(m->rcache);
     if (m->rmr)
         o->dereg_mr(m->rmr);
     if (m->smr)

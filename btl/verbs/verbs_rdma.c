@@ -1,12 +1,14 @@
 /*
  * btl verbs: memory registration and the btl's get/put as RDMA read/write.
- * register_mem registers the memory the pml describes to a peer (the
- * registration cache, base/rcache.h, takes this over when it lands); the
- * local side of a get or put is registered for the transfer and released
- * at its completion.
+ * Registrations come from the registration cache (base/rcache.h): the
+ * memory register_mem describes to a peer, held until deregister_mem, and
+ * the local side of a get or put, held until its completion.  Every
+ * registration allows local write and remote read and write, so one entry
+ * serves both uses.
  */
 #include "btl/verbs/verbs.h"
 #include "base/log.h"
+#include "base/rcache.h"
 #include "runtime/rte.h"
 
 #include <errno.h>
@@ -16,25 +18,61 @@
 static const int btl_verbs_remote_access =
     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
 
-static struct ibv_mr *btl_verbs_reg(btl_verbs_module_t *m, void *base, size_t len, int access)
+/* The cache's entry: the region and its memory region on the device. */
+typedef struct btl_verbs_rreg {
+    rail_rcache_reg_t super;
+    struct ibv_mr *mr;
+} btl_verbs_rreg_t;
+
+static int btl_verbs_mem_reg(void *ctx, rail_rcache_reg_t *reg)
 {
-    struct ibv_mr *mr = m->ops->reg_mr(m->pd, base, len, access);
-    if (!mr)
-        rail_warn_once("btl_verbs_reg", "btl verbs: cannot register %zu bytes at %p on %s (%s)%s",
-                       len, base, m->dev_name, strerror(errno),
-                       errno == ENOMEM || errno == EPERM ?
-                       "; the locked-memory limit may be too low (ulimit -l unlimited)" : "");
-    return mr;
+    btl_verbs_module_t *m = ctx;
+    btl_verbs_rreg_t *r = (btl_verbs_rreg_t *)reg;
+    r->mr = m->ops->reg_mr(m->pd, (void *)reg->base, reg->len, btl_verbs_remote_access);
+    if (r->mr)
+        return MPI_SUCCESS;
+    rail_warn_once("btl_verbs_reg", "btl verbs: cannot register %zu bytes at %p on %s (%s)%s",
+                   reg->len, (void *)reg->base, m->dev_name, strerror(errno),
+                   errno == ENOMEM || errno == EPERM ?
+                   "; the locked-memory limit may be too low (ulimit -l unlimited)" : "");
+    return MPI_ERR_NO_MEM;
+}
+
+static int btl_verbs_mem_dereg(void *ctx, rail_rcache_reg_t *reg)
+{
+    btl_verbs_module_t *m = ctx;
+    m->ops->dereg_mr(((btl_verbs_rreg_t *)reg)->mr);
+    return MPI_SUCCESS;
+}
+
+static const rail_rcache_ops_t btl_verbs_rcache_ops = {
+    .reg_size = sizeof(btl_verbs_rreg_t),
+    .mem_reg = btl_verbs_mem_reg,
+    .mem_dereg = btl_verbs_mem_dereg,
+};
+
+int btl_verbs_rcache_create(btl_verbs_module_t *m)
+{
+    m->rcache = rail_rcache_create("btl_verbs", &btl_verbs_rcache_ops, m);
+    return m->rcache ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+static btl_verbs_rreg_t *btl_verbs_reg(btl_verbs_module_t *m, void *base, size_t len)
+{
+    rail_rcache_reg_t *reg = NULL;
+    if (rail_rcache_get(m->rcache, base, len, &reg) != MPI_SUCCESS)
+        return NULL;
+    return (btl_verbs_rreg_t *)reg;
 }
 
 int btl_verbs_register_mem(btl_module_t *base, void *addr, size_t len, btl_reg_t *reg)
 {
     btl_verbs_module_t *m = (btl_verbs_module_t *)base;
     _Static_assert(sizeof(btl_verbs_reg_t) <= BTL_REG_MAX, "registration fits btl_reg_t");
-    struct ibv_mr *mr = btl_verbs_reg(m, addr, len, btl_verbs_remote_access);
-    if (!mr)
+    btl_verbs_rreg_t *rr = btl_verbs_reg(m, addr, len);
+    if (!rr)
         return MPI_ERR_NO_MEM;
-    btl_verbs_reg_t r = {(uintptr_t)addr, len, mr->rkey, 0, (uintptr_t)mr};
+    btl_verbs_reg_t r = {(uintptr_t)addr, len, rr->mr->rkey, 0, (uintptr_t)rr};
     memcpy(reg->bytes, &r, sizeof(r));
     reg->len = sizeof(r);
     return MPI_SUCCESS;
@@ -47,7 +85,7 @@ int btl_verbs_deregister_mem(btl_module_t *base, btl_reg_t *reg)
     if (reg->len != sizeof(r))
         return MPI_ERR_ARG;
     memcpy(&r, reg->bytes, sizeof(r));
-    m->ops->dereg_mr((struct ibv_mr *)(uintptr_t)r.mr);
+    rail_rcache_put(m->rcache, (rail_rcache_reg_t *)(uintptr_t)r.mr);
     reg->len = 0;
     return MPI_SUCCESS;
 }
@@ -68,11 +106,12 @@ static int btl_verbs_rdma(btl_verbs_module_t *m, btl_endpoint_t *ep, const struc
         return MPI_ERR_NO_MEM;
     *op = (btl_verbs_rdma_t){{BTL_VERBS_OP_RDMA, ep}, NULL, done, cbdata};
     size_t len = local->iov_len;
-    if (len && !(op->mr = btl_verbs_reg(m, local->iov_base, len, IBV_ACCESS_LOCAL_WRITE))) {
+    if (len && !(op->reg = btl_verbs_reg(m, local->iov_base, len))) {
         free(op);
         return MPI_ERR_NO_MEM;
     }
-    struct ibv_sge sge = {(uintptr_t)local->iov_base, (uint32_t)len, op->mr ? op->mr->lkey : 0};
+    struct ibv_sge sge = {(uintptr_t)local->iov_base, (uint32_t)len,
+                          op->reg ? op->reg->mr->lkey : 0};
     struct ibv_send_wr wr = {.wr_id = (uintptr_t)op, .sg_list = &sge, .num_sge = len ? 1 : 0,
                              .opcode = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ,
                              .send_flags = IBV_SEND_SIGNALED}, *bad;
@@ -83,8 +122,8 @@ static int btl_verbs_rdma(btl_verbs_module_t *m, btl_endpoint_t *ep, const struc
         rail_error("btl verbs: rank %d (%s): posting an RDMA %s to rank %d (%s) failed: %s",
                    m->my_rank, rte_hostname_of(m->my_rank), write ? "write" : "read", ep->rank,
                    rte_hostname_of(ep->rank), strerror(rc));
-        if (op->mr)
-            m->ops->dereg_mr(op->mr);
+        if (op->reg)
+            rail_rcache_put(m->rcache, &op->reg->super);
         free(op);
         return MPI_ERR_OTHER;
     }
@@ -112,8 +151,8 @@ int btl_verbs_put(btl_module_t *m, btl_endpoint_t *ep, const struct iovec *local
 
 void btl_verbs_rdma_done(btl_verbs_module_t *m, btl_verbs_rdma_t *op)
 {
-    if (op->mr)
-        m->ops->dereg_mr(op->mr);
+    if (op->reg)
+        rail_rcache_put(m->rcache, &op->reg->super);
     btl_done_cb_t done = op->done;
     void *cbdata = op->cbdata;
     free(op);

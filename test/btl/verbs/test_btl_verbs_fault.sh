@@ -1,6 +1,8 @@
 #!/bin/sh
 # btl verbs on the emulated HCA (btl_verbs_fake=1), every peer through
-# verbs: a ring of small and 4 MiB messages (RDMA read) passes; a QP that
+# verbs: a ring of small and 4 MiB messages (RDMA read) passes, and so
+# does a send from memory unmapped and mapped anew at the same address
+# (registration cache invalidation, stale registrations refused); a QP that
 # goes to the error state (an injected retry error, a wrong rkey) ends the
 # job non-zero with a message naming both ranks and hosts; a rank killed
 # with SIGKILL ends the job; and nothing of any job is left behind (no
@@ -18,6 +20,11 @@ V=(--param btl=self,verbs --param btl_verbs_fake=1 --param btl_verbs_local_peers
 run 120 -n 3 "${V[@]}" "$JOB" ring
 expect_rc 0 "ring" && [ "$(count_out '^RING OK')" -eq 3 ] || fail "ring: $(count_out '^RING OK') ranks OK"
 expect_clean "ring"
+
+# memory unmapped and mapped anew at a registered address: new bytes move
+run 60 -n 2 "${V[@]}" "$JOB" remap
+expect_rc 0 "remap" && expect_out "^REMAP OK$" "remap: the new bytes arrive"
+expect_clean "remap"
 
 run 60 -n 2 "${V[@]}" --param btl_verbs_fake_faults=qp_error=30@1 "$JOB" ring
 [ "$RC" -ne 0 ] || fail "injected QP error: exit status 0"

@@ -6,13 +6,21 @@
  *                         rank and checks what the previous one sent;
  *                         prints "RING OK rank R" and "jobid=J";
  *   verbs_job die R       the ring once, then rank R kills itself (SIGKILL)
- *                         while the others wait for a message from it.
+ *                         while the others wait for a message from it;
+ *   verbs_job remap       the ring, then rank 1 sends 4 MiB to rank 0 from
+ *                         an mmap'd buffer, unmaps it, maps new memory at
+ *                         the same address and sends other bytes from it:
+ *                         rank 0 must receive the new bytes (the
+ *                         registration cache dropped the old registration;
+ *                         the emulated HCA would refuse a stale one);
+ *                         prints "REMAP OK".
  */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static int ring(int rank, int size)
@@ -34,6 +42,33 @@ static int ring(int rank, int size)
     return bad;
 }
 
+static int remap(int rank)
+{
+    const size_t len = 4 << 20;
+    int bad = 0;
+    if (rank == 1) {
+        char *b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        for (int round = 0; round < 2 && b != MAP_FAILED; round++) {
+            memset(b, 'a' + round, len);
+            MPI_Send(b, (int)len, MPI_CHAR, 0, 7, MPI_COMM_WORLD);
+            bad += munmap(b, len) != 0;
+            if (round == 0)
+                bad += mmap(b, len, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != b;
+        }
+    } else if (rank == 0) {
+        char *r = malloc(len);
+        for (int round = 0; round < 2 && r; round++) {
+            MPI_Recv(r, (int)len, MPI_CHAR, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            for (size_t k = 0; k < len; k++)
+                bad += r[k] != 'a' + round;
+        }
+        free(r);
+        printf("REMAP %s\n", bad ? "FAILED" : "OK");
+    }
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -46,6 +81,8 @@ int main(int argc, char **argv)
     int bad = ring(rank, size);
     printf("RING %s rank %d\n", bad ? "FAILED" : "OK", rank);
     fflush(stdout);
+    if (argc > 1 && strcmp(argv[1], "remap") == 0 && size > 1)
+        bad += remap(rank);
     if (argc > 2 && strcmp(argv[1], "die") == 0) {
         int victim = atoi(argv[2]), x;
         if (rank == victim)
