@@ -17,6 +17,7 @@
 #include "btl/btl.h"
 #include "runtime/rte.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,11 +31,17 @@ int btl_n_modules;
 extern const btl_component_t btl_self_component;
 extern const btl_component_t btl_sm_component;
 extern const btl_component_t btl_tcp_component;
+#ifdef RAIL_HAVE_VERBS
+extern const btl_component_t btl_verbs_component;
+#endif
 
 const btl_component_t *const btl_components[] = {
     &btl_self_component,
     &btl_sm_component,
     &btl_tcp_component,
+#ifdef RAIL_HAVE_VERBS
+    &btl_verbs_component,
+#endif
     NULL,
 };
 
@@ -81,6 +88,17 @@ static int list_find(const char *s, const char *name)
     return -1;
 }
 
+/* "self, sm, tcp, ...": the components built in. */
+static const char *btl_known_names(void)
+{
+    static char buf[128];
+    buf[0] = 0;
+    for (int i = 0; btl_components[i]; i++)
+        snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? ", " : "",
+                 btl_components[i]->name);
+    return buf;
+}
+
 static void warn_unknown_names(const char *list)
 {
     const char *s = list;
@@ -92,8 +110,8 @@ static void warn_unknown_names(const char *list)
             known = strlen(btl_components[i]->name) == l &&
                     strncmp(btl_components[i]->name, s, l) == 0;
         if (!known)
-            rail_warn("btl: unknown component \"%.*s\" in btl=\"%s\" (known: self, sm, tcp)",
-                      (int)l, s, btl_param);
+            rail_warn("btl: unknown component \"%.*s\" in btl=\"%s\" (known: %s)",
+                      (int)l, s, btl_param, btl_known_names());
         s = end ? end + 1 : NULL;
     }
 }

@@ -29,7 +29,7 @@ import tempfile
 # What a group is, for the reader; a group not named here gets no line.
 GROUP_TITLES = {
     "accel": "Device memory and accelerators (accel/README.md).",
-    "btl": "Transports between processes: self, sm (shared memory), tcp.",
+    "btl": "Transports between processes: self, sm (shared memory), tcp, verbs (rdma-core).",
     "coll": "Collective operations (coll/README.md and the component READMEs).",
     "copy": "Bulk memory copies of the transfer paths.",
     "mpi": "The MPI front end.",

@@ -14,6 +14,9 @@
 #include "base/param.h"
 #include "base/pvar.h"
 #include "btl/btl.h"
+#ifdef RAIL_HAVE_VERBS
+#include "btl/verbs/verbs.h"
+#endif
 #include "coll/coll.h"
 #include "accel/accel.h"
 #include <mpi.h>
@@ -184,6 +187,13 @@ static void print_text(bool params, const char *filter)
         printf("  libpmix:    %s\n  hwloc:      %s\n", RAIL_PMIX_VERSION, RAIL_HWLOC_VERSION);
         printf("  libfabric:  %s\n", RAIL_OFI_VERSION[0] ? RAIL_OFI_VERSION : "not built in");
         printf("  CUDA:       %s\n", RAIL_CUDA_VERSION[0] ? RAIL_CUDA_VERSION : "not built in");
+#ifdef RAIL_HAVE_VERBS
+        char verbs[512];
+        btl_verbs_describe(verbs, sizeof(verbs));
+        printf("  rdma-core:  %s\n", verbs);
+#else
+        printf("  rdma-core:  not built in\n");
+#endif
         print_copy_text();
         int unimpl = count_unimplemented();
         printf("  MPI API:    %d of %d functions implemented\n", mpi_api_num_procedures - unimpl,
