@@ -648,6 +648,11 @@ const char *coll_sm_red_prepare(coll_sm_module_t *m, coll_red_t *r, rail_typekin
 /* The first error of a sequence of steps: rc once it is one, else r. */
 #define SM_KEEP(rc, r) ((rc) != MPI_SUCCESS ? (rc) : (r))
 
+/* A piece of an operation's function, called once: always inlined, so the
+ * operation's fast path compiles as one function, as before it was split
+ * into pieces for reading. */
+#define SM_HOT static inline __attribute__((always_inline))
+
 /* ------------------------------------------------------------ user data */
 
 /* Packed bytes of count elements of dt at buf, moved in pieces at any byte

@@ -233,6 +233,77 @@ static int bcast_next(void *buf, MPI_Count count, obj_datatype_t *dt, int root,
                 : MPI_ERR_UNSUPPORTED_OPERATION;
 }
 
+/* The root handed the call on (a device buffer of `bytes`; ipc: offered
+ * by IPC, sm_device.c): device to device from the root's buffer, by one
+ * process or by each, or everyone follows to the next component. */
+static int bcast_handed_on(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d,
+                           size_t bytes, bool ipc, void *buf, MPI_Count count,
+                           obj_datatype_t *dt, obj_comm_t *comm, coll_module_t *module)
+{
+    int rc;
+    if (ipc && coll_sm_dev_bcast_by_one(m, bytes) &&
+        coll_sm_dev_bcast_one(m, s, 2, root, d, bytes, &rc))
+        return rc;
+    if (ipc && coll_sm_dev_ready(m, s, 4, root))
+        return coll_sm_dev_bcast(m, s, root, d);
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    return bcast_next(buf, count, dt, root, comm, module);
+}
+
+/* A receiver of operation s: the slots' late path, the root's hand-on,
+ * or the root's rounds. */
+SM_HOT int bcast_receiver(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d, void *buf,
+                          MPI_Count count, obj_datatype_t *dt, int root, obj_comm_t *comm,
+                          coll_module_t *module)
+{
+    int rc;
+    bool ipc;
+    if (coll_sm_small_bcast_late(m, s, root, d, &rc))
+        return rc;
+    if (root_handed_on(m, s, root, &ipc)) {
+        /* (the root's size, in its meta word, decides: the same everywhere) */
+        size_t rb = (size_t)(coll_sm_ctl(m, root)->meta[coll_sm_set(m, s)] &
+                             COLL_SM_META_BYTES);
+        return bcast_handed_on(m, s, root, d, rb, ipc, buf, count, dt, comm, module);
+    }
+    rc = sm_receive(m, s, root, root, d);
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    return rc;
+}
+
+/* The root of operation s on the path bcast_path chooses, timed where it
+ * says. */
+SM_HOT int bcast_root(coll_sm_module_t *m, uint64_t s, coll_sm_data_t *d)
+{
+    rail_adapt_t *a;
+    int rc = MPI_SUCCESS, path = bcast_path(m, d, &a);
+    /* A timed call starts when everyone has finished the previous
+     * operation: a root that ran ahead through the segment would otherwise
+     * count the receivers' backlog against this call's path (64 KiB: 6-15
+     * us measured for 1.6 us calls).  Not on an oversubscribed node, where
+     * each wait for everyone costs process switches: there the root times
+     * its own part (its writes, and its waits for buffers to come free,
+     * are what streamed or plain changes). */
+    bool whole = a && !m->oversub;
+    if (whole)
+        coll_sm_wait_all(m, COLL_SM_V(s - 1, COLL_SM_FINAL));
+    uint64_t t0 = a ? rail_now_ns() : 0;
+    d->stream = path == COLL_SM_PATH_STREAM;
+    if (path == COLL_SM_PATH_CMA)
+        root_cma(m, s, d->contig, d->bytes);
+    else
+        rc = sm_send_rounds(m, s, d, &m->me, 1, d->bytes);
+    if (a && !whole)   /* (COLL_SM_ADAPT_BCAST_OVERSUB: 1 is streamed) */
+        rail_adapt_record(a, d->stream, d->bytes, rail_now_ns() - t0);
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    if (whole) {
+        /* timed whole: until every receiver has its data */
+        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
+        rail_adapt_record(a, path, d->bytes, rail_now_ns() - t0);
+    }
+    return rc;
+}
+
 int coll_sm_bcast(void *buf, MPI_Count count, obj_datatype_t *dt, int root, obj_comm_t *comm,
                   coll_module_t *module)
 {
@@ -253,68 +324,18 @@ int coll_sm_bcast(void *buf, MPI_Count count, obj_datatype_t *dt, int root, obj_
     }
     if (rc != MPI_SUCCESS)
         return rc;
-    bool ipc;
-    if (m->me != root) {
-        if (coll_sm_small_bcast_late(m, s, root, &d, &rc))
-            return rc;
-        if (root_handed_on(m, s, root, &ipc)) {
-            /* (the root's size, in its meta word, decides: the same everywhere) */
-            size_t rb = (size_t)(coll_sm_ctl(m, root)->meta[coll_sm_set(m, s)] &
-                                 COLL_SM_META_BYTES);
-            if (ipc && coll_sm_dev_bcast_by_one(m, rb) &&
-                coll_sm_dev_bcast_one(m, s, 2, root, &d, rb, &rc))
-                return rc;
-            if (ipc && coll_sm_dev_ready(m, s, 4, root))
-                return coll_sm_dev_bcast(m, s, root, &d);
-            coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-            return bcast_next(buf, count, dt, root, comm, module);
-        }
-        rc = sm_receive(m, s, root, root, &d);
-        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-        return rc;
-    }
+    if (m->me != root)
+        return bcast_receiver(m, s, &d, buf, count, dt, root, comm, module);
     if (d.device && coll_sm_params.device_handoff_min > 0 &&
         d.bytes >= coll_sm_params.device_handoff_min) {
         /* a device buffer: the receivers copy it device to device from
          * here (sm_device.c), or everyone follows to the next component,
          * whose messages go device to device by IPC (pml_rndv_device_ipc) */
-        ipc = d.contig && coll_sm_dev_eligible(m, d.bytes);
+        bool ipc = d.contig && coll_sm_dev_eligible(m, d.bytes);
         root_hands_on(m, s, d.bytes, ipc ? d.contig : NULL);
-        if (ipc && coll_sm_dev_bcast_by_one(m, d.bytes) &&
-            coll_sm_dev_bcast_one(m, s, 2, root, &d, d.bytes, &rc))
-            return rc;
-        if (ipc && coll_sm_dev_ready(m, s, 4, root))
-            return coll_sm_dev_bcast(m, s, root, &d);
-        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-        return bcast_next(buf, count, dt, root, comm, module);
+        return bcast_handed_on(m, s, root, &d, d.bytes, ipc, buf, count, dt, comm, module);
     }
-    rail_adapt_t *a;
-    int path = bcast_path(m, &d, &a);
-    /* A timed call starts when everyone has finished the previous
-     * operation: a root that ran ahead through the segment would otherwise
-     * count the receivers' backlog against this call's path (64 KiB: 6-15
-     * us measured for 1.6 us calls).  Not on an oversubscribed node, where
-     * each wait for everyone costs process switches: there the root times
-     * its own part (its writes, and its waits for buffers to come free,
-     * are what streamed or plain changes). */
-    bool whole = a && !m->oversub;
-    if (whole)
-        coll_sm_wait_all(m, COLL_SM_V(s - 1, COLL_SM_FINAL));
-    uint64_t t0 = a ? rail_now_ns() : 0;
-    d.stream = path == COLL_SM_PATH_STREAM;
-    if (path == COLL_SM_PATH_CMA)
-        root_cma(m, s, d.contig, d.bytes);
-    else
-        rc = sm_send_rounds(m, s, &d, &m->me, 1, d.bytes);
-    if (a && !whole)   /* (COLL_SM_ADAPT_BCAST_OVERSUB: 1 is streamed) */
-        rail_adapt_record(a, d.stream, d.bytes, rail_now_ns() - t0);
-    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-    if (whole) {
-        /* timed whole: until every receiver has its data */
-        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
-        rail_adapt_record(a, path, d.bytes, rail_now_ns() - t0);
-    }
-    return rc;
+    return bcast_root(m, s, &d);
 }
 
 /* ------------------------------------------------------------ scatter */

@@ -13,11 +13,6 @@
 
 #include <string.h>
 
-/* A piece of a small operation's function, called once: always inlined,
- * so the operation's fast path compiles as one function, as before it was
- * split into pieces for reading. */
-#define SM_HOT static inline __attribute__((always_inline))
-
 /* Every other process published operation t or later. */
 static inline void small_seen_all(coll_sm_module_t *m, uint64_t t)
 {
