@@ -37,15 +37,13 @@
  * (coll_check_length).
  */
 #include "coll/sm/coll_sm.h"
+#include "coll/sm/sm_decide.h"
 #include "coll/sm/sm_device.h"
 #include "coll/sm/sm_slots.h"
 #include "base/copy.h"
 #include "obj/err.h"
 
 #include <stdlib.h>
-
-/* bcasts below this many bytes are timed once in 64 calls, not 8 */
-#define COLL_SM_TIMED_RARE_MAX ((size_t)256 << 10)
 
 static size_t rounds_of(size_t bytes, size_t per)
 {
@@ -135,54 +133,6 @@ static int sm_send_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t 
 
 /* ------------------------------------------------------------ bcast */
 
-/* The root's path for d: forced single copy, or chosen by measured time
- * between the segment, single copy and (AVX2) the segment written with
- * streaming stores (*a set when this call is to be timed and recorded
- * there), or the segment. */
-static int bcast_path(coll_sm_module_t *m, const coll_sm_data_t *d, rail_adapt_t **a)
-{
-    *a = NULL;
-    if (!m->cma || !d->contig || d->device)
-        return COLL_SM_PATH_SEGMENT;
-    if (coll_sm_params.cma_min > 0 && d->bytes >= coll_sm_params.cma_min)
-        return COLL_SM_PATH_CMA;
-    const int paths = rail_copy_stream_offered() ? 3 : 2;
-    if (coll_sm_params.adapt_alternate && coll_sm_params.adapt_min > 0 &&
-        d->bytes >= coll_sm_params.adapt_min)
-        return (int)(m->bcast_turn++ % (uint32_t)paths);   /* testing: every path in turn */
-    /* oversubscribed: the segment, whose root fills buffers ahead while the
-     * receivers wait for a CPU, was as fast or faster at every size (np 4
-     * and 8 on 2 cores), and timing whole calls there costs more than it
-     * tells.  Written with streaming stores or not, by the root's own time
-     * (from coll_sm_adapt_min; coll_sm_bcast times it): on one VM np 4, 1 MiB,
-     * streamed 79-94 us against 66-72 in its fast mode, but the plain
-     * segment took 400 us in its slow one; on another, plain 25-30% faster
-     * at np 3 and 4 (docs/performance.md, thirty-first run). */
-    if (m->oversub) {
-        if (paths < 3 || coll_sm_params.adapt_min == 0 || d->bytes < coll_sm_params.adapt_min)
-            return paths == 3 ? COLL_SM_PATH_STREAM : COLL_SM_PATH_SEGMENT;
-        rail_adapt_t *c = coll_sm_adapt_of(m, COLL_SM_ADAPT_BCAST_OVERSUB, d->bytes);
-        bool measure;
-        int streamed = rail_adapt_pick_every(c, 2, 8, &measure);
-        *a = measure ? c : NULL;
-        return streamed ? COLL_SM_PATH_STREAM : COLL_SM_PATH_SEGMENT;
-    }
-    if (coll_sm_params.adapt_min == 0 || d->bytes < coll_sm_params.adapt_min)
-        return COLL_SM_PATH_SEGMENT;
-    rail_adapt_t *c = coll_sm_adapt_of(m, COLL_SM_ADAPT_BCAST, d->bytes);
-    bool measure;
-    /* A timed call waits for everyone before and after it, and a call of
-     * a few us loses its overlap with its neighbours: timed every 8th,
-     * single-size launches of 64 KiB bcasts settled on single copy at 3-6
-     * us against the segment's 1.7-2.0 (timed segment calls measured 9
-     * us); every 64th, 1.86-1.99 (16 KiB 0.78 against 0.80-1.10).  A path
-     * turning slow still shows within a few hundred calls. */
-    unsigned period = d->bytes < COLL_SM_TIMED_RARE_MAX ? 64 : 8;
-    int path = rail_adapt_pick_every(c, paths, period, &measure);
-    *a = measure ? c : NULL;
-    return path;
-}
-
 /* Root of a single-copy bcast or scatter: publish the buffer (a scatter's
  * contiguous blocks of `bytes` each), help the readers, wait until
  * everyone has read it. */
@@ -271,12 +221,12 @@ SM_HOT int bcast_receiver(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t 
     return rc;
 }
 
-/* The root of operation s on the path bcast_path chooses, timed where it
- * says. */
+/* The root of operation s on the path coll_sm_bcast_path chooses, timed
+ * where it says. */
 SM_HOT int bcast_root(coll_sm_module_t *m, uint64_t s, coll_sm_data_t *d)
 {
     rail_adapt_t *a;
-    int rc = MPI_SUCCESS, path = bcast_path(m, d, &a);
+    int rc = MPI_SUCCESS, path = coll_sm_bcast_path(m, d, &a);
     /* A timed call starts when everyone has finished the previous
      * operation: a root that ran ahead through the segment would otherwise
      * count the receivers' backlog against this call's path (64 KiB: 6-15

@@ -51,12 +51,12 @@ static bool small_lens(coll_sm_module_t *m, int set, int skip, size_t bytes)
 SM_HOT bool small_ag_takes(coll_sm_module_t *m, obj_comm_t *comm, size_t b, int *rc)
 {
     size_t total = b * (size_t)m->n, others = total - b;
-    if (b == 0 || others > small_limit())
+    if (b == 0 || others > coll_sm_small_limit())
         return false;
     if (!small_ready(m, comm, rc))
         return false;
-    return small_fits_total(m, b, total) ||
-           (coll_sm_params.small_bulk_max > 0 && small_fits_total(m, b, others));
+    return coll_sm_small_fits(m, b, total) ||
+           (coll_sm_params.small_bulk_max > 0 && coll_sm_small_fits(m, b, others));
 }
 
 /* My own block from my send buffer into the receive buffer. */
@@ -116,7 +116,7 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, obj_comm_t *comm, const void *
     coll_sm_data_init(&r0, rbuf, rcount, rdt);
     if (!small_ag_takes(m, comm, r0.bytes, rc))
         return *rc != MPI_SUCCESS;
-    size_t total = r0.bytes * (size_t)m->n, cap = small_cap(m, r0.bytes);
+    size_t total = r0.bytes * (size_t)m->n, cap = coll_sm_small_cap(m, r0.bytes);
     bool bulk = total > coll_sm_params.small_max;
     bool inplace = sbuf == MPI_IN_PLACE;
     if (inplace)
@@ -257,11 +257,11 @@ SM_HOT bool small_a2a_take(coll_sm_module_t *m, int set, const coll_sm_data_t *r
 SM_HOT bool small_a2a_takes(coll_sm_module_t *m, obj_comm_t *comm, size_t b, size_t others,
                             int *rc)
 {
-    if (b == 0 || others > small_limit())
+    if (b == 0 || others > coll_sm_small_limit())
         return false;
     if (!small_ready(m, comm, rc))
         return false;
-    return small_fits_total(m, others, others);
+    return coll_sm_small_fits(m, others, others);
 }
 
 /* My own block from my send buffer into the receive buffer. */
@@ -283,7 +283,7 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, obj_comm_t *comm, const void *s
     size_t others = r0.bytes * (size_t)(m->n - 1);
     if (!small_a2a_takes(m, comm, r0.bytes, others, rc))
         return *rc != MPI_SUCCESS;
-    size_t cap = small_cap(m, others);
+    size_t cap = coll_sm_small_cap(m, others);
     bool inplace = sbuf == MPI_IN_PLACE;
     if (inplace)
         s0 = r0;
