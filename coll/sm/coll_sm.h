@@ -415,11 +415,8 @@ extern uint64_t coll_sm_count_scatter_cma;  /* scatter blocks this process read 
  * buffer, and of gathers that senders wrote into this root's (MPI_T) */
 extern uint64_t coll_sm_count_bcast_chunks_in, coll_sm_count_gather_chunks_in;
 
-/* SHARED SINGLE COPY (sm_share.c).  Whether a single-copy read of `bytes`
- * may be shared with its source process (from `min` bytes, the caller's
- * parameter: coll_sm_share_bcast_min or coll_sm_share_min; not
- * oversubscribed). */
-bool coll_sm_share_on(const coll_sm_module_t *m, size_t bytes, size_t min);
+/* SHARED SINGLE COPY (sm_share.c; whether a read is shared:
+ * coll_sm_share_on, sm_decide.h). */
 /* Reader, operation s: len bytes at `remote` in process `helper` into dst
  * (contiguous host memory), the helper writing what chunks it claims
  * (counted in *chunks_in). */
@@ -430,11 +427,6 @@ int coll_sm_share_read(coll_sm_module_t *m, uint64_t s, int helper, uint64_t rem
  * coll_sm_share_read, while it may still take them (a bounded wait for
  * readers that have not published yet). */
 void coll_sm_share_help(coll_sm_module_t *m, uint64_t s, int reader);
-
-/* Whether single copy is the path of an oversubscribed alltoall of
- * `total` bytes in all (coll_sm_oversub_alltoall_path; auto: by a probe
- * made once per process, and from 8 times coll_sm_oversub_alltoall_cma_min). */
-bool coll_sm_oversub_alltoall_wants_cma(size_t total);
 
 /* Copy len bytes at address `remote` in process pid into local memory
  * (base/cma.h); MPI_SUCCESS or MPI_ERR_OTHER with a message. */
@@ -457,94 +449,6 @@ int coll_sm_begin(coll_sm_module_t *m, obj_comm_t *comm, uint64_t *seq);
 static inline rail_adapt_t *coll_sm_adapt_of(coll_sm_module_t *m, int kind, size_t bytes)
 {
     return &m->adapt[kind][rail_adapt_class(bytes)];
-}
-
-/* Whether a reduction or gather of `bytes` (coll_sm_adapt_agree_min), or an
- * allgather or alltoall of `bytes` in all (coll_sm_adapt_blocks_min), has
- * its path chosen by time, rank 0 (a gather's root) announcing it in step
- * 1 (the same verdict on every process). */
-static inline bool coll_sm_agreed_from(const coll_sm_module_t *m, size_t bytes, size_t min)
-{
-    return m->cma && min > 0 && bytes >= min && (!m->oversub || coll_sm_params.adapt_alternate);
-}
-
-static inline bool coll_sm_agreed(const coll_sm_module_t *m, size_t bytes)
-{
-    return coll_sm_agreed_from(m, bytes, coll_sm_params.adapt_agree_min);
-}
-
-static inline bool coll_sm_agreed_blocks(const coll_sm_module_t *m, size_t total)
-{
-    return coll_sm_agreed_from(m, total, coll_sm_params.adapt_blocks_min);
-}
-
-/* Whether a gather, allgather or alltoall of `bytes` in all must first find out
- * whether some process has device buffers (then all hand it on:
- * coll_sm_device_handoff_min): only where a device component is active
- * somewhere in the communicator. */
-static inline bool coll_sm_device_check(const coll_sm_module_t *m, size_t bytes)
-{
-    return !m->host_only && coll_sm_params.device_handoff_min > 0 &&
-           bytes >= coll_sm_params.device_handoff_min;
-}
-
-/* The same for a gather, allgather or alltoall of `total` bytes in all
- * (coll_sm_device_blocks_min): step 1 first tells everyone who has device
- * buffers; with any, all go device to device or hand the call on. */
-static inline bool coll_sm_device_check_blocks(const coll_sm_module_t *m, size_t total)
-{
-    return !m->host_only && coll_sm_params.device_blocks_min > 0 &&
-           total >= coll_sm_params.device_blocks_min;
-}
-
-/* Whether an allgather or alltoall of `bytes` in all takes single copy
- * without timing (coll_sm_single_copy_min; oversubscribed too; still only
- * where every block can be read directly, agreed in step 1). */
-static inline bool coll_sm_forced_cma(const coll_sm_module_t *m, size_t bytes)
-{
-    return m->cma && coll_sm_params.cma_min > 0 && bytes >= coll_sm_params.cma_min;
-}
-
-/* Whether an alltoall of `bytes` in all (blocks below coll_sm_alltoall_max)
- * on an oversubscribed node, where nothing is timed, takes its path from
- * coll_sm_oversub_alltoall_path instead of the segment
- * (coll_sm_oversub_alltoall_cma_min; not while testing alternates). */
-static inline bool coll_sm_oversub_alltoall_cma(const coll_sm_module_t *m, size_t bytes)
-{
-    return m->cma && m->oversub && !coll_sm_params.adapt_alternate &&
-           coll_sm_params.alltoall_cma_min > 0 && bytes >= coll_sm_params.alltoall_cma_min;
-}
-
-/* For such a call, operation s: the path this process proposes (rank 0's
- * counts); on rank 0, when this call is to be timed, *a is set (NULL
- * elsewhere): the caller times from the end of its announcement step
- * (everyone has arrived: a rank 0 that came first would count the others'
- * lateness against the path; np 2 allgather of 1 MiB chose single copy by
- * two first segment samples of 370-430 us) until everyone's FINAL. */
-#define COLL_SM_ALLGATHER_STREAM_MIN ((size_t)4 << 20)
-static inline int coll_sm_agreed_want(coll_sm_module_t *m, uint64_t s, int kind, size_t bytes,
-                                      rail_adapt_t **a)
-{
-    bool measure;
-    /* an alltoall, or an allgather of COLL_SM_ALLGATHER_STREAM_MIN bytes
-     * in all, may also write the segment with streaming stores (smaller
-     * allgathers lost more to trying a third path than it won: np 2, 64
-     * KiB-1 MiB blocks) */
-    const int paths = (kind == COLL_SM_ADAPT_ALLTOALL ||
-                       (kind == COLL_SM_ADAPT_ALLGATHER && bytes >= COLL_SM_ALLGATHER_STREAM_MIN)) &&
-                              rail_copy_stream_offered()
-                          ? 3
-                          : 2;
-    *a = NULL;
-    if (coll_sm_params.adapt_alternate)
-        return (int)(s % (uint64_t)paths);   /* testing: every path, one after the other */
-    if (m->me != 0)
-        return COLL_SM_PATH_SEGMENT;
-    rail_adapt_t *c = coll_sm_adapt_of(m, kind, bytes);
-    int path = rail_adapt_pick_n(c, paths, &measure);
-    if (measure)
-        *a = c;
-    return path;
 }
 
 /* ------------------------------------------------------------ flags */
@@ -647,6 +551,11 @@ const char *coll_sm_red_prepare(coll_sm_module_t *m, coll_red_t *r, rail_typekin
 
 /* The first error of a sequence of steps: rc once it is one, else r. */
 #define SM_KEEP(rc, r) ((rc) != MPI_SUCCESS ? (rc) : (r))
+
+/* A piece of an operation's function, called once: always inlined, so the
+ * operation's fast path compiles as one function, as before it was split
+ * into pieces for reading. */
+#define SM_HOT static inline __attribute__((always_inline))
 
 /* ------------------------------------------------------------ user data */
 

@@ -52,6 +52,7 @@
  * alltoall leaves its own block where it is).
  */
 #include "coll/sm/sm_meta.h"
+#include "coll/sm/sm_decide.h"
 #include "coll/sm/sm_device.h"
 #include "coll/sm/sm_slots.h"
 #include "base/copy.h"
@@ -201,66 +202,6 @@ static int direct_announce(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t
     for (int j = 0; j < m->n && all; j++)
         all = coll_sm_ctl(m, j)->raddr[set] & 1;
     return all ? ANNOUNCE_DIRECT : ANNOUNCE_SEGMENT;
-}
-
-/* Whether an allgather or alltoall of `total` bytes takes step 1
- * (direct_announce): single copy forced (or oversubscribed, for an
- * alltoall: coll_sm_oversub_alltoall_cma, rank 0 asking for the path of
- * coll_sm_oversub_alltoall_path), rank 0 timing the paths, or a
- * device component somewhere (the step tells who has device buffers);
- * *want: the path rank 0 asks for there (*a: this call is timed);
- * *check_only: the step would only tell who has device buffers (a process
- * with host buffers then carries that in round 0 instead: rounds_claim). */
-static bool step1_want(coll_sm_module_t *m, uint64_t s, int kind, size_t total, int *want,
-                       rail_adapt_t **a, bool *check_only)
-{
-    bool over = kind == COLL_SM_ADAPT_ALLTOALL && coll_sm_oversub_alltoall_cma(m, total);
-    bool forced = coll_sm_forced_cma(m, total) || over;
-    bool agreed = coll_sm_agreed_blocks(m, total);
-    *a = NULL;
-    *check_only = false;
-    if (!forced && !agreed && !coll_sm_device_check_blocks(m, total))
-        return false;
-    *check_only = !forced && !agreed;   /* the device check alone: it may ride on round 0 */
-    /* (only rank 0's want counts: announced_want) */
-    bool cma = coll_sm_forced_cma(m, total) ||
-               (over && m->me == 0 && coll_sm_oversub_alltoall_wants_cma(total));
-    *want = cma      ? COLL_SM_PATH_CMA
-            : agreed ? coll_sm_agreed_want(m, s, kind, total, a)
-                     : COLL_SM_PATH_SEGMENT;
-    return true;
-}
-
-/* The probe (rail_cma_kernel_ratio): one process's 64 KiB copied by
- * memcpy and by the kernel.  The segment costs two memcpys (the writer's
- * and the reader's) and, oversubscribed, a process switch at each of its
- * rounds' waits; single copy one kernel copy and two waits.  So single
- * copy is taken while the kernel's copy is less than
- * RAIL_CMA_KERNEL_RATIO_MAX (4) times as slow as memcpy, not twice: where
- * it took 2.2 times (1.23 against 2.68 us), single copy won from 64 KiB
- * blocks at np 3, 4 and 8 (np 4: 27-30 against 45-47 us; np 8, 32 KiB
- * blocks 96 against 153-156), where it took 7.6 times (0.70 against 5.31)
- * the segment won (np 4, 32 KiB blocks 25-28 against 52-76).  Where the
- * kernel's is slower, the segment up to 8 times
- * coll_sm_oversub_alltoall_cma_min (1 MiB) in all: beyond, single copy won
- * anyway (np 8, 128 KiB blocks 497-537 us against 681-733). */
-static int sm_oversub_cma = -1;
-
-bool coll_sm_oversub_alltoall_wants_cma(size_t total)
-{
-    const char *path = coll_sm_params.oversub_alltoall_path;
-    if (path != NULL && strcmp(path, "auto") != 0)
-        return strcmp(path, "cma") == 0;
-    if (total / 8 >= coll_sm_params.alltoall_cma_min)
-        return true;
-    if (sm_oversub_cma >= 0)
-        return sm_oversub_cma == 1;
-    double ratio = rail_cma_kernel_ratio();
-    sm_oversub_cma = ratio < RAIL_CMA_KERNEL_RATIO_MAX;
-    RAIL_VERBOSE(coll_sm_verbosity(), 1,
-                 "coll sm: oversubscribed alltoalls: the kernel's 64 KiB copy takes %.1f times "
-                 "memcpy's: %s", ratio, sm_oversub_cma ? "single copy" : "the segment");
-    return sm_oversub_cma == 1;
 }
 
 /* ANNOUNCE_HANDOFF (or large alltoall blocks): this operation (allgather
@@ -421,7 +362,7 @@ int coll_sm_allgather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, v
     rail_adapt_t *a;
     int want;
     bool check_only, device = r0.device || mine.device;
-    bool step1 = step1_want(m, s, COLL_SM_ADAPT_ALLGATHER, total, &want, &a, &check_only);
+    bool step1 = coll_sm_step1_want(m, s, COLL_SM_ADAPT_ALLGATHER, total, &want, &a, &check_only);
     if (!step1 || (check_only && !device)) {
         bool handoff = false;
         rc = SM_KEEP(rc, allgather_rounds(m, s, &mine, &r0, 0, own, check_only, &handoff));
@@ -639,7 +580,7 @@ int coll_sm_alltoall(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, vo
     rail_adapt_t *a;
     int want;
     bool check_only, device = s0.device || r0.device;
-    bool step1 = step1_want(m, s, COLL_SM_ADAPT_ALLTOALL, total, &want, &a, &check_only);
+    bool step1 = coll_sm_step1_want(m, s, COLL_SM_ADAPT_ALLTOALL, total, &want, &a, &check_only);
     if (!step1 || (check_only && !device && !big)) {
         bool handoff = false;
         rc = alltoall_rounds(m, s, &s0, &r0, !in_place, 0, check_only, &handoff);

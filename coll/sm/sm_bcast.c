@@ -37,15 +37,13 @@
  * (coll_check_length).
  */
 #include "coll/sm/coll_sm.h"
+#include "coll/sm/sm_decide.h"
 #include "coll/sm/sm_device.h"
 #include "coll/sm/sm_slots.h"
 #include "base/copy.h"
 #include "obj/err.h"
 
 #include <stdlib.h>
-
-/* bcasts below this many bytes are timed once in 64 calls, not 8 */
-#define COLL_SM_TIMED_RARE_MAX ((size_t)256 << 10)
 
 static size_t rounds_of(size_t bytes, size_t per)
 {
@@ -135,54 +133,6 @@ static int sm_send_rounds(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t 
 
 /* ------------------------------------------------------------ bcast */
 
-/* The root's path for d: forced single copy, or chosen by measured time
- * between the segment, single copy and (AVX2) the segment written with
- * streaming stores (*a set when this call is to be timed and recorded
- * there), or the segment. */
-static int bcast_path(coll_sm_module_t *m, const coll_sm_data_t *d, rail_adapt_t **a)
-{
-    *a = NULL;
-    if (!m->cma || !d->contig || d->device)
-        return COLL_SM_PATH_SEGMENT;
-    if (coll_sm_params.cma_min > 0 && d->bytes >= coll_sm_params.cma_min)
-        return COLL_SM_PATH_CMA;
-    const int paths = rail_copy_stream_offered() ? 3 : 2;
-    if (coll_sm_params.adapt_alternate && coll_sm_params.adapt_min > 0 &&
-        d->bytes >= coll_sm_params.adapt_min)
-        return (int)(m->bcast_turn++ % (uint32_t)paths);   /* testing: every path in turn */
-    /* oversubscribed: the segment, whose root fills buffers ahead while the
-     * receivers wait for a CPU, was as fast or faster at every size (np 4
-     * and 8 on 2 cores), and timing whole calls there costs more than it
-     * tells.  Written with streaming stores or not, by the root's own time
-     * (from coll_sm_adapt_min; coll_sm_bcast times it): on one VM np 4, 1 MiB,
-     * streamed 79-94 us against 66-72 in its fast mode, but the plain
-     * segment took 400 us in its slow one; on another, plain 25-30% faster
-     * at np 3 and 4 (docs/performance.md, thirty-first run). */
-    if (m->oversub) {
-        if (paths < 3 || coll_sm_params.adapt_min == 0 || d->bytes < coll_sm_params.adapt_min)
-            return paths == 3 ? COLL_SM_PATH_STREAM : COLL_SM_PATH_SEGMENT;
-        rail_adapt_t *c = coll_sm_adapt_of(m, COLL_SM_ADAPT_BCAST_OVERSUB, d->bytes);
-        bool measure;
-        int streamed = rail_adapt_pick_every(c, 2, 8, &measure);
-        *a = measure ? c : NULL;
-        return streamed ? COLL_SM_PATH_STREAM : COLL_SM_PATH_SEGMENT;
-    }
-    if (coll_sm_params.adapt_min == 0 || d->bytes < coll_sm_params.adapt_min)
-        return COLL_SM_PATH_SEGMENT;
-    rail_adapt_t *c = coll_sm_adapt_of(m, COLL_SM_ADAPT_BCAST, d->bytes);
-    bool measure;
-    /* A timed call waits for everyone before and after it, and a call of
-     * a few us loses its overlap with its neighbours: timed every 8th,
-     * single-size launches of 64 KiB bcasts settled on single copy at 3-6
-     * us against the segment's 1.7-2.0 (timed segment calls measured 9
-     * us); every 64th, 1.86-1.99 (16 KiB 0.78 against 0.80-1.10).  A path
-     * turning slow still shows within a few hundred calls. */
-    unsigned period = d->bytes < COLL_SM_TIMED_RARE_MAX ? 64 : 8;
-    int path = rail_adapt_pick_every(c, paths, period, &measure);
-    *a = measure ? c : NULL;
-    return path;
-}
-
 /* Root of a single-copy bcast or scatter: publish the buffer (a scatter's
  * contiguous blocks of `bytes` each), help the readers, wait until
  * everyone has read it. */
@@ -233,6 +183,77 @@ static int bcast_next(void *buf, MPI_Count count, obj_datatype_t *dt, int root,
                 : MPI_ERR_UNSUPPORTED_OPERATION;
 }
 
+/* The root handed the call on (a device buffer of `bytes`; ipc: offered
+ * by IPC, sm_device.c): device to device from the root's buffer, by one
+ * process or by each, or everyone follows to the next component. */
+static int bcast_handed_on(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d,
+                           size_t bytes, bool ipc, void *buf, MPI_Count count,
+                           obj_datatype_t *dt, obj_comm_t *comm, coll_module_t *module)
+{
+    int rc;
+    if (ipc && coll_sm_dev_bcast_by_one(m, bytes) &&
+        coll_sm_dev_bcast_one(m, s, 2, root, d, bytes, &rc))
+        return rc;
+    if (ipc && coll_sm_dev_ready(m, s, 4, root))
+        return coll_sm_dev_bcast(m, s, root, d);
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    return bcast_next(buf, count, dt, root, comm, module);
+}
+
+/* A receiver of operation s: the slots' late path, the root's hand-on,
+ * or the root's rounds. */
+SM_HOT int bcast_receiver(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *d, void *buf,
+                          MPI_Count count, obj_datatype_t *dt, int root, obj_comm_t *comm,
+                          coll_module_t *module)
+{
+    int rc;
+    bool ipc;
+    if (coll_sm_small_bcast_late(m, s, root, d, &rc))
+        return rc;
+    if (root_handed_on(m, s, root, &ipc)) {
+        /* (the root's size, in its meta word, decides: the same everywhere) */
+        size_t rb = (size_t)(coll_sm_ctl(m, root)->meta[coll_sm_set(m, s)] &
+                             COLL_SM_META_BYTES);
+        return bcast_handed_on(m, s, root, d, rb, ipc, buf, count, dt, comm, module);
+    }
+    rc = sm_receive(m, s, root, root, d);
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    return rc;
+}
+
+/* The root of operation s on the path coll_sm_bcast_path chooses, timed
+ * where it says. */
+SM_HOT int bcast_root(coll_sm_module_t *m, uint64_t s, coll_sm_data_t *d)
+{
+    rail_adapt_t *a;
+    int rc = MPI_SUCCESS, path = coll_sm_bcast_path(m, d, &a);
+    /* A timed call starts when everyone has finished the previous
+     * operation: a root that ran ahead through the segment would otherwise
+     * count the receivers' backlog against this call's path (64 KiB: 6-15
+     * us measured for 1.6 us calls).  Not on an oversubscribed node, where
+     * each wait for everyone costs process switches: there the root times
+     * its own part (its writes, and its waits for buffers to come free,
+     * are what streamed or plain changes). */
+    bool whole = a && !m->oversub;
+    if (whole)
+        coll_sm_wait_all(m, COLL_SM_V(s - 1, COLL_SM_FINAL));
+    uint64_t t0 = a ? rail_now_ns() : 0;
+    d->stream = path == COLL_SM_PATH_STREAM;
+    if (path == COLL_SM_PATH_CMA)
+        root_cma(m, s, d->contig, d->bytes);
+    else
+        rc = sm_send_rounds(m, s, d, &m->me, 1, d->bytes);
+    if (a && !whole)   /* (COLL_SM_ADAPT_BCAST_OVERSUB: 1 is streamed) */
+        rail_adapt_record(a, d->stream, d->bytes, rail_now_ns() - t0);
+    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
+    if (whole) {
+        /* timed whole: until every receiver has its data */
+        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
+        rail_adapt_record(a, path, d->bytes, rail_now_ns() - t0);
+    }
+    return rc;
+}
+
 int coll_sm_bcast(void *buf, MPI_Count count, obj_datatype_t *dt, int root, obj_comm_t *comm,
                   coll_module_t *module)
 {
@@ -253,68 +274,18 @@ int coll_sm_bcast(void *buf, MPI_Count count, obj_datatype_t *dt, int root, obj_
     }
     if (rc != MPI_SUCCESS)
         return rc;
-    bool ipc;
-    if (m->me != root) {
-        if (coll_sm_small_bcast_late(m, s, root, &d, &rc))
-            return rc;
-        if (root_handed_on(m, s, root, &ipc)) {
-            /* (the root's size, in its meta word, decides: the same everywhere) */
-            size_t rb = (size_t)(coll_sm_ctl(m, root)->meta[coll_sm_set(m, s)] &
-                                 COLL_SM_META_BYTES);
-            if (ipc && coll_sm_dev_bcast_by_one(m, rb) &&
-                coll_sm_dev_bcast_one(m, s, 2, root, &d, rb, &rc))
-                return rc;
-            if (ipc && coll_sm_dev_ready(m, s, 4, root))
-                return coll_sm_dev_bcast(m, s, root, &d);
-            coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-            return bcast_next(buf, count, dt, root, comm, module);
-        }
-        rc = sm_receive(m, s, root, root, &d);
-        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-        return rc;
-    }
+    if (m->me != root)
+        return bcast_receiver(m, s, &d, buf, count, dt, root, comm, module);
     if (d.device && coll_sm_params.device_handoff_min > 0 &&
         d.bytes >= coll_sm_params.device_handoff_min) {
         /* a device buffer: the receivers copy it device to device from
          * here (sm_device.c), or everyone follows to the next component,
          * whose messages go device to device by IPC (pml_rndv_device_ipc) */
-        ipc = d.contig && coll_sm_dev_eligible(m, d.bytes);
+        bool ipc = d.contig && coll_sm_dev_eligible(m, d.bytes);
         root_hands_on(m, s, d.bytes, ipc ? d.contig : NULL);
-        if (ipc && coll_sm_dev_bcast_by_one(m, d.bytes) &&
-            coll_sm_dev_bcast_one(m, s, 2, root, &d, d.bytes, &rc))
-            return rc;
-        if (ipc && coll_sm_dev_ready(m, s, 4, root))
-            return coll_sm_dev_bcast(m, s, root, &d);
-        coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-        return bcast_next(buf, count, dt, root, comm, module);
+        return bcast_handed_on(m, s, root, &d, d.bytes, ipc, buf, count, dt, comm, module);
     }
-    rail_adapt_t *a;
-    int path = bcast_path(m, &d, &a);
-    /* A timed call starts when everyone has finished the previous
-     * operation: a root that ran ahead through the segment would otherwise
-     * count the receivers' backlog against this call's path (64 KiB: 6-15
-     * us measured for 1.6 us calls).  Not on an oversubscribed node, where
-     * each wait for everyone costs process switches: there the root times
-     * its own part (its writes, and its waits for buffers to come free,
-     * are what streamed or plain changes). */
-    bool whole = a && !m->oversub;
-    if (whole)
-        coll_sm_wait_all(m, COLL_SM_V(s - 1, COLL_SM_FINAL));
-    uint64_t t0 = a ? rail_now_ns() : 0;
-    d.stream = path == COLL_SM_PATH_STREAM;
-    if (path == COLL_SM_PATH_CMA)
-        root_cma(m, s, d.contig, d.bytes);
-    else
-        rc = sm_send_rounds(m, s, &d, &m->me, 1, d.bytes);
-    if (a && !whole)   /* (COLL_SM_ADAPT_BCAST_OVERSUB: 1 is streamed) */
-        rail_adapt_record(a, d.stream, d.bytes, rail_now_ns() - t0);
-    coll_sm_post(m, COLL_SM_V(s, COLL_SM_FINAL));
-    if (whole) {
-        /* timed whole: until every receiver has its data */
-        coll_sm_wait_all(m, COLL_SM_V(s, COLL_SM_FINAL));
-        rail_adapt_record(a, path, d.bytes, rail_now_ns() - t0);
-    }
-    return rc;
+    return bcast_root(m, s, &d);
 }
 
 /* ------------------------------------------------------------ scatter */

@@ -94,23 +94,6 @@ static sm_dev_rec_t *dev_rec(coll_sm_module_t *m, int r, uint64_t s)
     return (sm_dev_rec_t *)coll_sm_buf(m, r, coll_sm_set(m, s), 0);
 }
 
-bool coll_sm_dev_eligible(const coll_sm_module_t *m, size_t bytes)
-{
-    return coll_sm_params.device_ipc && coll_sm_device_check(m, bytes);
-}
-
-bool coll_sm_dev_blocks_eligible(const coll_sm_module_t *m, size_t total)
-{
-    return coll_sm_params.device_ipc && coll_sm_device_check_blocks(m, total);
-}
-
-bool coll_sm_dev_red_eligible(const coll_sm_module_t *m, size_t bytes)
-{
-    size_t lo = coll_sm_params.device_ipc_reduce_min;
-    return coll_sm_params.device_ipc &&
-           ((!m->host_only && lo > 0 && bytes >= lo) || coll_sm_device_check(m, bytes));
-}
-
 void coll_sm_dev_publish(coll_sm_module_t *m, uint64_t s, const void *b0, size_t n0,
                          const void *b1, size_t n1)
 {
@@ -344,11 +327,6 @@ int coll_sm_dev_bcast(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_d
     return dev_from_root(m, s, root, d, 0);
 }
 
-bool coll_sm_dev_bcast_by_one(const coll_sm_module_t *m, size_t bytes)
-{
-    return m->n > 2 && bytes <= coll_sm_params.device_bcast_one_max;
-}
-
 bool coll_sm_dev_bcast_one(coll_sm_module_t *m, uint64_t s, uint32_t step, int root,
                            const coll_sm_data_t *d, size_t bytes, int *rc)
 {
@@ -443,11 +421,6 @@ static int dev_blocks(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0,
     if (rc == MPI_SUCCESS)
         rc = accel_copy_many(m->dev_cdst, m->dev_in, m->dev_clen, k, st);
     return dev_finish(m, s, st, rc);
-}
-
-bool coll_sm_dev_blocks_by_one(const coll_sm_module_t *m, size_t total)
-{
-    return m->n > 1 && total <= coll_sm_params.device_blocks_one_max;
 }
 
 /* Process 0 fills every process's result (published as buffer 1, n
@@ -587,11 +560,6 @@ int coll_sm_dev_allreduce(coll_sm_module_t *m, uint64_t s, uint32_t step, rail_o
     if (rc == MPI_SUCCESS)
         rc = accel_copy_many(m->dev_cdst, m->dev_in, m->dev_clen, c, st);
     return dev_finish(m, s, st, rc);
-}
-
-bool coll_sm_dev_allreduce_by_one(const coll_sm_module_t *m, size_t bytes)
-{
-    return m->n > 1 && bytes <= coll_sm_params.device_allreduce_one_max;
 }
 
 int coll_sm_dev_allreduce_one(coll_sm_module_t *m, uint64_t s, rail_op_t rop,

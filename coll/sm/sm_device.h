@@ -6,6 +6,7 @@
 #define COLL_SM_DEVICE_H
 
 #include "coll/sm/coll_sm.h"
+#include "coll/sm/sm_decide.h"
 
 /* DEVICE TO DEVICE (sm_device.c): operations of coll_sm_device_handoff_min
  * bytes (blocks_min, ipc_reduce_min) with device buffers where
@@ -17,12 +18,8 @@
  * (-1: everyone) and agrees in `step` whether all could (false, the same
  * everywhere: hand the call on).  The opened mappings are held until the
  * operation's copies are done.  The operations end with everyone's
- * FINAL. */
-bool coll_sm_dev_eligible(const coll_sm_module_t *m, size_t bytes);
-/* ... of a gather, allgather or alltoall of `total` bytes (coll_sm_device_blocks_min) */
-bool coll_sm_dev_blocks_eligible(const coll_sm_module_t *m, size_t total);
-/* ... of an allreduce, reduce or reduce_scatter (coll_sm_device_ipc_reduce_min) */
-bool coll_sm_dev_red_eligible(const coll_sm_module_t *m, size_t bytes);
+ * FINAL.  Whether a call may, and whether one process does it for all:
+ * coll_sm_dev_eligible and the others in sm_decide.h. */
 void coll_sm_dev_publish(coll_sm_module_t *m, uint64_t s, const void *b0, size_t n0,
                          const void *b1, size_t n1);
 bool coll_sm_dev_ready(coll_sm_module_t *m, uint64_t s, uint32_t step, int root);
@@ -37,13 +34,7 @@ bool coll_sm_dev_ready_one(coll_sm_module_t *m, uint64_t s, uint32_t step, int o
  * one: read in the records after the step that published them, so the
  * same answer everywhere before anyone posts a further step */
 bool coll_sm_dev_results_published(coll_sm_module_t *m, uint64_t s);
-/* an allreduce of `bytes` done by one process for everyone (the same
- * answer on every process) */
-bool coll_sm_dev_allreduce_by_one(const coll_sm_module_t *m, size_t bytes);
 int coll_sm_dev_bcast(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d);
-/* a bcast of `bytes` from a root's device buffer done by the root alone
- * (the same answer on every process) */
-bool coll_sm_dev_bcast_by_one(const coll_sm_module_t *m, size_t bytes);
 /* ... after the root offered its buffer in step 1: the receivers publish
  * theirs in `step`, the root opens them all and says in step + 1 whether
  * it could; then it copies into all in one launch (true, *rc: the
@@ -54,9 +45,6 @@ bool coll_sm_dev_bcast_one(coll_sm_module_t *m, uint64_t s, uint32_t step, int r
 /* own: my block's device source, copied with the others' (NULL: in place already) */
 int coll_sm_dev_allgather(coll_sm_module_t *m, uint64_t s, const coll_sm_data_t *r0,
                           const void *own);
-/* an allgather or alltoall of `total` bytes done by process 0 for
- * everyone (the same answer on every process) */
-bool coll_sm_dev_blocks_by_one(const coll_sm_module_t *m, size_t total);
 /* ... after coll_sm_dev_ready_one: process 0 copies every block (send:
  * its published buffer 0, recv: its result) in one launch */
 int coll_sm_dev_allgather_one(coll_sm_module_t *m, uint64_t s, const void *send, char *recv);

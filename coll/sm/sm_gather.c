@@ -10,6 +10,7 @@
  * sm_meta.h.
  */
 #include "coll/sm/sm_meta.h"
+#include "coll/sm/sm_decide.h"
 #include "coll/sm/sm_device.h"
 #include "coll/sm/sm_slots.h"
 #include "base/copy.h"
@@ -117,11 +118,8 @@ static int gather_verdict(coll_sm_module_t *m, uint64_t s, int root, size_t tota
  * gather moved every block twice (in and out of the segment), each line
  * from the sender's cache: np 2, 1 MiB blocks, 46 us in the VM's fast
  * minutes (Open MPI's single copy 104) but 220-365 in the slow ones
- * (Open MPI still 104-110). */
-static bool gather_timed(const coll_sm_module_t *m, size_t total)
-{
-    return m->host_only && (coll_sm_forced_cma(m, total) || coll_sm_agreed(m, total));
-}
+ * (Open MPI still 104-110).  Whether a gather takes it:
+ * coll_sm_gather_timed (sm_decide.h). */
 
 static int gather_send_timed(coll_sm_module_t *m, uint64_t s, int root, const coll_sm_data_t *d)
 {
@@ -328,7 +326,7 @@ int coll_sm_gather(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt, void
     int set = coll_sm_set(m, s);
     coll_sm_ctl_t *my = coll_sm_ctl(m, m->me);
     size_t total = d.bytes * (size_t)m->n;
-    if (gather_timed(m, total)) {
+    if (coll_sm_gather_timed(m, total)) {
         if (!am_root)
             return gather_send_timed(m, s, root, &d);
         return gather_root_timed(m, s, &d, total, sbuf, scount, sdt);

@@ -58,6 +58,7 @@
  * from the slots (coll_sm_small_reduce) and goes on into these steps.
  */
 #include "coll/sm/coll_sm.h"
+#include "coll/sm/sm_decide.h"
 #include "coll/sm/sm_device.h"
 #include "coll/sm/sm_slots.h"
 #include "accel/accel.h"
@@ -466,20 +467,15 @@ static const char *sm_red_check(coll_sm_module_t *m, sm_red_t *c, obj_op_t *op,
 }
 
 /* After the slots declined (all_dev: everyone's buffers are device
- * memory): true where the call is handed on by size or for want of a
- * segment (*why, *handoff) or fails (*rc), the same verdict on every
- * process.  coll_sm_reduce_min applies above the small reduces, whose
- * non-roots with host buffers do not wait. */
-static bool sm_red_decide(coll_sm_module_t *m, obj_comm_t *comm, size_t bytes, int root,
-                          bool all_dev, bool *handoff, const char **why, int *rc)
+ * memory): true where the call is handed on by size
+ * (coll_sm_red_handoff) or for want of a segment (*why, *handoff) or
+ * fails (*rc), the same verdict on every process. */
+static bool sm_red_admit(coll_sm_module_t *m, obj_comm_t *comm, size_t bytes, int root,
+                         bool all_dev, bool *handoff, const char **why, int *rc)
 {
-    if (root >= 0 && bytes < coll_sm_params.reduce_min && !all_dev) {
-        *why = "small reduce (coll_sm_reduce_min)";
-        *handoff = true;
-        return true;
-    }
-    if (root < 0 && m->n == 2 && !all_dev && bytes <= coll_sm_params.allreduce_pair_max) {
-        *why = "small allreduce of two processes (coll_sm_allreduce_pair_max)";
+    const char *by_size = coll_sm_red_handoff(m, bytes, root, all_dev);
+    if (by_size != NULL) {
+        *why = by_size;
         *handoff = true;
         return true;
     }
@@ -610,7 +606,7 @@ static int sm_reduce_any(const void *sbuf, void *rbuf, MPI_Count count, obj_data
         }
         *handoff = false;
     }
-    if (sm_red_decide(m, comm, bytes, root, all_dev, handoff, why, &rc))
+    if (sm_red_admit(m, comm, bytes, root, all_dev, handoff, why, &rc))
         return rc;
     sm_red_t c;
     *why = sm_red_setup(m, &c, sbuf, rbuf, count, dt, op, root, &rc);

@@ -49,6 +49,7 @@
  * SIZES of allreduces and reduce_scatters).
  */
 #include "coll/sm/coll_sm.h"
+#include "coll/sm/sm_decide.h"
 #include "coll/sm/sm_device.h"
 #include "coll/sm/sm_slots.h"
 #include "obj/err.h"

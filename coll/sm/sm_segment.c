@@ -14,6 +14,8 @@
  * After the exchange nothing is left in /dev/shm; a crash during it leaves
  * a rail-<jobid>-* file that the launcher removes.
  *
+ * The layout (buffers, slots and their sizes) is decided in sm_layout.c.
+ *
  * REUSE.  Making a segment costs milliseconds (allocating and faulting in
  * megabytes), so a freed communicator's segment stays mapped in a small
  * per-process cache (coll_sm_segment_cache entries holding at most
@@ -29,7 +31,7 @@
  * last operation on it, so no process still reads it.  Otherwise the offer
  * is dropped everywhere and a fresh segment follows as above.
  */
-#include "coll/sm/coll_sm.h"
+#include "coll/sm/sm_layout.h"
 #include "coll/sm/sm_slots.h"
 #include "accel/accel.h"
 #include "base/log.h"
@@ -108,154 +110,6 @@ int coll_sm_cma_write(int32_t pid, uint64_t remote, const void *local, size_t le
     return coll_sm_cma_status(rail_cma_write((pid_t)pid, remote, local, len, RAIL_CMA_QUIET));
 }
 
-/* Bytes from one slot to the next: whole pairs of lines, so that the
- * adjacent-line prefetcher never couples two slots, and SM_SLOT_GUARD
- * bytes between them: a reader going through a slot's lines sets the
- * stream prefetcher going, and with slots back to back it fetched the next
- * slot's first lines, which the next operation's writers then had to take
- * back (np 2, 1 KiB alltoall through the slots: 0.34-0.43 us back to back,
- * 0.26-0.29 with 512 bytes between, 0.23-0.26 with 3 KiB; a page per slot
- * cost the smallest operations 5-12% in TLB misses, 128 slots per
- * process). */
-#define SM_SLOT_GUARD 512
-static size_t sm_slot_stride(size_t slot_size)
-{
-    return RAIL_ALIGN_UP(COLL_SM_SLOT_HDR + slot_size, (size_t)128) + SM_SLOT_GUARD;
-}
-
-/* Data bytes of a slot, and slots per process, in a segment we create. */
-static size_t sm_slot_size(void)
-{
-    return RAIL_MIN(coll_sm_params.small_max, (size_t)1 << 20);
-}
-static int sm_slots_of(int asked)
-{
-    return RAIL_MIN(RAIL_MAX(asked, 2), 1024);
-}
-/* On an oversubscribed node, coll_sm_oversub_small_slots: a bcast root
- * that runs further ahead of its receivers leaves them more operations
- * to take in one turn on their core, and rewrites lines that they read
- * longer before (np 4 on 2 cores, 8 B: 0.41-0.45 us with 128 slots,
- * 0.37-0.38 with 1024; np 8 1.23-1.34 against 0.93-0.99). */
-static int sm_slots(void)
-{
-    int over = coll_sm_params.oversub_small_slots;
-    return sm_slots_of(rte_info.oversubscribed && over > 0 ? over : coll_sm_params.small_slots);
-}
-
-/* Where the first `slots` slots of each of n processes end (slot-major:
- * they lie together after slot_off). */
-static size_t sm_slots_end(size_t slot_off, int n, int slots, size_t slot_size)
-{
-    return slot_off + (size_t)slots * (size_t)n * sm_slot_stride(slot_size);
-}
-
-/* Slots in use at first (GROWTH in sm_small.c): coll_sm_small_slots_start,
- * where it and the slots are powers of two and it is fewer; else all.  At
- * least 2: with one, a writer would wait for everyone to have published
- * the very operation it is about to write. */
-static int sm_slots_start(int slots)
-{
-    int s = RAIL_MAX(coll_sm_params.small_slots_start, 2);
-    bool pow2 = (s & (s - 1)) == 0 && (slots & (slots - 1)) == 0;
-    return coll_sm_params.small_slots_start > 0 && s < slots && pow2 ? s : slots;
-}
-
-/* Whether flags go without a fence and sleepers fence everyone by
- * membarrier (coll_sm_membarrier: -1 where the node is oversubscribed,
- * 0 never, 1 where it is not, 2 always). */
-static bool sm_nofence(int mode, bool oversubscribed)
-{
-    return mode >= 2 || (mode == 1 && !oversubscribed) || (mode < 0 && oversubscribed);
-}
-
-/* Bytes a segment may take: coll_sm_segment_size, and at most a quarter of
- * what /dev/shm has free (containers often give it 64 MiB, which the btl
- * sm segments share; cached segments count as used). */
-static size_t sm_budget(void)
-{
-    return RAIL_MIN(coll_sm_params.segment_size, rte_shm_free() / 4);
-}
-
-/* Slots (*slots of *slot_size data bytes per process) taking at most a
- * quarter of the budget: fewer of them (down to 16), then smaller ones
- * (down to 1 KiB), then fewer again (down to 2). */
-static void sm_slot_plan(int n, size_t budget, int *slots, size_t *slot_size)
-{
-    *slots = sm_slots();
-    *slot_size = sm_slot_size();
-#define SM_SLOT_AREA ((size_t)n * (size_t)*slots * sm_slot_stride(*slot_size))
-    while (*slots > 16 && SM_SLOT_AREA > budget / 4)
-        *slots /= 2;
-    while (*slot_size > 1024 && SM_SLOT_AREA > budget / 4)
-        *slot_size /= 2;
-    while (*slots > 2 && SM_SLOT_AREA > budget / 4)
-        *slots /= 2;
-#undef SM_SLOT_AREA
-}
-
-/* Bulk slots per process (sm_small.c, BULK): as many as slots, halved
- * down to coll_sm_small_slots where an oversubscribed node has more slots
- * (the bulk slot k % bulk_slots serves slot k, so they divide slots): 1024
- * bulk slots of 8 KiB would take 8 MiB per process. */
-static int sm_bulk_slots(int slots)
-{
-    int b = slots, base = sm_slots_of(coll_sm_params.small_slots);
-    while (b > base && b % 2 == 0)
-        b /= 2;
-    return b;
-}
-
-/* Data bytes of a bulk slot (sm_small.c, BULK) for n processes of
- * `bulk_slots` bulk slots each: coll_sm_small_bulk_max, halved while the
- * bulk slots would take more than an eighth of the budget; 0 (none) where
- * that leaves no more than a slot holds. */
-static size_t sm_bulk_stride(size_t bulk_size)
-{
-    return RAIL_ALIGN_UP(bulk_size, (size_t)128) + SM_SLOT_GUARD;
-}
-static size_t sm_bulk_plan(int n, size_t budget, int bulk_slots, size_t slot_size)
-{
-    size_t b = RAIL_MIN(coll_sm_params.small_bulk_max, (size_t)1 << 20);
-    while (b > slot_size && (size_t)n * (size_t)bulk_slots * sm_bulk_stride(b) > budget / 8)
-        b /= 2;
-    return b > slot_size ? b : 0;
-}
-
-/* Slots (sm_slot_plan), bulk slots (sm_bulk_plan), chunk (bytes of one
- * buffer, *chunk asked) and total size for n processes: fewer buffers per
- * set (*nbuf, down to 2), then smaller ones, when the full layout would
- * exceed the budget.  The bulk slots lie between the slots and the data
- * (*bulk_off), populated by each process as it takes more of its own in
- * use (coll_sm_bulk_populate). */
-static void sm_layout(int n, int sets, int *nbuf, size_t *chunk, size_t *size, size_t *ctl_off,
-                      size_t *slot_off, size_t *data_off, int *slots, size_t *slot_size,
-                      size_t *bulk_off, size_t *bulk_size, int *bulk_slots)
-{
-    size_t budget = sm_budget();
-    sm_slot_plan(n, budget, slots, slot_size);
-    *bulk_slots = sm_bulk_slots(*slots);
-    *bulk_size = sm_bulk_plan(n, budget, *bulk_slots, *slot_size);
-    *ctl_off = COLL_SM_PAGE;
-    *slot_off = RAIL_ALIGN_UP(*ctl_off + (size_t)n * COLL_SM_CTL_STRIDE, (size_t)COLL_SM_PAGE);
-    *bulk_off = RAIL_ALIGN_UP(*slot_off + (size_t)n * (size_t)*slots *
-                                              sm_slot_stride(*slot_size),
-                              (size_t)COLL_SM_PAGE);
-    *data_off = RAIL_ALIGN_UP(*bulk_off + (*bulk_size ? (size_t)n * (size_t)*bulk_slots *
-                                                            sm_bulk_stride(*bulk_size)
-                                                      : 0),
-                              (size_t)COLL_SM_PAGE);
-    size_t c = *chunk;
-    while (*nbuf > 2 && *data_off + (size_t)n * (size_t)sets * (size_t)*nbuf * c > budget)
-        *nbuf /= 2;
-    size_t per = (size_t)n * (size_t)sets * (size_t)*nbuf;   /* buffers */
-    size_t room = budget > *data_off ? (budget - *data_off) / per : 0;
-    c = RAIL_MIN(c, room);
-    c = c / COLL_SM_PAGE * COLL_SM_PAGE;
-    *chunk = RAIL_MAX(c, (size_t)COLL_SM_PAGE);
-    *size = *data_off + per * *chunk;
-}
-
 /* Map len bytes at addr in one call (allocating what is not yet); false
  * with errno where the kernel would not.  `touch`: then page by page
  * (only where the pages are allocated already: else a fault past the
@@ -320,54 +174,33 @@ static void sm_flag_init(coll_sm_module_t *m)
     rail_atomic_store_release(&coll_sm_ctl(m, m->me)->flag, COLL_SM_V(m->seq0, COLL_SM_FINAL));
 }
 
-/* Rank 0: create, size, map and fill the segment; *name "" on failure. */
-static void sm_create(coll_sm_module_t *m, char *name)
+/* Rank 0: create /dev/shm's `name` for a segment of layout l for n
+ * processes and map it, allocated whole or where used (*lazy: ROOM), with
+ * the header, flags and the slots in use at first mapped; NULL (the name
+ * unlinked) on failure. */
+static void *sm_create_map(const char *name, const coll_sm_layout_t *l, int n, bool *lazy)
 {
-    static uint32_t counter;
-    size_t chunk, size, ctl_off, slot_off, data_off, slot_size, bulk_off, bulk_size;
-    int slots, bulk_slots;
-    char suffix[64];
-    int sets = RAIL_MIN(RAIL_MAX(coll_sm_params.sets, 2), COLL_SM_MAX_SETS);
-    int nbuf = RAIL_MIN(RAIL_MAX(coll_sm_params.buffers, 2), COLL_SM_MAX_BUFFERS);
-    chunk = coll_sm_params.chunk_size;
-    /* Oversubscribed: the same memory as fewer, larger buffers.  Every
-     * round of an operation waits for every process, and there a wait
-     * costs a process switch: np 4 on 2 cores, allreduce of 1 MiB
-     * 387-412 -> 259-276 us with 256 KiB rounds (np 8 512 KiB 525 -> 350
-     * us); bcast, allgather and alltoall unchanged. */
-    int group = rte_info.oversubscribed ? RAIL_MIN(RAIL_MAX(coll_sm_params.oversub_group, 1),
-                                                   nbuf / 2)
-                                        : 1;
-    nbuf /= group;
-    chunk *= (size_t)group;
-    sm_layout(m->n, sets, &nbuf, &chunk, &size, &ctl_off, &slot_off, &data_off, &slots,
-              &slot_size, &bulk_off, &bulk_size, &bulk_slots);
-    uint32_t serial = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
-    snprintf(suffix, sizeof(suffix), "csm-%d-%u", rte_info.rank, serial);
-    if (rte_shm_name(name, SM_NAME_MAX, suffix) != MPI_SUCCESS) {
-        name[0] = '\0';
-        return;
-    }
+    size_t size = l->size;
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
     size_t free_now = rte_shm_free();
-    bool lazy = free_now != SIZE_MAX && free_now / SM_LAZY_ROOM >= size;
+    *lazy = free_now != SIZE_MAX && free_now / SM_LAZY_ROOM >= size;
     int err = fd < 0                            ? errno
               : ftruncate(fd, (off_t)size) != 0 ? errno
-              : lazy                            ? 0
+              : *lazy                           ? 0
                                                 : posix_fallocate(fd, 0, (off_t)size);
     void *seg = err ? NULL : sm_map(fd, size);
     /* the header, flags and the slots in use at first (GROWTH) mapped now,
      * in one call (and, lazy, allocated: ROOM); where the kernel cannot
      * (before 5.14) or /dev/shm filled up since, everything allocated now */
-    size_t head = sm_slots_end(slot_off, m->n, sm_slots_start(slots), slot_size);
-    if (seg && lazy && !sm_populate(seg, head, false)) {
-        lazy = false;
+    size_t head = coll_sm_slots_end(l->slot_off, n, l->slots_start, l->slot_size);
+    if (seg && *lazy && !sm_populate(seg, head, false)) {
+        *lazy = false;
         if ((err = posix_fallocate(fd, 0, (off_t)size)) != 0) {
             munmap(seg, size);
             seg = NULL;
         }
     }
-    if (seg && !lazy)
+    if (seg && !*lazy)
         sm_populate(seg, head, true);
     if (!seg) {
         rail_warn("coll sm: cannot create /dev/shm%s (%zu bytes): %s; collectives of this "
@@ -377,32 +210,58 @@ static void sm_create(coll_sm_module_t *m, char *name)
             close(fd);
             shm_unlink(name);
         }
+        return NULL;
+    }
+    close(fd);
+    return seg;
+}
+
+/* Rank 0: a fresh segment's header, from its layout l (serial: this
+ * process's count of segments made before). */
+static void sm_write_header(coll_sm_module_t *m, const coll_sm_layout_t *l, bool lazy,
+                            uint32_t serial)
+{
+    coll_sm_hdr_t *h = m->hdr;
+    h->size = l->size;
+    h->n = (uint32_t)m->n;
+    h->chunk = (uint32_t)l->chunk;
+    h->sets = (uint32_t)l->sets;
+    h->nbuf = (uint32_t)l->nbuf;
+    h->ctl_off = l->ctl_off;
+    h->data_off = l->data_off;
+    h->probe = (uint64_t)(uintptr_t)&sm_probe_word;
+    h->id = (uint64_t)(uint32_t)rte_info.rank << 32 | ((uint64_t)serial + 1);
+    h->slot_off = l->slot_off;
+    h->slot_size = (uint32_t)l->slot_size;
+    h->slots = (uint32_t)l->slots;
+    h->bulk_off = l->bulk_off;
+    h->bulk_size = (uint32_t)l->bulk_size;
+    h->bulk_slots = (uint32_t)l->bulk_slots;
+    h->nofence = l->nofence && coll_sm_membarrier_registered();
+    h->lazy = lazy;
+    h->slots_start = (uint32_t)l->slots_start;
+}
+
+/* Rank 0: create, size, map and fill the segment; *name "" on failure. */
+static void sm_create(coll_sm_module_t *m, char *name)
+{
+    static uint32_t counter;
+    coll_sm_layout_t l;
+    char suffix[64];
+    bool lazy;
+    coll_sm_layout_plan(m->n, &l);
+    uint32_t serial = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+    snprintf(suffix, sizeof(suffix), "csm-%d-%u", rte_info.rank, serial);
+    void *seg = rte_shm_name(name, SM_NAME_MAX, suffix) == MPI_SUCCESS
+                    ? sm_create_map(name, &l, m->n, &lazy) : NULL;
+    if (!seg) {
         name[0] = '\0';
         return;
     }
-    close(fd);
     m->seg = seg;
-    m->seg_size = size;
+    m->seg_size = l.size;
     m->hdr = seg;
-    m->hdr->size = size;
-    m->hdr->n = (uint32_t)m->n;
-    m->hdr->chunk = (uint32_t)chunk;
-    m->hdr->sets = (uint32_t)sets;
-    m->hdr->nbuf = (uint32_t)nbuf;
-    m->hdr->ctl_off = ctl_off;
-    m->hdr->data_off = data_off;
-    m->hdr->probe = (uint64_t)(uintptr_t)&sm_probe_word;
-    m->hdr->id = (uint64_t)(uint32_t)rte_info.rank << 32 | ((uint64_t)serial + 1);
-    m->hdr->slot_off = slot_off;
-    m->hdr->slot_size = (uint32_t)slot_size;
-    m->hdr->slots = (uint32_t)slots;
-    m->hdr->bulk_off = bulk_off;
-    m->hdr->bulk_size = (uint32_t)bulk_size;
-    m->hdr->bulk_slots = (uint32_t)bulk_slots;
-    m->hdr->nofence = sm_nofence(coll_sm_params.membarrier, rte_info.oversubscribed) &&
-                      coll_sm_membarrier_registered();
-    m->hdr->lazy = lazy;
-    m->hdr->slots_start = (uint32_t)sm_slots_start(slots);
+    sm_write_header(m, &l, lazy, serial);
     if (!lazy)
         rail_atomic_add_fetch(&coll_sm_count_reserved, 1);
     coll_sm_ctl(m, 0)->pid = (int32_t)getpid();
@@ -415,7 +274,7 @@ static void sm_create(coll_sm_module_t *m, char *name)
  * (slot-major: they lie together). */
 static size_t sm_head_len(const coll_sm_module_t *m, int slots)
 {
-    return sm_slots_end(m->hdr->slot_off, m->n, slots, m->hdr->slot_size);
+    return coll_sm_slots_end(m->hdr->slot_off, m->n, slots, m->hdr->slot_size);
 }
 
 void coll_sm_slots_grow(coll_sm_module_t *m, uint64_t t)
@@ -476,9 +335,9 @@ static void sm_take_layout(coll_sm_module_t *m, uint8_t verdict)
     m->sets = (int)m->hdr->sets;
     m->nbuf = (int)m->hdr->nbuf;
     m->slot_size = m->hdr->slot_size;
-    m->slot_stride = sm_slot_stride(m->slot_size);
+    m->slot_stride = coll_sm_slot_stride(m->slot_size);
     m->bulk_size = m->hdr->bulk_size;
-    m->bulk_stride = m->bulk_size ? sm_bulk_stride(m->bulk_size) : 0;
+    m->bulk_stride = m->bulk_size ? coll_sm_bulk_stride(m->bulk_size) : 0;
     m->bulk_slots = (int)m->hdr->bulk_slots;
     m->slots = (int)m->hdr->slots;
     m->slots_start = (int)m->hdr->slots_start;

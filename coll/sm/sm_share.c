@@ -19,6 +19,7 @@
  * copies.
  */
 #include "coll/sm/coll_sm.h"
+#include "coll/sm/sm_decide.h"
 
 /* polls of a helper whose readers have not published yet, before it stops */
 #define SM_SHARE_PATIENCE 4096
@@ -31,11 +32,6 @@ static uint32_t share_gen(uint64_t s, int helper)
 static rail_cma_share_ctl_t share_ctl(coll_sm_ctl_t *c)
 {
     return (rail_cma_share_ctl_t){&c->share_claim, &c->share_done, &c->share_desc};
-}
-
-bool coll_sm_share_on(const coll_sm_module_t *m, size_t bytes, size_t min)
-{
-    return min > 0 && bytes >= min && !m->oversub && m->cma && bytes >= RAIL_CMA_SHARE_MIN;
 }
 
 int coll_sm_share_read(coll_sm_module_t *m, uint64_t s, int helper, uint64_t remote, char *dst,

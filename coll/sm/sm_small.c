@@ -248,25 +248,17 @@ static int small_bcast_take(coll_sm_module_t *m, const coll_sm_slot_t *rs, int r
     return rc;
 }
 
-/* Whether a bcast of this many bytes goes through the slots (the segment
- * set up): a slot's data, or a bulk slot's (the same answer everywhere:
- * the sizes are the segment's). */
-static bool small_bcast_fits(coll_sm_module_t *m, size_t bytes)
-{
-    return small_fits_total(m, bytes, bytes);
-}
-
 bool coll_sm_small_bcast(coll_sm_module_t *m, obj_comm_t *comm, void *buf, MPI_Count count,
                          obj_datatype_t *dt, int root, int *rc)
 {
     coll_sm_data_t d;
     *rc = MPI_SUCCESS;
     coll_sm_data_init(&d, buf, count, dt);
-    if (d.bytes == 0 || d.bytes > small_limit())
+    if (d.bytes == 0 || d.bytes > coll_sm_small_limit())
         return false;
     if (!small_ready(m, comm, rc))
         return *rc != MPI_SUCCESS;
-    if (!small_bcast_fits(m, d.bytes))
+    if (!coll_sm_small_bcast_fits(m, d.bytes))
         return false;
     int set;
     uint64_t t = small_begin(m, &set);
@@ -291,7 +283,7 @@ bool coll_sm_small_bcast(coll_sm_module_t *m, obj_comm_t *comm, void *buf, MPI_C
 bool coll_sm_small_bcast_late(coll_sm_module_t *m, uint64_t s, int root,
                               const coll_sm_data_t *d, int *rc)
 {
-    if (small_bcast_fits(m, d->bytes) || coll_sm_params.small_max == 0)
+    if (coll_sm_small_bcast_fits(m, d->bytes) || coll_sm_params.small_max == 0)
         return false;   /* (this process's size fits: it knows the root's did not) */
     int set;
     uint64_t t;
@@ -302,20 +294,10 @@ bool coll_sm_small_bcast_late(coll_sm_module_t *m, uint64_t s, int root,
     return true;
 }
 
-/* Whether a scatter's or gather's blocks of b bytes go through the slots
- * (the same answer on every process: b is; the device hand-off size of
- * coll_sm_device_handoff_min keeps its meaning); small_blocks_fit sets the
- * segment up where the parameters allow. */
-static bool small_blocks_fit_params(size_t per_slot, size_t b)
-{
-    return b > 0 && per_slot <= coll_sm_params.small_max &&
-           !(coll_sm_params.device_handoff_min > 0 && b >= coll_sm_params.device_handoff_min);
-}
-
 static bool small_blocks_fit(coll_sm_module_t *m, obj_comm_t *comm, size_t per_slot, size_t b,
                              int *rc)
 {
-    return small_blocks_fit_params(per_slot, b) && small_ready(m, comm, rc) &&
+    return coll_sm_small_blocks_fit(per_slot, b) && small_ready(m, comm, rc) &&
            per_slot <= m->slot_size;
 }
 
@@ -378,7 +360,7 @@ bool coll_sm_small_scatter_late(coll_sm_module_t *m, uint64_t s, int root, void 
     size_t b = (size_t)(rcount * rdt->size);
     size_t per_slot = (size_t)(m->n - 1) * b;
     if (coll_sm_params.small_max == 0 ||
-        (small_blocks_fit_params(per_slot, b) && per_slot <= m->slot_size))
+        (coll_sm_small_blocks_fit(per_slot, b) && per_slot <= m->slot_size))
         return false;
     int set;
     uint64_t t;

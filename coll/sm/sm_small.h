@@ -10,13 +10,9 @@
 
 #include "coll/sm/coll_sm.h"
 #include "coll/sm/sm_slots.h"
+#include "coll/sm/sm_decide.h"
 
 #include <string.h>
-
-/* A piece of a small operation's function, called once: always inlined,
- * so the operation's fast path compiles as one function, as before it was
- * split into pieces for reading. */
-#define SM_HOT static inline __attribute__((always_inline))
 
 /* Every other process published operation t or later. */
 static inline void small_seen_all(coll_sm_module_t *m, uint64_t t)
@@ -156,39 +152,12 @@ static inline uint8_t *small_data_mine(coll_sm_module_t *m, int set, uint64_t t,
     memcpy(s->data, &k, sizeof(k));
     return coll_sm_bulk(m, m->me, (int)k);
 }
-static inline size_t small_cap(const coll_sm_module_t *m, size_t len)
-{
-    return len <= m->slot_size ? m->slot_size : len <= m->bulk_size ? m->bulk_size : 0;
-}
 
 /* An operation whose data went in bulk slots, in coll_sm_small_bulk. */
 static inline void small_count_bulk(const coll_sm_module_t *m, size_t len)
 {
     if (len > m->slot_size)
         rail_atomic_add_fetch(&coll_sm_count_small_bulk, 1);
-}
-
-/* The most bytes in all a bcast or an allgather (an alltoall: its blocks
- * for the others) may have to go through the slots, whatever the segment
- * (before it is set up). */
-static inline size_t small_limit(void)
-{
-    return coll_sm_params.small_max == 0
-               ? 0
-               : RAIL_MAX(coll_sm_params.small_max, coll_sm_params.small_bulk_max);
-}
-
-/* Whether blocks of b bytes, total in all, go through the slots (the
- * segment set up; the same answer everywhere where b is): up to
- * coll_sm_small_max in all in slots, or up to coll_sm_small_bulk_max in
- * all with each block in a slot or a bulk slot. */
-static inline bool small_fits_total(const coll_sm_module_t *m, size_t b, size_t total)
-{
-    if (b == 0 || coll_sm_params.small_max == 0)
-        return false;
-    if (total <= coll_sm_params.small_max && b <= m->slot_size)
-        return true;
-    return total <= coll_sm_params.small_bulk_max && small_cap(m, b) > 0;
 }
 
 /* A receiver's end of a small rooted operation: its slot says "done

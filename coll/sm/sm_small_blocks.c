@@ -38,6 +38,75 @@ static bool small_lens(coll_sm_module_t *m, int set, int skip, size_t bytes)
     return true;
 }
 
+/* The pieces of coll_sm_small_allgather, each called once and inlined. */
+
+/* Whether an allgather of blocks of b bytes goes through the slots (false
+ * with *rc set where the segment could not be set up).  The same verdict
+ * everywhere: the receive signature is.  All blocks together at most
+ * small_max bytes, or all (or the others', what a process reads) at most
+ * small_bulk_max with blocks in bulk slots where they do not fit a slot
+ * (BULK; larger slots cost the small operations TLB misses,
+ * coll/sm/README.md): np 2, 1 / 2 / 4 KiB blocks 0.67 / 0.88 / 1.23 ->
+ * 0.54 / 0.76 / 0.94 us, 8 KiB 1.83-1.90 -> 1.30-1.36 */
+SM_HOT bool small_ag_takes(coll_sm_module_t *m, obj_comm_t *comm, size_t b, int *rc)
+{
+    size_t total = b * (size_t)m->n, others = total - b;
+    if (b == 0 || others > coll_sm_small_limit())
+        return false;
+    if (!small_ready(m, comm, rc))
+        return false;
+    return coll_sm_small_fits(m, b, total) ||
+           (coll_sm_params.small_bulk_max > 0 && coll_sm_small_fits(m, b, others));
+}
+
+/* My own block from my send buffer into the receive buffer. */
+SM_HOT int small_ag_own(coll_sm_module_t *m, const void *sbuf, MPI_Count scount,
+                        obj_datatype_t *sdt, void *rbuf, MPI_Count rcount, obj_datatype_t *rdt,
+                        bool device)
+{
+    return coll_copy_as(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt,
+                        device);
+}
+
+/* Every block (b bytes, mine from my slot) gathered in host scratch and
+ * copied to the contiguous device result `all` at once. */
+SM_HOT void small_ag_take_device(coll_sm_module_t *m, int set, size_t b, char *all, int *rc)
+{
+    for (int j = 0; j < m->n; j++)
+        memcpy((char *)m->scratch + (size_t)j * b, small_data(m, j, set, b), b);
+    *rc = SM_KEEP(*rc, accel_copy(all, m->scratch, b * (size_t)m->n, NULL));
+}
+
+/* Every other process's block from its slot into r0 (rcount elements a
+ * block); false where one has device buffers: the flag path, as
+ * everyone. */
+SM_HOT bool small_ag_take(coll_sm_module_t *m, int set, const coll_sm_data_t *r0,
+                          MPI_Count rcount, size_t cap, int *rc)
+{
+    for (int j = 0; j < m->n; j++) {
+        if (j == m->me)
+            continue;
+        const coll_sm_slot_t *sj = coll_sm_slot(m, j, set);
+        if (RAIL_UNLIKELY(sj->flags & COLL_SM_SLOT_DEVICE)) {
+            *rc = MPI_SUCCESS;   /* the flag path, as everyone */
+            return false;
+        }
+        size_t len = sj->len;
+        if (len > r0->bytes) {
+            if (*rc == MPI_SUCCESS)
+                *rc = obj_errf(MPI_ERR_TRUNCATE, "allgather: process %d sent %zu bytes, this "
+                               "process's arguments hold %zu (type signatures differ)", j, len,
+                               r0->bytes);
+            len = r0->bytes;
+        }
+        coll_sm_data_t dj = coll_sm_data_at(r0, j * rcount);
+        int r2 = coll_sm_unpack(&dj, 0, small_data(m, j, set, r0->bytes), RAIL_MIN(len, cap));
+        if (*rc == MPI_SUCCESS)
+            *rc = r2;
+    }
+    return true;
+}
+
 bool coll_sm_small_allgather(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf,
                              MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
                              obj_datatype_t *rdt, int *rc)
@@ -45,21 +114,9 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, obj_comm_t *comm, const void *
     coll_sm_data_t r0, mine;
     *rc = MPI_SUCCESS;
     coll_sm_data_init(&r0, rbuf, rcount, rdt);
-    /* the same verdict everywhere: the receive signature is.  All blocks
-     * together at most small_max bytes, or all (or the others', what a
-     * process reads) at most small_bulk_max with blocks in bulk slots where
-     * they do not fit a slot (BULK; larger slots cost the small operations
-     * TLB misses, coll/sm/README.md): np 2, 1 / 2 / 4 KiB blocks 0.67 /
-     * 0.88 / 1.23 -> 0.54 / 0.76 / 0.94 us, 8 KiB 1.83-1.90 -> 1.30-1.36 */
-    size_t total = r0.bytes * (size_t)m->n, others = total - r0.bytes;
-    if (r0.bytes == 0 || others > small_limit())
-        return false;
-    if (!small_ready(m, comm, rc))
+    if (!small_ag_takes(m, comm, r0.bytes, rc))
         return *rc != MPI_SUCCESS;
-    if (!small_fits_total(m, r0.bytes, total) &&
-        !(coll_sm_params.small_bulk_max > 0 && small_fits_total(m, r0.bytes, others)))
-        return false;
-    size_t cap = small_cap(m, r0.bytes);
+    size_t total = r0.bytes * (size_t)m->n, cap = coll_sm_small_cap(m, r0.bytes);
     bool bulk = total > coll_sm_params.small_max;
     bool inplace = sbuf == MPI_IN_PLACE;
     if (inplace)
@@ -69,9 +126,9 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, obj_comm_t *comm, const void *
     /* a contiguous device result: every block (mine from my slot) gathered
      * in host scratch and copied over at once, not one copy per block */
     char *all = NULL;
-    if (r0.device && r0.bytes * (size_t)m->n <= 2 * m->chunk)
+    if (r0.device && total <= 2 * m->chunk)
         all = rail_dt_contig_ptr(rdt->layout, rcount * m->n, rbuf);
-    bool dev = small_dev_want(m, mine.device || r0.device, r0.bytes * (size_t)m->n);
+    bool dev = small_dev_want(m, mine.device || r0.device, total);
     int set;
     uint64_t t = small_begin(m, &set);
     coll_sm_slot_t *my = coll_sm_slot(m, m->me, set);
@@ -84,8 +141,8 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, obj_comm_t *comm, const void *
     /* its own block while the others' are on their way (a result copied
      * over at once takes it from my slot) */
     if (!inplace && all == NULL && !dev)
-        *rc = SM_KEEP(*rc, coll_copy_as(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount),
-                                        rcount, rdt, mine.device || r0.device));
+        *rc = SM_KEEP(*rc, small_ag_own(m, sbuf, scount, sdt, rbuf, rcount, rdt,
+                                        mine.device || r0.device));
     coll_sm_slot_wait_all_data(m, set, t, r0.bytes);
     small_seen_all(m, t);
     if (dev) {
@@ -95,37 +152,13 @@ bool coll_sm_small_allgather(coll_sm_module_t *m, obj_comm_t *comm, const void *
         return false;
     }
     if (all != NULL && small_lens(m, set, -1, r0.bytes)) {
-        for (int j = 0; j < m->n; j++)
-            memcpy((char *)m->scratch + (size_t)j * r0.bytes, small_data(m, j, set, r0.bytes),
-                   r0.bytes);
-        *rc = SM_KEEP(*rc, accel_copy(all, m->scratch, r0.bytes * (size_t)m->n, NULL));
-        if (bulk)
-            rail_atomic_add_fetch(&coll_sm_count_small_bulk, 1);
-        return true;
-    }
-    if (!inplace && all != NULL)   /* blocks of other lengths: one by one */
-        *rc = SM_KEEP(*rc, coll_copy_as(sbuf, scount, sdt, coll_elem(rbuf, rdt, m->me * rcount),
-                                        rcount, rdt, mine.device || r0.device));
-    for (int j = 0; j < m->n; j++) {
-        if (j == m->me)
-            continue;
-        const coll_sm_slot_t *sj = coll_sm_slot(m, j, set);
-        if (RAIL_UNLIKELY(sj->flags & COLL_SM_SLOT_DEVICE)) {
-            *rc = MPI_SUCCESS;   /* the flag path, as everyone */
+        small_ag_take_device(m, set, r0.bytes, all, rc);
+    } else {
+        if (!inplace && all != NULL)   /* blocks of other lengths: one by one */
+            *rc = SM_KEEP(*rc, small_ag_own(m, sbuf, scount, sdt, rbuf, rcount, rdt,
+                                            mine.device || r0.device));
+        if (!small_ag_take(m, set, &r0, rcount, cap, rc))
             return false;
-        }
-        size_t len = sj->len;
-        if (len > r0.bytes) {
-            if (*rc == MPI_SUCCESS)
-                *rc = obj_errf(MPI_ERR_TRUNCATE, "allgather: process %d sent %zu bytes, this "
-                               "process's arguments hold %zu (type signatures differ)", j, len,
-                               r0.bytes);
-            len = r0.bytes;
-        }
-        coll_sm_data_t dj = coll_sm_data_at(&r0, j * rcount);
-        int r2 = coll_sm_unpack(&dj, 0, small_data(m, j, set, r0.bytes), RAIL_MIN(len, cap));
-        if (*rc == MPI_SUCCESS)
-            *rc = r2;
     }
     if (bulk)
         rail_atomic_add_fetch(&coll_sm_count_small_bulk, 1);
@@ -214,6 +247,32 @@ SM_HOT bool small_a2a_take(coll_sm_module_t *m, int set, const coll_sm_data_t *r
     return true;
 }
 
+/* Whether an alltoall whose blocks for the others take `others` bytes
+ * goes through the slots (false with *rc set where the segment could not
+ * be set up).  The same verdict everywhere: the receive signature is.  The
+ * blocks for the others together at most small_max bytes in the slot, or
+ * small_bulk_max in the bulk slot (BULK): np 2, 2 / 4 / 8 KiB blocks 1.34
+ * / 1.11 / 1.71 -> 1.05 / 1.04 / 1.24 us (an AMD host; np 4 and 8 on 2
+ * cores the same either way) */
+SM_HOT bool small_a2a_takes(coll_sm_module_t *m, obj_comm_t *comm, size_t b, size_t others,
+                            int *rc)
+{
+    if (b == 0 || others > coll_sm_small_limit())
+        return false;
+    if (!small_ready(m, comm, rc))
+        return false;
+    return coll_sm_small_fits(m, others, others);
+}
+
+/* My own block from my send buffer into the receive buffer. */
+SM_HOT int small_a2a_own(coll_sm_module_t *m, const void *sbuf, MPI_Count scount,
+                         obj_datatype_t *sdt, void *rbuf, MPI_Count rcount, obj_datatype_t *rdt,
+                         bool device)
+{
+    return coll_copy_as(coll_elem(sbuf, sdt, m->me * scount), scount, sdt,
+                        coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt, device);
+}
+
 bool coll_sm_small_alltoall(coll_sm_module_t *m, obj_comm_t *comm, const void *sbuf,
                             MPI_Count scount, obj_datatype_t *sdt, void *rbuf, MPI_Count rcount,
                             obj_datatype_t *rdt, int *rc)
@@ -221,19 +280,10 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, obj_comm_t *comm, const void *s
     coll_sm_data_t r0, s0;
     *rc = MPI_SUCCESS;
     coll_sm_data_init(&r0, rbuf, rcount, rdt);
-    /* the same verdict everywhere: the receive signature is.  The blocks
-     * for the others together at most small_max bytes in the slot, or
-     * small_bulk_max in the bulk slot (BULK): np 2, 2 / 4 / 8 KiB blocks
-     * 1.34 / 1.11 / 1.71 -> 1.05 / 1.04 / 1.24 us (an AMD host; np 4 and 8
-     * on 2 cores the same either way) */
     size_t others = r0.bytes * (size_t)(m->n - 1);
-    if (r0.bytes == 0 || others > small_limit())
-        return false;
-    if (!small_ready(m, comm, rc))
+    if (!small_a2a_takes(m, comm, r0.bytes, others, rc))
         return *rc != MPI_SUCCESS;
-    if (!small_fits_total(m, others, others))
-        return false;
-    size_t cap = small_cap(m, others);
+    size_t cap = coll_sm_small_cap(m, others);
     bool inplace = sbuf == MPI_IN_PLACE;
     if (inplace)
         s0 = r0;
@@ -271,9 +321,8 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, obj_comm_t *comm, const void *s
      * goes over in one copy, else copied here */
     bool own_host = rall != NULL && sall != NULL && sb == rb;
     if (!inplace && !own_host && !dev)
-        *rc = SM_KEEP(*rc, coll_copy_as(coll_elem(sbuf, sdt, m->me * scount), scount, sdt,
-                                        coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt,
-                                        s0.device || r0.device));
+        *rc = SM_KEEP(*rc, small_a2a_own(m, sbuf, scount, sdt, rbuf, rcount, rdt,
+                                            s0.device || r0.device));
     /* (my block at position 0 at two processes) */
     coll_sm_slot_wait_all_data(m, set, t, n == 2 ? rb : 0);
     small_seen_all(m, t);
@@ -289,8 +338,7 @@ bool coll_sm_small_alltoall(coll_sm_module_t *m, obj_comm_t *comm, const void *s
         return true;
     }
     if (!inplace && own_host)
-        *rc = SM_KEEP(*rc, coll_copy_as(coll_elem(sbuf, sdt, m->me * scount), scount, sdt,
-                                        coll_elem(rbuf, rdt, m->me * rcount), rcount, rdt,
+        *rc = SM_KEEP(*rc, small_a2a_own(m, sbuf, scount, sdt, rbuf, rcount, rdt,
                                         s0.device || r0.device));
     if (!small_a2a_take(m, set, &r0, rcount, others, cap, rc))
         return false;

@@ -6,25 +6,6 @@
 #include "accel/accel.h"
 #include "obj/err.h"
 
-/* Whether a reduction's input of `need` bytes (its reduction type's) goes
- * through the slots: in a slot, or in a bulk slot (BULK) while each
- * process folds at most SM_SMALL_FOLD_MAX bytes (every process folds
- * every input there, in one step: beyond, the flag rounds' slices, each
- * process folding 1 / n, read less).  Bulk slots: np 2 allreduce of 2 KiB
- * 1.16-1.22 -> 1.00-1.03 us, reduce of 8 KiB 1.14 -> 0.80; np 4 on 2
- * cores, reduce of 2-8 KiB 1.7-20 -> 1.1-2.5 us (the next component's
- * trees or the flag rounds before), allreduce of 8 KiB 24 -> 13-14 (one
- * step instead of the slices' two, each a process switch); np 8, reduce
- * of 2-4 KiB 4.3-5.8 -> 2.1-2.8 (coll/sm/README.md, BULK). */
-#define SM_SMALL_FOLD_MAX ((size_t)64 << 10)
-static bool small_red_fits(const coll_sm_module_t *m, size_t need)
-{
-    if (need <= m->slot_size)
-        return true;
-    return need <= coll_sm_params.small_bulk_max && small_cap(m, need) > 0 &&
-           need * (size_t)m->n <= SM_SMALL_FOLD_MAX;
-}
-
 /* A reduce's root, SMALL_MIXED: inputs in rank order into temporaries
  * where its own buffers are (device memory: the fold runs on the device),
  * from its buffer, the host slots, and the device non-roots' messages. */
@@ -159,7 +140,7 @@ SM_HOT bool small_red_takes(coll_sm_module_t *m, obj_comm_t *comm, coll_red_t *r
                             rail_typekind_t *kind, size_t *need, MPI_Count count,
                             obj_datatype_t *dt, obj_op_t *op, int root, int *rc)
 {
-    if (count <= 0 || (size_t)(count * dt->size) > small_limit())
+    if (count <= 0 || (size_t)(count * dt->size) > coll_sm_small_limit())
         return false;
     if (coll_sm_red_prepare(m, r, kind, op, dt, count, rc) || *rc != MPI_SUCCESS)
         return false;
@@ -167,7 +148,7 @@ SM_HOT bool small_red_takes(coll_sm_module_t *m, obj_comm_t *comm, coll_red_t *r
     if (!small_ready(m, comm, rc))
         return false;
     /* (a scan: two halves of the chunk) */
-    return small_red_fits(m, *need) && *need <= 2 * m->chunk &&
+    return coll_sm_small_red_fits(m, *need) && *need <= 2 * m->chunk &&
            !(root <= COLL_SM_SMALL_SCAN && (*need > m->chunk || !m->host_only));
 }
 
