@@ -182,6 +182,10 @@ int btl_base_init(void);
  * module (and endpoint) the pml uses for that peer. */
 int btl_base_add_procs(int nprocs);
 int btl_base_progress(void);
+/* Is the component called name in the selection (parameter "btl")?  For a
+ * component whose rank depends on another's presence (btl ofi on a
+ * software provider defers to btl tcp).  Valid from btl_base_init on. */
+bool btl_base_selected(const char *name);
 
 /* --- additions (pml engineer) --- */
 /* The module and endpoint the pml uses for each job rank (after
