@@ -138,3 +138,23 @@ expect_clean() {
         [ -n "$left" ] && fail "$what: /dev/shm entries left: $left"
     done
 }
+
+# netns_pair A B IF SUBNET: two network namespaces A and B (removed at exit
+# with the test's other clean-up) joined by a veth pair whose ends are both
+# called IF, addresses SUBNET.1/24 in A and SUBNET.2/24 in B; skips the
+# test when they cannot be made.
+netns_pair() {
+    local a=$1 b=$2 ifname=$3 net=$4 ns
+    NETNS_MADE="${NETNS_MADE:-} $a $b"
+    EXTRA_CLEANUP='for ns in $NETNS_MADE; do ip netns del "$ns" 2>/dev/null; done'
+    for ns in $a $b; do
+        ip netns add "$ns" 2>/dev/null || skip "cannot create a network namespace (ip netns add failed)"
+        ip -n "$ns" link set lo up || skip "cannot configure namespace $ns"
+    done
+    ip link add "pa$$" type veth peer name "pb$$" &&
+        ip link set "pa$$" netns "$a" && ip link set "pb$$" netns "$b" &&
+        ip -n "$a" link set "pa$$" name "$ifname" && ip -n "$b" link set "pb$$" name "$ifname" &&
+        ip -n "$a" addr add "$net.1/24" dev "$ifname" && ip -n "$b" addr add "$net.2/24" dev "$ifname" &&
+        ip -n "$a" link set "$ifname" up && ip -n "$b" link set "$ifname" up ||
+        skip "cannot create a veth pair"
+}
