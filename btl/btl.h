@@ -165,6 +165,10 @@ typedef struct btl_component {
      * business card.  *n = 0 when the component cannot run here, after
      * saying why at verbose level. */
     int (*init)(btl_module_t **mods, int *n);
+    /* --- additions (ofi engineer) --- */
+    /* Optional: what the component would use on this machine, or why it
+     * cannot run here, into buf (railinfo; no MPI_Init, no peers). */
+    void (*describe)(char *buf, size_t len);
 } btl_component_t;
 
 /* ---------------------------------------------------------------- base */

@@ -260,9 +260,32 @@ static int btl_ofi_finalize(btl_module_t *base)
     return MPI_SUCCESS;
 }
 
+/* railinfo: the provider init would choose here, or why none. */
+static void btl_ofi_describe(char *buf, size_t len)
+{
+    btl_ofi_module_t probe;
+    int priority = 0;
+    btl_ofi_register_params();
+    if (btl_ofi_prov_check_names(btl_ofi_params.provider) != MPI_SUCCESS) {
+        snprintf(buf, len, "declines: btl_ofi_provider=\"%s\" names an unknown provider",
+                 btl_ofi_params.provider);
+        return;
+    }
+    memset(&probe, 0, sizeof(probe));
+    struct fi_info *fi = btl_ofi_prov_choose(&probe, &priority);
+    if (!fi) {
+        snprintf(buf, len, "declines: %s", probe.why);
+        return;
+    }
+    snprintf(buf, len, "provider %s, domain %s, fabric %s (priority %d; peers on other nodes)",
+             fi->fabric_attr->prov_name, fi->domain_attr->name, fi->fabric_attr->name, priority);
+    fi_freeinfo(fi);
+}
+
 const btl_component_t btl_ofi_component = {
     .name = "ofi",
     .priority = 20,
     .register_params = btl_ofi_register_params,
     .init = btl_ofi_init,
+    .describe = btl_ofi_describe,
 };

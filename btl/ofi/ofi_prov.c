@@ -153,9 +153,16 @@ static int prov_rank(const struct fi_info *fi, char *why, size_t len)
     return 1;
 }
 
+/* One line per provider and verdict: its domains and fabrics in one. */
 static void say_candidate(const struct fi_info *fi, const char *verdict)
 {
-    RAIL_VERBOSE(btl_verbose, 1, "btl ofi: provider %s, domain %s, fabric %s: %s",
+    static char last[512];
+    char now[512];
+    snprintf(now, sizeof(now), "%s: %s", fi->fabric_attr->prov_name, verdict);
+    if (strcmp(now, last) == 0)
+        return;
+    snprintf(last, sizeof(last), "%s", now);
+    RAIL_VERBOSE(btl_verbose, 1, "btl ofi: provider %s (domain %s, fabric %s, and others): %s",
                  fi->fabric_attr->prov_name, fi->domain_attr->name, fi->fabric_attr->name,
                  verdict);
 }
@@ -187,8 +194,11 @@ struct fi_info *btl_ofi_prov_choose(btl_ofi_module_t *m, int *priority)
                  "with RMA here (fi_getinfo: %s)", btl_ofi_strerror(rc));
         return NULL;
     }
+    char first[160] = "";
     for (struct fi_info *fi = list; fi; fi = fi->next) {
         int r = prov_rank(fi, why, sizeof(why));
+        if (r == 0 && !first[0])
+            snprintf(first, sizeof(first), "%.40s: %.110s", fi->fabric_attr->prov_name, why);
         if (r > best_rank) {
             if (best)
                 say_candidate(best, "declined: a better-ranked provider follows");
@@ -205,8 +215,8 @@ struct fi_info *btl_ofi_prov_choose(btl_ofi_module_t *m, int *priority)
             out = fi_dupinfo(best);
         *priority = best_rank == 2 ? btl_ofi_params.priority : btl_ofi_params.priority_soft;
     } else {
-        snprintf(m->why, sizeof(m->why), "no libfabric provider is usable (btl_ofi_provider=\"%s\"; "
-                 "btl_verbose=1 says why each was declined)", btl_ofi_params.provider);
+        snprintf(m->why, sizeof(m->why), "no libfabric provider is usable (first, %.160s; "
+                 "btl_verbose=1 says why each was declined)", first);
     }
     fi_freeinfo(list);
     return out;
