@@ -5,6 +5,7 @@
 #include "base/futex.h"
 #include "base/log.h"
 #include "base/param.h"
+#include "base/pvar.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -45,11 +46,13 @@ static int sleep_token;         /* 1 while a thread sleeps in the sleepers' hook
 static int n_sleeping;          /* threads blocked in the kernel (for wake) */
 static int init_count;
 static bool oversub;
+static bool kernel_shared;      /* hosts of the job share our kernel (rail_progress_set_load) */
+static uint64_t n_blocks;       /* waits that blocked in the kernel (MPI_T) */
 
 /* Parameters. */
 int rail_progress_spin_count;
 int rail_progress_yield_count;
-static int spin_count_oversub, yield_count_oversub;
+static int spin_count_oversub, yield_count_oversub, spin_count_kernel;
 static int idle_sleep_ms, sleep_timeout_ms, mt_nap_us;
 static const char *progress_mode;
 static bool spin_only;          /* progress_mode=spin */
@@ -273,6 +276,7 @@ static void sleep_once(rail_progress_cond_t done, void *arg)
     int prepared;
     bool pending = sleepers_prepare(&prepared);
     if (!pending && !done(arg)) {
+        n_blocks++;
         if (n_block_sleepers == 0) {
             epoll_block(timeout);
         } else {
@@ -379,8 +383,19 @@ void rail_progress_wait(rail_progress_cond_t done, void *arg)
 {
     if (done(arg))
         return;
-    const int spin = oversub ? spin_count_oversub : rail_progress_spin_count;
-    const int yield = oversub ? yield_count_oversub : rail_progress_yield_count;
+    /* Progress through a file descriptor (a socket, a provider's wait
+     * object) needs the kernel's network work, which runs on our CPUs when
+     * they are all taken or when other hosts of the job share our kernel:
+     * spinning there delays the very work we wait for.  Such a wait
+     * blocks on the descriptors after a short spin.  Where a futex
+     * sleeper (btl sm) is present too, a block would watch one kind at a
+     * time (sleep_once alternates): the yield phase serves both. */
+    const bool kernel_wait = !spin_only && (oversub || kernel_shared) && n_fd_sleepers > 0 &&
+                             n_block_sleepers == 0;
+    const int spin = kernel_wait ? spin_count_kernel
+                     : oversub   ? spin_count_oversub
+                                 : rail_progress_spin_count;
+    const int yield = kernel_wait ? 0 : oversub ? yield_count_oversub : rail_progress_yield_count;
     int idle = 0;
     uint64_t idle_since = 0;
     for (;;) {
@@ -437,6 +452,14 @@ int rail_progress_register_params(void)
                             "Idle polls with sched_yield() before a wait sleeps when the node is "
                             "oversubscribed",
                             RAIL_PARAM_LEVEL_TUNER, &yield_count_oversub);
+    /* Principle: each idle poll of a socket-based transport is a system
+     * call (about a microsecond), and a message through the kernel's
+     * network stack takes ten or more: spin about that long, then block. */
+    rail_param_register_int("progress_spin_count_kernel", 20,
+                            "Idle polls a wait spins before it blocks on the transports' file "
+                            "descriptors, when it depends on them and the node is oversubscribed "
+                            "or shares its kernel with other hosts of the job",
+                            RAIL_PARAM_LEVEL_TUNER, &spin_count_kernel);
     rail_param_register_int("progress_idle_sleep_ms", 100,
                             "Milliseconds of idleness after which a wait sleeps in the kernel "
                             "even when the node is not oversubscribed (-1: never)",
@@ -444,6 +467,11 @@ int rail_progress_register_params(void)
     rail_param_register_int("progress_sleep_timeout_ms", 100,
                             "Longest single block in the kernel while waiting",
                             RAIL_PARAM_LEVEL_DEV, &sleep_timeout_ms);
+    static const rail_pvar_counter_t counters[] = {
+        {"progress_kernel_blocks", "Times a wait blocked in the kernel (epoll, futex) for work",
+         &n_blocks},
+    };
+    rail_pvar_register_counters(counters, 1);
     rail_param_register_int("progress_mt_nap_us", 50,
                             "Microseconds a waiting thread naps while another thread of the "
                             "process sleeps on the transports (MPI_THREAD_MULTIPLE)",
@@ -481,6 +509,14 @@ int rail_progress_init(bool oversubscribed, bool thread_multiple)
     }
 #endif
     return MPI_SUCCESS;
+}
+
+void rail_progress_set_load(bool oversubscribed, bool shared_kernel)
+{
+    bool by_mode = progress_mode && strcmp(progress_mode, "auto") != 0;
+    if (!by_mode)
+        oversub = oversubscribed;
+    kernel_shared = shared_kernel;
 }
 
 int rail_progress_finalize(void)

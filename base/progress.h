@@ -142,6 +142,12 @@ int rail_progress_register_params(void);
 /* oversubscribed: more local ranks than CPUs; thread_multiple: the CS is
  * real.  Idempotent (reference counted with finalize). */
 int rail_progress_init(bool oversubscribed, bool thread_multiple);
+/* After start-up learned more (runtime/rte_kernel.c): the node turned out
+ * oversubscribed once the ranks of hosts sharing its kernel are counted,
+ * and whether other hosts of the job share our kernel.  In either case a
+ * wait that depends on a file descriptor (a socket-based btl) blocks on it
+ * after progress_spin_count_kernel idle polls instead of spinning. */
+void rail_progress_set_load(bool oversubscribed, bool shared_kernel);
 int rail_progress_finalize(void);
 
 /* Parameters (read by the pml and tests). */

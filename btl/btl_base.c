@@ -267,9 +267,10 @@ static int choose_peers(int nprocs)
                 best = k;
         }
         if (best < 0) {
-            rail_error("btl: no transport reaches rank %d on %s (btl=\"%s\"; run with "
-                       "RAIL_BTL_VERBOSE=1 for details)",
-                       r, rte_hostname_of(r), btl_param ? btl_param : "");
+            rail_error("btl: no transport reaches rank %d on host %s from rank %d on host %s "
+                       "(btl=\"%s\"; run with RAIL_BTL_VERBOSE=1 for details)",
+                       r, rte_hostname_of(r), rte_info.rank, rte_info.hostname,
+                       btl_param ? btl_param : "");
             return MPI_ERR_OTHER;
         }
         btl_for_peer[r].btl = mods[best];

@@ -3,6 +3,8 @@
  * dispatchers (coll_<name>, coll_i<name>) generated from COLL_OPS.
  */
 #include "coll/coll.h"
+#include "coll/coll_util.h"
+#include "base/atomic.h"
 #include "base/log.h"
 #include "base/param.h"
 #include "obj/err.h"
@@ -27,6 +29,7 @@ const coll_component_t *const coll_components[] = {
 
 int coll_verbose;
 bool coll_check;
+static int coll_comms;   /* communicators with collectives: the last empties the scratch cache */
 static const char *coll_param;
 static char coll_default[128];
 
@@ -73,6 +76,16 @@ int coll_register_params(void)
                              "rounds of small messages per call (more for the v forms); set it "
                              "the same on every process",
                              RAIL_PARAM_LEVEL_USER, &coll_check);
+    rail_param_register_size("coll_scratch_max", (size_t)64 << 20,
+                             "Bytes of host temporaries the collectives keep between calls "
+                             "(tuned's algorithms, nbc's schedules, basic, han), so that "
+                             "large ones do not fault in again on every call (0: none kept). "
+                             "Principle: the four 16 MiB temporaries of the largest reduction "
+                             "of the benchmark grid at np 4 (nbc's linear reduction)",
+                             RAIL_PARAM_LEVEL_TUNER, &coll_scratch_max);
+    int prc = coll_scratch_register_pvars();
+    if (prc != MPI_SUCCESS)
+        return prc;
     for (int i = 0; coll_components[i]; i++) {
         if (coll_components[i]->register_params) {
             int rc = coll_components[i]->register_params();
@@ -269,6 +282,7 @@ int coll_comm_select(obj_comm_t *comm)
             cands[i].m->release(cands[i].m, comm);
     }
     comm->coll = c;
+    rail_atomic_add_fetch(&coll_comms, 1);
     if (coll_verbose >= 1)
         report(comm, c, cands, n);
     free(cands);
@@ -294,6 +308,8 @@ void coll_comm_release(obj_comm_t *comm)
     free(c->modules);
     free(c);
     comm->coll = NULL;
+    if (rail_atomic_sub_fetch(&coll_comms, 1) == 0)
+        coll_scratch_drop();
 }
 
 /* ------------------------------------------------------------ dispatch */

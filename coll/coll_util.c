@@ -87,7 +87,7 @@ void *coll_tmp_alloc(obj_datatype_t *dt, MPI_Count count, bool device, const voi
         hi = RAIL_MAX(hi, dt->lb + dt->extent + RAIL_MAX(last, 0));
     }
     size_t len = (size_t)(hi - lo) + 1;   /* never 0: a valid address even when empty */
-    *mem = device ? accel_alloc_device(len, like) : malloc(len);
+    *mem = device ? accel_alloc_device(len, like) : coll_scratch_get(len);
     if (!*mem)
         return NULL;
     return (char *)*mem - lo;
@@ -100,7 +100,7 @@ void coll_tmp_free(void *mem, bool device)
     if (device)
         accel_free_device(mem);
     else
-        free(mem);
+        coll_scratch_put(mem);
 }
 
 /* ------------------------------------------------------------ blocks */

@@ -73,6 +73,17 @@ void *coll_tmp_alloc(obj_datatype_t *dt, MPI_Count count, bool device, const voi
                      void **mem);
 void coll_tmp_free(void *mem, bool device);
 
+/* Host temporaries of n bytes (64-byte aligned) from a cache of buffers
+ * kept between calls, so that large ones do not fault in on every call
+ * (coll_scratch.c); coll_tmp_alloc takes its host memory here.  Give them
+ * back with coll_scratch_put (NULL: nothing). */
+void *coll_scratch_get(size_t n);
+void coll_scratch_put(void *p);
+/* Free the cached buffers (the last communicator with collectives went). */
+void coll_scratch_drop(void);
+int coll_scratch_register_pvars(void);
+extern size_t coll_scratch_max;
+
 /* ------------------------------------------------------------ blocks */
 
 /* The blocks of an all-to-all pattern: block i (of peer i: the remote group

@@ -60,9 +60,10 @@ int mpi_coll_check_intra(const obj_comm_t *comm);
 int mpi_coll_check_self(MPI_Count scount, const obj_datatype_t *sdt, MPI_Count rcount,
                         const obj_datatype_t *rdt);
 /* The block this process sends to itself, at byte offsets soff of sbuf and
- * roff of rbuf: MPI_ERR_BUFFER when both are non-empty and the arguments
- * alias (sbuf == rbuf, or the two blocks begin at the same byte: "in
- * place" is said with MPI_IN_PLACE).  Local, so a root that alone finds it
+ * roff of rbuf: MPI_ERR_BUFFER when both are non-empty and begin at the
+ * same byte ("in place" is said with MPI_IN_PLACE).  The bytes the datatypes
+ * touch decide, not the pointers: MPI_BOTTOM as both buffers with datatypes
+ * of absolute addresses is fine.  Local, so a root that alone finds it
  * returns at once. */
 int mpi_coll_check_alias_self(const void *sbuf, MPI_Count soff, MPI_Count scount,
                               const obj_datatype_t *sdt, const void *rbuf, MPI_Count roff,

@@ -53,7 +53,8 @@ int mpii_comm_set_name(obj_comm_t *comm, const char *comm_name)
 
 int mpii_comm_get_name(obj_comm_t *comm, char *comm_name, int *resultlen)
 {
-    snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", comm->name);
+    /* MPI-4.1 7.10: the null handle has a name too. */
+    snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", comm ? comm->name : "MPI_COMM_NULL");
     *resultlen = (int)strlen(comm_name);
     return MPI_SUCCESS;
 }
@@ -96,10 +97,10 @@ int mpii_comm_set_info(obj_comm_t *comm, obj_info_t *info)
 
 int mpii_comm_get_info(obj_comm_t *comm, MPI_Info *info_used)
 {
-    obj_info_t *copy;
-    int rc = obj_info_copy(comm->info, &copy);
+    obj_info_t *used;
+    int rc = obj_comm_get_info(comm, &used);
     if (rc == MPI_SUCCESS)
-        *info_used = obj_info_handle(copy);
+        *info_used = obj_info_handle(used);
     return rc;
 }
 

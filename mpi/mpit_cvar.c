@@ -9,13 +9,15 @@
  *   string                MPI_CHAR                 MPIT_STRING_MAX (NUL-terminated)
  *
  * Verbosity comes from the level (1-3 user, 4-6 tuner, 7-9 developer),
- * desc is the help text, every cvar is bound to no object.  Parameters are
- * read when the library comes up (MPI_Init, the first session), so they are
- * writable only while it is down: before MPI_Init, or between MPI_T_init and
- * MPI_Init in a tool; afterwards a write is MPI_T_ERR_CVAR_SET_NOT_NOW.  The
- * exceptions, read at every use, are in dynamic_params[].  Scope: LOCAL for
- * those and the *_verbose parameters (they only change what this process
- * prints), ALL_EQ for the rest (a job should agree on them).
+ * desc is the help text, every cvar is bound to no object.  Most parameters
+ * are read when the library comes up (MPI_Init, the first session), so they
+ * are writable only while it is down: before MPI_Init, or between MPI_T_init
+ * and MPI_Init in a tool; while MPI runs their scope is MPI_T_SCOPE_CONSTANT
+ * and a write is MPI_T_ERR_CVAR_SET_NOT_NOW.  The exceptions, read at every
+ * use, are in dynamic_params[]: writable at any time, for the operations
+ * that start after the write.  Scope of a writable one: LOCAL for
+ * mpi_show_errors and the *_verbose parameters (they only change what this
+ * process prints), ALL_EQ for the rest (a job must agree on them).
  *
  * A write goes through rail_param_set: the value is checked like one from
  * the environment, stored in the framework's variable and shown with origin
@@ -33,8 +35,13 @@
 
 #define MPIT_STRING_MAX 4096
 
-/* Parameters read at every use: writable at any time. */
-static const char *const dynamic_params[] = {"mpi_show_errors"};
+/* Parameters read at every use: writable at any time.  "*" stands for any
+ * run of letters and underscores.  test/mpit/mpit_cvar_dynamic.c writes
+ * each after MPI_Init and checks its effect. */
+static const char *const dynamic_params[] = {
+    "mpi_show_errors", "coll_verbose", "coll_check", "coll_tuned_verbose",
+    "coll_tuned_*_algorithm", "coll_tuned_*_segsize", "coll_tuned_*_window",
+};
 
 typedef struct cvar_handle {
     int index;     /* of the parameter */
@@ -43,23 +50,43 @@ typedef struct cvar_handle {
 
 static mpit_table_t cvar_handles;
 
-static bool is_dynamic(const rail_param_t *p)
-{
-    for (size_t i = 0; i < RAIL_ARRAY_SIZE(dynamic_params); i++)
-        if (strcmp(p->name, dynamic_params[i]) == 0)
-            return true;
-    return false;
-}
-
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* name matches pattern, where one "*" stands for [a-z_]+. */
+static bool name_matches(const char *name, const char *pattern)
+{
+    const char *star = strchr(pattern, '*');
+    if (!star)
+        return strcmp(name, pattern) == 0;
+    size_t pre = (size_t)(star - pattern), n = strlen(name);
+    if (strncmp(name, pattern, pre) != 0 || !ends_with(name + pre, star + 1))
+        return false;
+    size_t mid = n - pre - strlen(star + 1);   /* ends_with: n - pre >= the suffix */
+    if (mid == 0)
+        return false;
+    for (size_t i = pre; i < pre + mid; i++)
+        if (!((name[i] >= 'a' && name[i] <= 'z') || name[i] == '_'))
+            return false;
+    return true;
+}
+
+static bool is_dynamic(const rail_param_t *p)
+{
+    for (size_t i = 0; i < RAIL_ARRAY_SIZE(dynamic_params); i++)
+        if (name_matches(p->name, dynamic_params[i]))
+            return true;
+    return false;
+}
+
 static int scope_of(const rail_param_t *p)
 {
-    if (is_dynamic(p) || ends_with(p->name, "_verbose"))
+    if (mpi_env.core_up && !is_dynamic(p))
+        return MPI_T_SCOPE_CONSTANT;   /* read at start-up: fixed while MPI runs */
+    if (strcmp(p->name, "mpi_show_errors") == 0 || ends_with(p->name, "_verbose"))
         return MPI_T_SCOPE_LOCAL;
     return MPI_T_SCOPE_ALL_EQ;
 }

@@ -4,9 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The entry points pass no datatype for MPI_DATATYPE_NULL, count 0 and
+ * MPI_PROC_NULL (accepted, as MPICH does: it moves nothing). */
+static obj_datatype_t *recv_type(obj_datatype_t *datatype)
+{
+    return datatype ? datatype : obj_datatype_predef(MPI_BYTE);
+}
+
 int mpii_recv(void *buf, MPI_Count count, obj_datatype_t *datatype, int source, int tag,
               obj_comm_t *comm, MPI_Status *status)
 {
+    datatype = recv_type(datatype);
     obj_req_status_t st;
     int rc = pml_recv(buf, count, datatype, source, tag, comm, 0, &st);
     obj_status_write(status, &st, false);
@@ -17,7 +25,7 @@ int mpii_irecv(void *buf, MPI_Count count, obj_datatype_t *datatype, int source,
                obj_comm_t *comm, MPI_Request *request)
 {
     obj_request_t *req;
-    int rc = pml_irecv(buf, count, datatype, source, tag, comm, 0, &req);
+    int rc = pml_irecv(buf, count, recv_type(datatype), source, tag, comm, 0, &req);
     if (rc != MPI_SUCCESS)
         return rc;
     *request = (MPI_Request)req;

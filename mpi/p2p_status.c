@@ -75,7 +75,7 @@ static int bytes_of_elements(obj_datatype_t *datatype, MPI_Count count, MPI_Coun
     return MPI_SUCCESS;
 }
 
-int mpii_status_set_elements(MPI_Status *status, obj_datatype_t *datatype, int count)
+int mpii_status_set_elements(MPI_Status *status, obj_datatype_t *datatype, MPI_Count count)
 {
     MPI_Count bytes;
     int rc = bytes_of_elements(datatype, count, &bytes);
@@ -86,11 +86,7 @@ int mpii_status_set_elements(MPI_Status *status, obj_datatype_t *datatype, int c
 
 int mpii_status_set_elements_x(MPI_Status *status, obj_datatype_t *datatype, MPI_Count count)
 {
-    MPI_Count bytes;
-    int rc = bytes_of_elements(datatype, count, &bytes);
-    if (rc == MPI_SUCCESS)
-        obj_status_set_bytes(status, bytes);
-    return rc;
+    return mpii_status_set_elements(status, datatype, count);
 }
 
 int mpii_status_set_cancelled(MPI_Status *status, int flag)

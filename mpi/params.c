@@ -3,10 +3,12 @@
  * tool see the same list. */
 #include "mpi/mpi_env.h"
 #include "obj/obj.h"
+#include "obj/datatype.h"
 #include "base/param.h"
 #include "base/pvar.h"
 #include "base/op.h"
 #include "base/copy.h"
+#include "base/rcache.h"
 #include "pml/pml.h"
 #include "btl/btl.h"
 #include "accel/accel.h"
@@ -40,6 +42,12 @@ static int mpi_register_params(void)
         "mpi_show_errors", false,
         "Print every MPI error, also those returned to the caller (MPI_ERRORS_RETURN)",
         RAIL_PARAM_LEVEL_USER, &mpi_env.verbose_errors));
+    RAIL_CHECK(rail_param_register_bool(
+        "mpi_reduce_char_strict", false,
+        "Refuse reductions on MPI_CHAR, as the standard's tables do; by default (an extension, "
+        "as Open MPI and MPICH) every arithmetic, logical and bitwise operation reduces it as "
+        "signed char.  Read when MPI comes up",
+        RAIL_PARAM_LEVEL_USER, &obj_datatype_char_strict));
     RAIL_CHECK(obj_register_pvars());
     RAIL_CHECK(rail_pvar_register(&cpu_time_pvar));
 fail:
@@ -52,6 +60,7 @@ int mpi_params_register_all(void)
         mpi_register_params,
         rail_op_register_params,
         rail_copy_register_params,
+        rail_rcache_register_params,
         accel_register_params,
         rte_register_params,
         btl_base_register_params,

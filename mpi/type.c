@@ -305,8 +305,10 @@ int mpii_type_get_name(obj_datatype_t *datatype, char *type_name, int *resultlen
 {
     if (!type_name || !resultlen)
         return obj_errf(MPI_ERR_ARG, "type_name and resultlen must not be NULL");
-    size_t n = strlen(datatype->name);
-    memcpy(type_name, datatype->name, n + 1);
+    /* MPI-4.1 5.1.14: the null handle has a name too. */
+    const char *name = datatype ? datatype->name : "MPI_DATATYPE_NULL";
+    size_t n = strlen(name);
+    memcpy(type_name, name, n + 1);
     *resultlen = (int)n;
     return MPI_SUCCESS;
 }

@@ -192,23 +192,77 @@ int obj_comm_compare(const obj_comm_t *comm1, const obj_comm_t *comm2)
 
 /* ------------------------------------------------------------ info hints */
 
-/* Merge the hints of info into *dst (created when needed). */
-int comm_info_merge(obj_info_t **dst, const obj_info_t *info)
+/* The hints a communicator supports (MPI-4.1 7.4.4), with their defaults:
+ * MPI_Comm_get_info returns each of them, and set_info, dup_with_info and
+ * the session constructors ignore every other key.  The assertions are
+ * accepted and not yet used to take a faster path.  Implementation-set
+ * hints (mpi_hw_resource_type, comm_set_hint) come on top. */
+static const struct {
+    const char *key, *def;
+} comm_hints[] = {
+    {"mpi_assert_no_any_tag", "false"},
+    {"mpi_assert_no_any_source", "false"},
+    {"mpi_assert_exact_length", "false"},
+    {"mpi_assert_allow_overtaking", "false"},
+};
+
+static bool comm_hint_supported(const char *key, const char *value)
+{
+    for (size_t i = 0; i < RAIL_ARRAY_SIZE(comm_hints); i++)
+        if (strcmp(key, comm_hints[i].key) == 0)
+            return strcmp(value, "true") == 0 || strcmp(value, "false") == 0;
+    return false;
+}
+
+/* Merge the hints of info into *dst (created when needed); user_hints: keep
+ * only the supported ones. */
+static int comm_info_merge_keys(obj_info_t **dst, const obj_info_t *info, bool user_hints)
 {
     if (!info || info->n == 0)
         return MPI_SUCCESS;
     if (!*dst && !(*dst = obj_info_new()))
         return obj_errf(MPI_ERR_NO_MEM, "out of memory");
-    for (int i = 0; i < info->n; i++)
+    for (int i = 0; i < info->n; i++) {
+        if (user_hints && !comm_hint_supported(info->keys[i], info->values[i]))
+            continue;
         if (obj_info_set_value(*dst, info->keys[i], info->values[i]) != MPI_SUCCESS)
             return obj_errf(MPI_ERR_NO_MEM, "out of memory");
+    }
     return MPI_SUCCESS;
+}
+
+int comm_info_merge(obj_info_t **dst, const obj_info_t *info)
+{
+    return comm_info_merge_keys(dst, info, true);
+}
+
+int comm_info_copy(obj_info_t **dst, const obj_info_t *info)
+{
+    return comm_info_merge_keys(dst, info, false);
 }
 
 int obj_comm_set_info(obj_comm_t *comm, const obj_info_t *info)
 {
     /* MPI-4.1 7.4.4: hints not named in info keep their values. */
     return comm_info_merge(&comm->info, info);
+}
+
+int obj_comm_get_info(const obj_comm_t *comm, obj_info_t **out)
+{
+    obj_info_t *info = NULL;
+    int rc = comm->info ? obj_info_copy(comm->info, &info) : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS && !info && !(info = obj_info_new()))
+        rc = obj_errf(MPI_ERR_NO_MEM, "out of memory");
+    for (size_t i = 0; rc == MPI_SUCCESS && i < RAIL_ARRAY_SIZE(comm_hints); i++)
+        if (!obj_info_value(info, comm_hints[i].key) &&
+            obj_info_set_value(info, comm_hints[i].key, comm_hints[i].def) != MPI_SUCCESS)
+            rc = obj_errf(MPI_ERR_NO_MEM, "out of memory");
+    if (rc != MPI_SUCCESS) {
+        obj_info_release(info);
+        return rc;
+    }
+    *out = info;
+    return MPI_SUCCESS;
 }
 
 int comm_set_hint(obj_comm_t *c, const char *key, const char *value)

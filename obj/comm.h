@@ -158,6 +158,9 @@ int obj_comm_disconnect(obj_comm_t *comm);
 int obj_comm_compare(const obj_comm_t *a, const obj_comm_t *b);
 /* Hints not named in info keep their values (MPI-4.1 7.4.4). */
 int obj_comm_set_info(obj_comm_t *comm, const obj_info_t *info);
+/* A new info with the hints in use: the supported ones (with their
+ * defaults where not set) and those the implementation set. */
+int obj_comm_get_info(const obj_comm_t *comm, obj_info_t **out);
 /* MPI_Get_hw_resource_info: this process's place in hwloc's levels. */
 int obj_comm_hw_resource_info(obj_info_t **out);
 

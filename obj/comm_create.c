@@ -25,7 +25,7 @@ static int dup_copy(obj_comm_t *comm, obj_comm_t *c, const obj_info_t *info, boo
 {
     int rc = obj_topo_copy(comm->topo, &c->topo);
     if (rc == MPI_SUCCESS)
-        rc = comm_info_merge(&c->info, with_info ? info : comm->info);
+        rc = with_info ? comm_info_merge(&c->info, info) : comm_info_copy(&c->info, comm->info);
     if (rc == MPI_SUCCESS)
         rc = obj_attr_copy_all(OBJ_ATTR_COMM, obj_comm_handle(comm), comm->attrs, &c->attrs);
     return rc;

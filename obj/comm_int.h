@@ -116,8 +116,11 @@ int comm_setup_inter(obj_comm_t *c, obj_group_t *local, obj_group_t *remote, uin
                      uint32_t local_cid);
 /* Take a communicator down now (refcount already 0 or never handed out). */
 void comm_destroy(obj_comm_t *c);
-/* Merge the hints of info into *dst (created when needed). */
+/* Merge the user's hints in info into *dst (created when needed): only
+ * those the communicator supports (obj/comm.c).  comm_info_copy merges all
+ * (another communicator's hints, implementation-set ones included). */
 int comm_info_merge(obj_info_t **dst, const obj_info_t *info);
+int comm_info_copy(obj_info_t **dst, const obj_info_t *info);
 /* Priority key of an agreement among all processes of comm. */
 uint64_t comm_key_of(const obj_comm_t *comm);
 

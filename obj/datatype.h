@@ -70,6 +70,9 @@ void obj_datatype_release(obj_datatype_t *d);
 
 /* Predefined datatypes (obj/datatype_predef.c). */
 int obj_datatype_predef_init(void);
+/* Parameter mpi_reduce_char_strict: MPI_CHAR refuses the reduction
+ * operations (the standard's tables) instead of reducing as signed char. */
+extern bool obj_datatype_char_strict;
 /* The predefined object of a predefined handle (NULL if h is none). */
 obj_datatype_t *obj_datatype_predef(MPI_Datatype h);
 

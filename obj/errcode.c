@@ -1,5 +1,11 @@
 /* Error classes, codes and strings: the predefined classes (generated from
- * the API spec) and the classes, codes and strings users add and remove. */
+ * the API spec) and the classes, codes and strings users add and remove.
+ *
+ * User codes live in one array indexed by code - MPI_ERR_LASTCODE - 1.  A
+ * class counts its live codes, so removing a class is O(1); removed slots
+ * wait on a FIFO list and are reused oldest first (a stale code names a new
+ * one as late as possible), so add and remove are O(1) amortised and the
+ * array stays as large as the most codes alive at once. */
 #include "obj/errcode.h"
 #include "obj/err.h"
 
@@ -11,16 +17,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* User-added classes and codes, numbered from MPI_ERR_LASTCODE + 1. */
 typedef struct user_code {
     int cls;         /* its class (itself for a class) */
     bool is_class;
     bool in_use;
+    int ncodes;      /* a class: its live codes */
+    int next_free;   /* free: the next slot of the FIFO list, or -1 */
     char *string;
 } user_code_t;
 
 static user_code_t *user_codes;
 static int n_user, cap_user;
+static int free_head = -1, free_tail = -1;
 static pthread_mutex_t code_lock = PTHREAD_MUTEX_INITIALIZER;
 int obj_errcode_lastused = MPI_ERR_LASTCODE;
 
@@ -74,26 +82,59 @@ int obj_errcode_string(int code, char *buf, int *len)
     return rc;
 }
 
-static int add_code(int cls, bool is_class, int *out)
+/* A slot for a new code: the oldest free one, else a new one at the end;
+ * -1 when out of memory. */
+static int slot_take(void)
 {
-    pthread_mutex_lock(&code_lock);
+    if (free_head >= 0) {
+        int i = free_head;
+        free_head = user_codes[i].next_free;
+        if (free_head < 0)
+            free_tail = -1;
+        return i;
+    }
     if (n_user == cap_user) {
         int ncap = cap_user ? 2 * cap_user : 16;
         user_code_t *n = realloc(user_codes, (size_t)ncap * sizeof(*n));
-        if (!n) {
-            pthread_mutex_unlock(&code_lock);
-            return obj_errf(MPI_ERR_NO_MEM, "out of memory adding an error code");
-        }
+        if (!n)
+            return -1;
         user_codes = n;
         cap_user = ncap;
     }
-    int code = MPI_ERR_LASTCODE + 1 + n_user;
-    user_codes[n_user++] = (user_code_t){is_class ? code : cls, is_class, true, NULL};
-    if (code > obj_errcode_lastused)
-        obj_errcode_lastused = code;
+    return n_user++;
+}
+
+static void slot_give(int i)
+{
+    free(user_codes[i].string);
+    user_codes[i] = (user_code_t){.in_use = false, .next_free = -1};
+    if (free_tail >= 0)
+        user_codes[free_tail].next_free = i;
+    else
+        free_head = i;
+    free_tail = i;
+}
+
+static int add_code(int cls, bool is_class, int *out)
+{
+    pthread_mutex_lock(&code_lock);
+    user_code_t *owner = is_class ? NULL : user_entry(cls);
+    int rc = MPI_SUCCESS, i = -1;
+    if (!is_class && !obj_errcode_is_predefined(cls) && !(owner && owner->is_class))
+        rc = obj_errf(MPI_ERR_ARG, "%d is not an error class", cls);
+    else if ((i = slot_take()) < 0)
+        rc = obj_errf(MPI_ERR_NO_MEM, "out of memory adding an error code");
+    if (rc == MPI_SUCCESS) {
+        int code = MPI_ERR_LASTCODE + 1 + i;
+        user_codes[i] = (user_code_t){is_class ? code : cls, is_class, true, 0, -1, NULL};
+        if (owner)   /* slot_take may have moved the array */
+            user_entry(cls)->ncodes++;
+        if (code > obj_errcode_lastused)
+            obj_errcode_lastused = code;
+        *out = code;
+    }
     pthread_mutex_unlock(&code_lock);
-    *out = code;
-    return MPI_SUCCESS;
+    return rc;
 }
 
 int obj_errcode_add_class(int *errorclass)
@@ -103,15 +144,6 @@ int obj_errcode_add_class(int *errorclass)
 
 int obj_errcode_add_code(int errorclass, int *errorcode)
 {
-    bool ok = obj_errcode_is_predefined(errorclass);
-    if (!ok) {
-        pthread_mutex_lock(&code_lock);
-        user_code_t *u = user_entry(errorclass);
-        ok = u && u->is_class;
-        pthread_mutex_unlock(&code_lock);
-    }
-    if (!ok)
-        return obj_errf(MPI_ERR_ARG, "%d is not an error class", errorclass);
     return add_code(errorclass, false, errorcode);
 }
 
@@ -140,15 +172,13 @@ int obj_errcode_remove(int code, bool want_class)
     if (!u || u->is_class != want_class) {
         rc = obj_errf(MPI_ERR_ARG, "%d is not a user-defined error %s", code,
                       want_class ? "class" : "code");
-    } else if (want_class) {
-        for (int i = 0; i < n_user; i++)
-            if (user_codes[i].in_use && !user_codes[i].is_class && user_codes[i].cls == code)
-                rc = obj_errf(MPI_ERR_ARG, "error class %d still has error codes", code);
-    }
-    if (rc == MPI_SUCCESS) {
-        free(u->string);
-        u->string = NULL;
-        u->in_use = false;
+    } else if (want_class && u->ncodes > 0) {
+        rc = obj_errf(MPI_ERR_ARG, "error class %d still has %d error codes", code, u->ncodes);
+    } else {
+        user_code_t *owner = want_class ? NULL : user_entry(u->cls);
+        if (owner)
+            owner->ncodes--;
+        slot_give(code - MPI_ERR_LASTCODE - 1);
     }
     pthread_mutex_unlock(&code_lock);
     return rc;

@@ -131,7 +131,9 @@ int obj_request_cancel(obj_request_t *req)
 {
     if (obj_request_inactive(req))
         return obj_errf(MPI_ERR_REQUEST, "cannot cancel an inactive persistent request");
-    if (req->ops->cancel && !obj_request_is_complete(req))
+    /* A generalized request's cancel_fn runs also after MPI_Grequest_complete,
+     * with complete true (MPI-4.1 13.2): only the user knows what to undo. */
+    if (req->ops->cancel && (!obj_request_is_complete(req) || req->kind == OBJ_REQ_GREQ))
         return req->ops->cancel(req);
     return MPI_SUCCESS;
 }

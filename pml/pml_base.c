@@ -285,6 +285,8 @@ int pml_init(int thread_level)
     RAIL_CHECK(btl_base_init());
     RAIL_CHECK(rte_modex_commit());
     RAIL_CHECK(rte_fence(true));
+    RAIL_CHECK(rte_kernel_update());
+    rail_progress_set_load(rte_info.oversubscribed, rte_info.kernel_size > rte_info.local_size);
     RAIL_CHECK(btl_base_add_procs(rte_info.size));
     pml_n_peers = rte_info.size;
     pml_my_world = rte_info.rank;

@@ -29,7 +29,11 @@ typedef struct rte_info {
     int num_cpus;          /* CPUs this process may run on (its cpuset) */
     int node_cpus;         /* CPUs of the node the job may use: the launcher's cpuset,
                             * at most what the cgroup's CPU quota allows (0: unknown) */
-    bool oversubscribed;   /* more local ranks than node_cpus: waits must sleep, not spin */
+    int kernel_size;       /* the job's processes on this machine's kernel: local_size,
+                            * plus those of other hosts that share the kernel
+                            * (network namespaces, containers; rte_kernel.c) */
+    bool oversubscribed;   /* more ranks than node_cpus (local_size, or kernel_size once
+                            * rte_kernel_update ran): waits must sleep, not spin */
     bool singleton;        /* started without a launcher */
     char nspace[256];      /* job namespace (PMIx nspace) */
     char hostname[256];    /* this node's name as the launcher knows it */
@@ -87,6 +91,13 @@ int rte_fence(bool collect);
  * host when asked (direct modex), waiting until that rank has committed it.
  * MPI_ERR_OTHER when the rank put no such key. */
 int rte_modex_get(int rank, const char *key, void **data, size_t *len);
+
+/* Hosts sharing one kernel (runtime/rte_kernel.c): rte_kernel_put puts
+ * this kernel's boot id in the modex (rte_init calls it); after a
+ * collecting fence rte_kernel_update sets kernel_size, and sets
+ * oversubscribed when kernel_size exceeds node_cpus. */
+int rte_kernel_put(void);
+int rte_kernel_update(void);
 
 /* Node index of a rank (same numbering as rte_info.node_id); -1 if unknown. */
 int rte_node_of(int rank);

@@ -466,6 +466,9 @@ int rte_init(void)
     rte_set_cpus();
     rail_log_set_identity(rte_info.rank, rte_info.hostname);
     rte.initialized = true;
+    rc = rte_kernel_put();
+    if (rc != MPI_SUCCESS)
+        goto fail;
     return MPI_SUCCESS;
 fail:
     rte_finalize();

@@ -219,7 +219,7 @@ void *coll_sched_red_tmp(coll_sched_t *s, MPI_Count n)
 
 void *coll_sched_host_tmp(coll_sched_t *s, size_t len)
 {
-    void *mem = malloc(len ? len : 1);
+    void *mem = coll_scratch_get(len);
     return keep_tmp(s, mem, mem, false);
 }
 

@@ -13,10 +13,7 @@
 #include "base/log.h"
 #include "base/param.h"
 
-#include <stdatomic.h>
-
 static int tuned_priority;
-static _Atomic int tuned_comms;   /* communicators holding the module */
 
 static int tuned_register_params(void)
 {
@@ -25,11 +22,6 @@ static int tuned_register_params(void)
                                      "chosen by communicator and message size; negative: do "
                                      "not use)",
                                      RAIL_PARAM_LEVEL_TUNER, &tuned_priority);
-    if (rc == MPI_SUCCESS)
-        rc = rail_param_register_size("coll_tuned_scratch_max", (size_t)32 << 20,
-                                      "Largest host temporary the tuned component keeps for "
-                                      "later calls (reused buffers do not fault in again)",
-                                      RAIL_PARAM_LEVEL_TUNER, &coll_tuned_scratch_max);
     if (rc == MPI_SUCCESS)
         rc = rail_param_register_size("coll_tuned_alltoall_single_copy_min", (size_t)128 << 10,
                                       "On a node with more processes of the job than CPUs: "
@@ -224,13 +216,6 @@ static int tuned_scatter(const void *sbuf, MPI_Count scount, obj_datatype_t *sdt
 
 extern const coll_component_t coll_tuned_component;
 
-static void tuned_release(coll_module_t *module, obj_comm_t *comm)
-{
-    (void)module;
-    (void)comm;
-    if (atomic_fetch_sub(&tuned_comms, 1) == 1)
-        tuned_scratch_drop();
-}
 
 static coll_module_t tuned_module = {
     .component = &coll_tuned_component,
@@ -246,7 +231,6 @@ static coll_module_t tuned_module = {
         .gather = tuned_gather,
         .scatter = tuned_scatter,
     },
-    .release = tuned_release,
 };
 
 static coll_module_t *tuned_comm_query(obj_comm_t *comm, int *priority)
@@ -256,7 +240,6 @@ static coll_module_t *tuned_comm_query(obj_comm_t *comm, int *priority)
         return NULL;
     }
     tuned_decide_init();
-    atomic_fetch_add(&tuned_comms, 1);
     *priority = tuned_priority;
     return &tuned_module;
 }

@@ -16,6 +16,9 @@ int coll_tuned_verbose;
 static const char *rules_file;
 static const char *forced_str[COLL_OP_COUNT];
 static int forced[COLL_OP_COUNT];   /* table index + 1 of the forced algorithm, 0: none */
+/* The value forced[] was resolved from: MPI_T may write the parameter while
+ * MPI runs (a new string each time), and the next decision sees it. */
+static const char *forced_seen[COLL_OP_COUNT];
 static char choices[COLL_OP_COUNT][512];
 static char names[COLL_OP_COUNT][64];
 static char helps[COLL_OP_COUNT][700];
@@ -27,6 +30,7 @@ static unsigned char said[TUNED_NALGS];   /* fallback messages given (1: forced,
 static void resolve_forced(int op)
 {
     const char *v = forced_str[op];
+    forced_seen[op] = v;
     forced[op] = 0;
     if (!v || !*v || strcmp(v, "auto") == 0)
         return;
@@ -207,6 +211,8 @@ static int last_resort(int op)
 const coll_tuned_alg_t *tuned_decide(coll_tuned_call_t *c)
 {
     const char *why = NULL;
+    if (RAIL_UNLIKELY(forced_str[c->op] != forced_seen[c->op]))
+        resolve_forced(c->op);
     int k = forced[c->op] - 1;
     if (k >= 0) {
         if (tuned_alg_fits(&coll_tuned_table[k], c, &why)) {

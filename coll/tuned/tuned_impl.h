@@ -237,12 +237,10 @@ int tuned_flat_begin(tuned_flat_t *f, const void *buf, MPI_Count count, obj_data
 int tuned_flat_end(tuned_flat_t *f, void *buf, MPI_Count count, obj_datatype_t *dt, bool store);
 
 /* A temporary of n bytes: on the device of `like` when device, else from
- * the host scratch cache; *mem gets what to free with tuned_bytes_free. */
+ * the framework's host cache (coll_scratch_get); *mem gets what to free
+ * with tuned_bytes_free. */
 void *tuned_bytes_alloc(size_t n, bool device, const void *like, void **mem);
 void tuned_bytes_free(void *mem, bool device);
-/* Free the cached host scratch buffers (the last communicator went). */
-void tuned_scratch_drop(void);
-extern size_t coll_tuned_scratch_max;
 /* Blocks of at least this many bytes on an oversubscribed node: alltoall
  * goes linear, every block by single-copy get (PML_SINGLE_COPY). */
 extern size_t coll_tuned_alltoall_single_copy_min;

@@ -4,7 +4,6 @@
 #include "base/dt.h"
 #include "pml/pml.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,79 +51,13 @@ int tuned_memcpy(void *dst, const void *src, size_t n)
 
 /* ------------------------------------------------------------ scratch */
 
-/*
- * Host temporaries come from a small cache of buffers kept between calls:
- * a large malloc is an mmap whose pages fault in on every call (glibc gives
- * them back when they are freed), which costs more than the collective
- * itself at a few hundred KiB.  Lock-free (MPI_THREAD_MULTIPLE): a buffer
- * is taken out of its slot with an atomic exchange and put back into an
- * empty slot with a compare-and-swap.  Buffers above coll_tuned_scratch_max
- * are not kept.  Freed when the last communicator goes (tuned_scratch_drop).
- */
-#define SCRATCH_SLOTS 4
-
-typedef struct scratch {
-    size_t cap;
-    size_t pad[7];   /* data 64-byte aligned after the header */
-} scratch_t;
-
-static _Atomic(scratch_t *) scratch[SCRATCH_SLOTS];
-size_t coll_tuned_scratch_max = (size_t)32 << 20;
+/* Host temporaries come from the framework's cache (coll_scratch_get), so
+ * that large ones do not fault in on every call. */
 size_t coll_tuned_alltoall_single_copy_min = (size_t)128 << 10;
-
-static void scratch_put(void *p);
-
-/* A cached buffer of at least n bytes, else a new one; when none fits,
- * one cached buffer that is too small is dropped, so that the new one
- * finds a slot when it comes back (the cache follows the sizes in use). */
-static void *scratch_get(size_t n)
-{
-    scratch_t *small = NULL;
-    for (int i = 0; i < SCRATCH_SLOTS; i++) {
-        scratch_t *h = atomic_exchange(&scratch[i], NULL);
-        if (!h)
-            continue;
-        if (h->cap >= n) {
-            if (small)
-                scratch_put(small + 1);
-            return h + 1;
-        }
-        if (!small) {
-            small = h;
-            continue;
-        }
-        scratch_t *none = NULL;
-        if (!atomic_compare_exchange_strong(&scratch[i], &none, h))
-            free(h);
-    }
-    free(small);
-    scratch_t *h = malloc(sizeof(*h) + n);
-    if (!h)
-        return NULL;
-    h->cap = n;
-    return h + 1;
-}
-
-static void scratch_put(void *p)
-{
-    scratch_t *h = (scratch_t *)p - 1;
-    for (int i = 0; h->cap <= coll_tuned_scratch_max && i < SCRATCH_SLOTS; i++) {
-        scratch_t *none = NULL;
-        if (atomic_compare_exchange_strong(&scratch[i], &none, h))
-            return;
-    }
-    free(h);
-}
-
-void tuned_scratch_drop(void)
-{
-    for (int i = 0; i < SCRATCH_SLOTS; i++)
-        free(atomic_exchange(&scratch[i], NULL));
-}
 
 void *tuned_bytes_alloc(size_t n, bool device, const void *like, void **mem)
 {
-    *mem = device ? accel_alloc_device(n ? n : 1, like) : scratch_get(n ? n : 1);
+    *mem = device ? accel_alloc_device(n ? n : 1, like) : coll_scratch_get(n);
     return *mem;
 }
 
@@ -135,7 +68,7 @@ void tuned_bytes_free(void *mem, bool device)
     if (device)
         accel_free_device(mem);
     else
-        scratch_put(mem);
+        coll_scratch_put(mem);
 }
 
 /* ------------------------------------------------------------ flat views */

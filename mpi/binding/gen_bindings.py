@@ -457,6 +457,10 @@ class EntryGen:
                          % (self.comm_obj(), buf))
         elif w and w.startswith("notinplace:"):
             conds.append("%s != MPI_IN_PLACE" % w.split(":", 1)[1])
+        elif w and w.startswith("nulltype:"):
+            _, count, rank = w.split(":")
+            conds.append("!(%s == MPI_DATATYPE_NULL && %s == 0 && %s == MPI_PROC_NULL)"
+                         % (p.name, count, rank))
         elif w:
             raise SpecError("%s: unknown condition %s" % (self.proc.where, w))
         return " && ".join(conds) or None
@@ -595,7 +599,11 @@ class EntryGen:
             cond = self.condition(p, rooted_skip)
             self.param_checks(b, p, cond, done)
             for bp in bufs.get(p.name, []):
-                self.buffer_check(b, bp, self.condition(bp, rooted_skip, buffer=True))
+                bcond = self.condition(bp, rooted_skip, buffer=True)
+                dt = proc.param(bp.ann["buf"].split(":")[1])
+                if str(dt.ann.get("when", "")).startswith("nulltype:"):
+                    bcond = " && ".join(c for c in (bcond, self.condition(dt, False)) if c)
+                self.buffer_check(b, bp, bcond)
         # 4. conversions for the int binding of a big-count implementation
         post = []
         frees = []

@@ -389,6 +389,9 @@ def errh_of(proc, params):
 FIXUPS = {
     # The JSON marks Scatterv_init's recvbuf root-only; it is not.
     ("MPI_Scatterv_init", "recvbuf"): {"root_only": False},
+    # The JSON gives Status_set_elements' count the kind XFER_NUM_ELEM_SMALL,
+    # so no _c form was made; MPI-4.0 defines MPI_Status_set_elements_c.
+    ("MPI_Status_set_elements", "count"): {"kind": "POLYXFER_NUM_ELEM"},
 }
 
 

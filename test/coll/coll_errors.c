@@ -100,6 +100,53 @@ static void still_in_step(int me)
     }
 }
 
+/* A struct datatype of one int at the absolute address of x. */
+static MPI_Datatype at_address(const int *x)
+{
+    MPI_Datatype t;
+    int one = 1;
+    MPI_Aint addr;
+    MPI_Datatype i = MPI_INT;
+    MPI_OK(MPI_Get_address(x, &addr));
+    MPI_OK(MPI_Type_create_struct(1, &one, &addr, &i, &t));
+    MPI_OK(MPI_Type_commit(&t));
+    return t;
+}
+
+/* MPI_BOTTOM as both buffers, with datatypes of absolute addresses (as
+ * mpi4py's alltoallw test): equal pointers, disjoint bytes, no alias. */
+static void bottom_not_alias(int me, int n)
+{
+    int *sb = calloc((size_t)n, sizeof(int)), *rb = calloc((size_t)n, sizeof(int));
+    MPI_Datatype *st = calloc((size_t)n, sizeof(MPI_Datatype));
+    MPI_Datatype *rt = calloc((size_t)n, sizeof(MPI_Datatype));
+    int *c = calloc((size_t)n, sizeof(int)), *d = calloc((size_t)n, sizeof(int));
+    for (int q = 0; q < n; q++) {
+        sb[q] = 100 * me + q;
+        rb[q] = -1;
+        st[q] = at_address(&sb[q]);
+        rt[q] = at_address(&rb[q]);
+        c[q] = 1;
+    }
+    MPI_OK(MPI_Alltoallw(MPI_BOTTOM, c, d, st, MPI_BOTTOM, c, d, rt, MPI_COMM_WORLD));
+    for (int q = 0; q < n; q++)
+        CHECK(rb[q] == 100 * q + me, "alltoallw at MPI_BOTTOM: [%d] = %d", q, rb[q]);
+    for (int q = 0; q < n; q++)
+        rb[q] = -1;
+    MPI_OK(MPI_Gather(MPI_BOTTOM, 1, st[1 % n], me == 0 ? MPI_BOTTOM : NULL, 1, rt[0], 0,
+                      MPI_COMM_WORLD));
+    for (int q = 0; me == 0 && q < n; q++)
+        CHECK(rb[q] == 100 * q + 1 % n, "gather at MPI_BOTTOM: [%d] = %d", q, rb[q]);
+    /* the same bytes are still an alias */
+    MPI_FAILS(MPI_Alltoallw(MPI_BOTTOM, c, d, st, MPI_BOTTOM, c, d, st, MPI_COMM_WORLD),
+              MPI_ERR_BUFFER);
+    for (int q = 0; q < n; q++) {
+        MPI_OK(MPI_Type_free(&st[q]));
+        MPI_OK(MPI_Type_free(&rt[q]));
+    }
+    free(sb), free(rb), free(st), free(rt), free(c), free(d);
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -164,6 +211,7 @@ int main(int argc, char **argv)
     MPI_FAILS(MPI_Alltoall(b, 1, MPI_INT, b, 1, MPI_INT, W), MPI_ERR_BUFFER);
     MPI_FAILS(MPI_Ialltoallv(b, counts, displs, MPI_INT, b, counts, displs, MPI_INT, W, &req),
               MPI_ERR_BUFFER);
+    bottom_not_alias(me, n);
 
     /* MPI_ERR_COUNT */
     MPI_FAILS(MPI_Bcast(a, -1, MPI_INT, 0, W), MPI_ERR_COUNT);

@@ -15,30 +15,10 @@
 . "$(dirname "$0")/../runtime/common.sh"
 
 HAN_OPS=${RAIL_TEST_HAN_OPS:-$top_builddir/test/coll/han_ops}
-[ "$(id -u)" -eq 0 ] || skip "needs root to create network namespaces"
-command -v ip >/dev/null || skip "the ip command (iproute2) is missing"
-[ -x "$RAILD" ] || skip "no raild at $RAILD"
 [ -x "$HAN_OPS" ] || skip "no han_ops at $HAN_OPS"
 
 A=hn$$a B=hn$$b
-NETNS=""
-remove_namespaces() {
-    for ns in $NETNS; do ip netns del "$ns" 2>/dev/null; done
-}
-EXTRA_CLEANUP=remove_namespaces
-for ns in $A $B; do
-    ip netns add "$ns" 2>/dev/null || skip "cannot create a network namespace (ip netns add failed)"
-    NETNS="$NETNS $ns"
-    ip -n "$ns" link set lo up || skip "cannot configure namespace $ns"
-done
-ip link add "v$$ab" type veth peer name "v$$ba" &&
-    ip link set "v$$ab" netns "$A" && ip link set "v$$ba" netns "$B" &&
-    ip -n "$A" addr add 10.214.1.1/24 dev "v$$ab" && ip -n "$B" addr add 10.214.1.2/24 dev "v$$ba" &&
-    ip -n "$A" link set "v$$ab" up && ip -n "$B" link set "v$$ba" up ||
-    skip "cannot create a veth pair"
-
-RUN_PREFIX="ip netns exec $A"
-AGENT=(--launch-agent "ip netns exec {host}")
+two_hosts $A $B 10.214.1
 
 # han_run WHAT SIZES MPIRUN-ARGS...: run han_ops, check it, its report and
 # that nothing is left in /dev/shm.
@@ -64,4 +44,11 @@ han_run "1+3 ranks" "1,3" --host "$A:1,$B:3"
 # every collective checked first (coll_check): its exchanges cross the
 # hosts too, and matching calls must pass it
 han_run "2+2 ranks, checked" "2,2" --host "$A:2,$B:2" --param coll_check=1
+
+# No transport between the hosts: a clear error at start-up naming both.
+run 60 "${AGENT[@]}" --host "$A:1,$B:1" --param btl=self,sm "$HAN_OPS"
+[ "$RC" != 0 ] || fail "btl=self,sm across 2 hosts: the job succeeded"
+expect_err "no transport reaches rank (1 on host $B from rank 0 on host $A|0 on host $A from rank 1 on host $B)" \
+    "btl=self,sm across 2 hosts: the error names both hosts"
+expect_clean "btl=self,sm across 2 hosts"
 finish

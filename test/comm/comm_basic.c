@@ -52,6 +52,13 @@ static void test_names_groups(void)
     int len, flag, res;
     MPI_OK(MPI_Comm_get_name(MPI_COMM_WORLD, name, &len));
     CHECK(strcmp(name, "MPI_COMM_WORLD") == 0 && len == 14, "WORLD's name is '%s'", name);
+    /* MPI-4.1: the null handles have names too */
+    MPI_OK(MPI_Comm_get_name(MPI_COMM_NULL, name, &len));
+    CHECK(strcmp(name, "MPI_COMM_NULL") == 0 && len == 13, "COMM_NULL's name is '%s'", name);
+    MPI_OK(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len));
+    CHECK(strcmp(name, "MPI_DATATYPE_NULL") == 0 && len == 17, "DATATYPE_NULL's name '%s'", name);
+    MPI_OK(MPI_Win_get_name(MPI_WIN_NULL, name, &len));
+    CHECK(strcmp(name, "MPI_WIN_NULL") == 0 && len == 12, "WIN_NULL's name is '%s'", name);
     MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
     MPI_OK(MPI_Comm_get_name(d, name, &len));
     CHECK(len == 0 && name[0] == 0, "a dup has no name, got '%s'", name);
@@ -126,35 +133,52 @@ static void check_hint(MPI_Comm c, const char *key, const char *want)
     MPI_OK(MPI_Info_free(&info));
 }
 
+/* MPI-4.1 7.4.4: unknown keys are ignored; get_info returns the supported
+ * hints (the assertions, "false" unless set) and no others. */
 static void test_info(void)
 {
     MPI_Comm a, b, c;
     MPI_Info info;
     MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &a));
-    check_hint(a, "mpi_assert_no_any_tag", NULL);
+    check_hint(a, "mpi_assert_no_any_tag", "false");
+    check_hint(a, "mpi_assert_allow_overtaking", "false");
     MPI_OK(MPI_Info_create(&info));
     MPI_OK(MPI_Info_set(info, "mpi_assert_no_any_tag", "true"));
     MPI_OK(MPI_Info_set(info, "rail_test_key", "v1"));
     MPI_OK(MPI_Comm_set_info(a, info));
     MPI_OK(MPI_Info_free(&info));
     check_hint(a, "mpi_assert_no_any_tag", "true");
+    check_hint(a, "rail_test_key", NULL);             /* unknown: ignored */
     MPI_OK(MPI_Info_create(&info));
     MPI_OK(MPI_Info_set(info, "rail_test_key", "v2"));
+    MPI_OK(MPI_Info_set(info, "mpi_assert_exact_length", "true"));
     MPI_OK(MPI_Comm_set_info(a, info));
-    check_hint(a, "rail_test_key", "v2");
+    check_hint(a, "rail_test_key", NULL);
+    check_hint(a, "mpi_assert_exact_length", "true");
     check_hint(a, "mpi_assert_no_any_tag", "true");   /* not named: unchanged */
     MPI_OK(MPI_Comm_dup(a, &b));
     check_hint(b, "mpi_assert_no_any_tag", "true");   /* dup copies hints */
     MPI_OK(MPI_Comm_dup_with_info(a, info, &c));
-    check_hint(c, "mpi_assert_no_any_tag", NULL);     /* replaced by info */
-    check_hint(c, "rail_test_key", "v2");
+    check_hint(c, "mpi_assert_no_any_tag", "false");  /* replaced by info */
+    check_hint(c, "mpi_assert_exact_length", "true");
+    check_hint(c, "rail_test_key", NULL);
     MPI_Comm d;
     MPI_Request rq;
     MPI_OK(MPI_Comm_idup_with_info(a, info, &d, &rq));
     MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
-    check_hint(d, "mpi_assert_no_any_tag", NULL);
-    check_hint(d, "rail_test_key", "v2");
+    check_hint(d, "mpi_assert_no_any_tag", "false");
+    check_hint(d, "rail_test_key", NULL);
     ring_check(d);
+    MPI_OK(MPI_Info_free(&info));
+    /* every key that comes back is a supported hint */
+    MPI_OK(MPI_Comm_get_info(d, &info));
+    int nkeys;
+    char key[MPI_MAX_INFO_KEY];
+    MPI_OK(MPI_Info_get_nkeys(info, &nkeys));
+    for (int i = 0; i < nkeys; i++) {
+        MPI_OK(MPI_Info_get_nthkey(info, i, key));
+        CHECK(strncmp(key, "mpi_", 4) == 0, "get_info returned key '%s'", key);
+    }
     MPI_OK(MPI_Info_free(&info));
     MPI_OK(MPI_Comm_free(&d));
     MPI_OK(MPI_Comm_free(&c));
@@ -162,9 +186,6 @@ static void test_info(void)
     MPI_OK(MPI_Comm_free(&a));
 }
 
-/* Several idups at once: on one communicator, on two communicators started
- * in a different order at even and odd ranks, and a blocking dup while an
- * idup waits for peers that have not started it yet. */
 static void test_idup(void)
 {
     MPI_Comm c1, c2, n[4], x;

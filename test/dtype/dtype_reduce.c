@@ -36,8 +36,11 @@ typedef struct {
 } tinfo_t;
 
 #define T(t, c, r) {t, #t, c, r}
-static const tinfo_t types[] = {
-    T(MPI_CHAR, NOCLASS, R_I8),          T(MPI_WCHAR, NOCLASS, R_I32),
+/* MPI_CHAR: reduced as signed char by every arithmetic, logical and
+ * bitwise operation (an extension, as Open MPI and MPICH), refused with
+ * RAIL_MPI_REDUCE_CHAR_STRICT=1 (set in main). */
+static tinfo_t types[] = {
+    T(MPI_CHAR, C_INT, R_I8),          T(MPI_WCHAR, NOCLASS, R_I32),
     T(MPI_PACKED, NOCLASS, R_U8),        T(MPI_CHARACTER, NOCLASS, R_I8),
     T(MPIX_LOGICAL16, NOCLASS, R_NONE),
     T(MPI_SIGNED_CHAR, C_INT, R_I8),     T(MPI_UNSIGNED_CHAR, C_INT, R_U8),
@@ -363,7 +366,7 @@ static void test_derived(void)
     MPI_OK(MPI_Type_commit(&s));
     char buf[64] = {0}, buf2[64] = {0};
     MPI_FAILS(MPI_Reduce_local(buf, buf2, 1, s, MPI_SUM), MPI_ERR_OP);
-    MPI_OK(MPI_Type_contiguous(4, MPI_CHAR, &cc));
+    MPI_OK(MPI_Type_contiguous(4, MPI_WCHAR, &cc));
     MPI_OK(MPI_Type_commit(&cc));
     MPI_FAILS(MPI_Reduce_local(buf, buf2, 1, cc, MPI_SUM), MPI_ERR_OP);
     MPI_FAILS(MPI_Reduce_local(buf, buf2, 1, c3, MPI_BAND), MPI_ERR_OP);
@@ -465,9 +468,37 @@ static void test_user(void)
     CHECK(commute == 1, "predefined ops are commutative");
 }
 
+/* OSU's osu_allreduce reduces MPI_CHAR: signed, so MIN of negative values
+ * is the most negative. */
+static void test_char_collective(bool strict)
+{
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    char in[3] = {(char)-(t_rank + 1), (char)(t_rank + 1), (char)(1 << (t_rank % 7))};
+    char out[3] = {0, 0, 0};
+    if (strict) {
+        MPI_FAILS(MPI_Allreduce(in, out, 1, MPI_CHAR, MPI_MIN, MPI_COMM_WORLD), MPI_ERR_OP);
+        return;
+    }
+    MPI_OK(MPI_Allreduce(in, out, 1, MPI_CHAR, MPI_MIN, MPI_COMM_WORLD));
+    CHECK(out[0] == -size, "MPI_CHAR MIN = %d, expected %d", out[0], -size);
+    MPI_OK(MPI_Allreduce(in + 1, out + 1, 1, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(out[1] == size * (size + 1) / 2, "MPI_CHAR SUM = %d", out[1]);
+    MPI_OK(MPI_Allreduce(in + 2, out + 2, 1, MPI_CHAR, MPI_BOR, MPI_COMM_WORLD));
+    int want = 0;
+    for (int r = 0; r < size; r++)
+        want |= 1 << (r % 7);
+    CHECK(out[2] == want, "MPI_CHAR BOR = %d, expected %d", out[2], want);
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
+    const char *strict = getenv("RAIL_MPI_REDUCE_CHAR_STRICT");
+    bool char_strict = strict && strcmp(strict, "1") == 0;
+    if (char_strict)
+        types[0].cls = NOCLASS;
+    test_char_collective(char_strict);
     test_predefined();
     test_derived();
     test_user();

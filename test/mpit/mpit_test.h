@@ -42,4 +42,22 @@ static inline const char *t_cvar_name(int i)
     return name;
 }
 
+/* Index of a choice of an enum cvar. */
+static inline int t_cvar_choice(const char *cvar, const char *item)
+{
+    MPI_T_enum e;
+    int num;
+    MPI_OK(MPI_T_cvar_get_info(t_cvar(cvar), NULL, NULL, NULL, NULL, &e, NULL, NULL, NULL, NULL));
+    MPI_OK(MPI_T_enum_get_info(e, &num, NULL, NULL));
+    for (int k = 0; k < num; k++) {
+        char name[64];
+        int len = sizeof(name), value;
+        MPI_OK(MPI_T_enum_get_item(e, k, &value, name, &len));
+        if (strcmp(name, item) == 0)
+            return value;
+    }
+    CHECK(0, "%s has no choice %s", cvar, item);
+    return -1;
+}
+
 #endif

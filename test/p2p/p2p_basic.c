@@ -98,6 +98,15 @@ static void proc_null(void)
     MPI_OK(MPI_Irecv(&x, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r));
     MPI_OK(MPI_Wait(&r, &st));
     CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG, "Irecv PROC_NULL");
+    /* nothing from nobody: MPI_DATATYPE_NULL is accepted (as MPICH) */
+    st.MPI_SOURCE = 99;
+    MPI_OK(MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st));
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL, "Recv DATATYPE_NULL from PROC_NULL: %d", st.MPI_SOURCE);
+    MPI_OK(MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r));
+    st.MPI_SOURCE = 99;
+    MPI_OK(MPI_Wait(&r, &st));
+    MPI_OK(MPI_Get_count(&st, MPI_BYTE, &cnt));
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL && cnt == 0, "Irecv DATATYPE_NULL from PROC_NULL");
     MPI_OK(MPI_Isend(&x, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r));
     MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     MPI_OK(MPI_Sendrecv(&x, 1, MPI_INT, MPI_PROC_NULL, 0, &x, 1, MPI_INT, MPI_PROC_NULL, 0,
@@ -134,6 +143,12 @@ static void counts(void)
     CHECK(cnt == 5, "set/get elements %d", cnt);
     MPI_OK(MPI_Get_count(&s2, MPI_BYTE, &cnt));
     CHECK(cnt == 40, "set elements -> %d bytes", cnt);
+    /* the big-count form: more elements than an int holds */
+    MPI_OK(MPI_Status_set_elements_c(&s2, MPI_DOUBLE, (MPI_Count)3 << 30));
+    MPI_OK(MPI_Get_elements_c(&s2, MPI_DOUBLE, &big));
+    CHECK(big == (MPI_Count)3 << 30, "set/get elements_c %lld", (long long)big);
+    MPI_OK(MPI_Get_elements(&s2, MPI_DOUBLE, &cnt));
+    CHECK(cnt == MPI_UNDEFINED, "3 Gi elements as int: %d", cnt);
     MPI_OK(MPI_Status_set_cancelled(&s2, 1));
     int flag;
     MPI_OK(MPI_Test_cancelled(&s2, &flag));

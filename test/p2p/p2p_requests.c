@@ -130,6 +130,19 @@ static void generalized(void)
     CHECK(h.freed == 0, "free_fn ran before completion");
     MPI_OK(MPI_Grequest_complete(keep));
     CHECK(h.freed == 1, "free_fn not run at completion of a freed request");
+
+    /* cancel after Grequest_complete: cancel_fn still runs, complete true
+     * (MPI-4.1 13.2; mpi4py's test_grequest) */
+    greq_state_t k = { 0, 0, 0 };
+    MPI_OK(MPI_Grequest_start(q_fn, f_fn, c_fn, &k, &r));
+    MPI_OK(MPI_Grequest_complete(r));
+    MPI_OK(MPI_Cancel(&r));
+    CHECK(k.cancelled == 2, "cancel_fn after completion: %s",
+          k.cancelled ? "called with complete=0" : "not called");
+    MPI_OK(MPI_Wait(&r, &st));
+    MPI_OK(MPI_Test_cancelled(&st, &flag));
+    CHECK(flag, "the query after cancel_fn did not report the cancel");
+    CHECK(k.freed == 1, "free_fn ran %d times", k.freed);
 }
 
 /* ---------------------------------------------------------- cancel */

@@ -139,22 +139,32 @@ expect_clean() {
     done
 }
 
-# netns_pair A B IF SUBNET: two network namespaces A and B (removed at exit
-# with the test's other clean-up) joined by a veth pair whose ends are both
-# called IF, addresses SUBNET.1/24 in A and SUBNET.2/24 in B; skips the
-# test when they cannot be made.
-netns_pair() {
-    local a=$1 b=$2 ifname=$3 net=$4 ns
-    NETNS_MADE="${NETNS_MADE:-} $a $b"
-    EXTRA_CLEANUP='for ns in $NETNS_MADE; do ip netns del "$ns" 2>/dev/null; done'
+# two_hosts A B NET: network namespaces A and B joined by a veth pair,
+# NET.1 in A and NET.2 in B (NET like 10.216.1, a /24 that exists only
+# inside them); mpirun then runs inside A (RUN_PREFIX) with AGENT as its
+# launch agent.  The namespaces are removed when the test ends.  Skips
+# when it cannot make them (not root, no iproute2).
+two_hosts() {
+    local a=$1 b=$2 net=$3 ns
+    [ "$(id -u)" -eq 0 ] || skip "needs root to create network namespaces"
+    command -v ip >/dev/null || skip "the ip command (iproute2) is missing"
+    [ -x "$RAILD" ] || skip "no raild at $RAILD"
+    NETNS=""
+    EXTRA_CLEANUP=remove_namespaces
     for ns in $a $b; do
         ip netns add "$ns" 2>/dev/null || skip "cannot create a network namespace (ip netns add failed)"
+        NETNS="$NETNS $ns"
         ip -n "$ns" link set lo up || skip "cannot configure namespace $ns"
     done
-    ip link add "pa$$" type veth peer name "pb$$" &&
-        ip link set "pa$$" netns "$a" && ip link set "pb$$" netns "$b" &&
-        ip -n "$a" link set "pa$$" name "$ifname" && ip -n "$b" link set "pb$$" name "$ifname" &&
-        ip -n "$a" addr add "$net.1/24" dev "$ifname" && ip -n "$b" addr add "$net.2/24" dev "$ifname" &&
-        ip -n "$a" link set "$ifname" up && ip -n "$b" link set "$ifname" up ||
+    ip link add "v$$ab" type veth peer name "v$$ba" &&
+        ip link set "v$$ab" netns "$a" && ip link set "v$$ba" netns "$b" &&
+        ip -n "$a" addr add "$net.1/24" dev "v$$ab" && ip -n "$b" addr add "$net.2/24" dev "v$$ba" &&
+        ip -n "$a" link set "v$$ab" up && ip -n "$b" link set "v$$ba" up ||
         skip "cannot create a veth pair"
+    RUN_PREFIX="ip netns exec $a"
+    AGENT=(--launch-agent "ip netns exec {host}")
+}
+
+remove_namespaces() {
+    for ns in $NETNS; do ip netns del "$ns" 2>/dev/null; done
 }

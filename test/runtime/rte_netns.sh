@@ -56,6 +56,9 @@ expect_out "^INFO rank=1 size=4 local_rank=0 local_size=2 node_rank=0 node_id=1 
 expect_out "^INFO rank=2 size=4 local_rank=1 local_size=2 node_rank=1 node_id=1 num_nodes=3 .* host=$B .* peers=1,2$" "3 hosts rank 2"
 expect_out "^INFO rank=3 size=4 local_rank=0 local_size=1 node_rank=0 node_id=2 num_nodes=3 .* host=$C .* peers=3$" "3 hosts rank 3"
 grep -q '^FAIL' "$WORK/out" && fail "3 hosts info: $(grep '^FAIL' "$WORK/out" | head -2)"
+# The three namespaces share this machine's kernel: every rank counts all 4.
+[ "$(count_out '^INFO .* kernel_size=4 peers=')" -eq 4 ] ||
+    fail "3 hosts info: every rank should count the 4 ranks on its kernel"
 expect_clean "3 hosts info"
 
 # Round-robin mapping and 8 ranks over three hosts.

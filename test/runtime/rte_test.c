@@ -74,13 +74,25 @@ static int test_info(void)
     for (int r = 0; r < rte_info.size; r++)
         EXPECT(rte_node_of(r) >= 0 && rte_node_of(r) < rte_info.num_nodes, "rte_node_of(%d) = %d",
                r, rte_node_of(r));
+    /* Every host of these tests is a namespace of this machine: after the
+     * exchange, all ranks of the job share our kernel. */
+    CHECK_OK(rte_modex_commit());
+    CHECK_OK(rte_fence(true));
+    CHECK_OK(rte_kernel_update());
+    EXPECT(rte_info.singleton || rte_info.kernel_size == rte_info.size,
+           "kernel_size %d, but all %d ranks run on this kernel", rte_info.kernel_size,
+           rte_info.size);
+    EXPECT(rte_info.oversubscribed == (rte_info.kernel_size > rte_info.node_cpus),
+           "oversubscribed %d with %d ranks on this kernel and %d CPUs", rte_info.oversubscribed,
+           rte_info.kernel_size, rte_info.node_cpus);
     printf("INFO rank=%d size=%d local_rank=%d local_size=%d node_rank=%d node_id=%u "
            "num_nodes=%d appnum=%d universe=%d host=%s jobid=%s cpus=%d node_cpus=%d "
-           "oversubscribed=%d singleton=%d peers=%s\n",
+           "oversubscribed=%d singleton=%d kernel_size=%d peers=%s\n",
            rte_info.rank, rte_info.size, rte_info.local_rank, rte_info.local_size,
            rte_info.node_rank, rte_info.node_id, rte_info.num_nodes, rte_info.appnum,
            rte_info.universe_size, rte_info.hostname, rte_info.jobid, rte_info.num_cpus,
-           rte_info.node_cpus, rte_info.oversubscribed, rte_info.singleton, peers);
+           rte_info.node_cpus, rte_info.oversubscribed, rte_info.singleton,
+           rte_info.kernel_size, peers);
     CHECK_OK(rte_fence(false));
     return check_failures;
 }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # btl ofi across real "hosts": two network namespaces joined by a veth pair
-# whose ends are both called rofi0 (so FI_TCP_IFACE=rofi0 holds on every
+# (two_hosts), its ends renamed rofi0 (so FI_TCP_IFACE=rofi0 holds on every
 # host: the tcp provider binds only that interface).  Our mpirun runs INSIDE
 # the first namespace with --launch-agent 'ip netns exec {host}'; nothing
 # here connects from the root namespace.
@@ -15,17 +15,18 @@
 . "$(dirname "$0")/../../runtime/common.sh"
 
 P2P=$top_builddir/test/p2p
-[ "$(id -u)" -eq 0 ] || skip "needs root to create network namespaces"
-command -v ip >/dev/null || skip "the ip command (iproute2) is missing"
-[ -x "$RAILD" ] || skip "no raild at $RAILD"
 [ -x "$P2P/p2p_basic" ] && [ -x "$P2P/p2p_large" ] || skip "no p2p tests in $P2P"
 
 A=of$$a B=of$$b
-netns_pair "$A" "$B" rofi0 10.215.1
-
-RUN_PREFIX="ip netns exec $A"
+two_hosts "$A" "$B" 10.215.1
+# one interface name on both hosts, so that one FI_TCP_IFACE serves both
+for end in "$A v$$ab" "$B v$$ba"; do
+    set -- $end
+    ip -n "$1" link set "$2" down && ip -n "$1" link set "$2" name rofi0 &&
+        ip -n "$1" link set rofi0 up || skip "cannot rename the veth in $1"
+done
 export FI_TCP_IFACE=rofi0
-AGENT=(--launch-agent "ip netns exec {host}" -x FI_TCP_IFACE)
+AGENT+=(-x FI_TCP_IFACE)
 
 # ofi_run WHAT PROGRAM VIA MPIRUN-ARGS...: run a p2p test on 1+1 ranks,
 # check it passed, that the peer on the other host went via VIA, and that
