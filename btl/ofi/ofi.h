@@ -211,7 +211,7 @@ typedef struct btl_ofi_module {
     btl_ofi_rma_t *free_rma;
     btl_ofi_rma_op_t *free_ops;
     btl_ofi_rma_t *deferred;      /* get/put with operations left to post */
-    void *rcache;                 /* rail_rcache_t */
+    struct rail_rcache *rcache;   /* registrations (base/rcache.h) */
     char why[256];                /* why init declined */
 } btl_ofi_module_t;
 

@@ -2,6 +2,7 @@
 #include "btl/ofi/ofi.h"
 #include "base/log.h"
 #include "base/param.h"
+#include "base/rcache.h"
 #include "runtime/rte.h"
 
 #include <stdio.h>
@@ -57,6 +58,7 @@ static int btl_ofi_register_params(void)
     RAIL_CHECK(rail_param_register_int("btl_ofi_finalize_timeout_ms", 5000,
         "How long finalize waits for sends to complete (principle: btl tcp's)", D,
         &p->finalize_timeout_ms));
+    RAIL_CHECK(rail_rcache_register_pvars("btl_ofi"));
 fail:
     return rc;
 }

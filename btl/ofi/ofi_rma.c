@@ -13,35 +13,31 @@
  */
 #include "btl/ofi/ofi.h"
 #include "base/log.h"
+#include "base/rcache.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+/* A registration: the cache's record first. */
 struct btl_ofi_mr {
-    uintptr_t base;
-    size_t len;
+    rail_rcache_reg_t super;
     struct fid_mr *mr;
     void *desc;
     uint64_t key;
 };
 
-static uintptr_t page_size(void)
+/* Register [r->super.base, + len) with the domain (the cache's mem_reg). */
+static int mr_register(void *ctx, rail_rcache_reg_t *reg)
 {
-    static uintptr_t ps;
-    if (!ps)
-        ps = (uintptr_t)sysconf(_SC_PAGESIZE);
-    return ps;
-}
-
-/* Register [r->base, r->base + r->len) with the domain. */
-static int mr_register(btl_ofi_module_t *m, btl_ofi_mr_t *r)
-{
+    btl_ofi_module_t *m = ctx;
+    btl_ofi_mr_t *r = (btl_ofi_mr_t *)reg;
     uint64_t access = FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
     /* a key of our own, unique in the domain; a FI_MR_PROV_KEY provider
      * ignores it and fi_mr_key() gives its own */
     uint64_t key = m->next_key++;
-    int rc = fi_mr_reg(m->domain, (void *)r->base, r->len, access, 0, key, 0, &r->mr, NULL);
+    r->mr = NULL;
+    int rc = fi_mr_reg(m->domain, (void *)reg->base, reg->len, access, 0, key, 0, &r->mr, NULL);
     if (rc == 0 && (m->mr_mode & FI_MR_ENDPOINT)) {
         rc = fi_mr_bind(r->mr, &m->ep->fid, 0);
         /* strict mode on a provider that does not bind: the bits it
@@ -55,8 +51,8 @@ static int mr_register(btl_ofi_module_t *m, btl_ofi_mr_t *r)
         if (r->mr)
             fi_close(&r->mr->fid);
         r->mr = NULL;
-        rail_warn("btl ofi: registering %zu bytes at %p failed: %s%s", r->len, (void *)r->base,
-                  btl_ofi_strerror(rc),
+        rail_warn("btl ofi: registering %zu bytes at %p failed: %s%s", reg->len,
+                  (void *)reg->base, btl_ofi_strerror(rc),
                   rc == -FI_ENOMEM ? " (locked-memory limit? see ulimit -l)" : "");
         return MPI_ERR_NO_MEM;
     }
@@ -65,38 +61,48 @@ static int mr_register(btl_ofi_module_t *m, btl_ofi_mr_t *r)
     return MPI_SUCCESS;
 }
 
+static int mr_deregister(void *ctx, rail_rcache_reg_t *reg)
+{
+    btl_ofi_mr_t *r = (btl_ofi_mr_t *)reg;
+    if (r->mr)
+        fi_close(&r->mr->fid);
+    r->mr = NULL;
+    return MPI_SUCCESS;
+}
+
+static const rail_rcache_ops_t mr_ops = {
+    .reg_size = sizeof(btl_ofi_mr_t),
+    .mem_reg = mr_register,
+    .mem_dereg = mr_deregister,
+};
+
 int btl_ofi_mr_init(btl_ofi_module_t *m)
 {
-    return MPI_SUCCESS;
+    m->rcache = rail_rcache_create("btl_ofi", &mr_ops, m);
+    if (!m->rcache)
+        snprintf(m->why, sizeof(m->why), "no registration cache (out of memory)");
+    return m->rcache ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
 void btl_ofi_mr_fini(btl_ofi_module_t *m)
 {
+    if (m->rcache)
+        rail_rcache_destroy(m->rcache);
+    m->rcache = NULL;
 }
 
 int btl_ofi_mr_get(btl_ofi_module_t *m, const void *base, size_t len, btl_ofi_mr_t **out)
 {
-    uintptr_t ps = page_size(), lo = (uintptr_t)base & ~(ps - 1);
-    uintptr_t hi = ((uintptr_t)base + len + ps - 1) & ~(ps - 1);
-    btl_ofi_mr_t *r = calloc(1, sizeof(*r));
-    if (!r)
-        return MPI_ERR_NO_MEM;
-    r->base = lo;
-    r->len = RAIL_MAX(hi - lo, ps);
-    int rc = mr_register(m, r);
-    if (rc != MPI_SUCCESS) {
-        free(r);
-        return rc;
-    }
-    *out = r;
-    return MPI_SUCCESS;
+    rail_rcache_reg_t *reg;
+    int rc = rail_rcache_get(m->rcache, base, RAIL_MAX(len, (size_t)1), &reg);
+    if (rc == MPI_SUCCESS)
+        *out = (btl_ofi_mr_t *)reg;
+    return rc;
 }
 
 void btl_ofi_mr_put(btl_ofi_module_t *m, btl_ofi_mr_t *r)
 {
-    if (r->mr)
-        fi_close(&r->mr->fid);
-    free(r);
+    rail_rcache_put(m->rcache, &r->super);
 }
 
 void *btl_ofi_mr_desc(btl_ofi_mr_t *r)
@@ -111,7 +117,7 @@ int btl_ofi_register_mem(btl_module_t *base, void *addr, size_t len, btl_reg_t *
     int rc = btl_ofi_mr_get(m, addr, len, &r);
     if (rc != MPI_SUCCESS)
         return rc;
-    btl_ofi_regwire_t w = {r->base, r->key, (uint64_t)(uintptr_t)r};
+    btl_ofi_regwire_t w = {r->super.base, r->key, (uint64_t)(uintptr_t)r};
     memset(reg, 0, sizeof(*reg));
     memcpy(reg->bytes, &w, sizeof(w));
     reg->len = sizeof(w);
