@@ -165,6 +165,10 @@ typedef struct btl_component {
      * business card.  *n = 0 when the component cannot run here, after
      * saying why at verbose level. */
     int (*init)(btl_module_t **mods, int *n);
+    /* --- additions (ofi engineer) --- */
+    /* Optional: what the component would use on this machine, or why it
+     * cannot run here, into buf (railinfo; no MPI_Init, no peers). */
+    void (*describe)(char *buf, size_t len);
 } btl_component_t;
 
 /* ---------------------------------------------------------------- base */
@@ -182,6 +186,10 @@ int btl_base_init(void);
  * module (and endpoint) the pml uses for that peer. */
 int btl_base_add_procs(int nprocs);
 int btl_base_progress(void);
+/* Is the component called name in the selection (parameter "btl")?  For a
+ * component whose rank depends on another's presence (btl ofi on a
+ * software provider defers to btl tcp).  Valid from btl_base_init on. */
+bool btl_base_selected(const char *name);
 
 /* --- additions (pml engineer) --- */
 /* The module and endpoint the pml uses for each job rank (after

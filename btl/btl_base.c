@@ -3,7 +3,7 @@
  * module choice and progress of every module.
  *
  * Selection: RAIL_BTL (or --param btl=...) is a comma-separated list of
- * component names to use ("self,sm,tcp", the default), or "^name,..." to
+ * component names to use ("self,sm,ofi,tcp", the default; ofi where built), or "^name,..." to
  * use every component but those.  self is always used for the process's own
  * rank unless excluded by name ("^self").  A component named explicitly that
  * cannot run here is reported once, with the reason its init gives (its init
@@ -34,10 +34,19 @@ extern const btl_component_t btl_tcp_component;
 #ifdef RAIL_HAVE_VERBS
 extern const btl_component_t btl_verbs_component;
 #endif
+#ifdef RAIL_HAVE_OFI
+extern const btl_component_t btl_ofi_component;
+#define BTL_BASE_DEFAULT "self,sm,ofi,tcp"
+#else
+#define BTL_BASE_DEFAULT "self,sm,tcp"
+#endif
 
 const btl_component_t *const btl_components[] = {
     &btl_self_component,
     &btl_sm_component,
+#ifdef RAIL_HAVE_OFI
+    &btl_ofi_component,
+#endif
     &btl_tcp_component,
 #ifdef RAIL_HAVE_VERBS
     &btl_verbs_component,
@@ -60,8 +69,8 @@ static int base_initialized;
 
 int btl_base_register_params(void)
 {
-    rail_param_register_string("btl", "self,sm,tcp", NULL,
-                               "Byte transfer layers to use, comma-separated (\"self,sm,tcp\"), "
+    rail_param_register_string("btl", BTL_BASE_DEFAULT, NULL,
+                               "Byte transfer layers to use, comma-separated (\"" BTL_BASE_DEFAULT "\"), "
                                "or \"^name,...\" to use all but those (empty: the default)",
                                RAIL_PARAM_LEVEL_USER, &btl_param);
     rail_param_register_int("btl_verbose", 0, "Verbosity of the btl framework (0: quiet)",
@@ -127,6 +136,8 @@ static int init_component(const btl_component_t *c, int order, bool explicit)
         btl_verbose = 1;
     int rc = c->init(&mods[n_mods], &n);
     btl_verbose = saved;
+    if (rc == MPI_ERR_ARG)
+        return rc;   /* a parameter of the component is wrong: said, and fatal */
     if (rc != MPI_SUCCESS || n == 0) {
         if (explicit)
             rail_warn("btl: component \"%s\" was requested (btl=\"%s\") but cannot run here%s",
@@ -143,6 +154,15 @@ static int init_component(const btl_component_t *c, int order, bool explicit)
     return MPI_SUCCESS;
 }
 
+/* The selection in effect (btl_base_init). */
+static const char *sel_list = BTL_BASE_DEFAULT;
+static bool sel_exclude;
+
+bool btl_base_selected(const char *name)
+{
+    return (list_find(sel_list, name) >= 0) != sel_exclude;
+}
+
 int btl_base_init(void)
 {
     if (base_initialized++)
@@ -150,9 +170,11 @@ int btl_base_init(void)
     btl_base_register_params();
     /* an empty list (RAIL_BTL= in a script) means the default */
     bool empty = !btl_param || !*btl_param;
-    const char *p = empty ? "self,sm,tcp" : btl_param;
+    const char *p = empty ? BTL_BASE_DEFAULT : btl_param;
     bool exclude = p[0] == '^';
     const char *list = exclude ? p + 1 : p;
+    sel_list = list;
+    sel_exclude = exclude;
     warn_unknown_names(list);
     const rail_param_t *rp = rail_param_find("btl");
     bool param_set_by_user = rp && rp->source != RAIL_PARAM_SRC_DEFAULT && !empty;

@@ -205,6 +205,13 @@ static void print_text(bool params, const char *filter)
                 printf(" %s", fw[i].names[j]);
             printf("\n");
         }
+        for (int i = 0; btl_components[i]; i++) {
+            char what[512];
+            if (!btl_components[i]->describe)
+                continue;
+            btl_components[i]->describe(what, sizeof(what));
+            printf("  btl %s: %s\n", btl_components[i]->name, what);
+        }
     }
     if (params || filter) {
         if (!filter)

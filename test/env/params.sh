@@ -11,7 +11,7 @@ trap 'rm -rf "$HOME"' EXIT
 
 out=$("$RAILINFO") || fail "railinfo failed"
 echo "$out" | grep -q "^Rail MPI " || fail "no version line"
-echo "$out" | grep -Eq "^  btl +self sm tcp" || fail "btl components not listed"
+echo "$out" | grep -Eq "^  btl +self sm( ofi)? tcp" || fail "btl components not listed"
 echo "$out" | grep -Eq "^  accel +host fake" || fail "accel components not listed"
 
 all=$("$RAILINFO" --all) || fail "railinfo --all failed"

@@ -224,14 +224,19 @@ int tcp_test_summary(const char *name)
 
 btl_module_t *tcp_test_init(btl_endpoint_t ***eps_out)
 {
+    return tcp_test_init_component(&btl_tcp_component, eps_out);
+}
+
+btl_module_t *tcp_test_init_component(const btl_component_t *c, btl_endpoint_t ***eps_out)
+{
     btl_module_t *mods[1];
     int n = 1, size = rte_info.size;
     btl_proc_t *procs = calloc((size_t)size, sizeof(*procs));
     btl_endpoint_t **eps = calloc((size_t)size, sizeof(*eps));
 
     CHECK(procs && eps, "out of memory");
-    CHECK(btl_tcp_component.register_params() == MPI_SUCCESS, "register_params");
-    CHECK(btl_tcp_component.init(mods, &n) == MPI_SUCCESS && n == 1, "init gave %d modules", n);
+    CHECK(c->register_params() == MPI_SUCCESS, "register_params");
+    CHECK(c->init(mods, &n) == MPI_SUCCESS && n == 1, "init gave %d modules", n);
     CHECK(mods[0]->wait_fd >= 0, "no wait_fd");
     CHECK(rte_fence(true) == MPI_SUCCESS, "fence");
     for (int i = 0; i < size; i++)

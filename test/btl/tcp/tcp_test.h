@@ -55,6 +55,8 @@ double tcp_test_now(void);
 /* Child: register parameters, init the component, fence, add_procs of all
  * ranks of the job; eps[rank] (NULL for self).  Returns the module. */
 btl_module_t *tcp_test_init(btl_endpoint_t ***eps);
+/* The same for another component's module (btl ofi's test uses this harness). */
+btl_module_t *tcp_test_init_component(const btl_component_t *c, btl_endpoint_t ***eps);
 /* Child: progress until the module holds no queued bytes (what the MPI
  * layer must do before a fence that does not progress), then fence. */
 void tcp_test_fence(btl_module_t *m);
