@@ -19,7 +19,7 @@ single() {
 
 single info
 expect_rc 0 "singleton info"
-expect_out "^INFO rank=0 size=1 local_rank=0 local_size=1 node_rank=0 node_id=0 num_nodes=1 appnum=0 universe=1 .* singleton=1 peers=0$" \
+expect_out "^INFO rank=0 size=1 local_rank=0 local_size=1 node_rank=0 node_id=0 num_nodes=1 appnum=0 universe=1 .* singleton=1 kernel_size=1 peers=0$" \
     "singleton info line"
 expect_out "jobid=s[0-9a-f]+ " "singleton jobid"
 single modex
