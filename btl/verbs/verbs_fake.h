@@ -25,7 +25,7 @@
  * at once when the responder's process is gone), its GID,
  * the memory keys, access flags and bounds, the registered pages' identity
  * (/proc/<pid>/pagemap frame numbers where readable, else the mappings of
- * /proc/<pid>/maps); moves the bytes with process_vm_readv/writev; and
+ * /proc/<pid>/maps); moves the bytes by base/cma.h (process_vm_readv/writev); and
  * writes the completions into both segments.  Work requests of one QP run
  * in order, so RC ordering holds.  A failed check completes the request
  * with the status a real HCA gives and moves the QP to the error state.

@@ -3,9 +3,10 @@
  * on the QP and runs them in order (a send waiting for a receive to be
  * posted stops the QP until a later poll_cq retries it, as RNR retries
  * would); each run checks what a real HCA checks and moves the bytes with
- * process_vm_readv/writev (see verbs_fake.h).
+ * base/cma.h (process_vm_readv/writev; see verbs_fake.h).
  */
 #include "btl/verbs/verbs_fake.h"
+#include "base/cma.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -16,33 +17,17 @@
 
 enum { RUN_DONE, RUN_RNR };
 
-/* Move len bytes between the local pieces and [raddr, raddr+len) of pid. */
+/* Move len bytes between the local pieces and [raddr, raddr+len) of pid,
+ * by the single-copy service (a failure is a completion error, no
+ * warning). */
 static int fake_cma(pid_t pid, const struct iovec *l, int nl, uint64_t raddr, size_t len,
                     bool write)
 {
-    struct iovec loc[FAKE_MAX_SGE];
-    memcpy(loc, l, sizeof(*l) * (size_t)nl);
-    size_t done = 0;
-    int i = 0;
-    while (done < len) {
-        struct iovec r = {(void *)(uintptr_t)(raddr + done), len - done};
-        ssize_t n = write ? process_vm_writev(pid, &loc[i], (unsigned long)(nl - i), &r, 1, 0)
-                          : process_vm_readv(pid, &loc[i], (unsigned long)(nl - i), &r, 1, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        done += (size_t)n;
-        for (size_t left = (size_t)n; left && i < nl;) {
-            size_t k = left < loc[i].iov_len ? left : loc[i].iov_len;
-            loc[i].iov_base = (char *)loc[i].iov_base + k;
-            loc[i].iov_len -= k;
-            left -= k;
-            if (loc[i].iov_len == 0)
-                i++;
-        }
-    }
-    return 0;
+    struct iovec r = {(void *)(uintptr_t)raddr, len};
+    return rail_cma_xfer(pid, l, nl, &r, 1, RAIL_CMA_QUIET | (write ? RAIL_CMA_WRITE : 0)) ==
+                   MPI_SUCCESS
+               ? 0
+               : -1;
 }
 
 /* The local pieces of w, checked against our MR table; the total length. */
