@@ -48,8 +48,11 @@ enum { RAIL_PARAM_LEVEL_USER = 1, RAIL_PARAM_LEVEL_TUNER = 4, RAIL_PARAM_LEVEL_D
  *             (railinfo --all --test lists it);
  *   MEASURED  its default was chosen by timing on a particular machine,
  *             not derived from a principle; bench/tune_params.py measures
- *             it again on another machine. */
-enum { RAIL_PARAM_F_TEST = 1u << 0, RAIL_PARAM_F_MEASURED = 1u << 1 };
+ *             it again on another machine;
+ *   DYNAMIC   read at every use, so it may change while MPI runs: MPI_T
+ *             reports a writable scope and accepts writes after MPI_Init
+ *             (every other parameter is read when MPI comes up). */
+enum { RAIL_PARAM_F_TEST = 1u << 0, RAIL_PARAM_F_MEASURED = 1u << 1, RAIL_PARAM_F_DYNAMIC = 1u << 2 };
 
 typedef struct rail_param {
     const char *name;

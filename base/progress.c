@@ -476,6 +476,13 @@ int rail_progress_register_params(void)
                             "Microseconds a waiting thread naps while another thread of the "
                             "process sleeps on the transports (MPI_THREAD_MULTIPLE)",
                             RAIL_PARAM_LEVEL_DEV, &mt_nap_us);
+    /* Read at the start of every wait: they may change while MPI runs. */
+    static const char *const dynamic[] = {
+        "progress_spin_count", "progress_yield_count", "progress_spin_count_oversub",
+        "progress_yield_count_oversub", "progress_spin_count_kernel", "progress_idle_sleep_ms",
+    };
+    for (size_t i = 0; i < RAIL_ARRAY_SIZE(dynamic); i++)
+        rail_param_set_flags(dynamic[i], RAIL_PARAM_F_DYNAMIC);
     return MPI_SUCCESS;
 }
 

@@ -76,6 +76,8 @@ int coll_register_params(void)
                              "rounds of small messages per call (more for the v forms); set it "
                              "the same on every process",
                              RAIL_PARAM_LEVEL_USER, &coll_check);
+    rail_param_set_flags("coll_verbose", RAIL_PARAM_F_DYNAMIC);
+    rail_param_set_flags("coll_check", RAIL_PARAM_F_DYNAMIC);
     rail_param_register_size("coll_scratch_max", (size_t)64 << 20,
                              "Bytes of host temporaries the collectives keep between calls "
                              "(tuned's algorithms, nbc's schedules, basic, han), so that "

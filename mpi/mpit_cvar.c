@@ -14,10 +14,11 @@
  * are writable only while it is down: before MPI_Init, or between MPI_T_init
  * and MPI_Init in a tool; while MPI runs their scope is MPI_T_SCOPE_CONSTANT
  * and a write is MPI_T_ERR_CVAR_SET_NOT_NOW.  The exceptions, read at every
- * use, are in dynamic_params[]: writable at any time, for the operations
- * that start after the write.  Scope of a writable one: LOCAL for
- * mpi_show_errors and the *_verbose parameters (they only change what this
- * process prints), ALL_EQ for the rest (a job must agree on them).
+ * use, are marked RAIL_PARAM_F_DYNAMIC where they are registered: writable
+ * at any time, for the operations and waits that start after the write.
+ * Scope of a writable one: LOCAL for mpi_show_errors, the *_verbose and
+ * the progress_* parameters (they only change what this process prints or
+ * how its waits behave), ALL_EQ for the rest (a job must agree on them).
  *
  * A write goes through rail_param_set: the value is checked like one from
  * the environment, stored in the framework's variable and shown with origin
@@ -35,14 +36,6 @@
 
 #define MPIT_STRING_MAX 4096
 
-/* Parameters read at every use: writable at any time.  "*" stands for any
- * run of letters and underscores.  test/mpit/mpit_cvar_dynamic.c writes
- * each after MPI_Init and checks its effect. */
-static const char *const dynamic_params[] = {
-    "mpi_show_errors", "coll_verbose", "coll_check", "coll_tuned_verbose",
-    "coll_tuned_*_algorithm", "coll_tuned_*_segsize", "coll_tuned_*_window",
-};
-
 typedef struct cvar_handle {
     int index;     /* of the parameter */
     int count;
@@ -56,38 +49,21 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* name matches pattern, where one "*" stands for [a-z_]+. */
-static bool name_matches(const char *name, const char *pattern)
-{
-    const char *star = strchr(pattern, '*');
-    if (!star)
-        return strcmp(name, pattern) == 0;
-    size_t pre = (size_t)(star - pattern), n = strlen(name);
-    if (strncmp(name, pattern, pre) != 0 || !ends_with(name + pre, star + 1))
-        return false;
-    size_t mid = n - pre - strlen(star + 1);   /* ends_with: n - pre >= the suffix */
-    if (mid == 0)
-        return false;
-    for (size_t i = pre; i < pre + mid; i++)
-        if (!((name[i] >= 'a' && name[i] <= 'z') || name[i] == '_'))
-            return false;
-    return true;
-}
-
+/* Parameters read at every use (RAIL_PARAM_F_DYNAMIC, set where each is
+ * registered) are writable at any time.  test/mpit/mpit_cvar_dynamic.c
+ * writes each after MPI_Init and checks its effect. */
 static bool is_dynamic(const rail_param_t *p)
 {
-    for (size_t i = 0; i < RAIL_ARRAY_SIZE(dynamic_params); i++)
-        if (name_matches(p->name, dynamic_params[i]))
-            return true;
-    return false;
+    return (p->flags & RAIL_PARAM_F_DYNAMIC) != 0;
 }
 
 static int scope_of(const rail_param_t *p)
 {
     if (mpi_env.core_up && !is_dynamic(p))
         return MPI_T_SCOPE_CONSTANT;   /* read at start-up: fixed while MPI runs */
-    if (strcmp(p->name, "mpi_show_errors") == 0 || ends_with(p->name, "_verbose"))
-        return MPI_T_SCOPE_LOCAL;
+    if (strcmp(p->name, "mpi_show_errors") == 0 || ends_with(p->name, "_verbose") ||
+        strncmp(p->name, "progress_", 9) == 0)
+        return MPI_T_SCOPE_LOCAL;   /* what this process prints, how its waits behave */
     return MPI_T_SCOPE_ALL_EQ;
 }
 

@@ -42,6 +42,7 @@ static int mpi_register_params(void)
         "mpi_show_errors", false,
         "Print every MPI error, also those returned to the caller (MPI_ERRORS_RETURN)",
         RAIL_PARAM_LEVEL_USER, &mpi_env.verbose_errors));
+    RAIL_CHECK(rail_param_set_flags("mpi_show_errors", RAIL_PARAM_F_DYNAMIC));
     RAIL_CHECK(rail_param_register_bool(
         "mpi_reduce_char_strict", false,
         "Refuse reductions on MPI_CHAR, as the standard's tables do; by default (an extension, "

@@ -104,8 +104,11 @@ int pml_register_params(void)
                              "receive rely on it).  0: every device message by IPC where it can "
                              "be opened (pml_rndv_device_ipc)",
                              RAIL_PARAM_LEVEL_TUNER, &pml_device_eager_max);
-    rail_param_register_int("pml_verbose", 0, "Verbosity of the pml (0: quiet)",
+    rail_param_register_int("pml_verbose", 0,
+                            "Verbosity of the pml (0: quiet; 1: start-up and fallbacks; 2: "
+                            "every communicator it sets up)",
                             RAIL_PARAM_LEVEL_USER, &pml_verbose);
+    rail_param_set_flags("pml_verbose", RAIL_PARAM_F_DYNAMIC);
     int rc = pml_rndv_register_pvars();
     rail_progress_register_params();
     btl_base_register_params();

@@ -12,6 +12,8 @@ static int pml_attach(obj_comm_t *c)
     int rc = pml_comm_create(c);
     if (rc != MPI_SUCCESS)
         return obj_errf(rc, "the point-to-point layer cannot set up the new communicator");
+    RAIL_VERBOSE(pml_verbose, 2, "pml: communicator %s set up (%d processes, context %u)",
+                 c->name[0] ? c->name : "(unnamed)", c->size, (unsigned)c->context_id);
     return MPI_SUCCESS;
 }
 

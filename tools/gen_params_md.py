@@ -87,6 +87,9 @@ def default_text(p):
     if p.get("use") == "measured":
         # RAIL_PARAM_F_MEASURED: timed on one machine, not derived from a principle
         text += ", measured on one machine (`bench/tune_params.py %s`)" % p["name"]
+    if p.get("dynamic"):
+        # RAIL_PARAM_F_DYNAMIC: read at every use
+        text += ", *writable while running*"
     return text
 
 
@@ -191,6 +194,11 @@ def document(info, old):
         "A default marked *measured on one machine* was chosen by timing a",
         "benchmark there, not derived from a principle: `bench/tune_params.py",
         "NAME` times candidate values on yours and prints the best per size.",
+        "",
+        "A parameter marked *writable while running* is read at every use: an",
+        "MPI_T control-variable write after `MPI_Init` takes effect for the",
+        "operations and waits that start after it. Every other one is read when",
+        "MPI comes up and is constant while it runs.",
         "",
         "Groups: " + ", ".join("[%s](#%s)" % (k, k) for k in keys if "/" not in k) + ".",
     ]

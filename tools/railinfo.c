@@ -108,6 +108,8 @@ static void print_params_text(const char *filter)
             printf("      (for tests)\n");
         else if (p->flags & RAIL_PARAM_F_MEASURED)
             printf("      (default measured on one machine: bench/tune_params.py)\n");
+        if (p->flags & RAIL_PARAM_F_DYNAMIC)
+            printf("      (read at every use: an MPI_T write takes effect while MPI runs)\n");
         printf("      %s\n", p->help);
         shown++;
     }
@@ -284,6 +286,7 @@ static void print_json(bool params, const char *filter)
                 json_str(param_use(p));
             else
                 printf("null");
+            printf(", \"dynamic\": %s", p->flags & RAIL_PARAM_F_DYNAMIC ? "true" : "false");
             printf(", \"help\": ");
             json_str(p->help);
             printf("}");

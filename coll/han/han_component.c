@@ -27,10 +27,12 @@ static int han_register_params(void)
                             "i-th process of a node goes to part i modulo this), so that han "
                             "runs on one machine (0: real nodes)",
                             RAIL_PARAM_LEVEL_DEV, &p->split_nodes);
-    return rail_param_register_int("coll_han_verbose", 0,
-                                   "Verbosity of coll han (1: the node structure of each "
-                                   "communicator when its sub-communicators are made)",
-                                   RAIL_PARAM_LEVEL_USER, &p->verbose);
+    int rc = rail_param_register_int("coll_han_verbose", 0,
+                                     "Verbosity of coll han (1: the node structure of each "
+                                     "communicator when its sub-communicators are made; 3: "
+                                     "why it declines a communicator)",
+                                     RAIL_PARAM_LEVEL_USER, &p->verbose);
+    return rc == MPI_SUCCESS ? rail_param_set_flags("coll_han_verbose", RAIL_PARAM_F_DYNAMIC) : rc;
 }
 
 /* ------------------------------------------------------------ node map */

@@ -48,6 +48,7 @@ typedef struct sm_param {
 #define DEV RAIL_PARAM_LEVEL_DEV
 #define MEASURED RAIL_PARAM_F_MEASURED
 #define TEST RAIL_PARAM_F_TEST
+#define DYNAMIC RAIL_PARAM_F_DYNAMIC
 #define KIB(x) ((size_t)(x) << 10)
 #define MIB(x) ((size_t)(x) << 20)
 
@@ -301,7 +302,7 @@ static const sm_param_t sm_params[] = {
     SM_SIZE("coll_sm_seq_start", seq_start, 0, DEV, TEST,
             "Testing: sequence number of a communicator before its first sm collective (e.g. "
             "4294967200 to see the 32-bit field wrap)"),
-    SM_INT("coll_sm_verbose", verbose, 0, USER, 0,
+    SM_INT("coll_sm_verbose", verbose, 0, USER, DYNAMIC,
            "Verbosity of coll sm (1: segments set up, 2: their sizes and every call handed to "
            "the next component)"),
 };

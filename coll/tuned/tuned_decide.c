@@ -63,7 +63,7 @@ static int register_forcing(int op)
                                         RAIL_PARAM_LEVEL_USER, &forced_str[op]);
     resolve_forced(op);
     if (rc == MPI_SUCCESS)
-        rc = rail_param_set_flags(names[op], RAIL_PARAM_F_MEASURED);
+        rc = rail_param_set_flags(names[op], RAIL_PARAM_F_MEASURED | RAIL_PARAM_F_DYNAMIC);
     return rc;
 }
 
@@ -74,6 +74,8 @@ int tuned_decide_register_params(void)
                                      "forced or ruled algorithms that do not fit a call, once "
                                      "each; 2: the algorithm of every call)",
                                      RAIL_PARAM_LEVEL_USER, &coll_tuned_verbose);
+    if (rc == MPI_SUCCESS)
+        rc = rail_param_set_flags("coll_tuned_verbose", RAIL_PARAM_F_DYNAMIC);
     if (rc == MPI_SUCCESS)
         rc = rail_param_register_string("coll_tuned_rules_file", "", NULL,
                                         "JSON file of decision rules for the tuned component "

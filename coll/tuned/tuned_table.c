@@ -94,6 +94,8 @@ int tuned_table_register_params(void)
                  a->name, coll_op_name(a->op));
         int rc = rail_param_register_size(pn, a->param_default, help[k], RAIL_PARAM_LEVEL_TUNER,
                                           &coll_tuned_params[k]);
+        if (rc == MPI_SUCCESS)
+            rc = rail_param_set_flags(pn, RAIL_PARAM_F_DYNAMIC);
         if (rc != MPI_SUCCESS)
             return rc;
     }

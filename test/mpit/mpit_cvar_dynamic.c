@@ -205,11 +205,90 @@ static void effect_coll_check(void)
     MPI_OK(MPI_Comm_free(&c));
 }
 
+/* cvar at level: a dup of base prints said; at 0 it does not.  pml_verbose
+ * 2 prints every communicator the pml sets up; coll_<component>_verbose 3
+ * why the component declines one (MPI_COMM_SELF: han, one node; sm, one
+ * process; needs the default component list, MPIT_DYN_ALL_COLL=1). */
+static void effect_verbose_on_dup(const char *cvar, int level, MPI_Comm base, const char *said)
+{
+    for (int on = 1; on >= 0; on--) {
+        MPI_Comm c;
+        write_int(cvar, on ? level : 0);
+        log_begin();
+        MPI_OK(MPI_Comm_dup(base, &c));
+        const char *out = log_end();
+        write_int(cvar, 0);
+        CHECK(on ? strstr(out, said) != NULL : strstr(out, said) == NULL, "%s %d: printed '%s'",
+              cvar, on ? level : 0, out);
+        MPI_OK(MPI_Comm_free(&c));
+    }
+}
+
+static unsigned long long kernel_blocks(void)
+{
+    MPI_T_pvar_session s;
+    MPI_T_pvar_handle h;
+    int count;
+    unsigned long long v = 0;
+    MPI_OK(MPI_T_pvar_session_create(&s));
+    MPI_OK(MPI_T_pvar_handle_alloc(s, t_pvar("progress_kernel_blocks", MPI_T_PVAR_CLASS_COUNTER),
+                                   NULL, &h, &count));
+    MPI_OK(MPI_T_pvar_read(s, h, &v));
+    MPI_OK(MPI_T_pvar_handle_free(s, &h));
+    MPI_OK(MPI_T_pvar_session_free(&s));
+    return v;
+}
+
+static const char *const progress_counts[] = {
+    "progress_spin_count", "progress_yield_count", "progress_spin_count_oversub",
+    "progress_yield_count_oversub", "progress_spin_count_kernel",
+};
+
+/* Rank 1 waits 100 ms for rank 0's message: with every spin and yield
+ * count 0 and progress_idle_sleep_ms 0 the wait blocks in the kernel;
+ * with counts of 10^9 and progress_idle_sleep_ms -1 it never does. */
+static unsigned long long blocks_in_wait(int count, int idle_ms)
+{
+    for (size_t i = 0; i < sizeof(progress_counts) / sizeof(progress_counts[0]); i++)
+        write_int(progress_counts[i], count);
+    write_int("progress_idle_sleep_ms", idle_ms);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    unsigned long long before = kernel_blocks();
+    int v = 7;
+    if (rank == 0) {
+        usleep(100 * 1000);
+        MPI_OK(MPI_Send(&v, 1, MPI_INT, 1, 5, MPI_COMM_WORLD));
+    } else if (rank == 1) {
+        MPI_OK(MPI_Recv(&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    }
+    unsigned long long n = kernel_blocks() - before;
+    for (size_t i = 0; i < sizeof(progress_counts) / sizeof(progress_counts[0]); i++)
+        write_int(progress_counts[i], 0);   /* the barrier below may sleep */
+    write_int("progress_idle_sleep_ms", 100);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    return n;
+}
+
+static void effect_progress(void)
+{
+    if (size == 1)
+        return;
+    unsigned long long never = blocks_in_wait(1000000000, -1);
+    unsigned long long soon = blocks_in_wait(0, 0);
+    if (rank == 1) {
+        CHECK(never == 0, "progress counts 1e9, idle sleep -1: the wait blocked %llu times", never);
+        CHECK(soon > 0, "progress counts 0, idle sleep 0: the wait never blocked");
+    }
+}
+
 /* Every cvar: writable scope only for those whose effect is checked above. */
 static void check_scopes(void)
 {
-    static const char *const checked[] = {"mpi_show_errors", "coll_verbose", "coll_check",
-                                          "coll_tuned_verbose"};
+    static const char *const checked[] = {
+        "mpi_show_errors", "coll_verbose", "coll_check", "coll_tuned_verbose", "pml_verbose",
+        "coll_han_verbose", "coll_sm_verbose", "progress_spin_count", "progress_yield_count",
+        "progress_spin_count_oversub", "progress_yield_count_oversub",
+        "progress_spin_count_kernel", "progress_idle_sleep_ms"};
     int num;
     MPI_OK(MPI_T_cvar_get_num(&num));
     for (int i = 0; i < num; i++) {
@@ -243,20 +322,32 @@ int main(int argc, char **argv)
 {
     int provided;
     MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
-    /* tuned serves every operation of the tuned effects */
-    MPI_T_cvar_handle h;
-    int count;
-    MPI_OK(MPI_T_cvar_handle_alloc(t_cvar("coll"), NULL, &h, &count));
-    MPI_OK(MPI_T_cvar_write(h, "tuned,basic"));
-    MPI_OK(MPI_T_cvar_handle_free(&h));
+    /* MPIT_DYN_ALL_COLL=1: the default components (han and sm declining
+     * MPI_COMM_SELF); else tuned serves every operation of the tuned effects */
+    const char *all = getenv("MPIT_DYN_ALL_COLL");
+    bool all_coll = all && strcmp(all, "1") == 0;
+    if (!all_coll) {
+        MPI_T_cvar_handle h;
+        int count;
+        MPI_OK(MPI_T_cvar_handle_alloc(t_cvar("coll"), NULL, &h, &count));
+        MPI_OK(MPI_T_cvar_write(h, "tuned,basic"));
+        MPI_OK(MPI_T_cvar_handle_free(&h));
+    }
     MPI_OK(MPI_Init(&argc, &argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     check_scopes();
     effect_show_errors();
     effect_coll_verbose();
-    effect_tuned();
-    effect_coll_check();
+    effect_verbose_on_dup("pml_verbose", 2, MPI_COMM_WORLD, "pml: communicator");
+    effect_progress();
+    if (all_coll) {
+        effect_verbose_on_dup("coll_han_verbose", 3, MPI_COMM_SELF, "coll han: not for");
+        effect_verbose_on_dup("coll_sm_verbose", 3, MPI_COMM_SELF, "coll sm: not for");
+    } else {
+        effect_tuned();
+        effect_coll_check();
+    }
     int rc = check_mpi_finalize("mpit_cvar_dynamic");
     MPI_OK(MPI_T_finalize());
     return rc;
