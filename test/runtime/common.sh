@@ -6,7 +6,7 @@
 # tag in its environment, nothing in the private TMPDIR (the node servers'
 # PMIx directories), no /dev/shm/rail-<jobid>-* entry.
 
-TEST_NAME=$(basename "$0" .sh)
+TEST_NAME=${RAILTEST_NAME:-$(basename "$0" .sh)}
 top_builddir=${abs_top_builddir:-${top_builddir:-$PWD}}
 MPIRUN=${RAIL_TEST_MPIRUN:-$top_builddir/runtime/mpirun}
 RAILD=${RAIL_TEST_RAILD:-$top_builddir/runtime/raild}
@@ -163,6 +163,17 @@ two_hosts() {
         skip "cannot create a veth pair"
     RUN_PREFIX="ip netns exec $a"
     AGENT=(--launch-agent "ip netns exec {host}")
+}
+
+# two_hosts_ifname A B NAME: rename the veth ends two_hosts A B made to NAME
+# on both hosts, so that one interface name (a libfabric provider's
+# FI_TCP_IFACE) holds on each.
+two_hosts_ifname() {
+    local a=$1 b=$2 name=$3
+    ip -n "$a" link set "v$$ab" down && ip -n "$a" link set "v$$ab" name "$name" &&
+        ip -n "$a" link set "$name" up && ip -n "$b" link set "v$$ba" down &&
+        ip -n "$b" link set "v$$ba" name "$name" && ip -n "$b" link set "$name" up ||
+        skip "cannot rename the veth ends to $name"
 }
 
 remove_namespaces() {

@@ -20,11 +20,7 @@ P2P=$top_builddir/test/p2p
 A=of$$a B=of$$b
 two_hosts "$A" "$B" 10.215.1
 # one interface name on both hosts, so that one FI_TCP_IFACE serves both
-for end in "$A v$$ab" "$B v$$ba"; do
-    set -- $end
-    ip -n "$1" link set "$2" down && ip -n "$1" link set "$2" name rofi0 &&
-        ip -n "$1" link set rofi0 up || skip "cannot rename the veth in $1"
-done
+two_hosts_ifname "$A" "$B" rofi0
 export FI_TCP_IFACE=rofi0
 AGENT+=(-x FI_TCP_IFACE)
 
