@@ -108,6 +108,7 @@ typedef struct btl_ofi_sbuf {
     btl_ofi_ctx_t ctx;            /* BTL_OFI_OP_SEND */
     struct btl_ofi_sbuf *next;
     size_t len;                   /* frame bytes in flight */
+    int rank;                     /* the peer it goes to (errors name it) */
     void *data;
 } btl_ofi_sbuf_t;
 

@@ -8,6 +8,7 @@
  */
 #include "btl/ofi/ofi.h"
 #include "base/log.h"
+#include "runtime/rte.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,11 +186,14 @@ int btl_ofi_send(btl_module_t *base, btl_endpoint_t *ep, uint8_t tag, const void
         sbuf_give(m, b);
         if (r == -FI_EAGAIN)
             return RAIL_AGAIN;
-        rail_error("btl ofi: send to rank %d failed: %s", ep->rank, btl_ofi_strerror((int)r));
+        rail_error("btl ofi: send from host %s to rank %d on host %s failed: %s",
+                   rte_info.hostname, ep->rank, rte_hostname_of(ep->rank),
+                   btl_ofi_strerror((int)r));
         return MPI_ERR_OTHER;
     }
     ep->send_seq++;
     b->len = frame;
+    b->rank = ep->rank;
     m->in_flight += frame;
     return MPI_SUCCESS;
 }

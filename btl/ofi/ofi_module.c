@@ -4,6 +4,7 @@
 #include "base/log.h"
 #include "runtime/rte.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -91,8 +92,17 @@ static void cq_error(btl_ofi_module_t *m)
     btl_ofi_ctx_t *c = err.op_context;
     char buf[256] = "";
     fi_cq_strerror(m->cq, err.prov_errno, err.err_data, buf, sizeof(buf));
+    /* the peer, where the operation knows it: a receive does not */
+    int peer = -1;
+    if (c && c->kind == BTL_OFI_OP_RMA && ((btl_ofi_rma_op_t *)c)->req->ep)
+        peer = ((btl_ofi_rma_op_t *)c)->req->ep->rank;
+    if (c && c->kind == BTL_OFI_OP_SEND)
+        peer = ((btl_ofi_sbuf_t *)c)->rank;
+    char who[320] = "";
+    if (peer >= 0)
+        snprintf(who, sizeof(who), " with rank %d on host %s", peer, rte_hostname_of(peer));
     if (c && c->kind == BTL_OFI_OP_RMA) {
-        RAIL_VERBOSE(btl_verbose, 1, "btl ofi: a get/put failed: %s (%s)",
+        RAIL_VERBOSE(btl_verbose, 1, "btl ofi: a get/put%s failed: %s (%s)", who,
                      btl_ofi_strerror(err.err), buf);
         btl_ofi_rma_done(m, (btl_ofi_rma_op_t *)c, MPI_ERR_OTHER);
         return;
@@ -101,9 +111,9 @@ static void cq_error(btl_ofi_module_t *m)
         btl_ofi_send_done(m, (btl_ofi_sbuf_t *)c);
     if (c && c->kind == BTL_OFI_OP_RECV && err.err == FI_ECANCELED)
         return;
-    rail_error("btl ofi: %s failed: %s (%s)",
+    rail_error("btl ofi: %s on host %s%s failed: %s (%s)",
                !c ? "an operation" : c->kind == BTL_OFI_OP_SEND ? "a send" : "a receive",
-               btl_ofi_strerror(err.err), buf);
+               rte_info.hostname, who, btl_ofi_strerror(err.err), buf);
     rte_abort(1, "btl ofi: communication failed");
 }
 
