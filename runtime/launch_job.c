@@ -9,11 +9,11 @@ void launch_job_free(launch_job_t *job)
 {
     if (!job)
         return;
-    for (int i = 0; i < job->napps; i++) {
+    for (int i = 0; job->apps && i < job->napps; i++) {
         launch_strv_free(job->apps[i].argv);
         launch_strv_free(job->apps[i].env);
     }
-    for (int i = 0; i < job->nnodes; i++) {
+    for (int i = 0; job->nodes && i < job->nnodes; i++) {
         free(job->nodes[i].name);
         free(job->nodes[i].ranks);
     }
@@ -55,19 +55,23 @@ void launch_job_pack(const launch_job_t *job, lbuf_t *b)
 
 static bool launch_job_unpack_apps(launch_job_t *job, lbuf_t *b)
 {
-    int first = 0;
-    job->napps = lbuf_get_i32(b);
-    if (b->bad || job->napps <= 0 || job->napps > 100000)
+    int first = 0, napps = lbuf_get_i32(b);
+    if (b->bad || napps <= 0 || napps > 100000)
         return false;
-    job->apps = launch_xcalloc((size_t)job->napps, sizeof(launch_app_t));
+    /* napps only with the array: launch_job_free walks it */
+    job->apps = launch_xcalloc((size_t)napps, sizeof(launch_app_t));
+    job->napps = napps;
     for (int i = 0; i < job->napps; i++) {
         launch_app_t *a = &job->apps[i];
         a->nprocs = lbuf_get_i32(b);
+        /* checked before the sum: the apps' sizes add up to the job's */
+        if (b->bad || a->nprocs <= 0 || a->nprocs > job->size - first)
+            return false;
         a->argv = lbuf_get_strv(b);
         a->env = lbuf_get_strv(b);
         a->first_rank = first;
         first += a->nprocs;
-        if (b->bad || a->nprocs <= 0 || !a->argv || !a->argv[0])
+        if (b->bad || !a->argv || !a->argv[0])
             return false;
     }
     return first == job->size;
