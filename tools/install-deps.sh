@@ -10,7 +10,8 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
     build-essential autoconf automake libtool pkg-config python3 \
     libpmix-dev libpmix-bin libhwloc-dev libfabric-dev libibverbs-dev librdmacm-dev \
-    iproute2 procps psmisc util-linux binutils ca-certificates openmpi-bin >/dev/null
+    iproute2 procps psmisc util-linux binutils ca-certificates openmpi-bin \
+    clang libclang-rt-14-dev >/dev/null
 # For side-by-side benchmarks (bench/): the peers and gnuplot.
 if [ "${RAIL_DEPS_BENCH:-0}" = 1 ]; then
     $SUDO apt-get install -y -qq --no-install-recommends \
