@@ -80,9 +80,10 @@ static int btl_tcp_register_params(void)
         "rails (principle: failover needs a second path; both ends must offer it)", U,
         &p->failover));
     RAIL_CHECK(rail_param_register_int("btl_tcp_user_timeout_ms", 10000,
-        "TCP_USER_TIMEOUT and keepalive of btl tcp connections: how long sent data may stay "
-        "unacknowledged (a link that went down) before the connection counts as failed; 0: "
-        "the kernel's (about 15 minutes) (principle: far above a LAN's retransmission times)",
+        "With failover: TCP_USER_TIMEOUT and keepalive of btl tcp connections, how long sent "
+        "data may stay unacknowledged (a link that went down, or a peer that does not read) "
+        "before the path counts as failed; 0: the kernel's (about 15 minutes) (principle: "
+        "far above a LAN's retransmission times)",
         U, &p->user_timeout_ms));
     RAIL_CHECK(rail_param_register_size("btl_tcp_failover_window", 8 << 20,
         "Bytes of frames kept per peer until acknowledged, with failover; more waits "

@@ -62,7 +62,9 @@ int btl_tcp_ft_register_pvars(void)
 void btl_tcp_ft_sockopts(int fd)
 {
     int ut = btl_tcp_params.user_timeout_ms, one = 1;
-    if (ut <= 0)
+    /* Only with failover: a zero window (a peer not reading) that lasts
+     * longer also ends the connection, which is survivable only there. */
+    if (ut <= 0 || !btl_tcp_module.failover)
         return;
     int idle = RAIL_MAX(ut / 2000, 1), intvl = 1, cnt = RAIL_MAX(ut / 2000, 1);
     setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ut, sizeof(ut));
