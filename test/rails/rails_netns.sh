@@ -1,7 +1,8 @@
 #!/bin/bash
-# Rails between network-namespace hosts (test/rails/common.sh): 2 hosts,
+# Rails between network-namespace hosts (test/rails/common.sh): 3 hosts,
 # 2 rails each (each rail its own bridge) plus a frontend fe0, 2 ranks per
-# host, mpirun inside host 1 with rte_if_include=fe0.
+# host (the stream on all 3 hosts, the other checks on the first 2),
+# mpirun inside host 1 with rte_if_include=fe0.
 #   alignment   railinfo --rails puts local rank i on rail i; the stream
 #               makes no cross-rail connection (MPI_T btl_rail_cross_rail 0
 #               on every rank) and both rails carry the data
@@ -20,9 +21,10 @@ INFO=$top_builddir/tools/railinfo
 [ -x "$PROG" ] || skip "no rails_stream at $PROG"
 [ -x "$INFO" ] || skip "no railinfo at $INFO"
 
-rail_hosts 2 2
+rail_hosts 3 2
 H1=${RAILNS}1 H2=${RAILNS}2
 HOSTS=$(rail_hosts_list 2 2)
+HOSTS3=$(rail_hosts_list 3 2)
 FE=(--param rte_if_include=fe0)
 MB=$((1024 * 1024))
 
@@ -37,16 +39,17 @@ if expect_rc 0 "railinfo --rails"; then
 fi
 expect_clean "railinfo --rails"
 
-# Alignment and frontend separation: 20 rounds of 1 MiB between every pair.
+# Alignment and frontend separation: 10 rounds of 1 MiB between every pair
+# of 6 ranks on 3 hosts.
 declare -A before
-for h in 1 2; do for i in rail0 rail1 fe0; do before[$h,$i]=$(tx_bytes $h $i); done; done
-run 60 "${AGENT[@]}" --host "$HOSTS" "${FE[@]}" "$PROG" 20 $MB
+for h in 1 2 3; do for i in rail0 rail1 fe0; do before[$h,$i]=$(tx_bytes $h $i); done; done
+run 90 "${AGENT[@]}" --host "$HOSTS3" "${FE[@]}" "$PROG" 10 $MB
 if expect_rc 0 "stream"; then
-    [ "$(count_out '^RAILS rank [0-9] rounds 20 cross 0$')" -eq 4 ] ||
+    [ "$(count_out '^RAILS rank [0-9] rounds 10 cross 0$')" -eq 6 ] ||
         { fail "stream: every rank must report 0 cross-rail connections"; show "stream"; }
 fi
 expect_clean "stream"
-for h in 1 2; do
+for h in 1 2 3; do
     for i in rail0 rail1 fe0; do
         d=$(($(tx_bytes $h $i) - before[$h,$i]))
         note "host $h $i sent $d bytes"
