@@ -206,7 +206,10 @@ int lconn_fd(lconn_t *c);
 /* Listening TCP socket on every IPv4 address, ephemeral port. */
 int net_listen(int *port);
 /* "a.b.c.d,..." of this host's IPv4 addresses, non-loopback first. */
-char *net_addresses(void);
+/* This host's IPv4 addresses, comma-separated, loopback last; only those
+ * frontend (rte_if_include) takes when it is set.  NULL, after saying
+ * why, when frontend is malformed or matches nothing. */
+char *net_addresses(const char *frontend);
 /* Connect to the first address of the list that answers, trying each for up to timeout_ms. */
 int net_connect_any(const char *addrs, int port, int timeout_ms, char *err, size_t errlen);
 /* Blocking helpers for raild's handshake. */

@@ -4,6 +4,7 @@
  * raild uses for its handshake before it has a loop.
  */
 #include "runtime/launch.h"
+#include "base/netif.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -231,12 +232,24 @@ int net_listen(int *port)
     return fd;
 }
 
-char *net_addresses(void)
+/* Whether interface i is one the frontend list (rte_if_include) takes. */
+static bool net_frontend_ok(struct ifaddrs *i, rail_netif_rules_t *rules)
+{
+    rail_netif_t f = {.addr = ntohl(((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr)};
+    if (!rules->n)
+        return true;
+    snprintf(f.name, sizeof(f.name), "%s", i->ifa_name);
+    return rail_netif_rules_match(rules, &f) >= 0;
+}
+
+char *net_addresses(const char *frontend)
 {
     struct ifaddrs *ifs = NULL;
+    rail_netif_rules_t rules;
     lbuf_t b;
     char addr[INET_ADDRSTRLEN];
 
+    rail_netif_rules_parse(frontend, &rules);
     lbuf_init(&b);
     if (getifaddrs(&ifs) == 0) {
         for (int pass = 0; pass < 2; pass++) {
@@ -244,7 +257,7 @@ char *net_addresses(void)
                 bool loopback = i->ifa_flags & IFF_LOOPBACK;
                 if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP))
                     continue;
-                if (loopback != (pass == 1))
+                if (loopback != (pass == 1) || !net_frontend_ok(i, &rules))
                     continue;
                 inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, addr,
                           sizeof(addr));
@@ -254,6 +267,13 @@ char *net_addresses(void)
             }
         }
         freeifaddrs(ifs);
+    }
+    if (rules.n_bad || (rules.n && !b.len)) {
+        launch_msg("rte_if_include=%s: %s", frontend, rules.n_bad ?
+                   "entries that are neither interface names nor IPv4 subnets" :
+                   "matches no interface that is up on this host");
+        free(b.data);
+        return NULL;
     }
     if (!b.len)
         lbuf_put(&b, "127.0.0.1", 9);

@@ -288,6 +288,16 @@ static int root_start_agent(root_node_t *n, const char *raild, const char *addrs
     return 0;
 }
 
+/* rte_if_include: --param or mpirun's environment (both end in the job's). */
+static const char *root_frontend(void)
+{
+    static const char key[] = "RAIL_RTE_IF_INCLUDE=";
+    for (char **e = root.job->env; e && *e; e++)
+        if (strncmp(*e, key, sizeof(key) - 1) == 0)
+            return *e + sizeof(key) - 1;
+    return getenv("RAIL_RTE_IF_INCLUDE");
+}
+
 int root_start_daemons(void)
 {
     char *raild, *addrs;
@@ -302,7 +312,9 @@ int root_start_daemons(void)
     }
     loop_fd_add(root.listen_fd, EPOLLIN, root_on_accept, NULL);
     raild = root_raild_path();
-    addrs = net_addresses();
+    addrs = net_addresses(root_frontend());
+    if (!addrs)
+        return -1;
     launch_debug("listening on port %d at %s", root.port, addrs);
     for (int i = 0; i < root.job->nnodes && rc == 0; i++)
         if (!root.nodes[i].local)

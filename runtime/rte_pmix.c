@@ -184,6 +184,7 @@ static int rte_cpuset_count(pid_t pid)
 
 /* Testing: a directory standing for / when reading the cgroup CPU quota. */
 static const char *rte_cgroup_root = "";
+static const char *rte_if_include = "";
 
 int rte_register_params(void)
 {
@@ -194,6 +195,14 @@ int rte_register_params(void)
         RAIL_PARAM_LEVEL_DEV, &rte_cgroup_root);
     if (rc == MPI_SUCCESS)
         rc = rail_param_set_flags("rte_cgroup_root", RAIL_PARAM_F_TEST);
+    if (rc == MPI_SUCCESS)
+        rc = rail_param_register_string(
+            "rte_if_include", "", NULL,
+            "The frontend: interfaces (names, IPv4 subnets) that mpirun offers raild to reach "
+            "it, and that the btls leave out of the backend unless btl_if_include names them; "
+            "empty: every interface (principle: launch and MPI data share nothing by default "
+            "only when told which network is which)",
+            RAIL_PARAM_LEVEL_USER, &rte_if_include);
     return rc;
 }
 

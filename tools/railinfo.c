@@ -8,12 +8,16 @@
  *   railinfo --all           ... and every parameter and performance variable
  *   railinfo --param NAME    one parameter (NAME may be a prefix: "btl_sm")
  *   railinfo --json          the same as JSON (with --all / --param)
+ *   railinfo --rails         the rails and NICs this process would use (under
+ *                            mpirun: each rank's)
  */
 #include "base/rail.h"
 #include "base/copy.h"
 #include "base/param.h"
 #include "base/pvar.h"
 #include "btl/btl.h"
+#include "btl/btl_rail.h"
+#include "runtime/rte.h"
 #ifdef RAIL_HAVE_VERBS
 #include "btl/verbs/verbs.h"
 #endif
@@ -298,23 +302,65 @@ static void print_json(bool params, const char *filter)
     printf("\n}\n");
 }
 
+/* --rails: what btl tcp would choose in this process (rank, local rank
+ * from the rte: under mpirun, each rank's own view). */
+static const char *param_value(const char *name, char *buf, size_t len)
+{
+    const rail_param_t *p = rail_param_find(name);
+    buf[0] = '\0';
+    if (p)
+        rail_param_value_string(p, buf, len);
+    return buf;
+}
+
+static int print_rails(void)
+{
+    rail_netif_t ifs[BTL_RAIL_MAX * 2];
+    char why[160], desc[2048], inc[256], exc[256], fe[256];
+    int n_rails = 0;
+    if (rte_init() != MPI_SUCCESS) {
+        fprintf(stderr, "railinfo: cannot start the runtime\n");
+        return 1;
+    }
+    int k = btl_rail_backend(param_value("btl_tcp_if_include", inc, sizeof(inc)),
+                             param_value("btl_tcp_if_exclude", exc, sizeof(exc)),
+                             rte_info.num_nodes <= 1, ifs, BTL_RAIL_MAX * 2, &n_rails, "railinfo");
+    int mine = btl_rail_choose(ifs, k, n_rails, rte_info.local_rank, why, sizeof(why));
+    btl_rail_describe(ifs, k, mine, desc, sizeof(desc));
+    printf("rank %d on %s (local rank %d): %d rail(s); this process on rail %d: %s\n%s",
+           rte_info.rank, rte_info.hostname, rte_info.local_rank, n_rails, mine, why, desc);
+    for (int i = 0; i < k; i++)
+        if (ifs[i].rail < 0)
+            printf("  not a rail: %s%s\n", ifs[i].name,
+                   ifs[i].loopback ? " (loopback, this node only)" : "");
+    param_value("rte_if_include", fe, sizeof(fe));
+    printf("  frontend (rte_if_include): %s\n", fe[0] ? fe : "not set (every interface)");
+    fflush(stdout);
+    rte_finalize();
+    return 0;
+}
+
 static void usage(FILE *f)
 {
-    fprintf(f, "Usage: railinfo [--all [--test]] [--param NAME] [--json] [--version] [--help]\n"
+    fprintf(f, "Usage: railinfo [--all [--test]] [--param NAME] [--json] [--rails] [--version] [--help]\n"
                "  --all          also list every parameter (value, origin, help) and every\n"
                "                 MPI_T performance variable\n"
                "  --test         with --all: also the parameters that exist for tests\n"
                "  --param NAME   show the parameters whose name starts with NAME\n"
-               "  --json         machine-readable output\n");
+               "  --json         machine-readable output\n"
+               "  --rails        the rails and NICs this process would use (run it under\n"
+               "                 mpirun to see each rank's)\n");
 }
 
 int main(int argc, char **argv)
 {
-    bool all = false, json = false;
+    bool all = false, json = false, rails = false;
     const char *filter = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--all") || !strcmp(argv[i], "-a"))
             all = true;
+        else if (!strcmp(argv[i], "--rails"))
+            rails = true;
         else if (!strcmp(argv[i], "--json"))
             json = true;
         else if (!strcmp(argv[i], "--test"))
@@ -340,6 +386,11 @@ int main(int argc, char **argv)
     if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "railinfo: could not register the parameters\n");
         return 1;
+    }
+    if (rails) {
+        int rc = print_rails();
+        MPI_T_finalize();
+        return rc;
     }
     if (json)
         print_json(all, filter);

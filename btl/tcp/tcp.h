@@ -40,14 +40,16 @@
 #include "base/rail.h"
 #include "btl/btl.h"
 #include "base/sha256.h"
+#include "base/netif.h"
 
 #include <netinet/in.h>
+#include <sys/uio.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #define BTL_TCP_MODEX_KEY "btl_tcp"
 #define BTL_TCP_CARD_MAGIC 0x52544331u /* "RTC1" */
-#define BTL_TCP_VERSION 1
+#define BTL_TCP_VERSION 2
 #define BTL_TCP_MAX_ADDRS 16           /* addresses in a business card */
 #define BTL_TCP_SECRET_LEN 32
 #define BTL_TCP_NONCE_LEN 32
@@ -56,6 +58,8 @@
 #define BTL_TCP_HDR_MAX 64             /* largest active-message header (btl.h) */
 #define BTL_TCP_FHDR_LEN 8
 #define BTL_TCP_TAG_BYE 0xff           /* frame tag: the peer is finalizing */
+#define BTL_TCP_TAG_ACK 0xfe           /* frame tag: frames before `reserved` arrived (failover) */
+#define BTL_TCP_CARD_FAILOVER 1        /* card flag: keeps frames until acknowledged */
 #define BTL_TCP_MAX_EVENTS 64
 #define BTL_TCP_LOG_REJECTS 32         /* rejected connections logged one by one */
 
@@ -67,7 +71,7 @@
 typedef struct btl_tcp_fhdr {
     uint8_t tag;
     uint8_t hdr_len;
-    uint16_t reserved;
+    uint16_t reserved;             /* failover: the frame's number (ACK: the next expected) */
     uint32_t payload_len;
 } btl_tcp_fhdr_t;
 _Static_assert(sizeof(btl_tcp_fhdr_t) == BTL_TCP_FHDR_LEN, "frame header size");
@@ -85,6 +89,9 @@ typedef struct btl_tcp_card_addr {
     uint16_t port;                 /* network byte order */
     uint8_t prefix;                /* subnet prefix length */
     uint8_t flags;                 /* BTL_TCP_ADDR_* */
+    int8_t rail;                   /* the interface's rail (btl/btl_rail.h), -1: none */
+    uint8_t reserved[3];
+    char name[16];                 /* the interface, for messages */
 } btl_tcp_card_addr_t;
 
 /* The business card; published with n_addrs entries of addrs. */
@@ -93,19 +100,16 @@ typedef struct btl_tcp_card {
     uint16_t version;
     uint16_t n_addrs;
     uint32_t max_frame;            /* largest frame this process sends */
-    uint32_t reserved;
+    uint16_t n_rails;              /* rails of the host */
+    int8_t my_rail;                /* the rail this process uses, -1: none */
+    uint8_t flags;                 /* BTL_TCP_CARD_* */
     uint8_t secret[BTL_TCP_SECRET_LEN];
     btl_tcp_card_addr_t addrs[BTL_TCP_MAX_ADDRS];
 } btl_tcp_card_t;
 
 /* ------------------------------------------------------------ interfaces */
 
-typedef struct btl_tcp_if {
-    char name[32];
-    uint32_t addr;                 /* host byte order */
-    uint8_t prefix;
-    bool loopback;
-} btl_tcp_if_t;
+typedef rail_netif_t btl_tcp_if_t;   /* base/netif.h: name, address, rail, speed */
 
 #define BTL_TCP_MAX_IFS 64
 
@@ -146,6 +150,10 @@ typedef struct btl_tcp_conn {
     uint32_t events;               /* epoll interest */
     btl_endpoint_t *ep;            /* the peer (acceptor: once authenticated) */
     struct sockaddr_in peer;
+    int rail;                      /* outgoing: the rail of the peer's address */
+    int addr_idx;                  /* outgoing: its index in ep->addrs */
+    bool replace;                  /* outgoing: replaces the endpoint's connection (failover) */
+    struct sockaddr_in local;      /* our end, once established */
     uint64_t deadline;             /* handshake deadline, ms */
     /* handshake */
     uint8_t hs_in[BTL_TCP_HS_MAX];
@@ -180,6 +188,8 @@ struct btl_endpoint {
     btl_tcp_conn_t *out;           /* our connection being made */
     int n_addrs;
     struct sockaddr_in addrs[BTL_TCP_MAX_ADDRS];   /* in order of preference */
+    int8_t addr_rail[BTL_TCP_MAX_ADDRS];            /* their rails */
+    char addr_name[BTL_TCP_MAX_ADDRS][16];          /* their interfaces' names */
     int next_addr;
     int retries;                   /* of the current address (closed before answering) */
     uint64_t wait_deadline;        /* WAIT_PEER: when to try again ourselves */
@@ -187,6 +197,20 @@ struct btl_endpoint {
     int n_seen, cap_seen;
     uint32_t max_frame;            /* largest frame the peer sends */
     uint8_t key[RAIL_SHA256_LEN];   /* pair key */
+    bool lacks_my_rail;            /* the peer's host has no address on this process's rail */
+    /* failover (tcp_failover.c) */
+    bool failover;                 /* both ends keep frames until acknowledged */
+    bool resuming;                 /* the next connection replaces a lost one */
+    uint16_t tx_seq, rx_seq;       /* number of the next frame to send / to deliver */
+    uint16_t acked_rx;             /* rx_seq last acknowledged to the peer */
+    btl_tcp_qfrag_t *rt_head, *rt_tail;  /* frames sent but not acknowledged, oldest first */
+    size_t rt_bytes;
+    int rt_frames;
+    int cur_addr;                  /* our connection's index in addrs, -1: the peer's */
+    uint64_t down_until[BTL_TCP_MAX_ADDRS];  /* path not tried before (ms), 0: usable */
+    uint8_t down_count[BTL_TCP_MAX_ADDRS];   /* consecutive failures (backoff) */
+    char down_why[BTL_TCP_MAX_ADDRS][48];
+    uint64_t recover_at;           /* when to try a better path again, 0: never */
     char why[256];                 /* what went wrong, for messages */
 };
 
@@ -218,6 +242,10 @@ typedef struct btl_tcp_params {
     size_t recv_buf_size;
     int handshake_timeout_ms;
     int connect_wait_us;
+    int failover;                  /* -1 auto (several rails), 0 off, 1 on */
+    int user_timeout_ms;
+    size_t failover_window;
+    int reconnect_ms;
     int max_handshakes;
     int finalize_timeout_ms;
     int verbose;
@@ -231,6 +259,8 @@ typedef struct btl_tcp_module {
     bool listening;                /* listeners in the epoll set */
     int n_ifs;
     btl_tcp_if_t ifs[BTL_TCP_MAX_ADDRS];
+    int n_rails;                   /* rails among ifs (btl/btl_rail.h) */
+    int my_rail;                   /* the rail this process uses, -1: none */
     uint8_t secret[BTL_TCP_SECRET_LEN];
     uint8_t jobtag[BTL_TCP_JOBTAG_LEN];
     int my_rank, nprocs;
@@ -247,6 +277,10 @@ typedef struct btl_tcp_module {
     btl_tcp_bufpool_t rbufs;       /* receive buffers (recv_buf_size) */
     btl_tcp_bufpool_t bigs;        /* large-payload buffers (largest frame of any peer) */
     bool finalizing;
+    bool failover;                 /* this process offers failover (its card says so) */
+    int n_recover;                 /* endpoints with a recover_at */
+    /* MPI_T counters (tcp_failover.c) */
+    uint64_t st_failovers, st_recoveries, st_resent, st_dups;
     /* statistics (reported at finalize with btl_tcp_verbose >= 2) */
     uint64_t st_frames, st_bytes;  /* frames and bytes accepted by send */
     uint64_t st_copied;            /* bytes copied to queues (socket full) */
@@ -277,6 +311,12 @@ int btl_tcp_if_select(const btl_tcp_if_t *all, int n, const char *include, const
 /* Order the usable addresses of a peer's card for connecting from here. */
 int btl_tcp_if_order_peer(const btl_tcp_card_t *card, bool same_node, const btl_tcp_if_t *mine,
                           int n_mine, struct sockaddr_in *out, int max);
+/* The same, addresses on my_rail first (rail-aligned), their rails in rails. */
+int btl_tcp_if_order_peer_rail(const btl_tcp_card_t *card, bool same_node,
+                               const btl_tcp_if_t *mine, int n_mine, int my_rail,
+                               struct sockaddr_in *out, int8_t *rails, int max);
+/* The backend interfaces of btl tcp with their rails (btl/btl_rail.h). */
+int btl_tcp_if_backend(btl_tcp_module_t *m, bool single_node);
 
 /* tcp_module.c */
 int btl_tcp_add_procs(btl_module_t *m, int n, const btl_proc_t *procs, btl_endpoint_t **eps);
@@ -295,6 +335,9 @@ void btl_tcp_conn_set_events(btl_tcp_conn_t *c, uint32_t events);
 void btl_tcp_conn_close(btl_tcp_conn_t *c);
 void btl_tcp_conn_reap(btl_tcp_module_t *m);
 int btl_tcp_ep_connect(btl_endpoint_t *ep);
+/* Open our connection to ep->addrs[idx] (not yet ep->out); NULL, with the
+ * reason added to ep->why, when connect() fails at once. */
+btl_tcp_conn_t *btl_tcp_conn_start(btl_endpoint_t *ep, int idx);
 void btl_tcp_ep_fail(btl_endpoint_t *ep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void btl_tcp_conn_lost(btl_tcp_conn_t *c, const char *why);
 void btl_tcp_attempt_failed(btl_tcp_conn_t *c, const char *why);
@@ -307,6 +350,31 @@ void btl_tcp_conn_error(btl_tcp_conn_t *c, const char *why);
 void btl_tcp_conn_update_events(btl_tcp_conn_t *c);
 void btl_tcp_ep_wait_peer(btl_endpoint_t *ep);
 void btl_tcp_sockopts(int fd);
+
+/* tcp_failover.c: frames kept until acknowledged, resent on another path */
+int btl_tcp_ft_register_pvars(void);
+void btl_tcp_ft_sockopts(int fd);
+bool btl_tcp_ft_window_full(const btl_endpoint_t *ep, size_t frame);
+int btl_tcp_ft_retain(btl_endpoint_t *ep, const struct iovec *iov, int n, size_t frame);
+void btl_tcp_ft_unretain(btl_endpoint_t *ep);
+void btl_tcp_ft_free(btl_endpoint_t *ep);
+/* A sequenced frame arrived: true to deliver it, false for a duplicate. */
+bool btl_tcp_ft_in_order(btl_tcp_conn_t *c, const btl_tcp_fhdr_t *fh);
+void btl_tcp_ft_acked(btl_endpoint_t *ep, uint16_t next);
+void btl_tcp_ft_send_ack(btl_tcp_conn_t *c);
+/* c was lost: true when another path is being tried (else fail the peer). */
+bool btl_tcp_ft_lost(btl_tcp_conn_t *c, const char *why);
+/* Our attempt on a path failed: true when handled (a recovery attempt). */
+bool btl_tcp_ft_attempt_failed(btl_tcp_conn_t *c, const char *why);
+bool btl_tcp_ft_addr_usable(btl_endpoint_t *ep, int idx);
+/* No path to ep is left: say so, naming both hosts and every path; ends the job. */
+void btl_tcp_ft_no_path(btl_endpoint_t *ep) __attribute__((noreturn));
+/* c (authenticated) is to replace ep->conn: close the old one. */
+void btl_tcp_ft_replace(btl_tcp_conn_t *c);
+/* c is established: acknowledge and resend what the peer may lack. */
+void btl_tcp_ft_resume(btl_tcp_conn_t *c);
+void btl_tcp_ft_check(btl_tcp_module_t *m);
+size_t btl_tcp_ft_pending(const btl_endpoint_t *ep);
 
 /* tcp_handshake.c */
 void btl_tcp_pair_key(const btl_tcp_module_t *m, int peer, const uint8_t *peer_secret,

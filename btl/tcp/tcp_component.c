@@ -2,6 +2,7 @@
 #include "btl/tcp/tcp.h"
 #include "base/log.h"
 #include "base/param.h"
+#include "btl/btl_rail.h"
 #include "runtime/rte.h"
 
 #include <arpa/inet.h>
@@ -26,6 +27,7 @@ static int btl_tcp_register_params(void)
     const int U = RAIL_PARAM_LEVEL_USER, T = RAIL_PARAM_LEVEL_TUNER, D = RAIL_PARAM_LEVEL_DEV;
     int rc = MPI_SUCCESS;
 
+    RAIL_CHECK(btl_rail_register_params());
     RAIL_CHECK(rail_param_register_int("btl_tcp_priority", 10,
         "Priority of btl tcp among the btls that reach a peer (higher wins)", T, &p->priority));
     RAIL_CHECK(rail_param_register_string("btl_tcp_if_include", "", NULL,
@@ -72,6 +74,25 @@ static int btl_tcp_register_params(void)
         &p->max_handshakes));
     RAIL_CHECK(rail_param_register_int("btl_tcp_finalize_timeout_ms", 5000,
         "How long finalize keeps writing queued bytes to peers", D, &p->finalize_timeout_ms));
+    RAIL_CHECK(rail_param_register_int("btl_tcp_failover", -1,
+        "Keep frames until the peer acknowledges them and resend them over another path "
+        "(rail, plane) when a connection fails: 1 on, 0 off, -1 on where this host has several "
+        "rails (principle: failover needs a second path; both ends must offer it)", U,
+        &p->failover));
+    RAIL_CHECK(rail_param_register_int("btl_tcp_user_timeout_ms", 10000,
+        "With failover: TCP_USER_TIMEOUT and keepalive of btl tcp connections, how long sent "
+        "data may stay unacknowledged (a link that went down, or a peer that does not read) "
+        "before the path counts as failed; 0: the kernel's (about 15 minutes) (principle: "
+        "far above a LAN's retransmission times)",
+        U, &p->user_timeout_ms));
+    RAIL_CHECK(rail_param_register_size("btl_tcp_failover_window", 8 << 20,
+        "Bytes of frames kept per peer until acknowledged, with failover; more waits "
+        "(principle: above the kernel's default socket buffers, 4 MiB each way, so that it "
+        "does not limit a healthy stream)", T, &p->failover_window));
+    RAIL_CHECK(rail_param_register_int("btl_tcp_reconnect_ms", 500,
+        "First wait before a failed path is tried again (doubled per failure, up to 16 times; "
+        "principle: a link flap lasts about a second)", T, &p->reconnect_ms));
+    RAIL_CHECK(btl_tcp_ft_register_pvars());
     RAIL_CHECK(rail_param_register_int("btl_tcp_verbose", 0,
         "Verbosity of btl tcp (the larger of this and btl_verbose)", D, &p->verbose));
 fail:
@@ -109,6 +130,16 @@ static void btl_tcp_check_params(void)
         p->max_handshakes = 1;
     if (p->connect_wait_us < 0 || p->connect_wait_us > 1000000)
         p->connect_wait_us = 0;
+    if (p->failover < -1 || p->failover > 1) {
+        rail_warn("btl_tcp_failover %d is not -1, 0 or 1, using -1", p->failover);
+        p->failover = -1;
+    }
+    if (p->user_timeout_ms < 0)
+        p->user_timeout_ms = 0;
+    if (p->reconnect_ms < 10)
+        p->reconnect_ms = 10;
+    if (p->failover_window < p->max_send_size + 2 * BTL_TCP_HDR_MAX)
+        p->failover_window = p->max_send_size + 2 * BTL_TCP_HDR_MAX;
 }
 
 uint64_t btl_tcp_now_ms(void)
@@ -155,6 +186,7 @@ void btl_tcp_sockopts(int fd)
         int v = (int)RAIL_MIN(btl_tcp_params.rcvbuf, (size_t)1 << 30);
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
     }
+    btl_tcp_ft_sockopts(fd);
 }
 
 /* Bind fd to addr on a port of the configured range. */
@@ -205,17 +237,14 @@ fail:
 /* Choose interfaces and listen on each; the number of listeners. */
 static int btl_tcp_open_listeners(btl_tcp_module_t *m)
 {
-    btl_tcp_if_t all[BTL_TCP_MAX_IFS];
-    int n = btl_tcp_if_discover(all, BTL_TCP_MAX_IFS);
-    int k = btl_tcp_if_select(all, n, btl_tcp_params.if_include, btl_tcp_params.if_exclude,
-                              rte_info.num_nodes <= 1, m->ifs, BTL_TCP_MAX_ADDRS);
+    int k = btl_tcp_if_backend(m, rte_info.num_nodes <= 1);
     m->n_ifs = 0;
     for (int i = 0; i < k; i++)
         if (btl_tcp_listen_on(m, &m->ifs[i]) == MPI_SUCCESS)
             m->ifs[m->n_ifs++] = m->ifs[i];
     if (m->n_listeners == 0)
-        RAIL_VERBOSE(btl_tcp_verbosity(), 1, "btl tcp: no usable IPv4 interface (%d up, %d chosen "
-                     "by btl_tcp_if_include/exclude)", n, k);
+        RAIL_VERBOSE(btl_tcp_verbosity(), 1, "btl tcp: no usable IPv4 interface (%d chosen by "
+                     "btl_if_include/exclude, btl_tcp_if_include/exclude, btl_rails)", k);
     return m->n_listeners;
 }
 
@@ -227,12 +256,17 @@ static int btl_tcp_publish(btl_tcp_module_t *m)
     card.version = BTL_TCP_VERSION;
     card.n_addrs = (uint16_t)m->n_listeners;
     card.max_frame = (uint32_t)btl_tcp_frame_size(BTL_TCP_HDR_MAX, btl_tcp_params.max_send_size);
+    card.n_rails = (uint16_t)m->n_rails;
+    card.my_rail = (int8_t)m->my_rail;
+    card.flags = m->failover ? BTL_TCP_CARD_FAILOVER : 0;
     memcpy(card.secret, m->secret, sizeof(card.secret));
     for (int i = 0; i < m->n_listeners; i++) {
         card.addrs[i].ip = m->listeners[i].addr.sin_addr.s_addr;
         card.addrs[i].port = m->listeners[i].addr.sin_port;
         card.addrs[i].prefix = m->ifs[i].prefix;
         card.addrs[i].flags = m->ifs[i].loopback ? BTL_TCP_ADDR_LOOPBACK : 0;
+        card.addrs[i].rail = (int8_t)m->ifs[i].rail;
+        snprintf(card.addrs[i].name, sizeof(card.addrs[i].name), "%s", m->ifs[i].name);
     }
     size_t len = offsetof(btl_tcp_card_t, addrs) + (size_t)m->n_listeners * sizeof(card.addrs[0]);
     int rc = rte_modex_put(BTL_TCP_MODEX_KEY, &card, len);
@@ -289,7 +323,14 @@ static int btl_tcp_init(btl_module_t **mods, int *n)
         btl_tcp_module_reset(m);
         return MPI_SUCCESS;
     }
-    if (btl_tcp_open_listeners(m) == 0 || btl_tcp_publish(m) != MPI_SUCCESS) {
+    if (btl_tcp_open_listeners(m) == 0) {
+        btl_tcp_module_reset(m);
+        return MPI_SUCCESS;
+    }
+    m->failover = btl_tcp_params.failover == 1 || (btl_tcp_params.failover < 0 && m->n_rails > 1);
+    RAIL_VERBOSE(btl_tcp_verbosity(), 1, "btl tcp: failover %s (btl_tcp_failover=%d, %d rail(s))",
+                 m->failover ? "offered" : "off", btl_tcp_params.failover, m->n_rails);
+    if (btl_tcp_publish(m) != MPI_SUCCESS) {
         btl_tcp_module_reset(m);
         return MPI_SUCCESS;
     }

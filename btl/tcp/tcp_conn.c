@@ -23,6 +23,7 @@
  */
 #include "btl/tcp/tcp.h"
 #include "base/log.h"
+#include "btl/btl_rail.h"
 #include "runtime/rte.h"
 
 #include <errno.h>
@@ -37,11 +38,14 @@
 
 static void conn_set_deadline(btl_tcp_conn_t *c)
 {
+    int ms = btl_tcp_params.handshake_timeout_ms;
     if (!c->timed) {
         c->timed = true;
         btl_tcp_module.n_timed++;
     }
-    c->deadline = btl_tcp_now_ms() + (uint64_t)btl_tcp_params.handshake_timeout_ms;
+    if (c->ep && c->ep->failover && btl_tcp_params.user_timeout_ms > 0)
+        ms = RAIL_MIN(ms, btl_tcp_params.user_timeout_ms);   /* another path may work */
+    c->deadline = btl_tcp_now_ms() + (uint64_t)ms;
 }
 
 static void conn_clear_deadline(btl_tcp_conn_t *c)
@@ -148,6 +152,24 @@ void btl_tcp_conn_authenticated(btl_tcp_conn_t *c)
     handshake_slot_free(c);
 }
 
+/* A connection off this process's rail: ours to another rail of the peer's
+ * host, or the peer's when its host lacks our rail.  Counted
+ * (btl_rail_cross_rail) and said once at verbose level. */
+static void conn_check_rail(const btl_tcp_conn_t *c)
+{
+    const btl_endpoint_t *ep = c->ep;
+    int mine = btl_tcp_module.my_rail;
+    char addr[64];
+    if (mine < 0 || ep->local || (c->outgoing ? c->rail == mine : !ep->lacks_my_rail))
+        return;
+    btl_rail_cross++;
+    if (btl_rail_cross == 1)
+        RAIL_VERBOSE(btl_tcp_verbosity(), 1, "btl tcp: rank %d (%s) is reached off rail %d%s "
+                     "(%s), cross-rail", ep->rank, rte_hostname_of(ep->rank), mine,
+                     ep->lacks_my_rail ? ": its host has no interface on it" : "",
+                     btl_tcp_addr_str(&c->peer, addr, sizeof(addr)));
+}
+
 void btl_tcp_conn_established(btl_tcp_conn_t *c)
 {
     btl_endpoint_t *ep = c->ep;
@@ -157,11 +179,17 @@ void btl_tcp_conn_established(btl_tcp_conn_t *c)
     if (ep->out == c)
         ep->out = NULL;
     c->state = BTL_TCP_ESTABLISHED;
+    conn_check_rail(c);
+    socklen_t len = sizeof(c->local);
+    if (getsockname(c->fd, (struct sockaddr *)&c->local, &len) != 0)
+        memset(&c->local, 0, sizeof(c->local));
     ep->conn = c;
     ep->state = BTL_TCP_EP_CONNECTED;
     ep->reported = false;
     ep->why[0] = '\0';
     btl_tcp_conn_update_events(c);
+    if (ep->failover)
+        btl_tcp_ft_resume(c);
 }
 
 void btl_tcp_ep_wait_peer(btl_endpoint_t *ep)
@@ -208,6 +236,8 @@ void btl_tcp_conn_lost(btl_tcp_conn_t *c, const char *why)
         snprintf(ep->why, sizeof(ep->why), "it has finalized");
         return;
     }
+    if (!c->bye && btl_tcp_ft_lost(c, why))
+        return;
     btl_tcp_ep_fail(ep, "connection lost: %s%s", why ? why : "closed by the peer",
                     dropped ? " (bytes still queued for it are dropped)" : "");
 }
@@ -229,6 +259,8 @@ void btl_tcp_attempt_failed(btl_tcp_conn_t *c, const char *why)
     char addr[64];
     RAIL_VERBOSE(btl_tcp_verbosity(), 1, "btl tcp: connecting to rank %d at %s: %s", ep->rank,
                  btl_tcp_addr_str(&c->peer, addr, sizeof(addr)), why);
+    if (btl_tcp_ft_attempt_failed(c, why))
+        return;
     if (!abandoned)
         add_why(ep, c, why);
     btl_tcp_conn_close(c);
@@ -253,46 +285,57 @@ void btl_tcp_conn_error(btl_tcp_conn_t *c, const char *why)
 
 static void conn_connected(btl_tcp_conn_t *c);
 
+btl_tcp_conn_t *btl_tcp_conn_start(btl_endpoint_t *ep, int idx)
+{
+    const struct sockaddr_in *a = &ep->addrs[idx];
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    btl_tcp_conn_t tmp = {.peer = *a}, *c = NULL;
+    if (fd >= 0) {
+        btl_tcp_sockopts(fd);
+        if (connect(fd, (const struct sockaddr *)a, sizeof(*a)) == 0 || errno == EINPROGRESS)
+            c = btl_tcp_conn_new(&btl_tcp_module, fd, a);
+    }
+    if (!c) {
+        add_why(ep, &tmp, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    c->outgoing = true;
+    c->ep = ep;
+    c->addr_idx = idx;
+    c->rail = ep->addr_rail[idx];
+    c->state = BTL_TCP_CONNECTING;
+    conn_set_deadline(c);
+    btl_tcp_conn_update_events(c);
+    return c;
+}
+
 /* Start a connection to the next address of ep; fails ep when none is left. */
 int btl_tcp_ep_connect(btl_endpoint_t *ep)
 {
     btl_tcp_module_t *m = &btl_tcp_module;
     while (ep->next_addr < ep->n_addrs) {
-        const struct sockaddr_in *a = &ep->addrs[ep->next_addr++];
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (fd < 0) {
-            btl_tcp_ep_fail(ep, "socket: %s", strerror(errno));
-            return MPI_ERR_OTHER;
-        }
-        btl_tcp_sockopts(fd);
-        if (connect(fd, (const struct sockaddr *)a, sizeof(*a)) != 0 && errno != EINPROGRESS) {
-            btl_tcp_conn_t tmp = {.peer = *a};
-            add_why(ep, &tmp, strerror(errno));
-            close(fd);
+        int idx = ep->next_addr++;
+        if (!btl_tcp_ft_addr_usable(ep, idx))
             continue;
-        }
-        btl_tcp_conn_t *c = btl_tcp_conn_new(m, fd, a);
-        if (!c) {
-            close(fd);
-            btl_tcp_ep_fail(ep, "out of memory");
-            return MPI_ERR_NO_MEM;
-        }
-        c->outgoing = true;
-        c->ep = ep;
-        c->state = BTL_TCP_CONNECTING;
-        conn_set_deadline(c);
-        btl_tcp_conn_update_events(c);
+        btl_tcp_conn_t *c = btl_tcp_conn_start(ep, idx);
+        if (!c)
+            continue;
+        c->replace = ep->resuming;
         ep->out = c;
         if (ep->state == BTL_TCP_EP_WAIT_PEER)
             m->n_timed--;
         ep->state = BTL_TCP_EP_CONNECTING;
         /* Greet now if the connection comes up quickly (it does on a LAN). */
-        struct pollfd p = {.fd = fd, .events = POLLOUT};
+        struct pollfd p = {.fd = c->fd, .events = POLLOUT};
         struct timespec ts = {0, (long)btl_tcp_params.connect_wait_us * 1000L};
         if (ppoll(&p, 1, &ts, NULL) == 1)
             conn_connected(c);
         return MPI_SUCCESS;
     }
+    if (ep->failover && !btl_tcp_module.finalizing)
+        btl_tcp_ft_no_path(ep);
     btl_tcp_ep_fail(ep, "cannot connect: %s", ep->why[0] ? ep->why : "no usable address");
     return MPI_ERR_OTHER;
 }
@@ -384,6 +427,8 @@ void btl_tcp_check_deadlines(btl_tcp_module_t *m)
             m->n_timed--;
             ep->state = BTL_TCP_EP_IDLE;
             ep->next_addr = 0;
+            if (ep->resuming)      /* kept frames wait: no send will start it */
+                btl_tcp_ep_connect(ep);
         }
     }
 }

@@ -263,10 +263,18 @@ static int send_packed(btl_tcp_conn_t *c, const struct iovec *head, const btl_pa
     int rc = pl->pack(pl->ctx, p + head->iov_len, pl->len);
     if (rc != MPI_SUCCESS) {
         qfrag_put(&btl_tcp_module, f);
+        if (c->ep->failover)
+            c->ep->tx_seq--;
         return rc;
     }
     memset(p + head->iov_len + pl->len, 0, frame - head->iov_len - pl->len);
     f->len = frame;
+    struct iovec whole = {p, frame};
+    if (c->ep->failover && btl_tcp_ft_retain(c->ep, &whole, 1, frame) != MPI_SUCCESS) {
+        qfrag_put(&btl_tcp_module, f);
+        c->ep->tx_seq--;
+        return MPI_ERR_NO_MEM;
+    }
     queue_append(c, f);
     if (c->full) {                 /* behind others, or the socket is full */
         btl_tcp_conn_update_events(c);
@@ -297,6 +305,13 @@ static int send_not_connected(btl_endpoint_t *ep)
     }
 }
 
+/* The connection failed under a send: with failover the peer is being
+ * reached over another path ("again"; a frame already kept is resent). */
+static int send_lost(btl_endpoint_t *ep)
+{
+    return ep->failover && ep->state != BTL_TCP_EP_FAILED ? RAIL_AGAIN : MPI_ERR_OTHER;
+}
+
 int btl_tcp_send(btl_module_t *base, btl_endpoint_t *ep, uint8_t tag, const void *hdr,
                  size_t hdr_len, const btl_payload_t *payload)
 {
@@ -323,14 +338,26 @@ int btl_tcp_send(btl_module_t *base, btl_endpoint_t *ep, uint8_t tag, const void
     /* While the socket is known to be full (until epoll says writable),
      * no system call: queue within the limit, or say "again". */
     if (c->qhead && !c->full && btl_tcp_flush(c) != MPI_SUCCESS)
-        return MPI_ERR_OTHER;
+        return send_lost(ep);
     const bool queueing = c->qhead != NULL || c->full;
     if (queueing && c->queued + frame > btl_tcp_params.queue_limit)
         return send_again(c);
+    if (ep->failover) {
+        if (btl_tcp_ft_window_full(ep, frame))
+            return RAIL_AGAIN;     /* the peer's acknowledgements come with progress */
+        uint16_t seq = ep->tx_seq++;
+        memcpy((uint8_t *)head + offsetof(btl_tcp_fhdr_t, reserved), &seq, sizeof(seq));
+        if (!(len && !payload->data) && btl_tcp_ft_retain(ep, iov, 3, frame) != MPI_SUCCESS) {
+            ep->tx_seq--;
+            return MPI_ERR_NO_MEM;
+        }
+    }
     btl_tcp_module.st_frames++;
     btl_tcp_module.st_bytes += len;
-    if (len && !payload->data)
-        return send_packed(c, iov, payload, frame);
+    if (len && !payload->data) {
+        int rc = send_packed(c, iov, payload, frame);   /* kept already: a loss is no error */
+        return rc == MPI_ERR_OTHER && send_lost(ep) == RAIL_AGAIN ? MPI_SUCCESS : rc;
+    }
     if (queueing)
         return queue_rest(c, iov, 3, 0, frame);
     ssize_t w = write_iov(c, iov, 3);
@@ -338,12 +365,14 @@ int btl_tcp_send(btl_module_t *base, btl_endpoint_t *ep, uint8_t tag, const void
         return MPI_SUCCESS;
     if (w < 0) {
         btl_tcp_conn_error(c, strerror(errno));
-        return MPI_ERR_OTHER;
+        return send_lost(ep) == RAIL_AGAIN ? MPI_SUCCESS : MPI_ERR_OTHER;   /* kept: resent */
     }
     c->full = true;
     if (w == 0 && frame > btl_tcp_params.queue_limit) {
         btl_tcp_module.st_frames--;
         btl_tcp_module.st_bytes -= len;
+        if (ep->failover)
+            btl_tcp_ft_unretain(ep);
         return send_again(c);
     }
     return queue_rest(c, iov, 3, (size_t)w, frame);
@@ -354,10 +383,15 @@ int btl_tcp_send(btl_module_t *base, btl_endpoint_t *ep, uint8_t tag, const void
 static void deliver(btl_tcp_conn_t *c, const btl_tcp_fhdr_t *fh, const uint8_t *hdr,
                     const uint8_t *payload)
 {
-    if (RAIL_UNLIKELY(fh->tag == BTL_TCP_TAG_BYE)) {
-        c->bye = true;
+    if (RAIL_UNLIKELY(fh->tag >= BTL_TCP_TAG_ACK)) {
+        if (fh->tag == BTL_TCP_TAG_BYE)
+            c->bye = true;
+        else
+            btl_tcp_ft_acked(c->ep, fh->reserved);
         return;
     }
+    if (c->ep->failover && !btl_tcp_ft_in_order(c, fh))
+        return;                    /* delivered before a failover */
     btl_recv_cb_t cb = btl_recv_table[fh->tag];
     if (RAIL_LIKELY(cb != NULL))
         cb(&btl_tcp_module.super, c->ep, hdr, fh->hdr_len, payload, fh->payload_len);
@@ -368,8 +402,9 @@ static void deliver(btl_tcp_conn_t *c, const btl_tcp_fhdr_t *fh, const uint8_t *
 
 static bool frame_ok(const btl_tcp_conn_t *c, const btl_tcp_fhdr_t *fh)
 {
-    return (fh->tag < BTL_TAG_MAX || fh->tag == BTL_TCP_TAG_BYE) &&
-           fh->hdr_len <= BTL_TCP_HDR_MAX && fh->reserved == 0 &&
+    return (fh->tag < BTL_TAG_MAX || fh->tag == BTL_TCP_TAG_BYE ||
+            (fh->tag == BTL_TCP_TAG_ACK && c->ep->failover)) &&
+           fh->hdr_len <= BTL_TCP_HDR_MAX && (fh->reserved == 0 || c->ep->failover) &&
            btl_tcp_frame_size(fh->hdr_len, fh->payload_len) <= c->ep->max_frame;
 }
 
@@ -518,5 +553,7 @@ int btl_tcp_recv(btl_tcp_conn_t *c)
      * connection holds no receive memory). */
     if (c->state == BTL_TCP_ESTABLISHED && !c->in_big && c->rhead == c->rtail)
         btl_tcp_recv_bufs_release(c);
+    if (frames && c->ep->failover)
+        btl_tcp_ft_send_ack(c);
     return frames;
 }

@@ -59,6 +59,8 @@ static const char hs_dup[8] = {'R', 'A', 'I', 'L', 'T', 'C', 'P', '='};
 #define G_VERSION 8
 #define G_SRC 12
 #define G_DST 16
+#define G_FLAGS 20                 /* G_REPLACE */
+#define G_REPLACE 1u               /* replaces the connection the acceptor has (failover) */
 #define G_JOBTAG 24
 #define G_NONCE 40
 #define G_MAC BTL_TCP_GREETING_MAC
@@ -162,6 +164,7 @@ int btl_tcp_hs_start(btl_tcp_conn_t *c)
     put32(g + G_VERSION, BTL_TCP_VERSION);
     put32(g + G_SRC, (uint32_t)m->my_rank);
     put32(g + G_DST, (uint32_t)c->ep->rank);
+    put32(g + G_FLAGS, c->replace ? G_REPLACE : 0);
     memcpy(g + G_JOBTAG, m->jobtag, BTL_TCP_JOBTAG_LEN);
     if (btl_tcp_random(g + G_NONCE, BTL_TCP_NONCE_LEN) != MPI_SUCCESS) {
         btl_tcp_attempt_failed(c, "no random numbers");
@@ -202,6 +205,8 @@ static void hs_on_verdict(btl_tcp_conn_t *c)
         hs_duplicate(c);
         return;
     }
+    if (c->replace && !c->abandoned && ep->failover)
+        btl_tcp_ft_replace(c);
     if (c->abandoned || (ep->conn && ep->conn != c)) {
         /* Cannot happen with peers that follow the rule; keep the one we have. */
         RAIL_VERBOSE(btl_tcp_verbosity(), 1, "btl tcp: rank %d kept a connection we abandoned",
@@ -257,11 +262,12 @@ static bool hs_replayed(btl_endpoint_t *ep, const uint8_t *nonce)
     return false;
 }
 
-/* Keep this proven connection, or answer "duplicate" (see the top). */
-static bool hs_is_duplicate(const btl_endpoint_t *ep)
+/* Keep this proven connection, or answer "duplicate" (see the top).  A
+ * connection that says "replace" (failover) replaces an established one. */
+static bool hs_is_duplicate(const btl_endpoint_t *ep, bool replace)
 {
     if (ep->state == BTL_TCP_EP_CONNECTED)
-        return true;
+        return !(replace && ep->failover);
     return ep->out && !ep->out->abandoned && btl_tcp_module.my_rank < ep->rank;
 }
 
@@ -284,7 +290,8 @@ static void hs_on_greeting(btl_tcp_conn_t *c)
         return;
     }
     btl_tcp_conn_authenticated(c);
-    bool dup = hs_is_duplicate(ep);
+    bool replace = (get32(g + G_FLAGS) & G_REPLACE) != 0;
+    bool dup = hs_is_duplicate(ep, replace);
     memcpy(verdict, dup ? hs_dup : hs_keep, 8);
     hs_mac(ep->key, "A", g, BTL_TCP_GREETING_LEN, verdict, 8, verdict + 8);
     if (dup) {
@@ -299,8 +306,10 @@ static void hs_on_greeting(btl_tcp_conn_t *c)
         ep->out = NULL;
     }
     c->ep = ep;
-    btl_tcp_conn_established(c);
+    if (replace && ep->failover)
+        btl_tcp_ft_replace(c);
     btl_tcp_conn_write(c, verdict, sizeof(verdict));
+    btl_tcp_conn_established(c);
     RAIL_VERBOSE(btl_tcp_verbosity(), 2, "btl tcp: rank %d connected from %s", ep->rank,
                  btl_tcp_addr_str(&c->peer, addr, sizeof(addr)));
 }

@@ -1,9 +1,11 @@
 /* btl tcp: add_procs (business cards), progress (the epoll loop), shutdown. */
 #include "btl/tcp/tcp.h"
 #include "base/log.h"
+#include "btl/btl_rail.h"
 #include "runtime/rte.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -43,6 +45,18 @@ static btl_tcp_card_t *get_card(int rank)
     return card;
 }
 
+/* Warn once per host whose number of rails differs from ours. */
+static void check_rails(btl_tcp_module_t *m, int rank, const btl_tcp_card_t *card)
+{
+    char names[256] = "";
+    for (int i = 0; i < card->n_addrs && i < BTL_TCP_MAX_ADDRS; i++)
+        if (card->addrs[i].rail >= 0)
+            snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%.16s",
+                     names[0] ? "," : "", card->addrs[i].name);
+    btl_rail_check_peer(rte_hostname_of(rank), card->n_rails, names, m->n_rails, m->ifs,
+                        m->n_ifs);
+}
+
 static btl_endpoint_t *ep_create(btl_tcp_module_t *m, const btl_proc_t *proc)
 {
     btl_tcp_card_t *card = get_card(proc->rank);
@@ -55,8 +69,21 @@ static btl_endpoint_t *ep_create(btl_tcp_module_t *m, const btl_proc_t *proc)
     ep->local = proc->node_id == m->my_node;
     ep->state = BTL_TCP_EP_IDLE;
     ep->max_frame = card->max_frame;
-    ep->n_addrs = btl_tcp_if_order_peer(card, ep->local, m->ifs, m->n_ifs, ep->addrs,
-                                        BTL_TCP_MAX_ADDRS);
+    ep->n_addrs = btl_tcp_if_order_peer_rail(card, ep->local, m->ifs, m->n_ifs, m->my_rail,
+                                             ep->addrs, ep->addr_rail, BTL_TCP_MAX_ADDRS);
+    if (!ep->local)
+        check_rails(m, proc->rank, card);
+    ep->failover = m->failover && (card->flags & BTL_TCP_CARD_FAILOVER) &&
+                   (!ep->local || btl_tcp_params.failover == 1);   /* asked for: tests */
+    ep->cur_addr = -1;
+    ep->lacks_my_rail = m->my_rail >= 0;
+    for (int j = 0; j < card->n_addrs && j < BTL_TCP_MAX_ADDRS; j++)
+        ep->lacks_my_rail &= card->addrs[j].rail != m->my_rail;
+    for (int i = 0; i < ep->n_addrs; i++)
+        for (int j = 0; j < card->n_addrs && j < BTL_TCP_MAX_ADDRS; j++)
+            if (card->addrs[j].ip == ep->addrs[i].sin_addr.s_addr &&
+                card->addrs[j].port == ep->addrs[i].sin_port)
+                snprintf(ep->addr_name[i], sizeof(ep->addr_name[i]), "%.15s", card->addrs[j].name);
     btl_tcp_pair_key(m, proc->rank, card->secret, ep->key);
     memset(card->secret, 0, sizeof(card->secret));
     free(card);
@@ -110,6 +137,8 @@ int btl_tcp_progress(btl_module_t *base)
     }
     if (RAIL_UNLIKELY(m->n_timed > 0))
         btl_tcp_check_deadlines(m);
+    if (RAIL_UNLIKELY(m->n_recover > 0))
+        btl_tcp_ft_check(m);
     if (RAIL_UNLIKELY(m->n_dead > 0))
         btl_tcp_conn_reap(m);
     return n > 0 ? n : 0;
@@ -121,9 +150,13 @@ int btl_tcp_progress(btl_module_t *base)
 size_t btl_tcp_pending(btl_module_t *base)
 {
     size_t n = 0;
-    for (btl_tcp_conn_t *c = btl_tcp_module.conns; c; c = c->next)
+    btl_tcp_module_t *m = &btl_tcp_module;
+    for (btl_tcp_conn_t *c = m->conns; c; c = c->next)
         if (c->state == BTL_TCP_ESTABLISHED)
             n += c->queued;
+    for (int r = 0; m->failover && m->eps && r < m->nprocs; r++)
+        if (m->eps[r])
+            n += btl_tcp_ft_pending(m->eps[r]);   /* frames waiting for a new path */
     return n;
 }
 
@@ -165,6 +198,9 @@ static void ep_close(btl_tcp_module_t *m, btl_endpoint_t *ep)
         if (k->ep == ep)
             btl_tcp_conn_close(k);   /* abandoned attempts, unproven claims */
     m->eps[ep->rank] = NULL;
+    if (ep->recover_at)
+        m->n_recover--;
+    btl_tcp_ft_free(ep);
     free(ep->seen);
     free(ep);
 }

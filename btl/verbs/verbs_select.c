@@ -4,10 +4,9 @@
  * them the tables of machines we do not have.
  */
 #include "btl/verbs/verbs.h"
+#include "btl/btl_rail.h"
 
 #include <arpa/inet.h>
-#include <hwloc.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -89,25 +88,7 @@ int btl_verbs_choose_gid(const struct ibv_gid_entry *g, int n, int link_layer, c
 
 int btl_verbs_device_local(const char *name)
 {
-    char path[256], list[4096];
+    char path[256];
     snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device/local_cpulist", name);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return -1;
-    bool got = fgets(list, sizeof(list), f) != NULL;
-    fclose(f);
-    cpu_set_t mine;
-    if (!got || sched_getaffinity(0, sizeof(mine), &mine) != 0)
-        return -1;
-    hwloc_bitmap_t dev = hwloc_bitmap_alloc(), own = hwloc_bitmap_alloc();
-    int local = -1;
-    if (dev && own && hwloc_bitmap_list_sscanf(dev, list) == 0) {
-        for (int c = 0; c < CPU_SETSIZE; c++)
-            if (CPU_ISSET(c, &mine))
-                hwloc_bitmap_set(own, (unsigned)c);
-        local = hwloc_bitmap_intersects(dev, own) ? 1 : 0;
-    }
-    hwloc_bitmap_free(dev);
-    hwloc_bitmap_free(own);
-    return local;
+    return btl_rail_sysfs_local(path);
 }

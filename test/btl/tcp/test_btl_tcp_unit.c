@@ -5,6 +5,7 @@
  */
 #include "test/btl/tcp/tcp_test.h"
 #include "btl/tcp/tcp.h"
+#include "btl/btl_rail.h"
 
 #include <arpa/inet.h>
 #include <string.h>
@@ -210,6 +211,87 @@ static void test_peer_order(void)
                ok);
 }
 
+/* Rails: by name order, or by btl_rails; the process's rail; peer order. */
+static void test_rails(void)
+{
+    btl_tcp_if_t ifs[] = {mk_if("eth2", "10.2.0.5", 24, false), mk_if("lo", "127.0.0.1", 8, true),
+                          mk_if("eth1", "10.1.0.5", 24, false)};
+    int n_rails = 0, k;
+    char why[128];
+    k = btl_rail_assign(ifs, 3, &n_rails, "test");
+    bool ok = k == 3 && n_rails == 2 && !strcmp(ifs[0].name, "eth1") && ifs[0].rail == 0 &&
+              ifs[1].rail == 1 && ifs[2].rail == -1;
+    for (int i = 0; i < k; i++)
+        ifs[i].local = -1;
+    ok = ok && btl_rail_choose(ifs, k, n_rails, 0, why, sizeof(why)) == 0 &&
+         btl_rail_choose(ifs, k, n_rails, 3, why, sizeof(why)) == 1;
+    ifs[1].local = 1;              /* eth2 near our cores: every local rank takes it */
+    ok = ok && btl_rail_choose(ifs, k, n_rails, 0, why, sizeof(why)) == 1;
+    check_case("rails by interface name; local rank modulo rails; locality first", ok);
+
+    btl_tcp_if_t named[] = {mk_if("eth1", "10.1.0.5", 24, false), mk_if("eth2", "10.2.0.5", 24, false),
+                            mk_if("eth3", "10.3.0.5", 24, false)};
+    btl_rail_names = "10.2.0.0/24,eth1";
+    fprintf(stderr, "(no warning expected here)\n");
+    k = btl_rail_assign(named, 3, &n_rails, "test");
+    ok = k == 2 && n_rails == 2 && named[0].rail == 1 && named[1].rail == 0;
+    btl_rail_names = "";
+    check_case("btl_rails names the rails in order (subnets, names); others are left out", ok);
+
+    /* The peer's addresses: our rail first among those on our subnets. */
+    btl_tcp_if_t mine[] = {mk_if("eth1", "10.1.0.5", 24, false), mk_if("eth2", "10.2.0.5", 24, false)};
+    btl_tcp_card_t card;
+    struct sockaddr_in out[BTL_TCP_MAX_ADDRS];
+    int8_t rails[BTL_TCP_MAX_ADDRS];
+    memset(&card, 0, sizeof(card));
+    card.n_addrs = 2;
+    for (int i = 0; i < 2; i++) {
+        struct in_addr in;
+        inet_pton(AF_INET, i ? "10.2.0.9" : "10.1.0.9", &in);
+        card.addrs[i].ip = in.s_addr;
+        card.addrs[i].port = htons((uint16_t)(2000 + i));
+        card.addrs[i].rail = (int8_t)i;
+    }
+    k = btl_tcp_if_order_peer_rail(&card, false, mine, 2, 1, out, rails, BTL_TCP_MAX_ADDRS);
+    ok = k == 2 && rails[0] == 1 && ntohs(out[0].sin_port) == 2001 && rails[1] == 0;
+    k = btl_tcp_if_order_peer_rail(&card, false, mine, 2, 0, out, rails, BTL_TCP_MAX_ADDRS);
+    ok = ok && k == 2 && rails[0] == 0 && rails[1] == 1;
+    check_case("peer addresses: this process's rail first, the other rails next", ok);
+}
+
+/* Failover numbering: kept frames leave when acknowledged, duplicates drop. */
+static void test_failover_numbers(void)
+{
+    btl_endpoint_t ep;
+    btl_tcp_conn_t c;
+    btl_tcp_fhdr_t frame[2];
+    struct iovec iov = {frame, sizeof(frame)};
+    memset(frame, 0, sizeof(frame));
+    memset(&ep, 0, sizeof(ep));
+    memset(&c, 0, sizeof(c));
+    c.ep = &ep;
+    ep.failover = true;
+    ep.tx_seq = 65534;             /* across the wrap */
+    bool ok = true;
+    for (int i = 0; i < 4; i++) {
+        frame[0].reserved = ep.tx_seq++;
+        ok = ok && btl_tcp_ft_retain(&ep, &iov, 1, sizeof(frame)) == MPI_SUCCESS;
+    }
+    btl_tcp_ft_acked(&ep, 0);      /* 65534 and 65535 arrived */
+    ok = ok && ep.rt_frames == 2 && ep.rt_bytes == 2 * sizeof(frame);
+    btl_tcp_ft_unretain(&ep);
+    ok = ok && ep.rt_frames == 1 && ep.tx_seq == 1;
+    btl_tcp_ft_acked(&ep, 1);
+    ok = ok && ep.rt_frames == 0 && ep.rt_head == NULL && ep.rt_tail == NULL;
+    btl_tcp_fhdr_t fh = {.reserved = 65535};
+    ep.rx_seq = 65535;
+    ok = ok && btl_tcp_ft_in_order(&c, &fh) && ep.rx_seq == 0;
+    ok = ok && !btl_tcp_ft_in_order(&c, &fh) && ep.rx_seq == 0;   /* a duplicate */
+    btl_tcp_ft_free(&ep);
+    check_case("failover: frames kept until acknowledged (across the wrap), duplicates dropped",
+               ok);
+}
+
 static void test_frames(void)
 {
     bool ok = btl_tcp_frame_size(0, 0) == 8 && btl_tcp_frame_size(1, 0) == 16 &&
@@ -224,6 +306,8 @@ int main(void)
     test_hmac();
     test_if_select();
     test_peer_order();
+    test_rails();
+    test_failover_numbers();
     test_frames();
     return tcp_test_summary("test_btl_tcp_unit");
 }
