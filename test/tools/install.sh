@@ -1,0 +1,33 @@
+#!/bin/bash
+# `make install DESTDIR=...` and then the installation moved to another
+# directory, used as users do: the moved wrappers, mpirun and raild work
+# (rpath, no LD_LIBRARY_PATH); pkg-config (mpi, mpi-c, mpi-cxx, rail, and
+# Meson's ompi-c names) gives Rail's flags, not the system Open MPI's;
+# CMake's find_package(MPI) finds Rail from PATH, from -DMPI_HOME, and from
+# MPI_C_COMPILER with $MPI_HOME set; Meson's dependency('mpi').
+# Parts whose tool is missing say SKIP with the reason.
+[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
+. "${top_srcdir:-.}/test/env/lib.sh"
+. "$top_srcdir/test/tools/install_lib.sh"
+T=$(mktemp -d /tmp/railtest-install.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+unset RAIL_CC OMPI_CC MPICH_CC RAIL_CXX OMPI_CXX MPICH_CXX LD_LIBRARY_PATH MPI_HOME PKG_CONFIG_PATH \
+    CMAKE_PREFIX_PATH MODULEPATH LOADEDMODULES _LMFILES_
+
+install_moved "$T" || fail "make install failed: $(tail -5 "$T/install.log")"
+write_program "$T/p.c"
+
+# The moved wrappers point at the moved tree; what they build runs under the
+# moved mpirun without LD_LIBRARY_PATH.
+[ "$("$P/bin/mpicc" --showme:incdirs)" = "$P/include" ] || fail "moved mpicc: incdirs '$("$P/bin/mpicc" --showme:incdirs)'"
+[ "$("$P/bin/mpicc" --showme:libdirs)" = "$P/lib" ] || fail "moved mpicc: libdirs '$("$P/bin/mpicc" --showme:libdirs)'"
+"$P/bin/mpicc" -o "$T/p" "$T/p.c" || fail "moved mpicc could not build"
+check_runs "$T/p" "$P/bin/mpirun" "moved mpicc"
+check_runs "$T/p" "$P/bin/mpiexec" "moved mpiexec"
+[ -x "$P/bin/raild" ] || fail "raild is not installed next to mpirun"
+"$P/bin/mpicxx" --showme:link | grep -q -- "-Wl,-rpath,$P/lib" || fail "moved mpicxx: link flags"
+
+part_pkgconfig
+part_cmake
+part_meson
+pass
