@@ -2,7 +2,8 @@
 # `make install DESTDIR=...` and then the installation moved to another
 # directory, used as users do: the moved wrappers, mpirun and raild work
 # (rpath, no LD_LIBRARY_PATH); pkg-config (mpi, mpi-c, mpi-cxx, rail, and
-# Meson's ompi-c names) gives Rail's flags, not the system Open MPI's;
+# Meson's ompi-c names) gives Rail's flags, not the system Open MPI's; the
+# man pages render (man -M, man 3 MPI_Send and MPI_Send_c, section 1);
 # CMake's find_package(MPI) finds Rail from PATH, from -DMPI_HOME, and from
 # MPI_C_COMPILER with $MPI_HOME set; Meson's dependency('mpi').
 # Parts whose tool is missing say SKIP with the reason.
@@ -28,6 +29,7 @@ check_runs "$T/p" "$P/bin/mpiexec" "moved mpiexec"
 "$P/bin/mpicxx" --showme:link | grep -q -- "-Wl,-rpath,$P/lib" || fail "moved mpicxx: link flags"
 
 part_pkgconfig
+part_man
 part_cmake
 part_meson
 pass

@@ -65,6 +65,22 @@ part_pkgconfig() {
     check_runs "$T/p_pc" "$P/bin/mpirun" "pkg-config mpi"
 }
 
+part_man() {
+    command -v man >/dev/null || { echo "SKIP: install: man pages (man is not installed)"; return; }
+    local out
+    out=$(MANWIDTH=200 man -M "$P/share/man" 3 MPI_Send 2>&1) || fail "man -M 3 MPI_Send: $out"
+    for want in "int MPI_Send(const void \*buf, int count" "MPI_Send_c(.*MPI_Count count" \
+        "USE mpi_f08" "TYPE(MPI_Comm), INTENT(IN) :: comm" "MPI_ERR_RANK" "btl"; do
+        echo "$out" | grep -q -- "$want" || fail "man 3 MPI_Send lacks '$want'"
+    done
+    MANWIDTH=200 man -M "$P/share/man" 3 MPI_Allreduce_c 2>&1 | grep -q "MPI_Allreduce_c" ||
+        fail "man 3 MPI_Allreduce_c (the _c page sources MPI_Allreduce's)"
+    for p in mpirun mpiexec mpicc mpicxx railinfo raild; do
+        MANWIDTH=200 man -M "$P/share/man" 1 $p 2>&1 | grep -q "Rail MPI" || fail "man 1 $p"
+    done
+    [ "$(ls "$P/share/man/man3" | wc -l)" -gt 400 ] || fail "fewer than 400 pages in man3"
+}
+
 part_cmake() {
     command -v cmake >/dev/null || { echo "SKIP: install: CMake find_package(MPI) (cmake is not installed)"; return; }
     local d=$T/cmake langs="C CXX" comps="C CXX"
