@@ -3,7 +3,10 @@
 # directory, used as users do: the moved wrappers, mpirun and raild work
 # (rpath, no LD_LIBRARY_PATH); pkg-config (mpi, mpi-c, mpi-cxx, rail, and
 # Meson's ompi-c names) gives Rail's flags, not the system Open MPI's; the
-# man pages render (man -M, man 3 MPI_Send and MPI_Send_c, section 1);
+# man pages render (man -M, man 3 MPI_Send and MPI_Send_c, section 1); the
+# Lmod and Tcl modulefiles load (Lmod; environment-modules where installed),
+# set what they should, man mpicc shows Rail's page, a program builds and
+# runs, and loading beside another MPI's module fails;
 # CMake's find_package(MPI) finds Rail from PATH, from -DMPI_HOME, and from
 # MPI_C_COMPILER with $MPI_HOME set; Meson's dependency('mpi').
 # Parts whose tool is missing say SKIP with the reason.
@@ -30,6 +33,7 @@ check_runs "$T/p" "$P/bin/mpiexec" "moved mpiexec"
 
 part_pkgconfig
 part_man
+part_modules
 part_cmake
 part_meson
 pass

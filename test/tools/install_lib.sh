@@ -81,6 +81,71 @@ part_man() {
     [ "$(ls "$P/share/man/man3" | wc -l)" -gt 400 ] || fail "fewer than 400 pages in man3"
 }
 
+# modules_load KIND INIT: in a fresh bash with the module command of KIND
+# (lmod, tcl), load rail-mpi, then build and run with what it set.
+modules_load() {
+    local kind=$1 init=$2 out
+    out=$(env -i HOME="$T" PATH=/usr/bin:/bin TERM=dumb bash --norc --noprofile -c "
+        . '$init' >/dev/null 2>&1
+        module use '$MODDIR' || exit 10
+        module load rail-mpi || exit 11
+        [ \"\$(command -v mpicc)\" = '$P/bin/mpicc' ] || { echo \"mpicc: \$(command -v mpicc)\"; exit 12; }
+        [ \"\$MPI_HOME\" = '$P' ] || { echo \"MPI_HOME=\$MPI_HOME\"; exit 13; }
+        case \":\$PKG_CONFIG_PATH:\" in *':$P/lib/pkgconfig:'*) ;; *) echo PKG_CONFIG_PATH; exit 14 ;; esac
+        case \":\$CMAKE_PREFIX_PATH:\" in *':$P:'*) ;; *) echo CMAKE_PREFIX_PATH; exit 15 ;; esac
+        [ -z \"\$LD_LIBRARY_PATH\" ] || { echo \"LD_LIBRARY_PATH set with rpath on\"; exit 16; }
+        man -w mpicc | grep -q '^$P/share/man/man1/mpicc.1' || { echo \"man mpicc: \$(man -w mpicc)\"; exit 17; }
+        mpicc -o '$T/p_$kind' '$T/p.c' || exit 18
+        RAILRT_JOBID=\$\$ timeout -k 5 60 mpirun -n 2 '$T/p_$kind' || exit 19
+        if command -v mpifort >/dev/null; then
+            printf 'program f\n  use mpi_f08\n  call MPI_Init()\n  call MPI_Finalize()\n  print *, \"fortran ok\"\nend program\n' >'$T/f.f90'
+            mpifort -o '$T/f_$kind' '$T/f.f90' && timeout 60 mpirun -n 2 '$T/f_$kind' || exit 20
+        else
+            echo 'no mpifort'
+        fi
+        module unload rail-mpi
+        command -v mpicc >/dev/null && [ \"\$(command -v mpicc)\" = '$P/bin/mpicc' ] && exit 21
+        # Beside another MPI's module: refused.
+        module use '$T/othermpi'
+        module load openmpi >/dev/null 2>&1 || exit 22
+        module load rail-mpi 2>'$T/conflict.err' && exit 23
+        exit 0" 2>&1)
+    case $? in
+    0) ;;
+    23) fail "$kind: rail-mpi loaded beside another MPI's module" ;;
+    *) fail "$kind module (status $?): $out" ;;
+    esac
+    grep -qi "conflict\|openmpi" "$T/conflict.err" || fail "$kind: no message on a conflict: $(cat "$T/conflict.err")"
+    echo "$out" | grep -q "size 2 Rail MPI" || fail "$kind: output '$out'"
+    if echo "$out" | grep -q "no mpifort"; then
+        echo "SKIP: install: $kind module: the Fortran program (no mpifort in this build)"
+    else
+        [ "$(echo "$out" | grep -c 'fortran ok')" -eq 2 ] || fail "$kind: Fortran output '$out'"
+    fi
+}
+
+part_modules() {
+    local lmod=/usr/share/lmod/lmod/init/bash tclmod=/usr/share/modules/init/bash
+    [ -f "$MODDIR/rail-mpi/$VERSION.lua" ] && [ -f "$MODDIR/rail-mpi/$VERSION" ] || fail "modulefiles not installed"
+    # A stand-in for another MPI's module, in both languages.
+    mkdir -p "$T/othermpi/openmpi"
+    printf '#%%Module1.0\nsetenv OTHER_MPI 1\n' >"$T/othermpi/openmpi/4.1"
+    if [ -f "$lmod" ]; then
+        modules_load lmod "$lmod"
+        # Lmod reads the Tcl one too: alone in its directory.
+        mv "$MODDIR/rail-mpi/$VERSION.lua" "$T/"
+        modules_load lmod-tcl "$lmod"
+        mv "$T/$VERSION.lua" "$MODDIR/rail-mpi/"
+    else
+        echo "SKIP: install: Lmod modulefile (lmod is not installed: apt-get install lmod)"
+    fi
+    if [ -f "$tclmod" ]; then
+        modules_load tcl "$tclmod"
+    else
+        echo "SKIP: install: environment-modules (not installed; Debian's conflicts with lmod, which CI installs; the Tcl modulefile was loaded by Lmod)"
+    fi
+}
+
 part_cmake() {
     command -v cmake >/dev/null || { echo "SKIP: install: CMake find_package(MPI) (cmake is not installed)"; return; }
     local d=$T/cmake langs="C CXX" comps="C CXX"
