@@ -58,6 +58,12 @@ for pair in mpicc:CC mpicxx:CXX mpifort:FC; do
     out=$(env RAIL_$v=first OMPI_$v=second MPICH_$v=third "$W/$w" --showme:command)
     [ "$out" = first ] || fail "$w: RAIL_$v should win over OMPI_$v and MPICH_$v ('$out')"
 done
+# -v or --version alone: our version, then the compiler's.
+for opt in -v --version; do
+    out=$("$W/mpicc" $opt 2>&1) || fail "mpicc $opt: status $?: $out"
+    [ "$(echo "$out" | head -1)" = "mpicc: Rail MPI $("$W/mpicc" --showme:version | cut -d' ' -f4)" ] ||
+        fail "mpicc $opt: '$out'"
+done
 [ "$("$W/mpicc" -cc=clang-x -show x.c | cut -d' ' -f1)" = clang-x ] || fail "mpicc -cc="
 [ "$("$W/mpifort" -fc=flang-x -show x.f90 | cut -d' ' -f1)" = flang-x ] || fail "mpifort -fc="
 
