@@ -1,7 +1,8 @@
 #!/bin/bash
 # `make install DESTDIR=...` and then the installation moved to another
 # directory, used as users do: the moved wrappers, mpirun and raild work
-# (rpath, no LD_LIBRARY_PATH); pkg-config (mpi, mpi-c, mpi-cxx, rail, and
+# (rpath, no LD_LIBRARY_PATH), the moved prefix's etc/rail-params.conf is
+# read; pkg-config (mpi, mpi-c, mpi-cxx, rail, and
 # Meson's ompi-c names) gives Rail's flags, not the system Open MPI's; the
 # man pages render (man -M, man 3 MPI_Send and MPI_Send_c, section 1); the
 # Lmod and Tcl modulefiles load (Lmod; environment-modules where installed),
@@ -30,6 +31,12 @@ check_runs "$T/p" "$P/bin/mpirun" "moved mpicc"
 check_runs "$T/p" "$P/bin/mpiexec" "moved mpiexec"
 [ -x "$P/bin/raild" ] || fail "raild is not installed next to mpirun"
 "$P/bin/mpicxx" --showme:link | grep -q -- "-Wl,-rpath,$P/lib" || fail "moved mpicxx: link flags"
+# The moved installation reads its own <prefix>/etc/rail-params.conf.
+mkdir -p "$P/etc"
+echo "coll_check = true" >"$P/etc/rail-params.conf"
+out=$(env -u RAIL_COLL_CHECK HOME="$T" "$P/bin/railinfo" --param coll_check)
+echo "$out" | grep -q "coll_check = true" && echo "$out" | grep -q "$P/etc/rail-params.conf" ||
+    fail "moved railinfo does not read $P/etc/rail-params.conf: $out"
 
 part_pkgconfig
 part_man
