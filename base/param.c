@@ -4,6 +4,7 @@
 #include "base/log.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -192,13 +193,42 @@ static void conf_load_file(const char *path, rail_param_source_t src)
     fclose(f);
 }
 
+/* <sysconfdir>/rail-params.conf.  Where sysconfdir is <prefix>/etc and this
+ * code sits in <prefix>/lib (libmpi) or <prefix>/bin (a tool), the prefix is
+ * taken from this file's own place, so that a moved installation reads its
+ * own config file; other layouts use the configured path. */
+static const char param_sysconf_anchor;
+static void param_sysconf_path(char *path, size_t len)
+{
+    size_t np = strlen(RAIL_PREFIX);
+    char self[4096], *slash;
+    Dl_info info;
+    snprintf(path, len, "%s/rail-params.conf", RAIL_SYSCONFDIR);
+    if (strncmp(RAIL_SYSCONFDIR, RAIL_PREFIX, np) != 0 || strcmp(RAIL_SYSCONFDIR + np, "/etc") != 0)
+        return;
+    if (!dladdr(&param_sysconf_anchor, &info) || !info.dli_fname || !realpath(info.dli_fname, self))
+        return;
+    if (!(slash = strrchr(self, '/')))
+        return;
+    *slash = '\0';
+    slash = strrchr(self, '/');
+    if (slash && (strcmp(slash, "/lib") == 0 || strcmp(slash, "/bin") == 0)) {
+        static const char tail[] = "/etc/rail-params.conf";
+        size_t n = (size_t)(slash - self);
+        if (n + sizeof(tail) <= len) {
+            memcpy(path, self, n);
+            memcpy(path + n, tail, sizeof(tail));
+        }
+    }
+}
+
 static void conf_load(void)
 {
     if (conf_loaded)
         return;
     conf_loaded = true;
     char path[4096];
-    snprintf(path, sizeof(path), "%s/rail-params.conf", RAIL_SYSCONFDIR);
+    param_sysconf_path(path, sizeof(path));
     conf_load_file(path, RAIL_PARAM_SRC_SYSTEM_FILE);
     const char *home = getenv("HOME");
     if (home) {
