@@ -225,8 +225,9 @@ static void requests(void)
     MPI_OK(MPI_Wait(&rq[3], MPI_STATUS_IGNORE));
     for (int i = 0; i < 8; i++)
         EXPECT(got[i] == right + 0.5 * i, "raccumulate [%d] = %g", i, got[i]);
-    MPI_OK(MPI_Get_accumulate(NULL, 0, MPI_DOUBLE, got, 8, MPI_DOUBLE, right, 16, 8, MPI_DOUBLE,
-                              MPI_NO_OP, win));
+    /* MPI_NO_OP: the origin arguments are ignored, MPI_DATATYPE_NULL included */
+    MPI_OK(MPI_Get_accumulate(NULL, 0, MPI_DATATYPE_NULL, got, 8, MPI_DOUBLE, right, 16, 8,
+                              MPI_DOUBLE, MPI_NO_OP, win));
     MPI_OK(MPI_Win_flush_all(win));
     for (int i = 0; i < 8; i++)
         EXPECT(got[i] == (0.5 * i > right ? 0.5 * i : right), "get_accumulate MAX [%d]", i);
