@@ -14,11 +14,11 @@ static int rma_target(osc_win_t *w, int target, bool request, const char *what)
     if (target == MPI_PROC_NULL)
         return RMA_SKIP;
     if (target < 0 || target >= w->size)
-        return obj_errf(MPI_ERR_RANK, "%s: invalid target rank %d (window of %d ranks)", what,
-                        target, w->size);
+        return obj_errf(MPI_ERR_RANK, "invalid target rank %d (window of %d ranks)", target,
+                        w->size);
     if (request && w->epoch != OSC_EPOCH_LOCK_ALL && !w->locked[target])
-        return obj_errf(MPI_ERR_RMA_SYNC, "%s: request-based operations need a passive-target "
-                        "epoch (lock or lock_all) on rank %d", what, target);
+        return obj_errf(MPI_ERR_RMA_SYNC, "request-based operations need a passive-target "
+                        "epoch (lock or lock_all) on rank %d", target);
     return osc_check_access(w, target, what);
 }
 
@@ -26,8 +26,8 @@ static int rma_same_bytes(MPI_Count oc, obj_datatype_t *odt, MPI_Count tc, obj_d
                           const char *what)
 {
     if (oc * odt->size != tc * tdt->size)
-        return obj_errf(MPI_ERR_TYPE, "%s: origin (%lld bytes) and target (%lld bytes) type "
-                        "signatures differ", what, (long long)(oc * odt->size),
+        return obj_errf(MPI_ERR_TYPE, "origin (%lld bytes) and target (%lld bytes) type "
+                        "signatures differ", (long long)(oc * odt->size),
                         (long long)(tc * tdt->size));
     return MPI_SUCCESS;
 }
@@ -39,12 +39,26 @@ static int rma_acc_types(obj_op_t *op, obj_datatype_t *odt, obj_datatype_t *tdt,
     if (rc != MPI_SUCCESS)
         return rc;
     if (!tdt->basic)
-        return obj_errf(MPI_ERR_TYPE, "%s: the target datatype must be made of one predefined "
-                        "type", what);
+        return obj_errf(MPI_ERR_TYPE, "the target datatype must be made of one predefined "
+                        "type");
     if (odt && obj_op_handle(op) != MPI_NO_OP && odt->basic != tdt->basic && odt->size > 0)
-        return obj_errf(MPI_ERR_TYPE, "%s: origin and target datatypes are made of different "
-                        "predefined types", what);
+        return obj_errf(MPI_ERR_TYPE, "origin and target datatypes are made of different "
+                        "predefined types");
     return MPI_SUCCESS;
+}
+
+/* An operation with nothing to move: its request (if any) is complete. */
+static int rma_done(MPI_Request *request)
+{
+    obj_request_t *req;
+    obj_req_status_t st;
+    if (!request)
+        return MPI_SUCCESS;
+    obj_req_status_empty(&st);
+    int rc = obj_request_new_complete(&st, false, &req);
+    if (rc == MPI_SUCCESS)
+        *request = (MPI_Request)req->obj.handle;
+    return rc;
 }
 
 /* Put and get share everything but the direction. */
@@ -66,13 +80,7 @@ static int rma_putget(bool put, void *obuf, MPI_Count oc, obj_datatype_t *odt, i
         *request = (MPI_Request)req->obj.handle;
     return rc;
 skip:
-    if (request) {
-        obj_req_status_t st;
-        obj_req_status_empty(&st);
-        RAIL_CHECK(obj_request_new_complete(&st, false, &req));
-        *request = (MPI_Request)req->obj.handle;
-    }
-    return MPI_SUCCESS;
+    return rma_done(request);
 fail:
     return rc;
 }
@@ -119,13 +127,10 @@ static int rma_acc(const void *obuf, MPI_Count oc, obj_datatype_t *odt, void *rb
     obj_request_t *req = NULL;
     bool noop = obj_op_handle(op) == MPI_NO_OP;
     int rc = rma_target(w, target, request != NULL, what);
-    if (rc == RMA_SKIP) {
-        obj_req_status_t st;
-        obj_req_status_empty(&st);
-        if (request && (rc = obj_request_new_complete(&st, false, &req)) == MPI_SUCCESS)
-            *request = (MPI_Request)req->obj.handle;
-        return rc == RMA_SKIP ? MPI_SUCCESS : rc;
-    }
+    /* nothing to move (MPI_PROC_NULL, or zero bytes): done at once */
+    if (rc == RMA_SKIP || (rc == MPI_SUCCESS && tc * tdt->size == 0 &&
+                           (noop || oc * odt->size == 0)))
+        return rma_done(request);
     RAIL_CHECK(rc);
     RAIL_CHECK(rma_acc_types(op, noop ? NULL : odt, tdt, what));
     if (!noop || !rbuf)
@@ -208,8 +213,8 @@ int mpii_compare_and_swap(const void *origin_addr, const void *compare_addr, voi
     RAIL_CHECK(rc);
     if (!datatype->predefined || datatype->size == 0 || datatype->size > 16 ||
         !(datatype->opclass & (OPC_C_INT | OPC_F_INT | OPC_LOGICAL | OPC_BYTE | OPC_MULTI)))
-        return obj_errf(MPI_ERR_TYPE, "%s: the datatype must be a predefined integer, logical "
-                        "or byte type", what);
+        return obj_errf(MPI_ERR_TYPE, "the datatype must be a predefined integer, logical "
+                        "or byte type");
     RAIL_CHECK(osc_check_range(w, target_rank, target_disp, 1, datatype, what));
     rc = w->ops->compare_and_swap(w, origin_addr, compare_addr, result_addr, datatype,
                                   target_rank, target_disp);

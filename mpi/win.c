@@ -161,7 +161,7 @@ int mpii_win_shared_query(obj_win_t *win, int rank, MPI_Aint *size, MPI_Aint *di
         off += (size_t)w->sizes[i];
     *size = w->sizes[rank];
     *disp_unit = w->units[rank];
-    *(void **)baseptr = (char *)w->shm_base + off;
+    *(void **)baseptr = w->sizes[rank] ? (char *)w->shm_base + off : NULL;
     return MPI_SUCCESS;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "base/log.h"
 #include "base/param.h"
 #include "coll/coll.h"
 #include "obj/err.h"
@@ -35,8 +36,9 @@ int osc_register_params(void)
     RAIL_CHECK(rail_param_register_bool(
         "osc_progress_thread", false,
         "Start a thread that progresses the one-sided active messages, so that passive-target "
-        "operations on am windows complete while the target computes without calling MPI.  "
-        "Default off (principle: no hidden thread competing for the cores unless asked)",
+        "operations on am windows complete while the target computes without calling MPI "
+        "(not implemented yet: setting it only warns).  Default off (principle: no hidden "
+        "thread competing for the cores unless asked)",
         RAIL_PARAM_LEVEL_USER, &osc_progress_thread));
     RAIL_CHECK(rail_param_register_int("osc_verbose", 0,
                                        "Verbosity of the one-sided layer (0: quiet).  Default 0 "
@@ -49,6 +51,9 @@ fail:
 
 int osc_init(void)
 {
+    if (osc_progress_thread)
+        rail_warn_once("osc_progress_thread", "osc_progress_thread is not implemented yet: "
+                       "passive-target operations complete while the target calls MPI");
     return osc_am_init();
 }
 

@@ -16,25 +16,27 @@ int osc_check_access(osc_win_t *w, int target, const char *what)
     }
     if (w->epoch == OSC_EPOCH_LOCK_ALL || w->locked[target] || w->started[target])
         return MPI_SUCCESS;
-    return obj_errf(MPI_ERR_RMA_SYNC, "%s to rank %d outside an access epoch (no fence, lock or "
-                    "start covers that target)", what, target);
+    (void)what;
+    return obj_errf(MPI_ERR_RMA_SYNC, "rank %d is outside any access epoch (no fence, lock or "
+                    "start covers it)", target);
 }
 
 int osc_check_range(osc_win_t *w, int target, MPI_Aint disp, MPI_Count count,
                     obj_datatype_t *dt, const char *what)
 {
+    (void)what;
     if (w->win->flavor == MPI_WIN_FLAVOR_DYNAMIC || count == 0 || dt->size == 0)
         return MPI_SUCCESS;
     if (disp < 0)
-        return obj_errf(MPI_ERR_RMA_RANGE, "%s: negative displacement %ld", what, (long)disp);
+        return obj_errf(MPI_ERR_RMA_RANGE, "negative displacement %ld", (long)disp);
     int64_t off = (int64_t)disp * w->units[target];
     int64_t lo = off + dt->true_lb;
     int64_t hi = off + dt->true_lb + (count - 1) * dt->extent + dt->true_extent;
     if (dt->extent < 0)
         lo = off + dt->true_lb + (count - 1) * dt->extent, hi = off + dt->true_lb + dt->true_extent;
     if (lo < 0 || hi > (int64_t)w->sizes[target])
-        return obj_errf(MPI_ERR_RMA_RANGE, "%s: bytes [%lld, %lld) are outside the window of "
-                        "rank %d (%lld bytes)", what, (long long)lo, (long long)hi, target,
+        return obj_errf(MPI_ERR_RMA_RANGE, "bytes [%lld, %lld) are outside the window of "
+                        "rank %d (%lld bytes)", (long long)lo, (long long)hi, target,
                         (long long)w->sizes[target]);
     return MPI_SUCCESS;
 }
