@@ -109,6 +109,7 @@ int osc_am_send(osc_am_t *am, int target, osc_am_hdr_t *hdr, const void *data, s
 void osc_am_hdr_init(osc_am_t *am, osc_am_hdr_t *h, int type);
 void osc_am_wait_counter(int *counter);
 void osc_am_wait_replies(osc_am_t *am);
+void osc_am_throttle(osc_am_t *am);
 void osc_am_recv(btl_module_t *btl, btl_endpoint_t *ep, const void *hdr, size_t hdr_len,
                  const void *payload, size_t payload_len);
 int osc_am_proto_init(void);
