@@ -4,6 +4,7 @@
  * so the pieces it exports are offsets from the target displacement). */
 #include <stdlib.h>
 #include <string.h>
+#include "accel/accel.h"
 #include "base/dt.h"
 #include "obj/err.h"
 #include "osc/am/osc_am.h"
@@ -27,6 +28,12 @@ static int osc_am_ureq_new(obj_request_t **out)
     return MPI_SUCCESS;
 }
 
+static int osc_am_accel_cb(void *dst, const void *src, size_t len, void *ctx)
+{
+    (void)ctx;
+    return accel_copy(dst, src, len, NULL);
+}
+
 /* The packed bytes of count elements of dt at buf: buf itself when the
  * layout is contiguous, else a staging copy (*stage, to free). */
 static int osc_am_packed(const void *buf, MPI_Count count, obj_datatype_t *dt, const char **out,
@@ -34,13 +41,16 @@ static int osc_am_packed(const void *buf, MPI_Count count, obj_datatype_t *dt, c
 {
     size_t total = (size_t)count * (size_t)dt->size;
     *stage = NULL;
-    if (total == 0 || (dt->layout->flags & RAIL_DT_F_CONTIG)) {
+    bool dev = accel_is_device(buf);
+    if (total == 0 || (!dev && (dt->layout->flags & RAIL_DT_F_CONTIG))) {
         *out = (const char *)buf + dt->true_lb;
         return MPI_SUCCESS;
     }
     if (!(*stage = malloc(total)))
         return obj_errf(MPI_ERR_NO_MEM, "no memory to pack %zu bytes", total);
-    int rc = rail_dt_pack_all(dt->layout, count, buf, *stage, total, NULL);
+    int rc = dev ? rail_dt_pack_all_cb(dt->layout, count, buf, *stage, total, NULL,
+                                       osc_am_accel_cb, NULL)
+                 : rail_dt_pack_all(dt->layout, count, buf, *stage, total, NULL);
     if (rc != MPI_SUCCESS) {
         free(*stage);
         *stage = NULL;
@@ -162,11 +172,14 @@ static void osc_am_req_done(osc_am_req_t *r)
 void osc_am_reply_arrived(osc_am_req_t *r, uint64_t aux, const void *data, size_t len)
 {
     obj_datatype_t *dt = r->dt;
-    if (dt->layout->flags & RAIL_DT_F_CONTIG) {
+    bool dev = accel_is_device(r->buf);
+    if (!dev && (dt->layout->flags & RAIL_DT_F_CONTIG)) {
         memcpy(r->buf + dt->true_lb + aux, data, len);
     } else {
         struct rail_dt_cursor cur;
         if (rail_dt_cursor_init(&cur, dt->layout, r->count, r->buf) == MPI_SUCCESS) {
+            if (dev)
+                rail_dt_cursor_set_copy(&cur, osc_am_accel_cb, NULL);
             rail_dt_cursor_seek(&cur, (size_t)aux);
             rail_dt_unpack(&cur, data, len);
         }
@@ -186,6 +199,7 @@ static int osc_am_fetching(osc_am_t *am, osc_am_hdr_t *h, int target, MPI_Aint d
         osc_am_req_done(r);
         return MPI_SUCCESS;
     }
+    osc_am_throttle(am);
     h->cookie = (uint64_t)(uintptr_t)r;
     __atomic_add_fetch(&am->replies, 1, __ATOMIC_RELAXED);
     return osc_am_scatter(am, h, target, osc_am_target_off(am->w, target, disp), tcount, tdt,

@@ -3,6 +3,7 @@
  * and unlock once the counted data are in, post and complete. */
 #include <stdlib.h>
 #include <string.h>
+#include "accel/accel.h"
 #include "obj/err.h"
 #include "osc/am/osc_am.h"
 
@@ -15,6 +16,16 @@ static char *osc_am_addr(osc_am_t *am, uint64_t off, uint64_t len)
     if (off > (uint64_t)w->win->size || len > (uint64_t)w->win->size - off)
         return NULL;
     return (char *)w->win->base + off;
+}
+
+/* Copy into or out of window memory, which may be device memory (accel):
+ * the fake and real devices refuse plain loads and stores. */
+static void osc_am_copy(void *dst, const void *src, size_t n)
+{
+    if (accel_is_device(dst) || accel_is_device(src))
+        accel_copy(dst, src, n, NULL);
+    else
+        memmove(dst, src, n);
 }
 
 static void osc_am_ack(osc_am_t *am, int origin, uint64_t cookie, bool err)
@@ -36,7 +47,7 @@ static void osc_am_apply(const osc_am_hdr_t *h, const void *in, char *inout, siz
     if ((MPI_Op)(uintptr_t)h->op == MPI_NO_OP)
         return;
     if ((MPI_Op)(uintptr_t)h->op == MPI_REPLACE) {
-        memmove(inout, in, n);
+        osc_am_copy(inout, in, n);
         return;
     }
     obj_op_reduce(op, dt, in, inout, (MPI_Count)(n / (size_t)dt->size));
@@ -65,12 +76,12 @@ static void osc_am_fetch(osc_am_t *am, const osc_am_hdr_t *h, char *a, const voi
     char *old = h->len <= sizeof stack ? stack : malloc(h->len);
     pthread_mutex_lock(&am->acc_lock);
     if (old && a)
-        memcpy(old, a, h->len);
+        osc_am_copy(old, a, h->len);
     if (a && h->type == OSC_AM_GACC && n >= h->len)
         osc_am_apply(h, p, a, h->len);
-    if (a && h->type == OSC_AM_CAS && n >= 2 * h->len && memcmp(a, (const char *)p + h->len,
-                                                                 h->len) == 0)
-        memcpy(a, p, h->len);
+    if (a && old && h->type == OSC_AM_CAS && n >= 2 * h->len &&
+        memcmp(old, (const char *)p + h->len, h->len) == 0)
+        osc_am_copy(a, p, h->len);
     pthread_mutex_unlock(&am->acc_lock);
     if (!a && old)
         memset(old, 0, h->len);
@@ -85,7 +96,7 @@ void osc_am_target_data(osc_am_t *am, const osc_am_hdr_t *h, const void *p, size
     switch (h->type) {
     case OSC_AM_PUT:
         if (a && n >= h->len)
-            memcpy(a, p, h->len);
+            osc_am_copy(a, p, h->len);
         osc_am_counted(am, h->src);
         break;
     case OSC_AM_ACC:
@@ -97,10 +108,10 @@ void osc_am_target_data(osc_am_t *am, const osc_am_hdr_t *h, const void *p, size
         osc_am_counted(am, h->src);
         break;
     case OSC_AM_GET:
-        if (a)
+        if (a && !accel_is_device(a))
             osc_am_reply(am, h, a, h->len);
         else
-            osc_am_fetch(am, h, NULL, NULL, 0);
+            osc_am_fetch(am, h, a, NULL, 0);   /* staged through host memory */
         break;
     default:
         osc_am_fetch(am, h, a, p, n);
