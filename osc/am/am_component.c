@@ -66,7 +66,7 @@ static int osc_am_attach(osc_win_t *w)
           OSC_AM_ARRAY(flush_cookie, n) && OSC_AM_ARRAY(unlock_cookie, n) &&
           OSC_AM_ARRAY(post_recv, n) && OSC_AM_ARRAY(post_used, n) &&
           OSC_AM_ARRAY(compl_recv, n) && OSC_AM_ARRAY(compl_used, n) &&
-          OSC_AM_ARRAY(compl_need, n))) {
+          OSC_AM_ARRAY(compl_need, n) && OSC_AM_ARRAY(bad, n))) {
         w->ops->free(w);
         return obj_errf(MPI_ERR_NO_MEM, "no memory for a window of %d ranks", n);
     }

@@ -311,6 +311,7 @@ static int osc_am_free(osc_win_t *w)
     free(am->compl_recv);
     free(am->compl_used);
     free(am->compl_need);
+    free(am->bad);
     free(am->post_group);
     free(am->start_group);
     pthread_mutex_destroy(&am->acc_lock);

@@ -93,6 +93,8 @@ static void osc_am_fetch(osc_am_t *am, const osc_am_hdr_t *h, char *a, const voi
 void osc_am_target_data(osc_am_t *am, const osc_am_hdr_t *h, const void *p, size_t n)
 {
     char *a = osc_am_addr(am, h->off, h->len);
+    if (!a && h->len)
+        am->bad[h->src] = 1;   /* reported by the origin's next flush or unlock */
     switch (h->type) {
     case OSC_AM_PUT:
         if (a && n >= h->len)
@@ -177,13 +179,15 @@ void osc_am_check_pending(osc_am_t *am, int origin)
 {
     if (am->want_flush[origin] >= 0 && am->recv[origin] >= (uint64_t)am->want_flush[origin]) {
         am->want_flush[origin] = -1;
-        osc_am_ack(am, origin, am->flush_cookie[origin], false);
+        osc_am_ack(am, origin, am->flush_cookie[origin], am->bad[origin]);
+        am->bad[origin] = 0;
     }
     if (am->want_unlock[origin] >= 0 && am->recv[origin] >= (uint64_t)am->want_unlock[origin]) {
         am->want_unlock[origin] = -1;
         if (am->unlock_cookie[origin] & 1)
             osc_am_release(am, origin);
-        osc_am_ack(am, origin, am->unlock_cookie[origin] & ~(uint64_t)1, false);
+        osc_am_ack(am, origin, am->unlock_cookie[origin] & ~(uint64_t)1, am->bad[origin]);
+        am->bad[origin] = 0;
     }
 }
 

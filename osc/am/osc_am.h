@@ -80,6 +80,7 @@ typedef struct osc_am {
     /* target side: flush / unlock waiting for data still on its way */
     int64_t *want_flush, *want_unlock;
     uint64_t *flush_cookie, *unlock_cookie;
+    uint8_t *bad;               /* per origin: an operation fell outside attached memory */
     /* PSCW */
     uint32_t *post_recv, *post_used;
     uint32_t *compl_recv, *compl_used;

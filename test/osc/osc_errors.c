@@ -79,6 +79,13 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Win_attach(dyn, v, sizeof v));
     MPI_FAILS(MPI_Win_attach(dyn, v + 4, 4), MPI_ERR_RMA_ATTACH);
     MPI_FAILS(MPI_Win_detach(dyn, buf), MPI_ERR_RMA_ATTACH);
+    /* outside the target's attached memory: found at the target, reported
+     * by the unlock, nothing written */
+    MPI_Aint far;
+    MPI_Get_address(buf, &far);
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, dyn));
+    MPI_OK(MPI_Put(v, 1, MPI_INT, rank, far, 1, MPI_INT, dyn));
+    MPI_FAILS(MPI_Win_unlock(rank, dyn), MPI_ERR_RMA_RANGE);
     MPI_OK(MPI_Win_detach(dyn, v));
     MPI_OK(MPI_Win_free(&dyn));
 
