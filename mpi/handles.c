@@ -5,6 +5,7 @@
  */
 #include "mpi/mpi_err.h"
 #include "obj/obj.h"
+#include "obj/win.h"
 #include "mpi/binding/gen/mpi_impl.h"
 
 #include <stdio.h>
@@ -201,13 +202,10 @@ int mpii_status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
     return copy_status(f_status, f08_status, true, true);
 }
 
-/* MPI-4.1 12.8: the null handle has a name too.  No window exists yet (no
- * one-sided layer), so MPI_WIN_NULL is the only one that gets here. */
+/* MPI-4.1 12.8: the null handle has a name too. */
 int mpii_win_get_name(obj_win_t *win, char *win_name, int *resultlen)
 {
-    if (win)
-        return obj_errf(MPI_ERR_WIN, "windows are not implemented in this version of Rail MPI");
-    snprintf(win_name, MPI_MAX_OBJECT_NAME, "MPI_WIN_NULL");
+    snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", win ? win->name : "MPI_WIN_NULL");
     *resultlen = (int)strlen(win_name);
     return MPI_SUCCESS;
 }

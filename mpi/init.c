@@ -10,6 +10,7 @@
 #include "accel/accel.h"
 #include "pml/pml.h"
 #include "coll/coll.h"
+#include "osc/osc.h"
 #include "base/param.h"
 #include "base/atomic.h"
 #include "base/log.h"
@@ -54,6 +55,7 @@ static int core_up_locked(int thread_level)
     RAIL_CHECK(obj_info_predef_init(mpi_env.argc, mpi_env.argv, mpi_env.thread_level));
     RAIL_CHECK(pml_init(thread_level));
     RAIL_CHECK(coll_init());
+    RAIL_CHECK(osc_init());
     RAIL_CHECK(obj_comm_predef_init());
     mpi_env.core_up = true;
     return MPI_SUCCESS;
@@ -93,6 +95,7 @@ int mpi_env_core_down(void)
         rc = rte_fence(false);
         obj_comm_predef_fini();
         obj_comm_layers_clear();
+        osc_finalize();
         pml_finalize();
         accel_finalize();
         rte_finalize();

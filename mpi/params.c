@@ -14,6 +14,7 @@
 #include "accel/accel.h"
 #include "runtime/rte.h"
 #include "coll/coll.h"
+#include "osc/osc.h"
 
 #include <time.h>
 
@@ -67,6 +68,7 @@ int mpi_params_register_all(void)
         btl_base_register_params,
         pml_register_params,
         coll_register_params,
+        osc_register_params,
     };
     for (size_t i = 0; i < RAIL_ARRAY_SIZE(regs); i++) {
         int rc = regs[i]();

@@ -457,6 +457,8 @@ class EntryGen:
                          % (self.comm_obj(), buf))
         elif w and w.startswith("notinplace:"):
             conds.append("%s != MPI_IN_PLACE" % w.split(":", 1)[1])
+        elif w and w.startswith("notnoop:"):
+            conds.append("%s != MPI_NO_OP" % w.split(":", 1)[1])
         elif w and w.startswith("nulltype:"):
             _, count, rank = w.split(":")
             conds.append("!(%s == MPI_DATATYPE_NULL && %s == 0 && %s == MPI_PROC_NULL)"

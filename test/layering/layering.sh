@@ -24,7 +24,7 @@ allowed() {
     btl)      echo "base accel runtime btl" ;;
     obj)      echo "base accel runtime obj" ;;
     pml)      echo "base accel runtime btl obj pml" ;;
-    osc)      echo "base accel runtime btl obj pml osc" ;;
+    osc)      echo "base accel runtime btl obj pml coll osc" ;;
     coll)     echo "base accel runtime obj pml coll" ;;
     io)       echo "base accel runtime obj pml coll io" ;;
     mpi)      echo "base accel runtime btl obj pml osc coll io mpi" ;;
