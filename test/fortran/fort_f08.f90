@@ -1,10 +1,11 @@
 ! use mpi_f08: handle types, MPI_Status, optional ierror, big-count
 ! overloads, and array sections as buffers (MPI-4.1 19.1.12): strided and
-! 2-D sections in blocking calls, in nonblocking ones, and in a collective.
+! 2-D sections in blocking calls, in nonblocking ones, and in a collective;
+! the nonblocking section the glue refuses.
 program fort_f08
   use mpi_f08
   implicit none
-  integer :: rank, np, next, prev, i, j, cnt, ierr, isum
+  integer :: rank, np, next, prev, i, j, cnt, ierr, isum, cls
   integer :: a(20), b(20), m(5, 5), r(5, 5)
   integer :: fstat(MPI_STATUS_SIZE)
   type(MPI_Status) :: st, st2
@@ -75,6 +76,15 @@ program fort_f08
   call fort_check(fstat(MPI_SOURCE) == prev .and. fstat(MPI_TAG) == 3, 'status_f082f')
   call MPI_Status_f2f08(fstat, st2)
   call fort_check(st2%MPI_SOURCE == prev .and. st2%MPI_TAG == 3, 'status_f2f08')
+
+  ! A nonblocking section the glue cannot describe in place (send and
+  ! receive buffers share one datatype): MPI_ERR_BUFFER through
+  ! MPI_COMM_SELF's errhandler, on every rank, so no collective starts.
+  call MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN)
+  call MPI_Iallreduce(a(1:20:2), b(1:20:2), 10, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, &
+                      reqs(1), ierr)
+  call MPI_Error_class(ierr, cls)
+  call fort_check(cls == MPI_ERR_BUFFER, 'nonblocking section without a datatype of its own')
 
   call MPI_Finalize(ierr)
   call fort_check(ierr == MPI_SUCCESS, 'finalize')
