@@ -28,6 +28,7 @@ allowed() {
     coll)     echo "base accel runtime obj pml coll" ;;
     io)       echo "base accel runtime obj pml coll io" ;;
     mpi)      echo "base accel runtime btl obj pml osc coll io mpi" ;;
+    fortran)  echo "base accel runtime btl obj pml osc coll io mpi fortran" ;;
     tools)    echo "base accel runtime btl obj pml osc coll io tools" ;;
     test|bench|examples)
               echo "base accel runtime btl obj pml osc coll io tools test bench" ;;
