@@ -169,10 +169,40 @@ EOC
     cmake_case home "PATH=/usr/bin:/bin" -DMPI_HOME="$P"
     cmake_case compiler "PATH=/usr/bin:/bin MPI_HOME=$P" -DMPI_C_COMPILER="$P/bin/mpicc" -DMPI_CXX_COMPILER="$P/bin/mpicxx"
     if [ -x "$P/bin/mpifort" ]; then
-        echo "SKIP: install: CMake Fortran (not written yet: the Fortran bindings arrive with fortran/)"
+        cmake_fortran
     else
         echo "SKIP: install: CMake Fortran (no Fortran bindings in this build)"
     fi
+}
+
+# FindMPI's Fortran component from PATH: it must take our wrapper, see the
+# mpi_f08 module, and build a program that runs under the mpiexec it found.
+cmake_fortran() {
+    local d=$T/cmake-f b=$T/cmake-f/build log out
+    mkdir -p "$d/src" "$b"
+    log=$b/log
+    printf 'program f\n  use mpi_f08\n  integer :: s\n  call MPI_Init()\n  call MPI_Comm_size(MPI_COMM_WORLD, s)\n  print "(a,i0)", "fortran ", s\n  call MPI_Finalize()\nend program\n' >"$d/src/f.f90"
+    cat >"$d/src/CMakeLists.txt" <<'EOC'
+cmake_minimum_required(VERSION 3.13)
+project(railfort Fortran)
+find_package(MPI REQUIRED COMPONENTS Fortran)
+message(STATUS "RAILTEST MPIEXEC=${MPIEXEC_EXECUTABLE}")
+message(STATUS "RAILTEST Fortran_COMPILER=${MPI_Fortran_COMPILER}")
+message(STATUS "RAILTEST F08=${MPI_Fortran_HAVE_F08_MODULE}")
+add_executable(f f.f90)
+target_link_libraries(f MPI::MPI_Fortran)
+EOC
+    (cd "$b" && env -i HOME="$T" PATH="$P/bin:/usr/bin:/bin" cmake ../src) >"$log" 2>&1 ||
+        { fail "cmake Fortran: $(tail -5 "$log")"; return; }
+    grep -q "RAILTEST MPIEXEC=$P/bin/mpiexec\$" "$log" || fail "cmake Fortran: $(grep 'RAILTEST MPIEXEC' "$log")"
+    # FindMPI tries mpif90 first: ours, a link to mpifort
+    grep -qE "RAILTEST Fortran_COMPILER=$P/bin/mpif(ort|90|77)\$" "$log" ||
+        fail "cmake Fortran: $(grep 'RAILTEST Fortran_COMPILER' "$log")"
+    grep -q "RAILTEST F08=TRUE\$" "$log" || fail "cmake Fortran: no mpi_f08 ($(grep 'RAILTEST F08' "$log"))"
+    (cd "$b" && env -i HOME="$T" PATH="$P/bin:/usr/bin:/bin" cmake --build .) >>"$log" 2>&1 ||
+        { fail "cmake --build Fortran: $(tail -5 "$log")"; return; }
+    out=$(RAILRT_JOBID=$$ timeout -k 5 60 "$P/bin/mpiexec" -n 2 "$b/f" 2>&1)
+    [ "$(echo "$out" | grep -c '^fortran 2$')" -eq 2 ] || fail "cmake Fortran: '$out'"
 }
 
 # cmake_case NAME ENV [cmake args]: configure, check what FindMPI chose,
