@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char *btl_verbs_wc_status_str(enum ibv_wc_status s)
 {
@@ -33,6 +34,16 @@ void btl_verbs_fatal(btl_verbs_module_t *m, int rank, const char *what, enum ibv
              m->my_rank, rte_hostname_of(m->my_rank), rank,
              rank >= 0 ? rte_hostname_of(rank) : "?", what, btl_verbs_wc_status_str(st),
              (int)st, m->dev_name);
+    if (st == IBV_WC_WR_FLUSH_ERR) {
+        /* A flushed request is a consequence: the queue pair went to the
+         * error state for a reason the peer (or a later completion here)
+         * reports.  Let that report end the job first; end it ourselves
+         * after a second, ten times the longest sleep of a wait
+         * (progress_sleep_timeout_ms), should the peer be gone. */
+        rail_error("%s; waiting 1 s for the cause to be reported", msg);
+        struct timespec ts = {1, 0};
+        nanosleep(&ts, NULL);
+    }
     rte_abort(1, msg);
 }
 
