@@ -1,5 +1,6 @@
 #!/bin/bash
-# Opt-in (RAIL_TEST_SLURM=1): the ranks under Slurm's own PMIx server.  Starts
+# Opt-in (RAILTEST_SLURM=1; RAIL_ would name a parameter): the ranks under
+# Slurm's own PMIx server.  Starts
 # a throwaway Slurm (slurmctld + slurmd, auth/none, its own config, spool and
 # non-default ports in a temp dir), runs 4-rank jobs with `srun --mpi=pmix`
 # (rank/size/locality, modex both ways, rte_abort), checks that plain `srun`
@@ -8,7 +9,7 @@
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/common.sh"
 
-[ "${RAIL_TEST_SLURM:-0}" = 1 ] || skip "opt-in: set RAIL_TEST_SLURM=1 to start a throwaway Slurm"
+[ "${RAILTEST_SLURM:-0}" = 1 ] || skip "opt-in: set RAILTEST_SLURM=1 to start a throwaway Slurm"
 [ "$(id -u)" -eq 0 ] || skip "needs root to run slurmctld/slurmd"
 for p in slurmctld slurmd srun sinfo; do
     command -v $p >/dev/null || skip "$p missing (apt-get install --no-install-recommends slurmd slurmctld slurm-client slurm-wlm-basic-plugins)"
