@@ -158,7 +158,6 @@ bool osc_region_holds(osc_win_t *w, uintptr_t addr, size_t len);
 /* Hints: read from info at creation, and by MPI_Win_set_info. */
 int osc_info_apply(osc_win_t *w, const obj_info_t *info);
 
-extern bool osc_progress_thread;
 extern int osc_verbose;
 
 #endif

@@ -18,7 +18,6 @@
 
 #define OSC_MAX_WINDOWS 8192   /* context ids (obj/comm_ctxid.c) */
 
-bool osc_progress_thread;
 int osc_verbose;
 
 extern const osc_component_t osc_am_component;
@@ -33,13 +32,6 @@ int osc_am_finalize(void);
 int osc_register_params(void)
 {
     int rc = MPI_SUCCESS;
-    RAIL_CHECK(rail_param_register_bool(
-        "osc_progress_thread", false,
-        "Start a thread that progresses the one-sided active messages, so that passive-target "
-        "operations on am windows complete while the target computes without calling MPI "
-        "(not implemented yet: setting it only warns).  Default off (principle: no hidden "
-        "thread competing for the cores unless asked)",
-        RAIL_PARAM_LEVEL_USER, &osc_progress_thread));
     RAIL_CHECK(rail_param_register_int("osc_verbose", 0,
                                        "Verbosity of the one-sided layer (0: quiet).  Default 0 "
                                        "(principle: silent unless asked)",
@@ -51,9 +43,6 @@ fail:
 
 int osc_init(void)
 {
-    if (osc_progress_thread)
-        rail_warn_once("osc_progress_thread", "osc_progress_thread is not implemented yet: "
-                       "passive-target operations complete while the target calls MPI");
     return osc_am_init();
 }
 
